@@ -1,0 +1,1 @@
+"""Autograder for the LSTM/GRU course chapter: course model, sandboxed student processes, checks, CLI."""

@@ -1,0 +1,208 @@
+"""What hidden and public checks use: `check`, `Fail`, the student and reference seams, tensor asserts.
+
+A check is an ordinary pytest test in the grading process:
+
+    gated = student_module("gated")        # the submission's gated.py, in a student process
+    reference = reference_module("gated")  # solutions/<folder>/gated.py, in this process
+
+    @check(points=2)
+    def test_lstm_values(gated, reference, device):
+        '''lstm_step matches the reference in float64.'''
+        ...
+
+Its docstring's first line names it in the feedback; `Fail` (or a plain assertion message) says
+what is wrong. torch is imported lazily so that quiz checks stay light.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+
+class Fail(Exception):
+    """A check's verdict that the submission is wrong; `en`/`zh` is the feedback, `earned` partial points."""
+
+    def __init__(self, en: str, zh: str | None = None, *, earned: float = 0.0):
+        super().__init__(en)
+        self.en = en
+        self.zh = zh or en
+        self.earned = earned
+
+    def text(self, language: str) -> str:
+        return self.zh if language == "zh" else self.en
+
+
+class StudentError(Fail):
+    """A failure inside the student process: it raised, hung, died, or sent back junk."""
+
+    def __init__(self, en: str, zh: str | None = None, *, types: tuple[str, ...] = ()):
+        super().__init__(en, zh)
+        self.types = types
+
+    @classmethod
+    def from_report(cls, label: str, error: dict) -> StudentError:
+        """Build the feedback from the student process's own (untrusted, truncated) error report."""
+        kind = error.get("kind")
+        message = _quoted(error.get("message"))
+        where = _quoted(error.get("where"), limit=120, quote="")
+        at = f" at {where}" if where else ""
+        zh_at = f"（位置：{where}）" if where else ""
+        if kind == "exception":
+            name = _quoted(error.get("type"), limit=60, quote="")
+            bases = error.get("bases")
+            types = tuple(b for b in bases if isinstance(b, str)) if isinstance(bases, list) else (name,)
+            return cls(
+                f"{label} raised {name}{at}; the submission's message: {message}",
+                f"{label} 抛出 {name}{zh_at}；提交代码给出的信息：{message}",
+                types=types,
+            )
+        if kind == "import":
+            return cls(
+                f"{label}: the submission's file could not be imported{at}; its error: {message}",
+                f"{label}：无法导入提交的文件{zh_at}；错误信息：{message}",
+            )
+        if kind == "exit":
+            return cls(f"{label} tried to exit the process{at}: {message}", f"{label} 试图退出进程{zh_at}：{message}")
+        if kind == "missing":
+            return cls(f"{label}: {message}", f"{label}：{message}")
+        if kind == "unsendable":
+            return cls(f"{label} returned a value the grader cannot accept: {message}", f"{label} 的返回值无法被评分程序接收：{message}")
+        return cls(f"{label} failed: {message}", f"{label} 失败：{message}")
+
+    def raised(self, exception_name: str) -> bool:
+        """Whether the submission raised `exception_name` (or a subclass of it)."""
+        return exception_name in self.types
+
+
+def _quoted(text: object, *, limit: int = 300, quote: str = '"') -> str:
+    """Text the submission controls: one line, truncated, marked as its own by quotes."""
+    if not isinstance(text, str):
+        return "<none>" if quote else ""
+    text = " ".join(text.split())
+    if len(text) > limit:
+        text = text[:limit] + " [...]"
+    return f"{quote}{text}{quote}"
+
+
+def check(points: float) -> pytest.MarkDecorator:
+    """Mark a test as a graded check worth `points`."""
+    if points < 0:
+        raise ValueError(f"check points must not be negative, got {points}")
+    return pytest.mark.check(points=points)
+
+
+def student_module(name: str):
+    """A fixture named `name`: the submission's `name.py`, run in this check's student process."""
+
+    @pytest.fixture(name=name)
+    def fixture(student_process, device):
+        return StudentModule(name, student_process, device)
+
+    return fixture
+
+
+def reference_module(name: str):
+    """A fixture `reference`: the reference `name.py` from `solutions/`, imported in the grading process."""
+
+    @pytest.fixture(name="reference")
+    def fixture(exercise):
+        return _import_reference(exercise.solution_dir / f"{name}.py")
+
+    return fixture
+
+
+def _import_reference(path: Path):
+    key = f"_reference_{abs(hash(str(path)))}_{path.stem}"
+    if key not in sys.modules:
+        spec = importlib.util.spec_from_file_location(key, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        sys.modules[key] = module
+    return sys.modules[key]
+
+
+class StudentModule:
+    """Proxy for a submission's module: `proxy.fn(...)` runs `fn` in the student process."""
+
+    def __init__(self, name: str, process, device):
+        self._name = name
+        self._process = process
+        self._device = device
+
+    def __getattr__(self, function: str) -> StudentFunction:
+        if function.startswith("_"):
+            raise AttributeError(function)
+        return StudentFunction(self._name, function, self._process, self._device)
+
+
+class StudentFunction:
+    def __init__(self, module: str, function: str, process, device):
+        self._module, self._function = module, function
+        self._process, self._device = process, device
+
+    def __call__(self, *args, **kwargs):
+        return self._run(list(args), kwargs, None)["value"]
+
+    def with_grad(self, cotangent, *args, **kwargs):
+        """Call, then backpropagate `cotangent` (same structure as the result) in the student process.
+
+        Returns (value, grads): grads maps each keyword argument (positional ones as "arg0", ...)
+        to the gradient of sum(value * cotangent) with respect to it, or None when none reaches it.
+        """
+        reply = self._run(list(args), kwargs, cotangent)
+        grads = reply.get("grads")
+        if not isinstance(grads, dict) or not isinstance(grads.get("args"), list) or not isinstance(grads.get("kwargs"), dict):
+            raise StudentError(f"{self._module}.{self._function}: malformed gradient reply", "梯度应答格式错误")
+        named = {f"arg{i}": g for i, g in enumerate(grads["args"])} | grads["kwargs"]
+        return reply["value"], named
+
+    def _run(self, args: list, kwargs: dict, cotangent) -> dict:
+        reply = self._process.get().call(self._module, self._function, args, kwargs, cotangent)
+        return _to_device(reply, self._device)
+
+
+def _to_device(obj, device):
+    if isinstance(obj, list):
+        return [_to_device(v, device) for v in obj]
+    if isinstance(obj, dict):
+        return {k: _to_device(v, device) for k, v in obj.items()}
+    if hasattr(obj, "to") and type(obj).__name__ == "Tensor":
+        return obj.to(device)
+    return obj
+
+
+def expect_tensor(value: object, *, name: str, shape: tuple[int, ...], dtype) :
+    """`value` itself, after checking it is a tensor of exactly this shape and dtype (no broadcasting)."""
+    import torch
+
+    if not isinstance(value, torch.Tensor):
+        raise Fail(f"{name}: expected a tensor, got {type(value).__name__}", f"{name}：应为张量，实际为 {type(value).__name__}")
+    if tuple(value.shape) != tuple(shape):
+        raise Fail(
+            f"{name}: expected shape {tuple(shape)}, got {tuple(value.shape)}",
+            f"{name}：形状应为 {tuple(shape)}，实际为 {tuple(value.shape)}",
+        )
+    if value.dtype != dtype:
+        raise Fail(f"{name}: expected dtype {dtype}, got {value.dtype}", f"{name}：数据类型应为 {dtype}，实际为 {value.dtype}")
+    return value
+
+
+def assert_close(actual: object, expected, *, name: str, rtol: float, atol: float) -> None:
+    """Fail unless `actual` has `expected`'s shape and dtype and |a - e| <= atol + rtol |e| everywhere."""
+    import torch
+
+    actual = expect_tensor(actual, name=name, shape=tuple(expected.shape), dtype=expected.dtype)
+    actual = actual.to(expected.device)
+    if not torch.isfinite(actual).all() and torch.isfinite(expected).all():
+        raise Fail(f"{name}: contains NaN or infinity", f"{name}：含有 NaN 或无穷大")
+    if not torch.allclose(actual, expected, rtol=rtol, atol=atol, equal_nan=True):
+        err = (actual - expected).abs()
+        worst = tuple(int(i) for i in torch.unravel_index(torch.nan_to_num(err, nan=float("inf")).argmax(), err.shape))
+        raise Fail(
+            f"{name}: wrong values (largest error {err.max().item():.3g} at index {worst}; rtol={rtol:g}, atol={atol:g})",
+            f"{name}：数值错误（最大误差 {err.max().item():.3g}，位于索引 {worst}；rtol={rtol:g}，atol={atol:g}）",
+        )

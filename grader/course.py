@@ -1,0 +1,168 @@
+"""Load and validate `course.toml`: the course, its limits and its exercises."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+COURSE_FILE = "course.toml"
+DEVICES = ("cpu", "cuda", "auto")
+LANGUAGES = ("en", "zh")
+
+
+class CourseError(ValueError):
+    """`course.toml` is missing, malformed or inconsistent; the message names the key."""
+
+
+@dataclass(frozen=True)
+class Exercise:
+    id: str
+    folder: str
+    title: str
+    points: float
+    root: Path
+
+    @property
+    def stub_dir(self) -> Path:
+        return self.root / "exercises" / self.folder
+
+    @property
+    def solution_dir(self) -> Path:
+        return self.root / "solutions" / self.folder
+
+    @property
+    def hidden_checks(self) -> Path:
+        """The hidden-check module, named by the exercise id; absent in a student bundle."""
+        return self.root / "tests" / "hidden" / f"{self.id}.py"
+
+    @property
+    def public_checks(self) -> list[Path]:
+        return sorted(self.stub_dir.glob("test_*.py"))
+
+    @property
+    def student_files(self) -> list[str]:
+        """The files a student edits: everything in the stub folder but the statement and public tests."""
+        return sorted(
+            p.name
+            for p in self.stub_dir.iterdir()
+            if p.is_file() and p.name != "README.md" and not p.name.startswith("test_")
+        )
+
+    @property
+    def runs_code(self) -> bool:
+        """Whether grading needs a student process (the exercise has a Python file to import)."""
+        return any(name.endswith(".py") for name in self.student_files)
+
+    @property
+    def available(self) -> bool:
+        """Whether any check exists yet (placeholders have a folder but no checks)."""
+        return bool(self.public_checks) or self.hidden_checks.is_file()
+
+
+@dataclass(frozen=True)
+class Course:
+    id: str
+    title: str
+    language: str
+    rtol: float
+    time_limit: float
+    memory_limit: int
+    device: str
+    exercises: tuple[Exercise, ...]
+    root: Path
+
+    @property
+    def ids(self) -> list[str]:
+        return [e.id for e in self.exercises]
+
+    def exercise(self, exercise_id: str) -> Exercise:
+        for e in self.exercises:
+            if e.id == exercise_id:
+                return e
+        raise KeyError(exercise_id)
+
+    @property
+    def has_hidden_checks(self) -> bool:
+        """False in a student bundle, which ships without `tests/` and `solutions/`."""
+        return (self.root / "tests" / "hidden").is_dir()
+
+
+_SCHEMA = {
+    "course": {"id": str, "title": str, "language": str},
+    "limits": {"rtol": float, "time_limit": float, "memory_limit": int, "device": str},
+}
+_EXERCISE_KEYS = {"id": str, "folder": str, "title": str, "points": float}
+
+
+def load_course(root: Path) -> Course:
+    """Read `root/course.toml`, check every key, and return the course it describes."""
+    path = root / COURSE_FILE
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CourseError(f"{path}: not found; the grader needs the course description here") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise CourseError(f"{path}: not valid TOML: {e}") from None
+
+    _no_unknown(data, set(_SCHEMA) | {"exercises"}, str(path))
+    tables = {}
+    for table, keys in _SCHEMA.items():
+        section = data.get(table)
+        if not isinstance(section, dict):
+            raise CourseError(f"{path}: missing table [{table}]")
+        tables[table] = {key: _typed(section, key, kind, f"{table}.{key}") for key, kind in keys.items()}
+        _no_unknown(section, set(keys), f"[{table}]")
+
+    course, limits = tables["course"], tables["limits"]
+    if course["language"] not in LANGUAGES:
+        raise CourseError(f"course.language: expected one of {', '.join(LANGUAGES)}, got {course['language']!r}")
+    if limits["device"] not in DEVICES:
+        raise CourseError(f"limits.device: expected one of {', '.join(DEVICES)}, got {limits['device']!r}")
+    for key in ("rtol", "time_limit", "memory_limit"):
+        if limits[key] <= 0:
+            raise CourseError(f"limits.{key}: must be positive, got {limits[key]}")
+
+    entries = data.get("exercises")
+    if not isinstance(entries, list) or not entries:
+        raise CourseError(f"{path}: no [[exercises]] entries")
+    exercises = tuple(_exercise(entry, n, root) for n, entry in enumerate(entries))
+    for attr in ("id", "folder"):
+        seen: set[str] = set()
+        for e in exercises:
+            if getattr(e, attr) in seen:
+                raise CourseError(f"exercises: duplicate {attr} {getattr(e, attr)!r}")
+            seen.add(getattr(e, attr))
+
+    return Course(**course, **limits, exercises=exercises, root=root)
+
+
+def _exercise(entry: object, n: int, root: Path) -> Exercise:
+    where = f"exercises[{n}]"
+    if not isinstance(entry, dict):
+        raise CourseError(f"{where}: expected a table")
+    _no_unknown(entry, set(_EXERCISE_KEYS), where)
+    values = {key: _typed(entry, key, kind, f"{where}.{key}") for key, kind in _EXERCISE_KEYS.items()}
+    exercise = Exercise(**values, root=root)
+    if values["points"] < 0:
+        raise CourseError(f"{where}.points: must not be negative, got {values['points']}")
+    if not exercise.stub_dir.is_dir():
+        raise CourseError(f"{where}.folder: {exercise.stub_dir} does not exist")
+    return exercise
+
+
+def _typed(table: dict, key: str, kind: type, where: str):
+    if key not in table:
+        raise CourseError(f"{where}: missing")
+    value = table[key]
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise CourseError(f"{where}: expected {kind.__name__}, got {value!r}")
+    return value
+
+
+def _no_unknown(table: dict, known: set[str], where: str) -> None:
+    unknown = sorted(set(table) - known)
+    if unknown:
+        raise CourseError(f"{where}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")

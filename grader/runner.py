@@ -1,0 +1,164 @@
+"""The grading pipeline for one submission: course -> workspace -> student processes -> checks -> results.
+
+    resolve_device   pick cpu/cuda before anything starts
+    open_sandbox     start the zygote first: its torch import overlaps all that follows
+    load_submission  copy the student files into a workspace before any check reads them
+    run_checks       one pytest session over the selected exercises' public and hidden checks
+    score            turn verdicts into per-exercise results
+
+Several submissions can share one sandbox (`grade check` grades the references and the stubs).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader.course import Course, Exercise
+from grader.plugin import GraderPlugin, Verdict
+from grader.sandbox import Limits, Sandbox
+from grader.submission import load_submission
+
+
+class DeviceError(RuntimeError):
+    """The requested device cannot be used here."""
+
+
+@dataclass
+class ExerciseResult:
+    id: str
+    title: str
+    score: float
+    max_score: float
+    checks: list[Verdict]
+    note: str = ""  # why an exercise was not (fully) graded
+
+
+@dataclass
+class GradeResult:
+    submission: str
+    device: str
+    exercises: list[ExerciseResult]
+    internal_errors: list[str] = field(default_factory=list)
+
+    @property
+    def score(self) -> float:
+        return sum(e.score for e in self.exercises)
+
+    @property
+    def max_score(self) -> float:
+        return sum(e.max_score for e in self.exercises)
+
+
+def resolve_device(requested: str) -> str:
+    """"cpu" as is; "cuda" only where CUDA works; "auto" is cuda when present, else cpu."""
+    if requested == "cpu":
+        return "cpu"
+    import torch
+
+    if torch.cuda.is_available():
+        return "cuda"
+    if requested == "auto":
+        return "cpu"
+    raise DeviceError(
+        f"--device cuda: CUDA is not available here (torch {torch.__version__}, "
+        f"built for CUDA {torch.version.cuda or 'none'}); use --device cpu or auto"
+    )
+
+
+@contextlib.contextmanager
+def open_sandbox(course: Course, exercises: list[Exercise], device: str):
+    """A running zygote when any exercise runs student code, else None (quizzes never import torch)."""
+    if not any(e.runs_code and e.available for e in exercises):
+        yield None
+        return
+    sandbox = Sandbox.start(device=device, limits=Limits(course.time_limit, course.memory_limit))
+    try:
+        yield sandbox
+    finally:
+        sandbox.close()
+
+
+def grade_submission(*, course: Course, exercises: list[Exercise], submission: Path, device: str, sandbox) -> GradeResult:
+    """Grade one submission on the selected exercises."""
+    available = [e for e in exercises if e.available]
+    workspace = load_submission(submission, available)
+    try:
+        plugin = GraderPlugin(course=course, exercises=available, workspace=workspace, sandbox=sandbox, device=device)
+        run_checks(plugin, available, hidden=course.has_hidden_checks)
+    finally:
+        workspace.remove()
+    results = [score(e, plugin.verdicts, hidden=course.has_hidden_checks) for e in exercises]
+    errors = list(plugin.collection_errors)
+    errors += [f"{v.exercise}: {v.name}: {v.feedback}" for v in plugin.verdicts if v.internal_error]
+    if course.has_hidden_checks:
+        errors += [
+            f"{r.id}: its checks are worth {r.max_score:g} points but course.toml gives {e.points:g}"
+            for e, r in zip(exercises, results)
+            if e.available and abs(r.max_score - e.points) > 1e-9
+        ]
+    return GradeResult(str(submission), device, results, errors)
+
+
+def run_checks(plugin: GraderPlugin, exercises: list[Exercise], *, hidden: bool) -> None:
+    """One quiet in-process pytest session; verdicts land in `plugin`."""
+    import pytest
+
+    paths = [str(p) for e in exercises for p in e.public_checks]
+    if hidden:
+        paths += [str(e.hidden_checks) for e in exercises if e.hidden_checks.is_file()]
+    if not paths:
+        return
+    args = [
+        *paths,
+        "-c", os.devnull,              # ignore the project's own pytest configuration
+        "--rootdir", str(plugin.course.root),
+        "--import-mode=importlib",     # hidden modules are named ex05.py, not test_*.py
+        "--noconftest",
+        "--disable-plugin-autoload",
+        "-p", "no:terminal",
+        "-p", "no:cacheprovider",
+        "-p", "no:stepwise",
+        "-p", "no:warnings",
+        "--capture=no",
+    ]
+    pytest.main(args, plugins=[plugin])
+
+
+def score(exercise: Exercise, verdicts: list[Verdict], *, hidden: bool) -> ExerciseResult:
+    """Sum one exercise's verdicts."""
+    if not exercise.available:
+        return ExerciseResult(exercise.id, exercise.title, 0.0, 0.0, [], note="not yet available")
+    mine = [v for v in verdicts if v.exercise == exercise.id]
+    note = "" if hidden else "public checks only: hidden checks run when your work is graded"
+    return ExerciseResult(
+        exercise.id, exercise.title, sum(v.earned for v in mine), sum(v.points for v in mine), mine, note
+    )
+
+
+def check_course(*, course: Course, device: str) -> tuple[list[GradeResult], list[str]]:
+    """Self-validation: every reference earns full marks and every stub earns nothing.
+
+    Returns the two grade results (references, stubs) and the problems found.
+    """
+    exercises = [e for e in course.exercises if e.available]
+    with open_sandbox(course, exercises, device) as sandbox:
+        graded = [
+            grade_submission(course=course, exercises=exercises, submission=course.root / folder, device=device, sandbox=sandbox)
+            for folder in ("solutions", "exercises")
+        ]
+    references, stubs = graded
+    problems = [f"solutions: {e}" for e in references.internal_errors] + [f"exercises: {e}" for e in stubs.internal_errors]
+    for ref, stub, exercise in zip(references.exercises, stubs.exercises, exercises):
+        if not (ref.max_score > 0 and ref.score == ref.max_score):
+            failed = "; ".join(f"{v.name}: {v.feedback}" for v in ref.checks if not v.passed)
+            problems.append(f"{ref.id}: the reference scores {ref.score:g}/{ref.max_score:g}: {failed}")
+        if stub.score != 0:
+            passed = ", ".join(v.name for v in stub.checks if v.earned)
+            problems.append(f"{stub.id}: the stub scores {stub.score:g} (points from: {passed})")
+        expected = "NotImplementedError" if exercise.runs_code else "unanswered"
+        if not any(expected in v.feedback for v in stub.checks):
+            problems.append(f"{stub.id}: no feedback on the stub mentions {expected}")
+    return graded, problems

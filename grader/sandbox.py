@@ -1,0 +1,222 @@
+"""The grader's side of student processes: start the clean zygote, fork one process per check, kill it.
+
+Student code never runs in the grading process. `Sandbox.start` launches `python -m grader.student`
+(a fresh interpreter, so it inherits nothing – not CUDA state, not course material); it preloads
+torch once and forks a student process per check in milliseconds. The grader talks to each
+student process over its own socket with `grader.wire` and enforces the time limit from here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader import wire
+from grader.checks import StudentError
+
+# Largest reply accepted from a student process.
+MESSAGE_BYTES = 256 << 20
+# Largest file (the captured output included) a student process may write.
+FILE_BYTES = 16 << 20
+# How much of a submission's own output is shown in feedback.
+OUTPUT_SHOWN = 1500
+# How long the zygote may take to import torch before the grader gives up.
+STARTUP_SECONDS = 300
+
+
+class SandboxError(RuntimeError):
+    """The grader could not start or talk to its own student-process server (not the student's fault)."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    time_limit: float  # wall seconds per check
+    memory_mib: int
+
+    def for_child(self) -> dict:
+        return {
+            "memory_mib": self.memory_mib,
+            "cpu_seconds": int(self.time_limit) + 1,
+            "file_bytes": FILE_BYTES,
+            "message_bytes": MESSAGE_BYTES,
+        }
+
+
+class Sandbox:
+    """A running zygote; `open()` forks a fresh student process for one check."""
+
+    def __init__(self, process: subprocess.Popen, control: socket.socket, scratch: Path, device: str, limits: Limits):
+        self._process = process
+        self._control = control
+        self._scratch = scratch
+        self._device = device
+        self.limits = limits
+        self._ready = False
+        self._count = 0
+
+    @classmethod
+    def start(cls, *, device: str, limits: Limits) -> Sandbox:
+        """Launch the zygote now; it imports torch while the grader goes on with its own work."""
+        scratch = Path(tempfile.mkdtemp(prefix="grade-sandbox-"))
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "LANG": "C.UTF-8",
+            "OMP_NUM_THREADS": "1",
+            "MKL_NUM_THREADS": "1",
+            "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
+        with open(scratch / "zygote.log", "wb") as log:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "grader.student", str(theirs.fileno())],
+                pass_fds=[theirs.fileno()],
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+                env=env,
+                cwd=scratch,
+            )
+        theirs.close()
+        return cls(process, ours, scratch, device, limits)
+
+    def open(self, workspace: Path) -> StudentProcess:
+        """Fork a student process that imports modules from `workspace` (a copy of the student's files)."""
+        self._wait_ready()
+        self._count += 1
+        scratch = self._scratch / f"check-{self._count}"
+        scratch.mkdir()
+        ours, theirs = socket.socketpair()
+        request = {
+            "op": "fork",
+            "workspace": str(workspace),
+            "scratch": str(scratch),
+            "device": self._device,
+            "limits": self.limits.for_child(),
+        }
+        try:
+            socket.send_fds(self._control, [json.dumps(request).encode()], [theirs.fileno()])
+            pid = self._reply(timeout=30)["pid"]
+        finally:
+            theirs.close()
+        return StudentProcess(self, pid, ours, scratch, time.monotonic() + self.limits.time_limit)
+
+    def close(self) -> None:
+        self._control.close()
+        try:
+            self._process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait()
+
+    def _reap(self, pid: int) -> str:
+        self._control.send(json.dumps({"op": "reap", "pid": pid}).encode())
+        return self._reply(timeout=30)["status"]
+
+    def _wait_ready(self) -> None:
+        if not self._ready:
+            self._reply(timeout=STARTUP_SECONDS)
+            self._ready = True
+
+    def _reply(self, *, timeout: float) -> dict:
+        self._control.settimeout(timeout)
+        try:
+            data = self._control.recv(1 << 16)
+        except (TimeoutError, OSError):
+            data = b""
+        if not data:
+            log = (self._scratch / "zygote.log").read_text(errors="replace")[-3000:]
+            raise SandboxError(f"the student-process server stopped answering; its log:\n{log}")
+        return json.loads(data)
+
+
+class StudentProcess:
+    """One check's student process: calls its functions within the check's deadline."""
+
+    def __init__(self, sandbox: Sandbox, pid: int, channel: socket.socket, scratch: Path, deadline: float):
+        self._sandbox = sandbox
+        self.pid = pid
+        self._channel = channel
+        self._scratch = scratch
+        self._deadline = deadline
+        self._status: str | None = None
+
+    def call(self, module: str, function: str, args: list, kwargs: dict, cotangent=None) -> dict:
+        """Run `module.function(*args, **kwargs)` there; return the reply `{"value", "grads"}`.
+
+        Raises StudentError when the submission raised, hung, died or replied with junk.
+        """
+        label = f"{module}.{function}"
+        if self._status is not None:
+            raise StudentError(
+                f"not run: the submission's process had already stopped ({self._status})",
+                f"未运行：提交的进程已结束（{self._status}）",
+            )
+        request = {"module": module, "function": function, "args": args, "kwargs": kwargs, "cotangent": cotangent}
+        try:
+            self._channel.sendall(wire.pack(request))
+            reply = wire.recv(self._channel, timeout=max(0.0, self._deadline - time.monotonic()), limit=MESSAGE_BYTES)
+        except TimeoutError:
+            self._stop()
+            limit = self._sandbox.limits.time_limit
+            raise StudentError(
+                f"{label} did not finish within the {limit:g} s limit for this check (an endless loop?)",
+                f"{label} 未在本项检查的 {limit:g} 秒时限内结束（死循环？）",
+            ) from None
+        except (EOFError, OSError):
+            self._stop()
+            raise StudentError(
+                f"the submission's process ended while running {label} ({self._status}); "
+                "it may have called os._exit, crashed, or run out of memory",
+                f"运行 {label} 时提交的进程意外结束（{self._status}），可能调用了 os._exit、崩溃或内存不足",
+            ) from None
+        except wire.WireError as e:
+            self._stop()
+            raise StudentError(
+                f"{label} sent back data the grader cannot read: {e}",
+                f"{label} 返回了评分程序无法读取的数据：{e}",
+            ) from None
+        return _checked_reply(reply, label)
+
+    def output(self) -> str:
+        """What the submission printed during this check, truncated."""
+        try:
+            with open(self._scratch / "output.log", "rb") as f:
+                data = f.read(OUTPUT_SHOWN + 1)
+        except OSError:
+            return ""
+        text = data[:OUTPUT_SHOWN].decode("utf-8", errors="replace")
+        return text + ("\n[... truncated]" if len(data) > OUTPUT_SHOWN else "")
+
+    def close(self) -> None:
+        if self._status is None:
+            self._stop()
+
+    def _stop(self) -> None:
+        """Kill the process and everything in its session, then collect its exit status."""
+        self._channel.close()
+        try:
+            os.killpg(self.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self._status = self._sandbox._reap(self.pid)
+
+
+def _checked_reply(reply: object, label: str) -> dict:
+    """Validate the shape of a reply before anything in it is believed."""
+    if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
+        raise StudentError(f"{label} sent back a malformed reply", f"{label} 返回的应答格式错误")
+    if reply["ok"]:
+        return reply
+    error = reply.get("error")
+    if not isinstance(error, dict):
+        raise StudentError(f"{label} failed without saying why", f"{label} 失败且未说明原因")
+    raise StudentError.from_report(label, error)

@@ -1,0 +1,311 @@
+"""Hidden checks for ex05: `lstm_step` and `gru_step` against the reference (14 points).
+
+Inputs are float64 with d_x != d_h (a W vs W^T mix-up cannot pass silently), a batch of three
+distinct rows and random non-zero states. A wrong result is compared with the known mistakes of the
+course spec so that the feedback names the mistake without printing expected values.
+"""
+
+import ast
+import math
+
+import torch
+
+from grader.checks import Fail, StudentError, assert_close, check, expect_tensor, reference_module, student_module
+
+gated = student_module("gated")
+reference = reference_module("gated")
+
+B, D_X, D_H = 3, 5, 4
+LSTM_KEYS = ("i", "f", "o", "candidate", "c", "h")
+GRU_KEYS = ("z", "r", "candidate", "h")
+# float64 comparisons against the reference.
+RTOL, ATOL = 1e-8, 1e-10
+
+
+def lstm_inputs(device, dtype=torch.float64, *, scale=1.0, seed=5) -> dict:
+    g = torch.Generator().manual_seed(seed)
+
+    def r(*shape, s=1.0):
+        return (torch.randn(*shape, generator=g, dtype=torch.float64) * s).to(device, dtype)
+
+    inputs = {"x": r(B, D_X), "h": r(B, D_H), "c": r(B, D_H)}
+    for gate in "ifoc":
+        inputs[f"W_{gate}"] = r(D_H, D_X + D_H, s=0.5 * scale)
+        inputs[f"b_{gate}"] = r(D_H, s=0.5 * scale)
+    return inputs
+
+
+def gru_inputs(device, dtype=torch.float64, *, scale=1.0, seed=7) -> dict:
+    g = torch.Generator().manual_seed(seed)
+
+    def r(*shape, s=1.0):
+        return (torch.randn(*shape, generator=g, dtype=torch.float64) * s).to(device, dtype)
+
+    inputs = {"x": r(B, D_X), "h": r(B, D_H)}
+    for gate in "zrh":
+        inputs[f"W_{gate}"] = r(D_H, D_X, s=0.5 * scale)
+        inputs[f"U_{gate}"] = r(D_H, D_H, s=0.5 * scale)
+        inputs[f"b_{gate}"] = r(D_H, s=0.5 * scale)
+    return inputs
+
+
+def result_dict(value, keys, *, shape, dtype, fn) -> dict:
+    """The student's result after checking it is a dict of tensors with these keys, shape and dtype."""
+    if not isinstance(value, dict):
+        raise Fail(
+            f"{fn} must return a dict with keys {', '.join(keys)}; got {type(value).__name__}",
+            f"{fn} 应返回包含键 {', '.join(keys)} 的 dict；实际为 {type(value).__name__}",
+        )
+    missing = [k for k in keys if k not in value]
+    if missing:
+        raise Fail(f"{fn}: the result lacks key(s) {', '.join(missing)}", f"{fn}：返回值缺少键 {', '.join(missing)}")
+    return {k: expect_tensor(value[k], name=f"{fn}()[{k!r}]", shape=shape, dtype=dtype) for k in keys}
+
+
+def wrong_keys(out: dict, expected: dict, keys) -> list[str]:
+    return [k for k in keys if not torch.allclose(out[k], expected[k], rtol=RTOL, atol=ATOL)]
+
+
+# -- known mistakes: each recomputes the step the wrong way, in the grading process -----------------
+
+def _lstm(x, h, c, W_i, W_f, W_o, W_c, b_i, b_f, b_o, b_c, *, order="xh", cand=torch.tanh, squash_c=True):
+    u = torch.cat([x, h] if order == "xh" else [h, x], dim=-1)
+    i, f, o = (torch.sigmoid(u @ W.T + b) for W, b in ((W_i, b_i), (W_f, b_f), (W_o, b_o)))
+    candidate = cand(u @ W_c.T + b_c)
+    c_new = f * c + i * candidate
+    h_new = o * (torch.tanh(c_new) if squash_c else c_new)
+    return {"i": i, "f": f, "o": o, "candidate": candidate, "c": c_new, "h": h_new}
+
+
+def _gru(x, h, W_z, U_z, W_r, U_r, W_h, U_h, b_z, b_r, b_h, *, swapped=False, reset_after=False, cand=torch.tanh):
+    z = torch.sigmoid(x @ W_z.T + h @ U_z.T + b_z)
+    r = torch.sigmoid(x @ W_r.T + h @ U_r.T + b_r)
+    recurrent = r * (h @ U_h.T) if reset_after else (r * h) @ U_h.T
+    candidate = cand(x @ W_h.T + recurrent + b_h)
+    h_new = (1 - z) * h + z * candidate if swapped else z * h + (1 - z) * candidate
+    return {"z": z, "r": r, "candidate": candidate, "h": h_new}
+
+
+LSTM_MISTAKES = {
+    "sigmoid on the candidate: the candidate cell state uses tanh, not sigmoid": dict(cand=torch.sigmoid),
+    "missing tanh on c in h: the hidden state is o ⊙ tanh(c), not o ⊙ c": dict(squash_c=False),
+    "[h, x] order: the weights act on u = cat([x, h]), x first": dict(order="hx"),
+}
+GRU_MISTAKES = {
+    "swapped GRU convention: this exercise uses h_new = z ⊙ h + (1 − z) ⊙ candidate": dict(swapped=True),
+    "reset gate applied after the matmul: the candidate uses (r ⊙ h) U_hᵀ, not r ⊙ (h U_hᵀ)": dict(reset_after=True),
+    "sigmoid on the candidate: the candidate hidden state uses tanh, not sigmoid": dict(cand=torch.sigmoid),
+}
+
+
+def diagnose(out: dict, inputs: dict, wrong: list[str], recompute, mistakes: dict, fn, student_fn) -> str:
+    """Name the known mistake whose results match the student's wrong outputs, if any."""
+    for name, options in mistakes.items():
+        candidate = recompute(**inputs, **options)
+        if all(torch.allclose(out[k], candidate[k], rtol=RTOL, atol=ATOL) for k in wrong):
+            return f" Likely mistake: {name}."
+    rows_alone = [student_fn(**{k: v[j : j + 1] if k in ("x", "h", "c") else v for k, v in inputs.items()}) for j in range(B)]
+    expected = recompute(**inputs)
+    if all(
+        isinstance(row, dict) and k in row and isinstance(row[k], torch.Tensor) and row[k].shape == (1, D_H)
+        and torch.allclose(row[k], expected[k][j : j + 1], rtol=RTOL, atol=ATOL)
+        for j, row in enumerate(rows_alone) for k in wrong
+    ):
+        return (
+            " Likely mistake: batch mixing. Each row alone is right, but in a batch the rows affect each other "
+            "(a sum/mean over the batch axis, or broadcasting across rows)."
+        )
+    return ""
+
+
+def values_check(student_fn, reference_fn, inputs, keys, recompute, mistakes, fn) -> None:
+    try:
+        value = student_fn(**inputs)
+    except StudentError as e:
+        if "cannot be multiplied" in e.en:
+            e.en += " Hint: rows are samples and W_* is (d_h, ·), so multiply by W.T."
+        raise
+    out = result_dict(value, keys, shape=(B, D_H), dtype=torch.float64, fn=fn)
+    wrong = wrong_keys(out, reference_fn(**inputs), keys)
+    if wrong:
+        hint = diagnose(out, inputs, wrong, recompute, mistakes, fn, student_fn)
+        raise Fail(
+            f"{fn}: wrong values for {', '.join(wrong)} (float64, batch {B}, d_x={D_X}, d_h={D_H}).{hint}",
+            f"{fn}：{', '.join(wrong)} 的数值错误（float64，批量 {B}，d_x={D_X}，d_h={D_H}）。{hint}",
+            earned=round(3.0 * (len(keys) - len(wrong)) / len(keys), 2),
+        )
+
+
+@check(points=3)
+def test_lstm_values(gated, reference, device):
+    """lstm_step: gates, candidate, c and h match the reference (float64, batch 3, d_x ≠ d_h)"""
+    values_check(gated.lstm_step, reference.lstm_step, lstm_inputs(device), LSTM_KEYS, _lstm, LSTM_MISTAKES, "lstm_step")
+
+
+@check(points=3)
+def test_gru_values(gated, reference, device):
+    """gru_step: gates, candidate and h match the reference (float64, batch 3, d_x ≠ d_h)"""
+    values_check(gated.gru_step, reference.gru_step, gru_inputs(device), GRU_KEYS, _gru, GRU_MISTAKES, "gru_step")
+
+
+def _logit(p: float) -> float:
+    return math.log(p / (1 - p))
+
+
+@check(points=1)
+def test_lstm_given_gates(gated, device):
+    """lstm_step reproduces ex01's cell-state arithmetic when the gates are fixed by their biases"""
+    zero = lambda *s: torch.zeros(*s, dtype=torch.float64, device=device)  # noqa: E731
+    full = lambda v: torch.full((1,), v, dtype=torch.float64, device=device)  # noqa: E731
+    inputs = {"x": zero(1, 1), "h": zero(1, 1), "c": full(2.0).reshape(1, 1)}
+    inputs |= {f"W_{g}": zero(1, 2) for g in "ifoc"}
+    inputs |= {"b_i": full(_logit(0.25)), "b_f": full(_logit(0.8)), "b_o": full(0.0), "b_c": full(math.atanh(-0.4))}
+    out = result_dict(gated.lstm_step(**inputs), LSTM_KEYS, shape=(1, 1), dtype=torch.float64, fn="lstm_step")
+    c, h = out["c"].item(), out["h"].item()
+    if not math.isclose(c, 1.5, rel_tol=1e-9) or not math.isclose(h, 0.5 * math.tanh(1.5), rel_tol=1e-9):
+        raise Fail(
+            f"with f=0.8, i=0.25, candidate=−0.4, o=0.5, c_prev=2 your lstm_step gives c={c:.6g}, h={h:.6g}; "
+            "check c = f ⊙ c_prev + i ⊙ candidate and h = o ⊙ tanh(c)",
+            f"当 f=0.8、i=0.25、candidate=−0.4、o=0.5、c_prev=2 时，你的 lstm_step 得到 c={c:.6g}、h={h:.6g}；"
+            "请检查 c = f ⊙ c_prev + i ⊙ candidate 与 h = o ⊙ tanh(c)",
+        )
+
+
+@check(points=1)
+def test_gru_given_gates(gated, device):
+    """gru_step reproduces ex03's arithmetic (h_new = z ⊙ h + (1 − z) ⊙ candidate) with fixed gates"""
+    zero = lambda *s: torch.zeros(*s, dtype=torch.float64, device=device)  # noqa: E731
+    full = lambda v: torch.full((1,), v, dtype=torch.float64, device=device)  # noqa: E731
+    inputs = {"x": zero(1, 1), "h": full(2.0).reshape(1, 1)}
+    inputs |= {f"W_{g}": zero(1, 1) for g in "zrh"} | {f"U_{g}": zero(1, 1) for g in "zrh"}
+    inputs |= {"b_z": full(_logit(0.75)), "b_r": full(0.0), "b_h": full(math.atanh(-0.4))}
+    out = result_dict(gated.gru_step(**inputs), GRU_KEYS, shape=(1, 1), dtype=torch.float64, fn="gru_step")
+    h = out["h"].item()
+    if not math.isclose(h, 1.4, rel_tol=1e-9):
+        swapped = math.isclose(h, 0.2, rel_tol=1e-9)
+        raise Fail(
+            f"with z=0.75, h_prev=2, candidate=−0.4 your gru_step gives h={h:.6g}"
+            + ("; that is the swapped convention (1 − z) ⊙ h + z ⊙ candidate" if swapped else ""),
+            f"当 z=0.75、h_prev=2、candidate=−0.4 时，你的 gru_step 得到 h={h:.6g}"
+            + ("；这是交换后的约定 (1 − z) ⊙ h + z ⊙ candidate" if swapped else ""),
+        )
+
+
+@check(points=1)
+def test_float32_preserved(gated, reference, device):
+    """float32 inputs give float32 outputs with the right values (no silent up- or down-casting)"""
+    for fn, make, keys in (("lstm_step", lstm_inputs, LSTM_KEYS), ("gru_step", gru_inputs, GRU_KEYS)):
+        inputs = make(device, torch.float32)
+        value = getattr(gated, fn)(**inputs)
+        out = result_dict(value, keys, shape=(B, D_H), dtype=torch.float32, fn=fn)
+        expected = getattr(reference, fn)(**inputs)
+        for k in keys:
+            assert_close(out[k], expected[k], name=f"{fn}()[{k!r}] in float32", rtol=1e-5, atol=1e-6)
+
+
+@check(points=2)
+def test_gradients(gated, reference, device):
+    """Gradients reach every input and parameter and equal autograd through the reference"""
+    problems = []
+    for fn, make, keys in (("lstm_step", lstm_inputs, LSTM_KEYS), ("gru_step", gru_inputs, GRU_KEYS)):
+        inputs = make(device)
+        g = torch.Generator().manual_seed(11)
+        cotangent = {k: torch.randn(B, D_H, generator=g, dtype=torch.float64).to(device) for k in keys}
+        value, grads = getattr(gated, fn).with_grad(cotangent, **inputs)
+        out = result_dict(value, keys, shape=(B, D_H), dtype=torch.float64, fn=fn)
+        leaves = {k: v.clone().requires_grad_(True) for k, v in inputs.items()}
+        expected = getattr(reference, fn)(**leaves)
+        loss = sum((expected[k] * cotangent[k]).sum() for k in keys)
+        ref_grads = dict(zip(leaves, torch.autograd.grad(loss, list(leaves.values()))))
+        values_right = not wrong_keys(out, {k: v.detach() for k, v in expected.items()}, keys)
+        for name, ref in ref_grads.items():
+            got = grads.get(name)
+            if got is None:
+                problems.append(f"{fn}: no gradient reaches {name} (a .detach(), .item(), torch.no_grad() or a new tensor?)")
+            elif not isinstance(got, torch.Tensor) or got.shape != ref.shape or not torch.isfinite(got).all():
+                problems.append(f"{fn}: the gradient w.r.t. {name} is malformed or not finite")
+            elif values_right and not torch.allclose(got, ref, rtol=1e-7, atol=1e-9):
+                problems.append(f"{fn}: the gradient w.r.t. {name} differs from autograd through the reference")
+    if problems:
+        shown = "; ".join(problems[:4]) + (f"; and {len(problems) - 4} more" if len(problems) > 4 else "")
+        raise Fail(shown, shown)
+
+
+@check(points=1)
+def test_extreme_preactivations(gated, reference, device):
+    """Outputs stay finite and right for pre-activations around ±1e4 (use torch.sigmoid/torch.tanh)"""
+    for fn, make, keys in (("lstm_step", lstm_inputs, LSTM_KEYS), ("gru_step", gru_inputs, GRU_KEYS)):
+        inputs = make(device, scale=2e4)
+        out = result_dict(getattr(gated, fn)(**inputs), keys, shape=(B, D_H), dtype=torch.float64, fn=fn)
+        expected = getattr(reference, fn)(**inputs)
+        for k in keys:
+            if not torch.isfinite(out[k]).all():
+                raise Fail(
+                    f"{fn}()[{k!r}] has NaN or infinity for large pre-activations: a hand-written sigmoid or "
+                    "tanh through exp overflows; use torch.sigmoid and torch.tanh",
+                    f"{fn}()[{k!r}] 在预激活值很大时出现 NaN 或无穷大：用 exp 手写的 sigmoid 或 tanh 会溢出；"
+                    "请使用 torch.sigmoid 和 torch.tanh",
+                )
+            assert_close(out[k], expected[k], name=f"{fn}()[{k!r}] at ±1e4", rtol=1e-8, atol=1e-8)
+
+
+def _bad_shapes(device):
+    lstm, gru = lstm_inputs(device), gru_inputs(device)
+    yield "lstm_step", "x is 1-D", lstm | {"x": lstm["x"][0]}
+    yield "lstm_step", "h is 3-D", lstm | {"h": lstm["h"][None]}
+    yield "lstm_step", "c.shape != h.shape", lstm | {"c": lstm["c"][:, :2]}
+    yield "lstm_step", "x and h have different batch sizes", lstm | {"x": lstm["x"][:2]}
+    yield "lstm_step", "W_f does not fit [x, h]", lstm | {"W_f": lstm["W_f"][:, :D_X]}
+    yield "gru_step", "x is 1-D", gru | {"x": gru["x"][0]}
+    yield "gru_step", "x and h have different batch sizes", gru | {"h": gru["h"][:2]}
+    yield "gru_step", "U_r is (d_h, d_x) instead of (d_h, d_h)", gru | {"U_r": gru["W_r"]}
+
+
+@check(points=1)
+def test_value_errors(gated, device):
+    """Bad shapes raise ValueError (not a torch RuntimeError, not a silent broadcast)"""
+    missed = []
+    cases = list(_bad_shapes(device))
+    for fn, case, inputs in cases:
+        try:
+            getattr(gated, fn)(**inputs)
+            got = "nothing raised"
+        except StudentError as e:
+            if e.raised("ValueError"):
+                continue
+            got = e.types[0] if e.types else "the process failed"
+        missed.append(f"{fn} with {case} ({got})")
+    if missed:
+        raise Fail(
+            f"no ValueError for: {'; '.join(missed)}",
+            f"以下情况没有抛出 ValueError：{'; '.join(missed)}",
+            earned=round((len(cases) - len(missed)) / len(cases), 2),
+        )
+
+
+FORBIDDEN = {"LSTMCell", "GRUCell", "LSTM", "GRU", "RNNCell", "lstm_cell", "gru_cell", "_VF", "lstm", "gru"}
+
+
+@check(points=1)
+def test_no_library_cells(gated, student_source, device):
+    """gated.py computes the gates itself (no nn.LSTMCell, nn.GRUCell, torch.lstm_cell or torch._VF)"""
+    gated.lstm_step(**lstm_inputs(device))  # the point is for working code written without library cells
+    gated.gru_step(**gru_inputs(device))
+    try:
+        tree = ast.parse(student_source("gated.py"))
+    except SyntaxError as e:
+        raise Fail(f"gated.py, line {e.lineno}: SyntaxError: {e.msg}", f"gated.py 第 {e.lineno} 行：语法错误：{e.msg}") from None
+    used = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in FORBIDDEN:
+            used.add(node.attr)
+        elif isinstance(node, ast.Name) and node.id in FORBIDDEN:
+            used.add(node.id)
+        elif isinstance(node, ast.alias) and node.name.split(".")[-1] in FORBIDDEN:
+            used.add(node.name)
+    if used:
+        names = ", ".join(sorted(used))
+        raise Fail(
+            f"gated.py uses library recurrent cells ({names}); this exercise asks you to write the gates yourself",
+            f"gated.py 使用了库中的循环单元（{names}）；本题要求自己实现各个门",
+        )
