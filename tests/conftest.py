@@ -1,0 +1,46 @@
+"""Shared fixtures: the course, one sandbox for the whole test session, and `grade` for ad-hoc submissions."""
+
+from pathlib import Path
+
+import pytest
+
+from grader.course import load_course
+from grader.runner import ExerciseResult, grade_submission, open_sandbox
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def course():
+    return load_course(ROOT)
+
+
+@pytest.fixture(scope="session")
+def sandbox(course):
+    with open_sandbox(course, list(course.exercises), "cpu") as sandbox:
+        yield sandbox
+
+
+@pytest.fixture
+def grade(course, sandbox, tmp_path):
+    """grade("ex05", {"gated.py": source}) -> the ExerciseResult of a submission holding just those files."""
+
+    def grade(exercise_id: str, files: dict[str, str]) -> ExerciseResult:
+        exercise = course.exercise(exercise_id)
+        folder = tmp_path / "submission" / exercise.folder
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, text in files.items():
+            (folder / name).write_text(text, encoding="utf-8")
+        result = grade_submission(
+            course=course, exercises=[exercise], submission=folder.parent, device="cpu", sandbox=sandbox
+        )
+        assert result.internal_errors == []
+        return result.exercises[0]
+
+    return grade
+
+
+def mutate(source: str, old: str, new: str) -> str:
+    """The reference with one mistake put in; fails loudly if the reference no longer has `old`."""
+    assert old in source, f"mutant no longer applies: {old!r} is not in the reference"
+    return source.replace(old, new)

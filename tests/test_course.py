@@ -1,0 +1,66 @@
+"""course.toml is validated on load, with messages that name the key."""
+
+import shutil
+
+import pytest
+
+from conftest import ROOT
+from grader.course import CourseError, load_course
+
+
+@pytest.fixture
+def course_dir(tmp_path):
+    """A copy of the real course.toml next to empty exercise folders."""
+    shutil.copy(ROOT / "course.toml", tmp_path / "course.toml")
+    for exercise in load_course(ROOT).exercises:
+        (tmp_path / "exercises" / exercise.folder).mkdir(parents=True)
+    return tmp_path
+
+
+def edit(course_dir, old, new):
+    path = course_dir / "course.toml"
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+
+
+def test_the_real_course_loads():
+    """Does the shipped course.toml list eleven exercises worth 100 points in all?"""
+    course = load_course(ROOT)
+    assert course.ids == [f"ex{n:02d}" for n in range(1, 12)]
+    assert sum(e.points for e in course.exercises) == 100
+    assert course.rtol == 1e-3
+
+
+def test_malformed_toml_names_the_line(course_dir):
+    """Is a TOML syntax error reported with its line?"""
+    edit(course_dir, 'title = "Cell-state arithmetic"', 'title = "Cell-state arithmetic')
+    with pytest.raises(CourseError, match=r"not valid TOML.*line \d+"):
+        load_course(course_dir)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ('language = "en"', 'language = "en"\ncolour = "red"', r"\[course\]: unknown key\(s\) colour"),
+        ('language = "en"', 'language = "fr"', r"course.language: expected one of en, zh"),
+        ('device = "cpu"', 'device = "tpu"', r"limits.device: expected one of cpu, cuda, auto"),
+        ("rtol = 1e-3", "rtol = -1.0", r"limits.rtol: must be positive"),
+        ("time_limit = 10.0", 'time_limit = "10"', r"limits.time_limit: expected float"),
+        ('id = "ex02"', 'id = "ex01"', r"exercises: duplicate id 'ex01'"),
+        ("points = 6\n", 'points = 6\nweight = 2\n', r"exercises\[0\]: unknown key\(s\) weight"),
+        ('folder = "ex01_cell_state"\n', "", r"exercises\[0\].folder: missing"),
+        ('folder = "ex01_cell_state"', 'folder = "ex01_nowhere"', r"exercises\[0\].folder: .*ex01_nowhere does not exist"),
+    ],
+)
+def test_bad_values_name_their_key(course_dir, old, new, message):
+    """Does each inconsistency raise a CourseError naming the offending key?"""
+    edit(course_dir, old, new)
+    with pytest.raises(CourseError, match=message):
+        load_course(course_dir)
+
+
+def test_missing_course_file(tmp_path):
+    """Is a missing course.toml a clear error rather than a traceback?"""
+    with pytest.raises(CourseError, match="not found"):
+        load_course(tmp_path)
