@@ -1,0 +1,768 @@
+"""Safe parsing and equivalence checking of the formulas and numbers students type into answers.toml.
+
+Student text is read by a hand-written tokenizer and precedence-climbing parser into a small
+immutable AST; it never reaches eval/exec/compile, Python's `ast`, or sympy's string parsers.
+Equivalence is decided by evaluating both ASTs in floating point at seeded random points of each
+symbol's declared domain, with a running bound on rounding error so that cancellation cannot fake
+agreement. Only when sampling cannot decide is sympy consulted, in a forked child that is killed
+after a time limit. sympy is imported lazily, only for that fallback.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+import re
+import resource
+import select
+import signal
+import unicodedata
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Literal, Union
+
+Domain = Literal["real", "positive", "gate", "positive_integer"]
+DOMAINS: tuple[str, ...] = ("real", "positive", "gate", "positive_integer")
+
+MAX_LENGTH = 500  # characters in one answer
+MAX_TOKENS = 250
+MAX_DEPTH = 50  # nesting of parentheses, braces, signs, exponents and function arguments
+MAX_DIGITS = 30  # significant digits in one number literal
+MAX_LITERAL_EXPONENT = 300  # |n| in scientific notation such as 1e-3
+MAX_EXPONENT = 1000  # |value| of a power's exponent when it is a constant
+
+FUNCTIONS: dict[str, str] = {
+    "exp": "exp", "ln": "log", "log": "log", "sqrt": "sqrt", "tanh": "tanh",
+    "sigma": "sigmoid", "sigmoid": "sigmoid", "abs": "abs",
+}
+CONSTANTS: tuple[str, ...] = ("pi", "e")
+_EPSILON_ALIASES = ("epsilon", "eps")
+
+
+class ExpressionError(ValueError):
+    """An answer that cannot be read; the message (English, `zh` Chinese) says what and where."""
+
+    def __init__(self, en: str, zh: str | None = None, *, column: int | None = None):
+        super().__init__(en)
+        self.en = en
+        self.zh = zh or en
+        self.column = column
+
+
+class UnknownSymbolError(ExpressionError):
+    """An answer that uses a name the question does not declare (`name` as typed)."""
+
+    def __init__(self, en: str, zh: str, *, column: int, name: str):
+        super().__init__(en, zh, column=column)
+        self.name = name
+
+
+class UndefinedError(ArithmeticError):
+    """The expression has no finite real value at the given point (log of 0, 1/0, overflow...)."""
+
+
+# --- the AST -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Num:
+    """An exact number literal; `approx` is its float value."""
+
+    value: Fraction
+    approx: float = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "approx", float(self.value))
+
+
+@dataclass(frozen=True, slots=True)
+class Sym:
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Const:
+    name: Literal["pi", "e"]
+
+
+@dataclass(frozen=True, slots=True)
+class Neg:
+    arg: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class BinOp:
+    op: Literal["+", "-", "*", "/", "^"]
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    func: Literal["exp", "log", "sqrt", "tanh", "sigmoid", "abs"]
+    arg: Expr
+
+
+Expr = Union[Num, Sym, Const, Neg, BinOp, Call]
+
+
+def free_symbols(expr: Expr) -> set[str]:
+    """Names of the declared symbols that `expr` uses."""
+    match expr:
+        case Sym(name):
+            return {name}
+        case Neg(arg) | Call(_, arg):
+            return free_symbols(arg)
+        case BinOp(_, left, right):
+            return free_symbols(left) | free_symbols(right)
+    return set()
+
+
+# --- tokens --------------------------------------------------------------------------------------
+
+_DIGITS = frozenset("0123456789")
+_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_SPACE = frozenset(" \t\r\n")
+_NUMBER = re.compile(r"([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]+))?")
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+_COMMAND = re.compile(r"[A-Za-z]+")
+_SUBSCRIPT = re.compile(r"\{([A-Za-z0-9]+)\}")
+_SUPERSCRIPTS = {c: d for d, c in enumerate("⁰¹²³⁴⁵⁶⁷⁸⁹")}
+_UNICODE: dict[str, tuple[str, str]] = {
+    "σ": ("name", "sigma"), "ε": ("name", "epsilon"), "ϵ": ("name", "epsilon"), "π": ("name", "pi"),
+    "·": ("op", "*"), "⋅": ("op", "*"), "×": ("op", "*"), "−": ("op", "-"), "÷": ("op", "/"),
+}
+_LATEX: dict[str, tuple[str, str]] = {
+    "frac": ("frac", ""), "dfrac": ("frac", ""),
+    "ln": ("name", "ln"), "log": ("name", "log"), "exp": ("name", "exp"), "tanh": ("name", "tanh"),
+    "sigma": ("name", "sigma"), "sqrt": ("name", "sqrt"),
+    "epsilon": ("name", "epsilon"), "varepsilon": ("name", "epsilon"), "pi": ("name", "pi"),
+    "cdot": ("op", "*"), "times": ("op", "*"), "div": ("op", "/"),
+    "left": ("(", "("), "right": (")", ")"),
+}
+_LATEX_SPACES = frozenset(",;! ")
+_CHAR_HINTS: dict[str, tuple[str, str]] = {
+    ",": ("write numbers without thousands separators and use '.' for decimals",
+          "数字不要用千位分隔符，小数点请用 '.'"),
+    "=": ("write only the expression, without 'name ='", "只写表达式本身，不要写 '名称 ='"),
+    "|": ("write abs(x) for an absolute value", "绝对值请写 abs(x)"),
+    "[": ("use round parentheses ( )", "请使用圆括号 ( )"),
+    "]": ("use round parentheses ( )", "请使用圆括号 ( )"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class _Token:
+    kind: str  # "num", "name", "op", "sup", "frac", "(", ")", "{", "}", "end"
+    text: str  # as typed, for messages
+    column: int  # 1-based
+    value: object = None  # Fraction (num), canonical name (name), operator (op), int (sup)
+
+
+def _where(column: int) -> tuple[str, str]:
+    return f" at column {column}", f"（第 {column} 列）"
+
+
+def _error(en: str, zh: str, column: int, hint: tuple[str, str] = ("", "")) -> ExpressionError:
+    """`en`/`zh` say what is wrong; the column follows, then the hint on what to do."""
+    where_en, where_zh = _where(column)
+    hint_en, hint_zh = (f"; {hint[0]}", f"；{hint[1]}") if hint[0] else ("", "")
+    return ExpressionError(en + where_en + hint_en, zh + where_zh + hint_zh, column=column)
+
+
+def _show(text: str, limit: int = 30) -> str:
+    """`text` quoted for a message, shortened, with invisible characters escaped."""
+    short = text if len(text) <= limit else text[:limit] + "…"
+    return ascii(short) if not short.isprintable() else f"'{short}'"
+
+
+def _describe_char(ch: str) -> str:
+    return f"{ascii(ch)} (U+{ord(ch):04X} {unicodedata.name(ch, 'control character')})"
+
+
+def _bad_char(ch: str, column: int) -> ExpressionError:
+    hint = _CHAR_HINTS.get(ch, (
+        "type plain ASCII letters and digits with + - * / ^ ( ), or the listed Unicode/LaTeX forms",
+        "请使用普通 ASCII 字母、数字和 + - * / ^ ( )，或说明中列出的 Unicode/LaTeX 写法"))
+    desc = _describe_char(ch)
+    return _error(f"character {desc} is not allowed", f"不允许使用字符 {desc}", column, hint)
+
+
+def _tokenize(text: str) -> list[_Token]:
+    """Split `text` into tokens, rejecting anything outside the whitelist."""
+    tokens: list[_Token] = []
+    i = 0
+    while i < len(text):
+        ch, column = text[i], i + 1
+        if ch in _SPACE:
+            i += 1
+            continue
+        if ch in _DIGITS or (ch == "." and text[i + 1 : i + 2] in _DIGITS):
+            token, i = _number(text, i)
+        elif ch in _LETTERS:
+            token, i = _name(text, i)
+        elif ch == "\\":
+            token, i = _latex(text, i)
+        elif text.startswith("**", i):
+            token, i = _Token("op", "**", column, "^"), i + 2
+        elif ch in "+-*/^":
+            token, i = _Token("op", ch, column, ch), i + 1
+        elif ch in "(){}":
+            token, i = _Token(ch, ch, column), i + 1
+        elif ch in _SUPERSCRIPTS or ch == "⁻":
+            token, i = _superscript(text, i)
+        elif ch in _UNICODE:
+            kind, value = _UNICODE[ch]
+            token, i = _Token(kind, ch, column, value), i + 1
+        else:
+            raise _bad_char(ch, column)
+        if token is not None:
+            tokens.append(token)
+        if len(tokens) > MAX_TOKENS:
+            raise _error(f"the answer has more than {MAX_TOKENS} tokens", f"答案超过 {MAX_TOKENS} 个记号",
+                         column, ("simplify it", "请化简"))
+    tokens.append(_Token("end", "end of answer", len(text) + 1))
+    return tokens
+
+
+def _number(text: str, i: int) -> tuple[_Token, int]:
+    """A decimal literal such as 12, 0.5, .5 or 1e-3, kept exact."""
+    match = _NUMBER.match(text, i)
+    assert match is not None  # the pattern matches the digit or '.' that brought us here
+    whole, frac, exponent = match.group(1), match.group(2) or "", match.group(3)
+    column, literal = i + 1, match.group(0)
+    if len(whole.lstrip("0")) + len(frac) > MAX_DIGITS:
+        raise _error(f"number {_show(literal)} has more than {MAX_DIGITS} digits",
+                     f"数字 {_show(literal)} 超过 {MAX_DIGITS} 位", column)
+    power = 0
+    if exponent is not None:
+        if len(exponent.lstrip("+-0")) > 4 or abs(int(exponent)) > MAX_LITERAL_EXPONENT:
+            raise _error(f"number {_show(literal)} has an exponent beyond ±{MAX_LITERAL_EXPONENT}",
+                         f"数字 {_show(literal)} 的指数超出 ±{MAX_LITERAL_EXPONENT}", column)
+        power = int(exponent)
+    value = Fraction(int(whole + frac or "0")) * Fraction(10) ** (power - len(frac))
+    return _Token("num", literal, column, value), match.end()
+
+
+def _name(text: str, i: int) -> tuple[_Token, int]:
+    """An ASCII identifier; a LaTeX subscript `d_{h}` is read as `d_h`."""
+    match = _NAME.match(text, i)
+    assert match is not None
+    name, end = match.group(0), match.end()
+    if name.endswith("_") and text.startswith("{", end):
+        sub = _SUBSCRIPT.match(text, end)
+        if sub is None:
+            raise _error("a subscript in braces may hold only letters and digits, e.g. d_{h}",
+                         "花括号下标只能包含字母和数字，例如 d_{h}", end + 1)
+        name, end = name + sub.group(1), sub.end()
+    return _Token("name", text[i:end], i + 1, name), end
+
+
+def _latex(text: str, i: int) -> tuple[_Token | None, int]:
+    """A LaTeX command from the supported subset (None for spacing commands)."""
+    column = i + 1
+    nxt = text[i + 1 : i + 2]
+    if nxt and nxt in _LATEX_SPACES:
+        return None, i + 2
+    match = _COMMAND.match(text, i + 1)
+    if match is None:
+        raise _error("a backslash must start a LaTeX command such as \\frac",
+                     "反斜杠后必须是 LaTeX 命令，例如 \\frac", column)
+    command, end = match.group(0), match.end()
+    if command not in _LATEX:
+        supported = ", ".join("\\" + c for c in _LATEX)
+        raise _error(f"LaTeX command {_show(chr(92) + command)} is not supported",
+                     f"不支持 LaTeX 命令 {_show(chr(92) + command)}", column,
+                     (f"supported: {supported}", f"支持：{supported}"))
+    kind, value = _LATEX[command]
+    if kind in "()":  # \left( and \right): the delimiter must follow
+        while end < len(text) and text[end] in _SPACE:
+            end += 1
+        if text[end : end + 1] != kind:
+            raise _error(f"\\{command} must be followed by '{kind}'",
+                         f"\\{command} 后面必须是 '{kind}'", column)
+        end += 1
+    return _Token(kind, text[i:end], column, value), end
+
+
+def _superscript(text: str, i: int) -> tuple[_Token, int]:
+    """A run of Unicode superscript digits (optionally ⁻ first) as an integer exponent."""
+    end = i + 1 if text[i] == "⁻" else i
+    while end < len(text) and text[end] in _SUPERSCRIPTS:
+        end += 1
+    digits = text[i + 1 if text[i] == "⁻" else i : end]
+    if not digits:
+        raise _error("superscript minus '⁻' must be followed by superscript digits",
+                     "上标负号 '⁻' 后必须跟上标数字", i + 1)
+    if len(digits) > 4:
+        raise _error(f"exponent {text[i:end]} is too large (the limit is {MAX_EXPONENT})",
+                     f"指数 {text[i:end]} 太大（上限 {MAX_EXPONENT}）", i + 1)
+    value = int("".join(str(_SUPERSCRIPTS[c]) for c in digits))
+    return _Token("sup", text[i:end], i + 1, -value if text[i] == "⁻" else value), end
+
+
+# --- the parser ----------------------------------------------------------------------------------
+
+_STARTS_FACTOR = frozenset({"name", "(", "{", "frac"})
+_CLOSERS = {"(": ")", "{": "}"}
+
+
+def _check_symbols(symbols: Mapping[str, str]) -> None:
+    """Reject a badly declared symbol table (a mistake in the checks, not in the answer)."""
+    for name, domain in symbols.items():
+        if not _NAME.fullmatch(name) or name in FUNCTIONS or name in CONSTANTS:
+            raise ValueError(f"symbol name {name!r} is not an identifier distinct from functions and constants")
+        if domain not in DOMAINS:
+            raise ValueError(f"symbol {name!r} has domain {domain!r}; expected one of {DOMAINS}")
+
+
+class _Parser:
+    """Recursive descent over tokens; every nested construct goes through `_descend`."""
+
+    def __init__(self, tokens: list[_Token], symbols: Mapping[str, str]):
+        self.tokens = tokens
+        self.symbols = symbols
+        self.pos = 0
+        self.depth = 0
+
+    def parse(self) -> Expr:
+        if self._peek().kind == "end":
+            raise ExpressionError("the answer is empty", "答案为空")
+        expr = self._descend(self._sum, self._peek())
+        tok = self._peek()
+        if tok.kind != "end":
+            raise self._unexpected(tok)
+        return expr
+
+    def _peek(self) -> _Token:
+        return self.tokens[self.pos]
+
+    def _next(self) -> _Token:
+        tok = self.tokens[self.pos]
+        self.pos += 1
+        return tok
+
+    def _descend(self, parse: Callable[[], Expr], tok: _Token) -> Expr:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise _error(f"the answer is nested more than {MAX_DEPTH} levels deep",
+                         f"答案嵌套超过 {MAX_DEPTH} 层", tok.column)
+        try:
+            return parse()
+        finally:
+            self.depth -= 1
+
+    def _unexpected(self, tok: _Token) -> ExpressionError:
+        if tok.kind == "end":
+            return _error("the answer ends where a number, symbol or '(' was expected",
+                          "答案在需要数字、符号或 '(' 的位置结束了", tok.column)
+        if tok.kind in (")", "}"):
+            return _error(f"'{tok.text}' has no matching opening bracket", f"'{tok.text}' 没有对应的左括号", tok.column)
+        if tok.kind == "num":
+            return _error(f"an operator is missing before the number {_show(tok.text)}",
+                          f"数字 {_show(tok.text)} 前缺少运算符", tok.column)
+        return _error(f"unexpected {_show(tok.text)}", f"此处不应出现 {_show(tok.text)}", tok.column)
+
+    def _sum(self) -> Expr:
+        left = self._product()
+        while (tok := self._peek()).kind == "op" and tok.value in ("+", "-"):
+            self._next()
+            left = BinOp(tok.value, left, self._product())
+        return left
+
+    def _product(self) -> Expr:
+        """Factors joined by * and /, or by juxtaposition (implicit multiplication)."""
+        left = self._unary()
+        while True:
+            tok = self._peek()
+            if tok.kind == "op" and tok.value in ("*", "/"):
+                self._next()
+                left = BinOp(tok.value, left, self._unary())
+            elif tok.kind in _STARTS_FACTOR:
+                left = BinOp("*", left, self._power())
+            elif tok.kind == "num":
+                raise self._unexpected(tok)
+            else:
+                return left
+
+    def _unary(self) -> Expr:
+        tok = self._peek()
+        if tok.kind == "op" and tok.value in ("+", "-"):
+            self._next()
+            arg = self._descend(self._unary, tok)
+            return Neg(arg) if tok.value == "-" else arg
+        return self._power()
+
+    def _power(self) -> Expr:
+        base = self._primary()
+        tok = self._peek()
+        if tok.kind == "sup":
+            self._next()
+            return self._pow(base, Num(Fraction(tok.value)), tok)
+        if tok.kind == "op" and tok.value == "^":
+            self._next()
+            return self._pow(base, self._descend(self._unary, tok), tok)
+        return base
+
+    def _pow(self, base: Expr, exponent: Expr, tok: _Token) -> Expr:
+        """A power whose constant exponent is small, so no exact evaluation can explode."""
+        node = BinOp("^", base, exponent)
+        if not free_symbols(exponent):
+            try:
+                size = abs(evaluate(exponent, {}))
+            except UndefinedError as e:  # an overflowing exponent is too large; 1/0 is just undefined
+                size = math.inf if isinstance(e.__cause__, OverflowError) else 0.0
+            if size > MAX_EXPONENT:
+                raise _error(f"the exponent is too large (the limit is {MAX_EXPONENT})",
+                             f"指数太大（上限 {MAX_EXPONENT}）", tok.column)
+            if not free_symbols(base):
+                try:
+                    evaluate(node, {})
+                except UndefinedError as e:
+                    if isinstance(e.__cause__, OverflowError):
+                        raise _error("the number is too large", "数值太大", tok.column) from None
+        return node
+
+    def _primary(self) -> Expr:
+        tok = self._next()
+        if tok.kind == "num":
+            return Num(tok.value)
+        if tok.kind in _CLOSERS:
+            return self._group(tok)
+        if tok.kind == "frac":
+            numerator = self._group(self._expect("{", tok))
+            return BinOp("/", numerator, self._group(self._expect("{", tok)))
+        if tok.kind == "name":
+            return self._name(tok)
+        raise self._unexpected(tok)
+
+    def _group(self, opener: _Token) -> Expr:
+        """The inside of ( ) or { } after `opener`, through its closing bracket."""
+        inner = self._descend(self._sum, opener)
+        closer = _CLOSERS[opener.kind]
+        tok = self._peek()
+        if tok.kind != closer:
+            if tok.kind == "end":
+                raise _error(f"'{opener.text}' is never closed", f"'{opener.text}' 没有闭合", opener.column)
+            raise _error(f"expected '{closer}' to close '{opener.text}' from column {opener.column}",
+                         f"需要 '{closer}' 来闭合第 {opener.column} 列的 '{opener.text}'", tok.column)
+        self._next()
+        return inner
+
+    def _expect(self, kind: str, after: _Token) -> _Token:
+        tok = self._next()
+        if tok.kind != kind:
+            raise _error(f"{after.text} must be written {after.text}{{a}}{{b}}",
+                         f"{after.text} 必须写成 {after.text}{{a}}{{b}}", tok.column)
+        return tok
+
+    def _name(self, tok: _Token) -> Expr:
+        name = str(tok.value)
+        if name in self.symbols:
+            return Sym(name)
+        if name in _EPSILON_ALIASES and "epsilon" in self.symbols:
+            return Sym("epsilon")
+        if name in FUNCTIONS:
+            return Call(FUNCTIONS[name], self._argument(tok))
+        if name in CONSTANTS:
+            return Const(name)
+        raise self._unknown(tok)
+
+    def _argument(self, func: _Token) -> Expr:
+        """A function's argument: a bracketed group, or (LaTeX style, `\\ln k`) the next power."""
+        tok = self._peek()
+        if tok.kind in _CLOSERS:
+            return self._group(self._next())
+        if tok.kind in ("name", "num", "frac"):
+            return self._descend(self._power, tok)
+        example = func.text.lstrip("\\") + "(x)"
+        raise _error(f"function {_show(func.text)} needs an argument", f"函数 {_show(func.text)} 需要参数",
+                     func.column, (f"write e.g. {example}", f"例如写成 {example}"))
+
+    def _unknown(self, tok: _Token) -> UnknownSymbolError:
+        where_en, where_zh = _where(tok.column)
+        if self.symbols:
+            names = ", ".join(self.symbols)
+            known_en, known_zh = f"this question's symbols are {names}", f"本题的符号为 {names}"
+        else:
+            known_en, known_zh = "this answer must not use symbols", "本题答案不能包含符号"
+        if self._peek().kind == "(":
+            functions = ", ".join(FUNCTIONS)
+            return UnknownSymbolError(
+                f"unknown function or symbol {_show(tok.text)}{where_en}; the functions are {functions}; {known_en}",
+                f"未知的函数或符号 {_show(tok.text)}{where_zh}；可用函数为 {functions}；{known_zh}",
+                column=tok.column, name=tok.text)
+        return UnknownSymbolError(f"unknown symbol {_show(tok.text)}{where_en}; {known_en}",
+                                  f"未知的符号 {_show(tok.text)}{where_zh}；{known_zh}",
+                                  column=tok.column, name=tok.text)
+
+
+def parse(text: str, symbols: Mapping[str, Domain]) -> Expr:
+    """Read `text` as a formula in the declared `symbols`; ExpressionError says what is wrong and where."""
+    _check_symbols(symbols)
+    if len(text) > MAX_LENGTH:
+        raise ExpressionError(f"the answer is {len(text):,} characters long; the limit is {MAX_LENGTH}",
+                              f"答案长度为 {len(text):,} 个字符，上限为 {MAX_LENGTH}")
+    return _Parser(_tokenize(text), symbols).parse()
+
+
+# --- floating-point evaluation with a rounding-error bound ---------------------------------------
+
+_U = 2.0**-53  # unit roundoff of IEEE double
+
+
+def evaluate(expr: Expr, values: Mapping[str, float]) -> float:
+    """The value of `expr` with symbols set to `values`; UndefinedError where it has no finite value."""
+    return _evaluate(expr, values)[0]
+
+
+def _evaluate(expr: Expr, values: Mapping[str, float]) -> tuple[float, float]:
+    """Value and a first-order bound on its accumulated rounding error."""
+    try:
+        value, error = _eval(expr, values)
+    except (ArithmeticError, ValueError) as e:  # ZeroDivisionError, OverflowError, math domain error
+        raise UndefinedError(str(e)) from e
+    if not math.isfinite(value):
+        raise UndefinedError("the value is not finite") from OverflowError()
+    return value, error
+
+
+def _eval(node: Expr, values: Mapping[str, float]) -> tuple[float, float]:
+    match node:
+        case Num():
+            return node.approx, _U * abs(node.approx)
+        case Sym(name):
+            return float(values[name]), 0.0
+        case Const(name):
+            value = math.pi if name == "pi" else math.e
+            return value, _U * value
+        case Neg(arg):
+            value, error = _eval(arg, values)
+            return -value, error
+        case BinOp(op, left, right):
+            return _binop(op, *_eval(left, values), *_eval(right, values))
+        case Call(func, arg):
+            return _call(func, *_eval(arg, values))
+    raise TypeError(f"not an expression: {node!r}")
+
+
+def _binop(op: str, a: float, ea: float, b: float, eb: float) -> tuple[float, float]:
+    if op == "+":
+        value, error = a + b, ea + eb
+    elif op == "-":
+        value, error = a - b, ea + eb
+    elif op == "*":
+        value, error = a * b, abs(a) * eb + abs(b) * ea + ea * eb
+    elif op == "/":
+        value = a / b
+        error = (ea + abs(value) * eb) / (abs(b) - eb) if eb < abs(b) else math.inf
+    else:
+        value, error = _power(a, ea, b, eb)
+    if not math.isfinite(value):
+        raise OverflowError("intermediate value is not finite")
+    return value, error + _U * abs(value)
+
+
+def _power(a: float, ea: float, b: float, eb: float) -> tuple[float, float]:
+    value = math.pow(a, b)  # raises for a negative base with a fractional exponent, and for 0**-1
+    error = 0.0
+    if ea:
+        error += abs(value * b / a) * ea if a else (math.pow(ea, b) if b >= 1 else math.inf)
+    if eb:
+        error += abs(value * math.log(a)) * eb if a > 0 else (0.0 if a == 0 else math.inf)
+    return value, error
+
+
+def _call(func: str, a: float, ea: float) -> tuple[float, float]:
+    if func == "exp":
+        value = math.exp(a)
+        error = value * math.expm1(min(ea, 700.0))
+    elif func == "log":
+        value = math.log(a)
+        error = ea / (a - ea) if ea < a else math.inf
+    elif func == "sqrt":
+        value = math.sqrt(a)
+        error = min(ea / value if value else math.inf, math.sqrt(ea))
+    elif func == "tanh":
+        value, error = math.tanh(a), ea  # tanh is 1-Lipschitz
+    elif func == "sigmoid":
+        value = 1.0 / (1.0 + math.exp(-a)) if a >= 0 else math.exp(a) / (1.0 + math.exp(a))
+        error = ea / 4  # the logistic function is 1/4-Lipschitz
+    else:
+        value, error = abs(a), ea
+    return value, error + _U * abs(value)
+
+
+# --- equivalence ---------------------------------------------------------------------------------
+
+_SEED = 20_241_107
+_POINTS_NEEDED = 8  # agreeing points that decide "equivalent"
+_MAX_TRIES = 64  # sampled points before sampling gives up
+_ATOL = 1e-12
+_SAFETY = 4.0  # margin on the first-order rounding-error bound
+
+
+def _sample(domain: str, rng: random.Random) -> float:
+    """A random value from a declared domain."""
+    if domain == "real":
+        return rng.uniform(-4.0, 4.0)
+    if domain == "positive":
+        return math.exp(rng.uniform(math.log(0.05), math.log(20.0)))
+    if domain == "gate":
+        return rng.uniform(0.01, 0.99)
+    return float(rng.randint(1, 50))
+
+
+def _compare_at(a: Expr, b: Expr, point: Mapping[str, float], rtol: float) -> bool | None:
+    """True/False where the point decides, None where either side is undefined or too noisy."""
+    try:
+        va, ea = _evaluate(a, point)
+        vb, eb = _evaluate(b, point)
+    except UndefinedError:
+        return None
+    tolerance = rtol * max(abs(va), abs(vb)) + _ATOL
+    noise = _SAFETY * (ea + eb)
+    if abs(va - vb) > tolerance + noise:
+        return False
+    return True if noise <= tolerance else None
+
+
+def _sampling_verdict(a: Expr, b: Expr, symbols: Mapping[str, str], rtol: float) -> bool | None:
+    """Decide by evaluation at seeded random points; None when too few points are conclusive."""
+    names = sorted(free_symbols(a) | free_symbols(b))
+    undeclared = [n for n in names if n not in symbols]
+    if undeclared:
+        raise ValueError(f"expressions use undeclared symbols {undeclared}")
+    rng = random.Random(_SEED)
+    needed = _POINTS_NEEDED if names else 1
+    agreed = 0
+    for _ in range(_MAX_TRIES if names else 1):
+        outcome = _compare_at(a, b, {n: _sample(symbols[n], rng) for n in names}, rtol)
+        if outcome is False:
+            return False
+        agreed += outcome is True
+        if agreed >= needed:
+            return True
+    return None
+
+
+def equivalent(a: Expr, b: Expr, symbols: Mapping[str, Domain], *, rtol: float = 1e-9,
+               fallback_seconds: float = 2.0) -> bool | None:
+    """Whether `a` and `b` agree on the symbols' domains; None if it could not be verified in time.
+
+    Sampling decides almost every case in microseconds; sympy runs only when it cannot, in a child
+    process limited to `fallback_seconds` (0 disables the fallback).
+    """
+    _check_symbols(symbols)
+    verdict = _sampling_verdict(a, b, symbols, rtol)
+    if verdict is not None:
+        return verdict
+    return _symbolic_verdict(a, b, symbols, fallback_seconds)
+
+
+# --- symbolic fallback in a time-limited child ---------------------------------------------------
+
+_ASSUMPTIONS: dict[str, dict[str, bool]] = {
+    "real": {"real": True},
+    "positive": {"positive": True},
+    "gate": {"positive": True},
+    "positive_integer": {"positive": True, "integer": True},
+}
+_CHILD_MEMORY = 2 << 30  # bytes of address space the child may add to what it inherits
+_VERDICT_BYTES = {True: b"1", False: b"0", None: b"?"}
+
+
+def _symbolic_verdict(a: Expr, b: Expr, symbols: Mapping[str, str], seconds: float) -> bool | None:
+    """Ask sympy in a forked child, killed after `seconds`; None on timeout or any failure."""
+    if seconds <= 0:
+        return None
+    import sympy  # noqa: F401  (loaded once here so each forked child starts with it)
+
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        os.close(read_fd)
+        _child_main(a, b, symbols, seconds, write_fd)
+    os.close(write_fd)
+    try:
+        ready, _, _ = select.select([read_fd], [], [], seconds)
+        answer = os.read(read_fd, 1) if ready else b""
+    finally:
+        os.close(read_fd)
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    return {b"1": True, b"0": False}.get(answer)
+
+
+def _child_main(a: Expr, b: Expr, symbols: Mapping[str, str], seconds: float, write_fd: int) -> None:
+    """Run in the forked child: limit CPU and memory, write one verdict byte, exit without cleanup."""
+    verdict = None
+    try:
+        _lower_limit(resource.RLIMIT_CPU, math.ceil(seconds) + 1)
+        with open("/proc/self/statm") as statm:
+            inherited = int(statm.read().split()[0]) * resource.getpagesize()
+        _lower_limit(resource.RLIMIT_AS, inherited + _CHILD_MEMORY)
+        verdict = _sympy_verdict(a, b, symbols)
+    except BaseException:  # noqa: BLE001 – any failure in the child is "could not be verified"
+        verdict = None
+    finally:
+        try:
+            os.write(write_fd, _VERDICT_BYTES[verdict])
+        finally:
+            os._exit(0)
+
+
+def _lower_limit(kind: int, value: int) -> None:
+    """Set a resource limit (soft and hard) to `value`, or keep a lower existing hard limit."""
+    _, hard = resource.getrlimit(kind)
+    limit = value if hard == resource.RLIM_INFINITY else min(value, hard)
+    resource.setrlimit(kind, (limit, limit))
+
+
+def _sympy_verdict(a: Expr, b: Expr, symbols: Mapping[str, str]) -> bool | None:
+    """simplify(a - b) == 0, then sympy's own `equals`, with symbols carrying their domains."""
+    import sympy
+
+    table = {name: sympy.Symbol(name, **_ASSUMPTIONS[domain]) for name, domain in symbols.items()}
+    left, right = to_sympy(a, table), to_sympy(b, table)
+    difference = sympy.simplify(left - right)
+    if difference == 0:
+        return True
+    if difference.is_zero is False:
+        return False
+    return left.equals(right)
+
+
+def to_sympy(expr: Expr, table: Mapping[str, object]) -> object:
+    """The sympy expression for `expr`, built with constructors (never from text); `table` maps names to Symbols."""
+    import sympy
+
+    match expr:
+        case Num(value):
+            return sympy.Rational(value.numerator, value.denominator)
+        case Sym(name):
+            return table[name]
+        case Const(name):
+            return sympy.pi if name == "pi" else sympy.E
+        case Neg(arg):
+            return sympy.Mul(-1, to_sympy(arg, table))
+        case BinOp(op, left, right):
+            x, y = to_sympy(left, table), to_sympy(right, table)
+            if op == "+":
+                return sympy.Add(x, y)
+            if op == "-":
+                return sympy.Add(x, sympy.Mul(-1, y))
+            if op == "*":
+                return sympy.Mul(x, y)
+            if op == "/":
+                return sympy.Mul(x, sympy.Pow(y, -1))
+            return sympy.Pow(x, y)
+        case Call(func, arg):
+            x = to_sympy(arg, table)
+            if func == "sigmoid":
+                return sympy.Pow(sympy.Add(1, sympy.exp(sympy.Mul(-1, x))), -1)
+            return {"exp": sympy.exp, "log": sympy.log, "sqrt": sympy.sqrt, "tanh": sympy.tanh,
+                    "abs": sympy.Abs}[func](x)
+    raise TypeError(f"not an expression: {expr!r}")

@@ -1,0 +1,291 @@
+"""Tests of grader/answers.py: reading answer sheets safely and judging each kind of answer."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from grader.answers import AnswerSheet, SheetError, load_sheet
+from grader.checks import Fail
+
+EX01_H = {"o": "gate", "c_t": "real"}
+EX04 = {"d_x": "positive_integer", "d_h": "positive_integer"}
+H_T = 0.5 * 0.9051482536448664  # 0.5*tanh(1.5)
+H_T_MISTAKES = {0.75: "forgot the tanh", 0.63515: "tanh outside the product", 0.48201: "used the old cell state"}
+
+
+def write_sheet(root: Path, text: str, name: str = "answers.toml") -> Path:
+    path = root / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def sheet(**answers: object) -> AnswerSheet:
+    return AnswerSheet(Path("ex01_cell_state/answers.toml"), answers, rtol=1e-3,
+                       label="ex01_cell_state/answers.toml")
+
+
+def failure(check, *args: object, **kwargs: object) -> Fail:
+    with pytest.raises(Fail) as caught:
+        check(*args, **kwargs)
+    return caught.value
+
+
+# --- reading -------------------------------------------------------------------------------------
+
+
+def test_sheet_is_read_with_keys_and_tolerance(tmp_path: Path) -> None:
+    """Does a valid sheet load, with raw values, the given rtol and a label relative to the root?"""
+    write_sheet(tmp_path, 'c_t = 1.5\nh_t = "0.5*tanh(3/2)"\nblank = ""\n', "ex01/answers.toml")
+    answers = load_sheet(Path("ex01/answers.toml"), root=tmp_path, rtol=2e-3)
+    assert answers.raw("c_t") == 1.5 and answers.raw("blank") is None and answers.raw("missing") is None
+    assert answers.rtol == 2e-3 and answers.path.name == "answers.toml"
+    answers.number("h_t", H_T)
+
+
+def test_toml_error_names_file_and_line(tmp_path: Path) -> None:
+    """Is a TOML syntax error a SheetError naming the file and the line?"""
+    path = write_sheet(tmp_path, 'c_t = 1.5\n\nh_t = 0.5 *\n')
+    with pytest.raises(SheetError, match=r"answers\.toml is not valid TOML: .*line 3"):
+        load_sheet(path, root=tmp_path)
+
+
+def test_symlink_is_refused(tmp_path: Path) -> None:
+    """Is an answer sheet that is a symlink (even to a file inside) refused?"""
+    target = write_sheet(tmp_path, "c_t = 1.5\n", "real.toml")
+    (tmp_path / "answers.toml").symlink_to(target)
+    with pytest.raises(SheetError, match="symbolic link"):
+        load_sheet(Path("answers.toml"), root=tmp_path)
+
+
+def test_path_outside_root_is_refused(tmp_path: Path) -> None:
+    """Is a path that resolves outside the submission refused, also through a symlinked folder?"""
+    root = tmp_path / "submission"
+    root.mkdir()
+    write_sheet(tmp_path, "c_t = 1.5\n", "secret.toml")
+    with pytest.raises(SheetError, match="outside the submission"):
+        load_sheet(Path("../secret.toml"), root=root)
+    (root / "linked").symlink_to(tmp_path)
+    with pytest.raises(SheetError, match="outside the submission"):
+        load_sheet(Path("linked/secret.toml"), root=root)
+
+
+def test_oversized_sheet_is_refused(tmp_path: Path) -> None:
+    """Is a sheet over 64 KiB refused before parsing?"""
+    write_sheet(tmp_path, "x = 1\n" + "# padding\n" * 8000)
+    with pytest.raises(SheetError, match="larger than 64 KiB"):
+        load_sheet(Path("answers.toml"), root=tmp_path)
+
+
+def test_non_regular_files_and_missing_files_are_refused(tmp_path: Path) -> None:
+    """Are a directory, a FIFO and a missing file each refused with a SheetError?"""
+    (tmp_path / "dir.toml").mkdir()
+    os.mkfifo(tmp_path / "fifo.toml")
+    for name in ("dir.toml", "fifo.toml"):
+        with pytest.raises(SheetError, match="not a regular file"):
+            load_sheet(Path(name), root=tmp_path)
+    with pytest.raises(SheetError, match="not found"):
+        load_sheet(Path("answers.toml"), root=tmp_path)
+
+
+def test_encoding_is_checked_and_bom_tolerated(tmp_path: Path) -> None:
+    """Is non-UTF-8 text refused, and a UTF-8 byte-order mark accepted?"""
+    (tmp_path / "latin.toml").write_bytes('c_t = "é"\n'.encode("latin-1"))
+    with pytest.raises(SheetError, match="not UTF-8"):
+        load_sheet(Path("latin.toml"), root=tmp_path)
+    (tmp_path / "bom.toml").write_bytes("\ufeffc_t = 1.5\n".encode("utf-8"))
+    assert load_sheet(Path("bom.toml"), root=tmp_path).raw("c_t") == 1.5
+
+
+def test_unknown_keys_are_reported_not_fatal() -> None:
+    """Are keys no question asks for returned (sorted) while the rest still grades?"""
+    answers = sheet(c_t=1.5, ct=1.5, h_T=0.45)
+    assert answers.unknown_keys(["c_t", "h_t"]) == ["ct", "h_T"]
+    answers.number("c_t", 1.5)
+
+
+# --- numbers -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", [0.45257, "0.45257", "0.5*tanh(3/2)", "0.5 tanh(1.5)", "tanh(1.5)/2", 0.4526])
+def test_number_accepts_values_and_constant_expressions(value: object) -> None:
+    """Is a right number accepted as a TOML float, a string, or an expression (rtol 1e-3)?"""
+    sheet(h_t=value).number("h_t", H_T)
+
+
+@pytest.mark.parametrize(("value", "expected"), [("3/4", 0.75), ("ln(9)", 2.1972245773362196), (2, 2.0),
+                                                 ("σ(1)", 0.7310585786300049), ("1e-3", 0.001)])
+def test_number_accepts_other_written_forms(value: object, expected: float) -> None:
+    """Are fractions, logs, integers, σ and scientific notation accepted as numbers?"""
+    sheet(x=value).number("x", expected)
+
+
+def test_number_coarse_answer_asks_for_more_digits() -> None:
+    """Does a right-but-rounded answer get 'give more significant digits' without the reference?"""
+    for value in (0.45, "0.45", 0.4535):
+        fail = failure(sheet(h_t=value).number, "h_t", H_T)
+        assert "give at least 4 significant digits" in fail.en and "有效数字" in fail.zh
+        assert "0.4525" not in fail.en
+
+
+@pytest.mark.parametrize(("value", "diagnosis"), [(0.75, "forgot the tanh"), ("0.635", "tanh outside"),
+                                                  ("0.5*tanh(2)", "old cell state")])
+def test_number_names_known_mistake_without_reference(value: object, diagnosis: str) -> None:
+    """Is a known wrong value diagnosed by name, without printing the reference answer?"""
+    fail = failure(sheet(h_t=value).number, "h_t", H_T, mistakes=H_T_MISTAKES)
+    assert diagnosis in fail.en and "h_t" in fail.en and "answers.toml" in fail.en
+    assert "0.452" not in fail.en
+
+
+def test_number_wrong_value_is_plainly_wrong() -> None:
+    """Is a far-off value 'not correct' (no digits hint, no reference)?"""
+    fail = failure(sheet(h_t=0.3).number, "h_t", H_T)
+    assert "is not correct" in fail.en and "significant" not in fail.en and "0.452" not in fail.en
+
+
+def test_number_per_question_tolerance() -> None:
+    """Does a per-question rtol override the sheet default (σ(1)^30/0.5^30 accepted at ±2%)?"""
+    answers = sheet(ratio=88000)
+    answers.number("ratio", 8.9015e4, rtol=0.02)
+    with pytest.raises(Fail):
+        answers.number("ratio", 8.9015e4)
+
+
+@pytest.mark.parametrize(("value", "fragment"), [
+    ("", "unanswered"),
+    ("   ", "unanswered"),
+    (None, "unanswered"),
+    (True, "expects a number; got a boolean"),
+    ([1.5], "expects a number; got an array"),
+    ({"v": 1.5}, "expects a number; got a table"),
+    ("o*tanh(c_t)", "asks for a number, but your answer uses the name 'o' (column 1)"),
+    ("tanhh(1.5)", "uses the name 'tanhh' (column 1), which is no function or constant"),
+    ("1.5,2", "thousands separators"),
+    ("1/0", "no finite value"),
+    (float("nan"), "not a finite number"),
+    ("__import__('os')", "could not read your answer"),
+])
+def test_number_malformed_answers_get_their_own_message(value: object, fragment: str) -> None:
+    """Does each kind of malformed or missing number get its own message, 0 points, and no crash?"""
+    answers = sheet() if value is None else sheet(c_t=value)
+    fail = failure(answers.number, "c_t", 1.5)
+    assert fragment in fail.en and fail.earned == 0.0 and fail.zh != fail.en
+
+
+# --- integers ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", [82432, 82432.0, "82432", "4*128*(32+128+1)"])
+def test_integer_accepts_exact_forms(value: object) -> None:
+    """Is an exact count accepted as int, integral float, string or arithmetic?"""
+    sheet(q=value).integer("q", 82432)
+
+
+def test_integer_is_exact_and_names_mistakes() -> None:
+    """Is an off-by-one count wrong, a known mistake named, and a fraction refused as non-integer?"""
+    mistakes = {4 * 128 * 160: "no bias"}
+    assert "not correct" in failure(sheet(q=82433).integer, "q", 82432).en
+    assert "no bias" in failure(sheet(q="4*128*(32+128)").integer, "q", 82432, mistakes=mistakes).en
+    assert "not a whole number" in failure(sheet(q="3/4").integer, "q", 1).en
+
+
+# --- formulas ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["o*tanh(c_t)", "o tanh(c_t)", "tanh(c_t)·o", "o\\tanh(c_t)"])
+def test_formula_accepts_equivalent_forms(value: str) -> None:
+    """Are equivalent notations of h_t = o*tanh(c_t) accepted?"""
+    sheet(h=value).formula("h", "o*tanh(c_t)", EX01_H)
+
+
+def test_formula_names_mistake_without_reference() -> None:
+    """Is o*c_t diagnosed as 'forgot the tanh' without printing the expected formula?"""
+    fail = failure(sheet(h="c_t o").formula, "h", "o*tanh(c_t)", EX01_H,
+                   mistakes={"o*c_t": ("forgot the tanh", "漏了 tanh"), "tanh(o*c_t)": "tanh outside"})
+    assert "forgot the tanh" in fail.en and "漏了 tanh" in fail.zh and "tanh(c_t)" not in fail.en
+
+
+def test_formula_wrong_is_not_equivalent() -> None:
+    """Is a wrong formula with no matching mistake 'not equivalent', without the reference?"""
+    fail = failure(sheet(n="4*d_h*(d_x+d_h)").formula, "n", "4*d_h*(d_x+d_h+1)", EX04)
+    assert "not equivalent" in fail.en and "d_h+1" not in fail.en
+
+
+@pytest.mark.parametrize(("value", "fragment"), [
+    ("", "unanswered"),
+    (160, "asks for a formula in d_x, d_h, but your answer is a number"),
+    ("160", "asks for a formula in d_x, d_h, but your answer is a number"),
+    ("4*d_k*(d_x+d_h+1)", "unknown symbol 'd_k' at column 3; this question's symbols are d_x, d_h"),
+    ("4*d_h*(d_x+d_h+1", "never closed"),
+    (["d_h"], "expects a formula written as a string"),
+    ("ｄ_h", "U+FF44"),
+])
+def test_formula_malformed_answers_get_their_own_message(value: object, fragment: str) -> None:
+    """Does each kind of malformed formula answer get its own clear message?"""
+    fail = failure(sheet(n=value).formula, "n", "4*d_h*(d_x+d_h+1)", EX04)
+    assert fragment in fail.en
+
+
+def test_formula_timeout_is_could_not_be_verified(tmp_path: Path) -> None:
+    """Is a formula the checker cannot settle in time a Fail 'could not be verified', not a hang or crash?"""
+    write_sheet(tmp_path, 'n = "(a+b+c+d+g)^40 - ((a+b)^2 + 2*(a+b)*(c+d+g) + (c+d+g)^2)^20 + a"\n')
+    answers = load_sheet(Path("answers.toml"), root=tmp_path, fallback_seconds=0.3)
+    symbols = {name: "positive" for name in ("a", "b", "c", "d", "g")}
+    assert "could not be verified" in failure(answers.formula, "n", "a", symbols).en
+
+
+# --- choices, booleans, shapes -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["0.9", " 0.9 ", 0.9, "0.90"])
+def test_choice_accepts_number_forms_of_the_option(value: object) -> None:
+    """Is the option "0.9" picked by the string, a TOML float, or "0.90"?"""
+    sheet(s=value).choice("s", "0.9", ["0.1", "0.5", "0.9"])
+
+
+def test_choice_is_case_insensitive_and_lists_options() -> None:
+    """Is 'b' the option 'B', and an answer outside the options told what the options are?"""
+    sheet(q=" b ").choice("q", "B", ["A", "B", "C"])
+    fail = failure(sheet(q="E").choice, "q", "B", ["A", "B", "C"])
+    assert "'E' is not one of the options: A, B, C" in fail.en
+
+
+def test_choice_names_mistake() -> None:
+    """Is a known wrong option diagnosed by name?"""
+    fail = failure(sheet(s="0.1").choice, "s", "0.9", ["0.1", "0.5", "0.9"],
+                   mistakes={"0.1": "smaller retention decays faster"})
+    assert "smaller retention decays faster" in fail.en
+
+
+@pytest.mark.parametrize(("value", "ok"), [(True, True), ("TRUE", True), (" true ", True), (False, False),
+                                           ("false", False)])
+def test_boolean_accepts_toml_and_strings(value: object, ok: bool) -> None:
+    """Are TOML booleans and "true"/"false" in any case judged against the expected truth value?"""
+    answers = sheet(b=value)
+    if ok:
+        answers.boolean("b", True)
+    else:
+        assert "is not correct" in failure(answers.boolean, "b", True).en
+
+
+@pytest.mark.parametrize("value", ["yes", 1, [True]])
+def test_boolean_refuses_non_booleans(value: object) -> None:
+    """Is anything but true/false told to write true or false?"""
+    assert "is not true or false" in failure(sheet(b=value).boolean, "b", False).en
+
+
+@pytest.mark.parametrize("value", [[2, 4, 10], "(2, 4, 10)", "[2,4,10]"])
+def test_shape_accepts_arrays(value: object) -> None:
+    """Is [2, 4, 10] accepted as a TOML array or a bracketed string?"""
+    sheet(s=value).shape("s", [2, 4, 10])
+
+
+@pytest.mark.parametrize(("value", "fragment"), [([4, 2, 5, 1], "shape [4, 2, 5, 1] is not correct"),
+                                                 (["a"], "is not a shape"), ([True, 2], "is not a shape"),
+                                                 ("2x4x10", "is not a shape")])
+def test_shape_wrong_or_malformed(value: object, fragment: str) -> None:
+    """Is a wrong shape 'not correct' and a non-shape told how to write one?"""
+    assert fragment in failure(sheet(s=value).shape, "s", [4, 2, 5]).en
