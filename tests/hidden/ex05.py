@@ -89,7 +89,7 @@ def _gru(x, h, W_z, U_z, W_r, U_r, W_h, U_h, b_z, b_r, b_h, *, swapped=False, re
 LSTM_MISTAKES = {
     "sigmoid on the candidate: the candidate cell state uses tanh, not sigmoid": dict(cand=torch.sigmoid),
     "missing tanh on c in h: the hidden state is o ⊙ tanh(c), not o ⊙ c": dict(squash_c=False),
-    "[h, x] order: the weights act on u = cat([x, h]), x first": dict(order="hx"),
+    "[h, x] order: this exercise concatenates u = cat([x, h]), x first (seed 004), not [h, x] as seed 000 writes it": dict(order="hx"),
 }
 GRU_MISTAKES = {
     "swapped GRU convention: this exercise uses h_new = z ⊙ h + (1 − z) ⊙ candidate": dict(swapped=True),
@@ -192,15 +192,15 @@ def test_gru_given_gates(gated, device):
 
 
 @check(points=1)
-def test_float32_preserved(gated, reference, device):
-    """float32 inputs give float32 outputs with the right values (no silent up- or down-casting)"""
+def test_float32_preserved(gated, device):
+    """float32 inputs give float32 outputs that agree with your own float64 results"""
     for fn, make, keys in (("lstm_step", lstm_inputs, LSTM_KEYS), ("gru_step", gru_inputs, GRU_KEYS)):
-        inputs = make(device, torch.float32)
-        value = getattr(gated, fn)(**inputs)
-        out = result_dict(value, keys, shape=(B, D_H), dtype=torch.float32, fn=fn)
-        expected = getattr(reference, fn)(**inputs)
+        inputs = make(device)
+        out64 = result_dict(getattr(gated, fn)(**inputs), keys, shape=(B, D_H), dtype=torch.float64, fn=fn)
+        inputs32 = {k: v.float() for k, v in inputs.items()}
+        out32 = result_dict(getattr(gated, fn)(**inputs32), keys, shape=(B, D_H), dtype=torch.float32, fn=f"{fn} (float32)")
         for k in keys:
-            assert_close(out[k], expected[k], name=f"{fn}()[{k!r}] in float32", rtol=1e-5, atol=1e-6)
+            assert_close(out32[k], out64[k].float(), name=f"{fn}()[{k!r}] in float32", rtol=1e-4, atol=1e-5)
 
 
 @check(points=2)
@@ -232,12 +232,11 @@ def test_gradients(gated, reference, device):
 
 
 @check(points=1)
-def test_extreme_preactivations(gated, reference, device):
-    """Outputs stay finite and right for pre-activations around ±1e4 (use torch.sigmoid/torch.tanh)"""
+def test_extreme_preactivations(gated, device):
+    """Outputs stay finite for pre-activations around ±1e4 (use torch.sigmoid/torch.tanh)"""
     for fn, make, keys in (("lstm_step", lstm_inputs, LSTM_KEYS), ("gru_step", gru_inputs, GRU_KEYS)):
         inputs = make(device, scale=2e4)
         out = result_dict(getattr(gated, fn)(**inputs), keys, shape=(B, D_H), dtype=torch.float64, fn=fn)
-        expected = getattr(reference, fn)(**inputs)
         for k in keys:
             if not torch.isfinite(out[k]).all():
                 raise Fail(
@@ -246,7 +245,6 @@ def test_extreme_preactivations(gated, reference, device):
                     f"{fn}()[{k!r}] 在预激活值很大时出现 NaN 或无穷大：用 exp 手写的 sigmoid 或 tanh 会溢出；"
                     "请使用 torch.sigmoid 和 torch.tanh",
                 )
-            assert_close(out[k], expected[k], name=f"{fn}()[{k!r}] at ±1e4", rtol=1e-8, atol=1e-8)
 
 
 def _bad_shapes(device):
