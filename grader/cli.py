@@ -110,3 +110,7 @@ def _print(result, *, as_json: bool, verbose: bool) -> None:
         click.echo(grade_json(result))
     else:
         print_grade(Console(), result, verbose=verbose)
+
+
+if __name__ == "__main__":
+    main()
