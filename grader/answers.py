@@ -105,6 +105,10 @@ class AnswerSheet:
             return None
         return value
 
+    def keys(self) -> list[str]:
+        """Every key the sheet holds, answered or not, sorted."""
+        return sorted(self._answers)
+
     def unknown_keys(self, expected: Iterable[str]) -> list[str]:
         """Keys in the sheet that no question asks for (typos, renamed keys), sorted."""
         return sorted(set(self._answers) - set(expected))
@@ -195,17 +199,20 @@ class AnswerSheet:
                 raise self._diagnosis(key, diagnosis)
         raise self._fail(key, f"{_show(value)} is not correct", f"{_show(value)} 不正确")
 
-    def boolean(self, key: str, expected: bool) -> None:
-        """true or false (TOML boolean, or the string "true"/"false" in any case)."""
+    def boolean(self, key: str, expected: bool, *, mistake: Diagnosis | None = None) -> None:
+        """true or false (TOML boolean, or the string "true"/"false" in any case); `mistake` names the opposite."""
         value = self._answer(key)
         got = {"true": True, "false": False}.get(value.strip().lower()) if isinstance(value, str) else value
         if not isinstance(got, bool):
             raise self._fail(key, f"{_show(value)} is not true or false; write {key} = true or {key} = false",
                              f"{_show(value)} 不是 true 或 false；请写 {key} = true 或 {key} = false")
         if got != expected:
+            if mistake is not None:
+                raise self._diagnosis(key, mistake)
             raise self._fail(key, f"{_show(value)} is not correct", f"{_show(value)} 不正确")
 
-    def shape(self, key: str, expected: Sequence[int]) -> None:
+    def shape(self, key: str, expected: Sequence[int], *,
+              mistakes: Mapping[tuple[int, ...], Diagnosis] = {}) -> None:
         """A tensor shape as a TOML array of integers, e.g. [2, 4, 10] ("(2, 4, 10)" also accepted)."""
         value = self._answer(key)
         dims = _shape_of(value)
@@ -213,6 +220,8 @@ class AnswerSheet:
             raise self._fail(key, f"{_show(value)} is not a shape; write an array of integers such as {key} = [2, 3]",
                              f"{_show(value)} 不是形状；请写整数数组，例如 {key} = [2, 3]")
         if dims != list(expected):
+            if tuple(dims) in mistakes:
+                raise self._diagnosis(key, mistakes[tuple(dims)])
             raise self._fail(key, f"shape {dims} is not correct", f"形状 {dims} 不正确")
 
     # --- helpers ---------------------------------------------------------------------------------

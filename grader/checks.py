@@ -95,6 +95,19 @@ def check(points: float) -> pytest.MarkDecorator:
     return pytest.mark.check(points=points)
 
 
+def partial(points: float, parts) -> None:
+    """Run every part (a call that raises Fail when wrong); fail with all their messages and a share of `points`."""
+    failures = []
+    for part in parts:
+        try:
+            part()
+        except Fail as failure:
+            failures.append(failure)
+    if failures:
+        earned = points * (len(parts) - len(failures)) / len(parts)
+        raise Fail("\n".join(f.en for f in failures), "\n".join(f.zh for f in failures), earned=earned)
+
+
 def student_module(name: str):
     """A fixture named `name`: the submission's `name.py`, run in this check's student process."""
 

@@ -1,0 +1,159 @@
+"""Hidden checks for ex02: the direct gradient path, on the answer sheet (10 points).
+
+Expected answers come from solutions/ex02_gradient_path/answers.toml. Each known mistake below is
+the value or formula that mistake produces, computed from the question's data, so the feedback can
+name it without printing the reference answer.
+"""
+
+import math
+
+from grader.checks import check, partial
+
+GATES = (0.9, 0.8, 0.5)  # question (a)
+
+
+def sigma(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+F_TIMES_K = ("multiplied f by k; the k per-step factors multiply, so the gate is raised to the power k",
+             "把 f 乘以 k 了；k 个逐步因子相乘，应是门值的 k 次幂")
+WRONG_COLUMN = ("that is the value for the other number of steps in the table; check k",
+                "这是表中另一个步数的值；请核对 k")
+ROUNDED_SIGMA = ("σ(1) was rounded before the power; the 30th power multiplies the rounding error by 30 – "
+                 "keep more digits or write sigma(1)^30",
+                 "在取幂之前把 σ(1) 舍入了；30 次幂把舍入误差放大 30 倍——请保留更多位数，或直接写 sigma(1)^30")
+SIGMA0 = ("used σ(0) = 0.5, the gate at bias 0; this key asks for the gate at bias 1, σ(1)",
+          "用了 σ(0) = 0.5，即偏置为 0 时的门值；本题问的是偏置为 1 时的门值 σ(1)")
+WRONG_BIAS = ("that is the factor for another forget bias; this question uses bias 2, f = σ(2)",
+              "这是其他遗忘门偏置下的系数；本题的偏置为 2，即 f = σ(2)")
+OFF_BY_ONE = ("off by one step: 10 steps multiply exactly 10 gate factors",
+              "差了一步：10 步恰好乘 10 个门因子")
+
+
+@check(points=1)
+def test_three_step_factor(answers, reference_answers):
+    """(a) the three-step factor along the direct path"""
+    a, b, c = GATES
+    answers.number("three_step_factor", reference_answers["three_step_factor"], mistakes={
+        a + b + c: ("added the gates; along the direct path the per-step factors diag(f) multiply",
+                   "把门值相加了；直接路径上逐步因子 diag(f) 是相乘的"),
+        (1 - a) * (1 - b) * (1 - c): ("used 1 − f, the share forgotten; the path keeps the share f",
+                                     "用了 1 − f（被遗忘的部分）；通道保留的是 f 这一部分"),
+        (a + b + c) / 3: ("averaged the gates; the per-step factors multiply",
+                         "对门值取了平均；逐步因子应相乘"),
+        **{gate: ("kept only one step's gate; all three steps' factors multiply", "只用了一步的门值；三步的因子要连乘")
+           for gate in GATES},
+    })
+
+
+@check(points=1)
+def test_const_gate_factor(answers, reference_answers):
+    """(b) the k-step factor of a constant gate, as a formula in f, k"""
+    answers.formula("const_gate_factor", reference_answers["const_gate_factor"],
+                    symbols={"f": "gate", "k": "positive_integer"}, mistakes={
+        "f*k": F_TIMES_K,
+        "(1-f)^k": ("used 1 − f, the share forgotten; the path keeps the share f",
+                   "用了 1 − f（被遗忘的部分）；通道保留的是 f 这一部分"),
+        "f^(k-1)": ("off by one: k steps multiply exactly k gate factors", "差了一个：k 步恰好乘 k 个门因子"),
+        "f^(k+1)": ("off by one: k steps multiply exactly k gate factors", "差了一个：k 步恰好乘 k 个门因子"),
+        "f": ("that is one step's factor; over k steps the factors multiply", "这只是一步的因子；k 步要连乘"),
+        "exp(-k*(1-f))": ("that is the approximation e^(−γk) with γ = 1 − f; the exact factor is asked",
+                         "这是近似式 e^(−γk)（γ = 1 − f）；本题要的是精确系数"),
+    })
+
+
+@check(points=2)
+def test_scalar_table(answers, reference_answers):
+    """(c) seed 000's scalar table: w = 1.05 and 0.95, f = σ(1) and 0.99"""
+    s1 = sigma(1.0)
+    table = {
+        "w105_k30": {1.05 * 30: F_TIMES_K, 1.05 ** 100: WRONG_COLUMN},
+        "w095_k100": {0.95 * 100: F_TIMES_K, 0.95 ** 30: WRONG_COLUMN},
+        "sigma1_k30": {0.5 ** 30: SIGMA0, s1 * 30: F_TIMES_K, s1 ** 100: WRONG_COLUMN,
+                       0.731 ** 30: ROUNDED_SIGMA, 0.73 ** 30: ROUNDED_SIGMA,
+                       1.0: ("took the bias 1 as the gate value; the gate is σ(bias)", "把偏置 1 当成了门值；门值是 σ(偏置)")},
+        "f099_k100": {0.99 * 100: F_TIMES_K, 0.99 ** 30: WRONG_COLUMN},
+    }
+    partial(2, [lambda key=key, wrong=wrong: answers.number(key, reference_answers[key], mistakes=wrong)
+                for key, wrong in table.items()])
+
+
+@check(points=1)
+def test_ratio_bias1_bias0(answers, reference_answers):
+    """(c) the 30-step head start of forget bias 1 over bias 0 (within 2 %)"""
+    s1 = sigma(1.0)
+    answers.number("ratio_bias1_bias0_k30", reference_answers["ratio_bias1_bias0_k30"], rtol=0.02, mistakes={
+        0.5 ** 30 / s1 ** 30: ("inverted the ratio: bias 1's factor over bias 0's is asked",
+                              "比值颠倒了：要的是偏置 1 的系数除以偏置 0 的系数"),
+        s1 ** 30: ("gave σ(1)^30 itself (or the difference), not the ratio of the two factors",
+                  "给的是 σ(1)^30 本身（或两者之差），不是两个系数之比"),
+        s1 / 0.5: ("that is the ratio after one step; over 30 steps the per-step ratio is raised to the 30th power",
+                  "这是一步的比值；30 步后每步的比值要取 30 次幂"),
+        0.73 ** 30 / 0.5 ** 30: ROUNDED_SIGMA,
+    })
+
+
+@check(points=1)
+def test_preact_formula(answers, reference_answers):
+    """(d) the pre-activation needed to keep 1 − ε over k steps, as a formula in k, epsilon"""
+    sign = ("sign error: z must be large and positive, and ln(ε/k) is negative for ε < k",
+            "符号错误：z 必须是较大的正数，而 ε < k 时 ln(ε/k) 为负")
+    answers.formula("preact_formula", reference_answers["preact_formula"],
+                    symbols={"k": "positive_integer", "epsilon": "gate"}, mistakes={
+        "ln(epsilon/k)": sign,
+        "ln(k/epsilon)/ln(10)": ("used log10; γ ≈ e^(−z) is undone by the natural logarithm ln",
+                                "用了以 10 为底的对数；γ ≈ e^(−z) 要用自然对数 ln 反解"),
+        "k/epsilon": ("forgot the logarithm: that is e^z, not z", "漏了对数：这是 e^z，不是 z"),
+        "epsilon/k": ("that is the bound on γ = 1 − f, not the pre-activation z", "这是 γ = 1 − f 的界，不是预激活 z"),
+        "1 - epsilon/k": ("that is the gate value f, not its pre-activation z", "这是门值 f，不是它的预激活 z"),
+        "ln(k*epsilon)": ("ε belongs in the denominator: γ ≲ ε/k", "ε 应在分母上：γ ≲ ε/k"),
+        "ln(1/epsilon)": ("k is missing: the decay accumulates over k steps", "漏了 k：衰减在 k 步上累积"),
+    })
+
+
+@check(points=1)
+def test_preact_value(answers, reference_answers):
+    """(d) that pre-activation for k = 100, ε = 0.1"""
+    k, eps = 100, 0.1
+    exact = math.log(k / -math.log1p(-eps))  # z from γ = −ln(1 − ε)/k, without γ·k ≈ ε
+    answers.number("preact_k100_eps01", reference_answers["preact_k100_eps01"], mistakes={
+        -math.log(k / eps): ("sign error: z must be large and positive", "符号错误：z 必须是较大的正数"),
+        math.log10(k / eps): ("used log10; γ ≈ e^(−z) is undone by the natural logarithm ln",
+                             "用了以 10 为底的对数；γ ≈ e^(−z) 要用自然对数 ln 反解"),
+        k / eps: ("forgot the logarithm: that is e^z, not z", "漏了对数：这是 e^z，不是 z"),
+        eps / k: ("that is the bound on γ = 1 − f, not the pre-activation z", "这是 γ = 1 − f 的界，不是预激活 z"),
+        1 - eps / k: ("that is the gate value f, not its pre-activation z", "这是门值 f，不是它的预激活 z"),
+        math.log(k * eps): ("ε belongs in the denominator: γ ≲ ε/k", "ε 应在分母上：γ ≲ ε/k"),
+        exact: ("that is the exact logit; this question asks for seed 000's approximation γ·k ≲ ε with γ ≈ e^(−z)",
+               "这是精确的 logit；本题要的是种子 000 的近似 γ·k ≲ ε、γ ≈ e^(−z)"),
+    })
+
+
+@check(points=1)
+def test_bias2_k10(answers, reference_answers):
+    """(e) seed 001's simulation: forget bias 2 over 10 steps"""
+    f = sigma(2.0)
+    answers.number("bias2_k10", reference_answers["bias2_k10"], mistakes={
+        sigma(0.0) ** 10: WRONG_BIAS,
+        sigma(1.0) ** 10: WRONG_BIAS,
+        f * 10: F_TIMES_K,
+        f ** 9: OFF_BY_ONE,
+        f ** 11: OFF_BY_ONE,
+        f: ("that is one step's factor; over 10 steps the factors multiply", "这只是一步的因子；10 步要连乘"),
+    })
+
+
+@check(points=2)
+def test_statements(answers, reference_answers):
+    """(f) true or false: the direct path only decays; gating guarantees no vanishing"""
+    partial(2, [
+        lambda: answers.boolean("only_decays", reference_answers["only_decays"], mistake=(
+            "every factor on the direct path is a sigmoid output in (0, 1), so their product cannot exceed 1",
+            "直接路径上的每个因子都是 (0, 1) 内的 sigmoid 输出，它们的乘积不会超过 1")),
+        lambda: answers.boolean("guarantees_no_vanishing", reference_answers["guarantees_no_vanishing"], mistake=(
+            "gating only mitigates vanishing: the readout through o ⊙ tanh′ discounts, the indirect paths "
+            "through W remain, and a gate below 1 still decays over many steps (seed 000 §2.3.8)",
+            "门控只是缓解梯度消失：经 o ⊙ tanh′ 的读出会打折，经 W 的间接路径仍在，门值小于 1 时衰减仍随步数累积"
+            "（种子 000 §2.3.8）")),
+    ])

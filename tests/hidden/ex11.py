@@ -1,0 +1,167 @@
+"""Hidden checks for ex11: the concepts quiz, on the answer sheet (8 points).
+
+Expected answers come from solutions/ex11_concepts/answers.toml. Each wrong answer that matches a
+known misconception (seed 000 §2.3.4, §2.3.5, §2.3.8; seeds 001 and 003) is named in the feedback.
+Every part earns partial credit per item.
+"""
+
+import math
+
+from grader.checks import Fail, check, partial
+
+CHOICES = ("A", "B", "C", "D")
+T, NUM_STATES = 4, 4  # part B: 4 time steps; h_n stacks num_layers × num_directions = 4 states
+
+
+def index(answers, key: str, expected: int, length: int, mistakes: dict) -> None:
+    """An index into a dimension of `length`; the negative form of the right index is right too."""
+    try:
+        answers.integer(key, expected - length)
+    except Fail:
+        answers.integer(key, expected, mistakes=mistakes)
+
+
+MISCONCEPTIONS = {
+    "tf_gating_cures_vanishing": (
+        "gating only mitigates vanishing: the readout o ⊙ tanh′ discounts, the indirect paths through W "
+        "remain, and a forget gate below 1 still decays with distance",
+        "门控只是缓解梯度消失：读出 o ⊙ tanh′ 会打折，经 W 的间接路径仍在，遗忘门小于 1 时衰减仍随距离累积"),
+    "tf_parallel_over_time": (
+        "each state depends on the previous one, so the forward pass and BPTT run step by step in time; "
+        "only the batch and feature dimensions parallelise",
+        "每一步的状态依赖上一步，前向与 BPTT 都只能沿时间逐步进行；能并行的只有批维与特征维"),
+    "tf_h_only_state": (
+        "the LSTM state is the pair (h_t, c_t): nn.LSTM returns (h_n, c_n), and c_n is not part of output; "
+        "both must be carried or checkpointed",
+        "LSTM 的状态是一对 (h_t, c_t)：nn.LSTM 返回 (h_n, c_n)，c_n 不在 output 中；传递或保存状态时两者都要带上"),
+    "tf_bidirectional_generation": (
+        "the backward direction needs the whole sequence first; when token t is generated the future does "
+        "not exist yet, so training would peek at it",
+        "后向递推需要先拿到整句；生成第 t 个 token 时未来还不存在，训练时等于偷看了未来"),
+    "tf_carry_state_without_detach": (
+        "without detach the graph spans batches (memory grows, or backward through the graph a second "
+        "time fails); reset the state to zero or carry h.detach() (and c.detach())",
+        "不 detach 时计算图会跨 batch 累积（显存增长，或报再次反向同一张图）；应把状态置零，或传递 h.detach()（及 c.detach()）"),
+}
+
+OUTPUT_MISTAKES = {
+    (2, 4, 5): ("forgot that the two directions are concatenated in output's last dimension",
+                "忘了 output 的最后一维拼接了两个方向"),
+    (4, 2, 10): ("batch_first=True puts the batch first in output", "batch_first=True 时 output 的第一维是批"),
+    (2, 4, 20): ("output holds only the last layer's states, not every layer's", "output 只含最后一层的状态，不含所有层"),
+}
+STATE_MISTAKES = {
+    (2, 4, 5): ("batch_first does not apply to h_n and c_n: their first dimension is never the batch",
+                "batch_first 不作用于 h_n 与 c_n：它们的第一维永远不是批"),
+    (2, 2, 5): ("forgot the directions: the first dimension counts layers × directions",
+                "忘了方向数：第一维是层数 × 方向数"),
+    (4, 2, 10): ("h_n and c_n keep the two directions as separate entries; they are not concatenated",
+                 "h_n 与 c_n 把两个方向作为不同的条目保存，并不拼接"),
+    (2, 2, 10): ("h_n and c_n keep the two directions as separate entries; they are not concatenated",
+                 "h_n 与 c_n 把两个方向作为不同的条目保存，并不拼接"),
+    (2, 4, 10): ("that is output's shape; h_n and c_n hold only the last time step of every layer and direction",
+                 "这是 output 的形状；h_n 与 c_n 只保存每层每个方向最后一个时间步的状态"),
+}
+LAST_BACKWARD = ("h_n[-1] is the last layer's backward direction, not its forward one",
+                 "h_n[-1] 是最后一层的后向方向，不是前向方向")
+NOT_GROUPED = ("h_n does not list all forward directions first and then all backward ones",
+               "h_n 并不是先列出所有前向、再列出所有后向")
+FIRST_LAYER = ("index 0 belongs to the first layer", "索引 0 属于第一层")
+BACKWARD_END = ("the backward direction reads the sequence from the end: at the last time step it has seen one "
+                "input, so its final state sits elsewhere in output",
+                "后向方向从序列末尾读起：在最后一个时间步它只看到一个输入，它的最终状态在 output 的另一处")
+
+FRAMEWORK_BIASES = ("counted two biases per gate block (PyTorch's bias_ih and bias_hh); Q2 counts one",
+                    "每个门块算了两组偏置（PyTorch 的 bias_ih 与 bias_hh）；Q2 只算一组")
+NO_BIAS = ("the bias is missing: Q2 counts one bias vector per gate block", "漏了偏置：Q2 中每个门块有一组偏置")
+PLAIN_RNN = ("that is the plain RNN's count, one block", "这是朴素 RNN 的参数量（只有一块）")
+
+VARIANTS = {
+    "choice_coupled_gates": {
+        "A": ("peepholes feed c into the gates; coupling ties f to i", "peephole 把 c 接入门；耦合门把 f 与 i 绑在一起"),
+        "B": ("coupling does not make f = 1: when i is large, f = 1 − i is small and old memory is overwritten",
+              "耦合并不使 f = 1：i 大时 f = 1 − i 小，旧记忆被覆盖"),
+        "D": ("the additive cell path stays; coupling only removes the freedom between f and i",
+              "加法细胞通道仍在；耦合只去掉了 f 与 i 之间的自由度"),
+    },
+    "choice_peephole_vs_coupling": {
+        "B": ("reversed: peepholes let the gates read c, coupling ties f to i",
+              "说反了：peephole 让门读到 c，耦合门把 f 与 i 绑在一起"),
+        "C": ("coupling removes parameters and freedom, it adds no path", "耦合门减少参数与自由度，并不增加通路"),
+        "D": ("both change the architecture: what the gates see and what decides them",
+              "两者都改变结构：门看到什么、门由谁决定"),
+    },
+    "choice_greff_2015": {
+        "A": ("removing peepholes did not hurt noticeably; the variants differed little",
+              "去掉 peephole 并没有明显变差；各变体差别不大"),
+        "B": ("removing one or two gates usually did not make results clearly worse", "删掉一两个门通常不会让效果明显变差"),
+        "C": ("the differences between the variants were not significant overall", "各变体之间的差别整体并不显著"),
+    },
+    "choice_jozefowicz_2015": {
+        "A": ("some variants did beat the standard LSTM, by small margins", "确实存在优于标准 LSTM 的变体，只是优势不大"),
+        "C": ("they reported no such uniform winner; architecture mattered less than hyper-parameters",
+              "没有这样的全面赢家；架构的影响小于超参"),
+        "D": ("more gates and fancier structure were not supported by the comparisons",
+              "对照结果并不支持门越多、结构越花哨越强"),
+    },
+}
+
+
+@check(points=2)
+def test_misconceptions(answers, reference_answers):
+    """Part A: the five misconceptions of seed 000 §2.3.8, true or false"""
+    partial(2, [lambda key=key, why=why: answers.boolean(key, reference_answers[key], mistake=why)
+                for key, why in MISCONCEPTIONS.items()])
+
+
+@check(points=2)
+def test_bidirectional_shapes(answers, reference_answers):
+    """Part B: shapes and indices of a 2-layer bidirectional batch-first nn.LSTM"""
+    partial(2, [
+        lambda: answers.shape("output_shape", reference_answers["output_shape"], mistakes=OUTPUT_MISTAKES),
+        lambda: answers.shape("h_n_shape", reference_answers["h_n_shape"], mistakes=STATE_MISTAKES),
+        lambda: answers.shape("c_n_shape", reference_answers["c_n_shape"], mistakes=STATE_MISTAKES),
+        lambda: index(answers, "fwd_last_layer_index", reference_answers["fwd_last_layer_index"], NUM_STATES,
+                      {3: LAST_BACKWARD, -1: LAST_BACKWARD, 1: NOT_GROUPED, -3: NOT_GROUPED, 0: FIRST_LAYER}),
+        lambda: index(answers, "bwd_final_time_index", reference_answers["bwd_final_time_index"], T,
+                      {T - 1: BACKWARD_END, -1: BACKWARD_END}),
+    ])
+
+
+@check(points=2)
+def test_numbers(answers, reference_answers):
+    """Part C: self-test Q2 parameter counts, the GRU/LSTM ratio and σ(1)"""
+    d_x, d_h = 64, 256
+    block = d_h * (d_x + d_h + 1)
+
+    def counts(blocks: int, wrong_blocks: dict) -> dict:
+        return {blocks * (block + d_h): FRAMEWORK_BIASES, blocks * (block - d_h): NO_BIAS, block: PLAIN_RNN} | {
+            n * block: why for n, why in wrong_blocks.items()}
+
+    partial(2, [
+        lambda: answers.integer("q2_gru", reference_answers["q2_gru"], mistakes=counts(3, {
+            4: ("a GRU has three gate blocks (z, r, candidate), not four", "GRU 有三个门块（z、r、候选），不是四个"),
+            2: ("the candidate is a block too: a GRU has three", "候选也是一个块：GRU 共三个"),
+        })),
+        lambda: answers.integer("q2_lstm", reference_answers["q2_lstm"], mistakes=counts(4, {
+            3: ("an LSTM has four gate blocks (i, f, o, candidate), not three", "LSTM 有四个门块（i、f、o、候选），不是三个"),
+        })),
+        lambda: answers.number("gru_lstm_ratio", reference_answers["gru_lstm_ratio"], mistakes={
+            4 / 3: ("inverted: GRU over LSTM is asked", "比值颠倒了：要的是 GRU 除以 LSTM"),
+            3.0: ("that is GRU over the plain RNN", "这是 GRU 与朴素 RNN 之比"),
+            4.0: ("that is LSTM over the plain RNN", "这是 LSTM 与朴素 RNN 之比"),
+        }),
+        lambda: answers.number("sigma_1", reference_answers["sigma_1"], mistakes={
+            0.5: ("that is σ(0), the gate at bias 0", "这是 σ(0)，即偏置为 0 时的门值"),
+            1 / (1 + math.e): ("that is σ(−1) = 1/(1 + e): the sign of the exponent is flipped", "这是 σ(−1) = 1/(1 + e)：指数的符号反了"),
+            math.tanh(1): ("that is tanh(1), not the sigmoid", "这是 tanh(1)，不是 sigmoid"),
+            0.75: ("that is the linear approximation 1/2 + z/4, not σ(1)", "这是线性近似 1/2 + z/4，不是 σ(1)"),
+        }),
+    ])
+
+
+@check(points=2)
+def test_variants(answers, reference_answers):
+    """Part D: coupled gates, peepholes and the two large comparisons (seed 000 §2.3.4)"""
+    partial(2, [lambda key=key, wrong=wrong: answers.choice(key, reference_answers[key], CHOICES, mistakes=wrong)
+                for key, wrong in VARIANTS.items()])

@@ -1,0 +1,98 @@
+"""The ex11 mutant bank: each known misconception on the answer sheet loses points and is named."""
+
+import re
+
+import pytest
+
+from conftest import ROOT
+
+REFERENCE = (ROOT / "solutions" / "ex11_concepts" / "answers.toml").read_text()
+
+
+def sheet_with(**answers: str) -> str:
+    """The reference sheet with the answers to these keys replaced by TOML texts."""
+    sheet = REFERENCE
+    for key, value in answers.items():
+        line = re.compile(rf"^{key} = .*$", re.MULTILINE)
+        assert len(line.findall(sheet)) == 1, f"the reference has no single line for {key}"
+        sheet = line.sub(lambda _: f"{key} = {value}", sheet)
+    return sheet
+
+
+# name: (key, the wrong answer as TOML, words the feedback must contain)
+MUTANTS = {
+    "gating cures vanishing": ("tf_gating_cures_vanishing", "true", "only mitigates"),
+    "parallel over time": ("tf_parallel_over_time", '"TRUE"', "step by step"),
+    "h is the only state": ("tf_h_only_state", "true", "(h_t, c_t)"),
+    "bidirectional generation": ("tf_bidirectional_generation", "true", "whole sequence"),
+    "state carried without detach": ("tf_carry_state_without_detach", "true", "detach()"),
+    "directions not concatenated": ("output_shape", "[2, 4, 5]", "two directions are concatenated"),
+    "output not batch-first": ("output_shape", '"(4, 2, 10)"', "batch_first=True puts the batch first"),
+    "output holds every layer": ("output_shape", "[2, 4, 20]", "last layer's states"),
+    "batch_first applied to h_n": ("h_n_shape", "[2, 4, 5]", "batch_first does not apply"),
+    "h_n without directions": ("h_n_shape", "[2, 2, 5]", "forgot the directions"),
+    "c_n directions concatenated": ("c_n_shape", "[4, 2, 10]", "not concatenated"),
+    "c_n as output": ("c_n_shape", "[2, 4, 10]", "that is output's shape"),
+    "h_n[-1] as the forward state": ("fwd_last_layer_index", "-1", "backward direction"),
+    "directions grouped": ("fwd_last_layer_index", "1", "all forward directions first"),
+    "backward state at the last step": ("bwd_final_time_index", "3", "reads the sequence from the end"),
+    "q2 GRU with framework biases": ("q2_gru", "247296", "two biases"),
+    "q2 LSTM with framework biases": ("q2_lstm", '"4*(256*(64+256+1)+256)"', "two biases"),
+    "q2 GRU without bias": ("q2_gru", "245760", "bias is missing"),
+    "q2 LSTM as three blocks": ("q2_lstm", "246528", "four gate blocks"),
+    "q2 GRU as four blocks": ("q2_gru", "328704", "three gate blocks"),
+    "q2 plain RNN": ("q2_lstm", "82176", "plain RNN"),
+    "q2 not an integer": ("q2_gru", "246528.5", "whole number"),
+    "inverted ratio": ("gru_lstm_ratio", '"4/3"', "inverted"),
+    "sigma(0)": ("sigma_1", "0.5", "σ(0)"),
+    "tanh(1)": ("sigma_1", "0.7616", "tanh(1)"),
+    "sigma(-1)": ("sigma_1", '"1/(1+e)"', "σ(−1)"),
+    "coupled gates never forget": ("choice_coupled_gates", '"B"', "does not make f = 1"),
+    "coupled gates as peepholes": ("choice_coupled_gates", '"a"', "peepholes feed c"),
+    "peephole and coupling reversed": ("choice_peephole_vs_coupling", '"B"', "reversed"),
+    "more gates are better": ("choice_greff_2015", '"B"', "removing one or two gates"),
+    "nothing beats LSTM": ("choice_jozefowicz_2015", '"A"', "did beat"),
+    "option outside A-D": ("choice_jozefowicz_2015", '"E"', "not one of the options"),
+}
+
+
+@pytest.mark.parametrize("name", MUTANTS)
+def test_mistake_is_caught_and_named(grade, name):
+    """Does this known misconception lose points, with its diagnosis in the feedback?"""
+    key, wrong, diagnosis = MUTANTS[name]
+    result = grade("ex11", {"answers.toml": sheet_with(**{key: wrong})})
+    assert result.score < result.max_score
+    failed = [v.feedback for v in result.checks if not v.passed]
+    assert any(diagnosis in feedback for feedback in failed), failed
+
+
+def test_one_wrong_item_costs_only_its_share(grade):
+    """Does one wrong true/false item cost 0.4 of its part's 2 points, not the whole part?"""
+    result = grade("ex11", {"answers.toml": sheet_with(tf_h_only_state="true")})
+    assert result.score == pytest.approx(result.max_score - 0.4)
+
+
+def test_other_correct_forms_earn_full_marks(grade):
+    """Are equivalent forms accepted: "3/4", negative indices, shapes as strings, lower-case options?"""
+    sheet = sheet_with(gru_lstm_ratio='"3/4"', fwd_last_layer_index="-2", bwd_final_time_index="-4",
+                       h_n_shape='"(4, 2, 5)"', q2_gru='"3*256*(64+256+1)"', sigma_1='"1/(1+exp(-1))"',
+                       choice_greff_2015='" d "', tf_h_only_state='"False"')
+    result = grade("ex11", {"answers.toml": sheet})
+    assert result.score == result.max_score, [v.feedback for v in result.checks if not v.passed]
+    assert all(v.passed for v in result.checks), "a public format check refuses a correct form"
+
+
+def test_reference_scores_full_marks(grade):
+    """Does the reference itself, graded as a submission, earn every point?"""
+    result = grade("ex11", {"answers.toml": REFERENCE})
+    assert result.max_score == 8
+    assert result.score == result.max_score, [v.feedback for v in result.checks if not v.passed]
+
+
+def test_malformed_sheet_scores_zero_and_names_the_line(grade):
+    """Does a TOML syntax error give 0 with a message naming the line, not a crash?"""
+    broken = REFERENCE.replace("output_shape = [2, 4, 10]", "output_shape [2, 4, 10]")
+    line = 1 + next(n for n, s in enumerate(REFERENCE.splitlines()) if s.startswith("output_shape"))
+    result = grade("ex11", {"answers.toml": broken})
+    assert result.score == 0
+    assert all(f"line {line}" in v.feedback for v in result.checks if v.points)
