@@ -9,7 +9,7 @@ import click
 from rich.console import Console
 
 from grader.course import DEVICES, CourseError, load_course
-from grader.sandbox import SandboxError
+from grader.sandbox import IsolationUnavailable, SandboxError
 from grader.submission import SubmissionError, default_submission
 
 # The course lives next to the package: course.toml, exercises/ and (for TAs) solutions/, tests/.
@@ -40,8 +40,9 @@ def list_exercises() -> None:
 @click.option("--submission", "-s", type=click.Path(path_type=Path), help="Folder laid out like exercises/ (default: . if it looks like one, else ./exercises).")
 @click.option("--device", "-d", type=click.Choice(DEVICES), help="Where tensors live during checks (default: course.toml).")
 @click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object (Gradescope field names).")
-@click.option("--verbose", "-v", is_flag=True, help="Also print the submission path and device.")
-def run(exercise_ids: tuple[str, ...], submission: Path | None, device: str | None, as_json: bool, verbose: bool) -> None:
+@click.option("--verbose", "-v", is_flag=True, help="Also print the submission path, device and sandbox protections.")
+@click.option("--sandbox", "sandbox_mode", type=click.Choice(["auto", "strict"]), default="auto", show_default=True, help="strict: refuse to run unless every protection is active (see `grade doctor`).")
+def run(exercise_ids: tuple[str, ...], submission: Path | None, device: str | None, as_json: bool, verbose: bool, sandbox_mode: str) -> None:
     """Grade EXERCISE... (all exercises when none is given). Exit 0 whenever grading ran."""
     course = _course()
     unknown = [i for i in exercise_ids if i not in course.ids]
@@ -49,9 +50,28 @@ def run(exercise_ids: tuple[str, ...], submission: Path | None, device: str | No
         raise click.UsageError(f"unknown exercise {', '.join(unknown)}; valid ids: {', '.join(course.ids)}")
     exercises = [course.exercise(i) for i in exercise_ids] if exercise_ids else list(course.exercises)
     submission = submission or default_submission(Path.cwd(), course)
-    result = _grade(course, exercises, submission, device or course.device)
+    result = _grade(course, exercises, submission, device or course.device, strict=sandbox_mode == "strict")
     _print(result, as_json=as_json, verbose=verbose)
+    if verbose and not as_json:
+        from grader.doctor import summary
+
+        Console().print(summary(_guard(_protections)), highlight=False)
     sys.exit(1 if result.internal_errors else 0)
+
+
+@main.command("doctor", short_help="Show which sandbox protections are active on this machine.")
+def doctor() -> None:
+    """List each protection of the student processes, active or not, and why not."""
+    console = Console()
+    for p in _guard(_protections):
+        mark = "[green]on [/green]" if p["active"] else "[red]off[/red]"
+        console.print(f"{mark} {p['name']}: {p['note']}", markup=True, highlight=False)
+
+
+def _protections() -> list[dict]:
+    from grader.doctor import protections
+
+    return protections()
 
 
 @main.command("check", short_help="Self-check: references score full marks, stubs score zero.")
@@ -72,13 +92,13 @@ def check(device: str | None) -> None:
     console.print("[green]all references full marks, all stubs zero[/green]")
 
 
-def _grade(course, exercises, submission, device):
+def _grade(course, exercises, submission, device, *, strict: bool):
     from grader.runner import grade_submission, open_sandbox
 
     device = _device(device)
 
     def grade():
-        with open_sandbox(course, exercises, device) as sandbox:
+        with open_sandbox(course, exercises, device, strict=strict) as sandbox:
             return grade_submission(course=course, exercises=exercises, submission=submission, device=device, sandbox=sandbox)
 
     return _guard(grade)
@@ -99,6 +119,8 @@ def _guard(work):
         return work()
     except SubmissionError as e:
         raise click.UsageError(str(e)) from None
+    except IsolationUnavailable as e:
+        raise click.ClickException(str(e)) from None
     except SandboxError as e:
         raise click.ClickException(f"internal failure: {e}") from None
 

@@ -69,13 +69,18 @@ def resolve_device(requested: str) -> str:
 
 
 @contextlib.contextmanager
-def open_sandbox(course: Course, exercises: list[Exercise], device: str):
-    """A running zygote when any exercise runs student code, else None (quizzes never import torch)."""
+def open_sandbox(course: Course, exercises: list[Exercise], device: str, *, strict: bool = False):
+    """A running zygote when any exercise runs student code, else None (quizzes never import torch).
+
+    With `strict`, IsolationUnavailable is raised before any check runs unless every protection is active.
+    """
     if not any(e.runs_code and e.available for e in exercises):
         yield None
         return
-    sandbox = Sandbox.start(device=device, limits=Limits(course.time_limit, course.memory_limit))
+    sandbox = Sandbox.start(device=device, limits=Limits(course.time_limit, course.memory_limit), strict=strict)
     try:
+        if strict:
+            sandbox.protections  # waits for the zygote and raises IsolationUnavailable
         yield sandbox
     finally:
         sandbox.close()

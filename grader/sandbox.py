@@ -1,15 +1,17 @@
-"""The grader's side of student processes: start the clean zygote, fork one process per check, kill it.
+"""The grader's side of student processes: start the clean zygote, fork one sandboxed process per check, end it.
 
 Student code never runs in the grading process. `Sandbox.start` launches `python -m grader.student`
 (a fresh interpreter, so it inherits nothing – not CUDA state, not course material); it preloads
-torch once and forks a student process per check in milliseconds. The grader talks to each
-student process over its own socket with `grader.wire` and enforces the time limit from here.
+torch once and forks a student process per check in milliseconds, isolated as far as this machine
+allows (`protections`; `grader.student` says how). The grader talks to each student process over
+its own socket with `grader.wire` and enforces the time limit from here.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -28,12 +30,18 @@ MESSAGE_BYTES = 256 << 20
 FILE_BYTES = 16 << 20
 # How much of a submission's own output is shown in feedback.
 OUTPUT_SHOWN = 1500
+# How the zygote describes a check whose sandbox could not be set up (grader.student.SETUP_FAILED).
+SETUP_FAILED_STATUS = "its sandbox could not be set up"
 # How long the zygote may take to import torch before the grader gives up.
 STARTUP_SECONDS = 300
 
 
 class SandboxError(RuntimeError):
     """The grader could not start or talk to its own student-process server (not the student's fault)."""
+
+
+class IsolationUnavailable(SandboxError):
+    """Strict mode was asked for, but this machine cannot isolate student processes fully."""
 
 
 @dataclass(frozen=True)
@@ -53,28 +61,24 @@ class Limits:
 class Sandbox:
     """A running zygote; `open()` forks a fresh student process for one check."""
 
-    def __init__(self, process: subprocess.Popen, control: socket.socket, scratch: Path, device: str, limits: Limits):
+    def __init__(self, process: subprocess.Popen, control: socket.socket, scratch: Path, device: str, limits: Limits, strict: bool):
         self._process = process
         self._control = control
         self._scratch = scratch
         self._device = device
         self.limits = limits
-        self._ready = False
+        self._strict = strict
+        self._protections: list[dict] | None = None
         self._count = 0
 
     @classmethod
-    def start(cls, *, device: str, limits: Limits) -> Sandbox:
-        """Launch the zygote now; it imports torch while the grader goes on with its own work."""
+    def start(cls, *, device: str, limits: Limits, strict: bool = False) -> Sandbox:
+        """Launch the zygote now; it imports torch while the grader goes on with its own work.
+
+        With `strict`, the first `open()` raises IsolationUnavailable unless every protection is active.
+        """
         scratch = Path(tempfile.mkdtemp(prefix="grade-sandbox-"))
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "LANG": "C.UTF-8",
-            "OMP_NUM_THREADS": "1",
-            "MKL_NUM_THREADS": "1",
-            "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
-            "PYTHONDONTWRITEBYTECODE": "1",
-        }
         with open(scratch / "zygote.log", "wb") as log:
             process = subprocess.Popen(
                 [sys.executable, "-m", "grader.student", str(theirs.fileno())],
@@ -82,11 +86,17 @@ class Sandbox:
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=log,
-                env=env,
+                env=zygote_env(),
                 cwd=scratch,
             )
         theirs.close()
-        return cls(process, ours, scratch, device, limits)
+        return cls(process, ours, scratch, device, limits, strict)
+
+    @property
+    def protections(self) -> list[dict]:
+        """What isolates each check here: `{"name", "active", "note"}` per protection (waits for the zygote)."""
+        self._wait_ready()
+        return self._protections
 
     def open(self, workspace: Path) -> StudentProcess:
         """Fork a student process that imports modules from `workspace` (a copy of the student's files)."""
@@ -116,15 +126,18 @@ class Sandbox:
         except subprocess.TimeoutExpired:
             self._process.kill()
             self._process.wait()
+        shutil.rmtree(self._scratch, ignore_errors=True)
 
     def _reap(self, pid: int) -> str:
         self._control.send(json.dumps({"op": "reap", "pid": pid}).encode())
         return self._reply(timeout=30)["status"]
 
     def _wait_ready(self) -> None:
-        if not self._ready:
-            self._reply(timeout=STARTUP_SECONDS)
-            self._ready = True
+        if self._protections is None:
+            self._protections = self._reply(timeout=STARTUP_SECONDS)["protections"]
+        missing = [p for p in self._protections if not p["active"]]
+        if self._strict and missing:
+            raise IsolationUnavailable(unavailable_text(missing))
 
     def _reply(self, *, timeout: float) -> dict:
         self._control.settimeout(timeout)
@@ -201,13 +214,37 @@ class StudentProcess:
             self._stop()
 
     def _stop(self) -> None:
-        """Kill the process and everything in its session, then collect its exit status."""
+        """Kill the process and its session (its PID namespace, where isolated), then collect its exit status.
+
+        The zygote reaps `pid` only after this, so the signal cannot reach a reused pid.
+        """
         self._channel.close()
         try:
             os.killpg(self.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
         self._status = self._sandbox._reap(self.pid)
+        if self._status == SETUP_FAILED_STATUS:
+            log = (self._sandbox._scratch / "zygote.log").read_text(errors="replace")[-3000:]
+            raise SandboxError(f"a student process {self._status}; the server's log:\n{log}")
+
+
+def zygote_env() -> dict:
+    """The zygote's whole environment: one thread per library, the grader importable, nothing else inherited."""
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "LANG": "C.UTF-8",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+
+
+def unavailable_text(missing: list[dict]) -> str:
+    """Why strict mode cannot run here, naming each missing protection."""
+    lines = [f"  {p['name']}: {p['note']}" for p in missing]
+    return "--sandbox strict: these protections are unavailable on this machine:\n" + "\n".join(lines)
 
 
 def _checked_reply(reply: object, label: str) -> dict:

@@ -1,0 +1,27 @@
+"""`grade doctor`: which protections a check's student process gets on this machine, and why any is missing."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from grader.sandbox import SandboxError, zygote_env
+
+
+def protections() -> list[dict]:
+    """Run the student side's own probe (the same setup a check gets, without importing torch)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "grader.student", "--probe"],
+        capture_output=True, text=True, env=zygote_env(), stdin=subprocess.DEVNULL, timeout=60,
+    )
+    if done.returncode != 0:
+        raise SandboxError(f"the sandbox probe failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout)
+
+
+def summary(found: list[dict]) -> str:
+    """One line for `grade run -v`."""
+    active = [p["name"] for p in found if p["active"]]
+    missing = [p["name"] for p in found if not p["active"]]
+    return f"sandbox: {', '.join(active)}" + (f"; missing: {', '.join(missing)}" if missing else " (all protections)")

@@ -1,0 +1,341 @@
+"""The student-process sandbox against hostile submissions (issue 5's threat model).
+
+Each hostile submission is the reference gated.py with lstm_step replaced by code that does one
+hostile thing, graded on ex05 with one shared sandbox. Each test asks: does the submission score
+zero on the checks that call lstm_step (gru_step's own checks still pass), does the call return,
+and does nothing outside the check's scratch change (files, connections, processes)? The last test
+grades the reference with the same sandbox after all of them. Timing goes in bench/, not here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import socket
+import textwrap
+import uuid
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from grader.cli import main
+from grader.course import load_course
+from grader.runner import grade_submission
+from grader.sandbox import OUTPUT_SHOWN, IsolationUnavailable, Limits, Sandbox
+from grader.student import PROCESSES, probe
+
+ROOT = Path(__file__).resolve().parent.parent
+REFERENCE = (ROOT / "solutions" / "ex05_gated_steps" / "gated.py").read_text(encoding="utf-8")
+COURSE = dataclasses.replace(load_course(ROOT), time_limit=1.0)
+EXERCISE = COURSE.exercise("ex05")
+# Checks that call only gru_step: a submission whose lstm_step misbehaves still earns these.
+GRU_ONLY = ("gru_step returns", "gru_step: gates", "gru_step reproduces")
+# Scores partly on which bad inputs raise ValueError, so an lstm_step that always raises may earn some.
+SHAPES = "Bad shapes raise ValueError"
+PROTECTIONS = {p["name"]: p["active"] for p in probe()}
+ISOLATED = PROTECTIONS["private file-system view"]
+needs_isolation = pytest.mark.skipif(not ISOLATED, reason="full isolation needs root on Linux (see `grade doctor`)")
+
+
+@pytest.fixture(scope="module")
+def sandbox():
+    box = Sandbox.start(device="cpu", limits=Limits(time_limit=COURSE.time_limit, memory_mib=1024))
+    yield box
+    box.close()
+
+
+def submission(tmp_path: Path, lstm_step: str | None = None, *, source: str | None = None) -> Path:
+    """A submission folder whose gated.py is `source`, or the reference with lstm_step's body replaced."""
+    if source is None:
+        body = textwrap.indent(textwrap.dedent(lstm_step), "    ")
+        source = f"{REFERENCE}\n\ndef lstm_step(**inputs):\n{body}\n"
+    folder = tmp_path / "sub"
+    (folder / EXERCISE.folder).mkdir(parents=True)
+    (folder / EXERCISE.folder / "gated.py").write_text(source, encoding="utf-8")
+    return folder
+
+
+def grade(sandbox: Sandbox, folder: Path) -> dict:
+    """Grade ex05; return {check name: verdict}."""
+    result = grade_submission(course=COURSE, exercises=[EXERCISE], submission=folder, device="cpu", sandbox=sandbox)
+    assert not result.internal_errors
+    return {v.name: v for e in result.exercises for v in e.checks}
+
+
+def assert_lstm_checks_zero(verdicts: dict) -> None:
+    """Every check calling lstm_step earns nothing; gru_step's own checks still pass (only its own checks lose)."""
+    for name, v in verdicts.items():
+        if name.startswith(GRU_ONLY):
+            assert v.passed, f"{name}: {v.feedback}"
+        elif not name.startswith(SHAPES):
+            assert v.earned == 0, f"{name} earned {v.earned}"
+
+
+def feedback(verdicts: dict) -> str:
+    return "\n".join(v.feedback for v in verdicts.values())
+
+
+def processes_with(marker: str) -> list[int]:
+    """Host pids whose command line contains `marker`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and marker.encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            pass
+    return found
+
+
+# -- broken, not hostile --------------------------------------------------------------------------
+
+def test_syntax_error(sandbox, tmp_path):
+    """Does a gated.py with a syntax error score zero everywhere, saying where the error is?"""
+    verdicts = grade(sandbox, submission(tmp_path, source="import torch\ndef lstm_step(:\n    pass\n"))
+    assert all(v.earned == 0 for v in verdicts.values())
+    assert "SyntaxError" in feedback(verdicts) and "gated.py, line 2" in feedback(verdicts)
+
+
+def test_missing_function(sandbox, tmp_path):
+    """Does a gated.py without gru_step fail gru_step's checks, naming the missing function?"""
+    source = REFERENCE.replace("def gru_step(", "def not_gru_step(")
+    verdicts = grade(sandbox, submission(tmp_path, source=source))
+    for name, v in verdicts.items():
+        if name.startswith(GRU_ONLY):
+            assert v.earned == 0 and "no function named 'gru_step'" in v.feedback
+
+
+def test_big_exception_message(sandbox, tmp_path):
+    """Does an exception with a 1 MB message reach feedback only truncated?"""
+    verdicts = grade(sandbox, submission(tmp_path, "raise ValueError('x' * (1 << 20))"))
+    assert_lstm_checks_zero(verdicts)
+    assert max(len(v.feedback) for v in verdicts.values()) < 2000
+
+
+@pytest.mark.parametrize(
+    "returned",
+    [
+        "__import__('numpy').zeros((3, 4))",
+        "type('Odd', (), {'__reduce__': lambda self: (print, ('ran',))})()",
+        "(k for k in 'ifo')",
+        "__import__('functools').reduce(lambda inner, _: [inner], range(100_000), [])",
+    ],
+    ids=["numpy", "custom-class", "generator", "deep-list"],
+)
+def test_odd_results(sandbox, tmp_path, returned):
+    """Is a result that is not plain data (numpy, a class with __reduce__, a generator, a list nested 100,000 deep) refused?"""
+    verdicts = grade(sandbox, submission(tmp_path, f"return {returned}"))
+    assert_lstm_checks_zero(verdicts)
+
+
+# -- exits and hangs ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    "code",
+    ["import os; os._exit(0)", "import sys; sys.exit(3)", "import os, signal; os.kill(os.getpid(), signal.SIGKILL); raise RuntimeError('alive')"],
+    ids=["os._exit", "sys.exit", "kill-self"],
+)
+def test_exits(sandbox, tmp_path, code):
+    """Does exiting or killing itself cost only the checks that call lstm_step?"""
+    assert_lstm_checks_zero(grade(sandbox, submission(tmp_path, code)))
+
+
+def test_endless_loop(sandbox, tmp_path):
+    """Does an endless loop fail on the time limit, and does grading go on?"""
+    verdicts = grade(sandbox, submission(tmp_path, "while True:\n    pass"))
+    assert_lstm_checks_zero(verdicts)
+    assert "limit" in feedback(verdicts)
+
+
+# -- resources ------------------------------------------------------------------------------------
+
+def test_memory_bomb(sandbox, tmp_path):
+    """Is allocating without bound stopped by the memory limit (RLIMIT_DATA)?"""
+    verdicts = grade(sandbox, submission(tmp_path, "import torch\nhoard = []\nwhile True:\n    hoard.append(torch.empty(1 << 26))"))
+    assert_lstm_checks_zero(verdicts)
+
+
+def test_output_flood(sandbox, tmp_path):
+    """Does flooding stdout and stderr end at the file-size limit, with only a truncated part shown?"""
+    code = "import sys\nfor _ in range(200):\n    print('A' * 1_000_000)\n    print('B' * 1_000_000, file=sys.stderr)\nreturn None"
+    verdicts = grade(sandbox, submission(tmp_path, code))
+    assert_lstm_checks_zero(verdicts)
+    assert all(len(v.feedback) < OUTPUT_SHOWN + 1000 for v in verdicts.values())
+
+
+@needs_isolation
+def test_fork_bomb(sandbox, tmp_path):
+    """Is a fork bomb bounded by the process limit, and are all its processes gone after the check?"""
+    marker = f"31{uuid.uuid4().int % 10**8}"
+    code = f"""
+    import os
+    n = 0
+    try:
+        while True:
+            if os.fork() == 0:
+                os.execvp("sleep", ["sleep", "{marker}"])
+            n += 1
+    except OSError:
+        raise RuntimeError(f"forked {{n}} times")
+    """
+    verdicts = grade(sandbox, submission(tmp_path, code))
+    assert_lstm_checks_zero(verdicts)
+    counts = [int(w) for v in verdicts.values() for w in v.feedback.replace('"', " ").split() if w.isdigit()]
+    assert counts and max(counts) < PROCESSES
+    assert processes_with(marker) == []
+
+
+def test_setsid_grandchild(sandbox, tmp_path):
+    """Is a grandchild that starts its own session (escaping a process-group kill) gone after the check?"""
+    marker = f"32{uuid.uuid4().int % 10**8}"
+    code = f"""
+    import subprocess
+    subprocess.Popen(["sleep", "{marker}"], start_new_session=True)
+    raise RuntimeError("left a sleeper")
+    """
+    verdicts = grade(sandbox, submission(tmp_path, code))
+    assert_lstm_checks_zero(verdicts)
+    assert processes_with(marker) == []
+
+
+# -- escape attempts ------------------------------------------------------------------------------
+
+@needs_isolation
+def test_files_outside_scratch(sandbox, tmp_path):
+    """Does writing outside scratch (/tmp, the course folder) and a huge file leave nothing behind?"""
+    name = f"pwned-{uuid.uuid4().hex}"
+    code = f"""
+    for path in ("/tmp/{name}", "{ROOT}/{name}", "{tmp_path}/{name}"):
+        try:
+            open(path, "w").write("owned")
+        except OSError:
+            pass
+    with open("/tmp/{name}-big", "wb") as f:
+        f.write(b"x" * (200 << 20))
+    """
+    verdicts = grade(sandbox, submission(tmp_path, code))
+    assert_lstm_checks_zero(verdicts)
+    for folder in (Path("/tmp"), ROOT, tmp_path):
+        assert not list(folder.glob(f"{name}*"))
+
+
+@needs_isolation
+def test_network(sandbox, tmp_path):
+    """Does a connection to a listener on 127.0.0.1 fail, with nothing reaching the listener?"""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        code = f"""
+        import socket
+        socket.create_connection(("127.0.0.1", {port}), timeout=1).sendall(b"hello")
+        raise RuntimeError("connected")
+        """
+        verdicts = grade(sandbox, submission(tmp_path, code))
+        listener.setblocking(False)
+        with pytest.raises(BlockingIOError):
+            listener.accept()
+    assert_lstm_checks_zero(verdicts)
+    assert "connected" not in feedback(verdicts)
+
+
+@needs_isolation
+def test_reading_solutions(sandbox, tmp_path):
+    """Does reading solutions/, the hidden tests or another workspace fail (so copying the reference cannot score)?"""
+    code = f"""
+    import glob
+    for path in ["{ROOT}/tests/hidden/ex05.py", *glob.glob("/tmp/grade-workspace-*/*/gated.py")]:
+        try:
+            open(path).read()
+            raise RuntimeError("read " + path)
+        except OSError:
+            pass
+    scope = {{}}
+    exec(open("{ROOT}/solutions/ex05_gated_steps/gated.py").read(), scope)
+    return scope["lstm_step"](**inputs)
+    """
+    verdicts = grade(sandbox, submission(tmp_path, code))
+    assert_lstm_checks_zero(verdicts)
+    assert "FileNotFoundError" in feedback(verdicts)
+
+
+def test_monkeypatching(sandbox, tmp_path):
+    """Does patching torch.allclose, torch.testing and math in the student process leave verdicts unchanged?"""
+    code = """
+    import math, torch
+    torch.allclose = lambda *a, **k: True
+    torch.testing.assert_close = lambda *a, **k: None
+    torch.Tensor.__eq__ = lambda *a: True
+    math.isclose = lambda *a, **k: True
+    return {k: torch.zeros(inputs["h"].shape, dtype=inputs["h"].dtype) for k in ("i", "f", "o", "candidate", "c", "h")}
+    """
+    verdicts = grade(sandbox, submission(tmp_path, code))
+    for name, v in verdicts.items():
+        if name.startswith(("lstm_step:", "lstm_step reproduces")):
+            assert v.earned == 0, name
+
+
+def test_inherited_memory(sandbox, tmp_path):
+    """Does the student process hold no grader module beyond its runtime, and nothing from solutions or tests?"""
+    code = """
+    import sys
+    raise RuntimeError("modules: " + " ".join(sorted(m for m in sys.modules if m.startswith(("grader", "_reference", "ex05")))))
+    """
+    verdicts = grade(sandbox, submission(tmp_path, code))
+    text = verdicts[next(n for n in verdicts if n.startswith("lstm_step:"))].feedback
+    modules = text.split("modules:")[1].strip(' "').split()
+    assert set(modules) <= {"grader", "grader.wire", "grader.student"}, modules
+
+
+def test_fake_results_in_output(tmp_path):
+    """Does `grade run --json` print one JSON object whose scores ignore fake results the submission prints?"""
+    fake = '{"score": 14.0, "max_score": 14.0, "status": "passed"}'
+    code = f"print({fake!r})\nimport sys\nprint({fake!r}, file=sys.stderr)\nraise RuntimeError('no')"
+    folder = submission(tmp_path, code)
+    result = CliRunner().invoke(main, ["run", "ex05", "-s", str(folder), "--json"])
+    assert result.exit_code == 0, result.output
+    assert fake not in result.stdout
+    graded = json.loads(result.stdout)
+    assert graded["score"] < 14.0
+
+
+# -- the batch goes on ------------------------------------------------------------------------------
+
+def test_reference_after_hostile(sandbox, tmp_path):
+    """After every hostile submission above, does the reference still get full marks in the same sandbox?"""
+    verdicts = grade(sandbox, submission(tmp_path, source=REFERENCE))
+    assert all(v.passed for v in verdicts.values()), feedback(verdicts)
+
+
+def test_no_scratch_left(tmp_path):
+    """Does closing a sandbox remove its scratch folder?"""
+    box = Sandbox.start(device="cpu", limits=Limits(time_limit=1.0, memory_mib=1024))
+    box.protections
+    box.close()
+    assert not box._scratch.exists()
+
+
+@needs_isolation
+def test_protections_all_active(sandbox):
+    """As root on Linux, is every protection active?"""
+    assert all(p["active"] for p in sandbox.protections)
+
+
+def test_doctor():
+    """Does `grade doctor` list every protection with whether it is on, as the sandbox sees it?"""
+    result = CliRunner().invoke(main, ["doctor"])
+    assert result.exit_code == 0, result.output
+    for name, active in PROTECTIONS.items():
+        assert f"{'on ' if active else 'off'} {name}:" in result.output
+
+
+@pytest.mark.skipif(ISOLATED, reason="every protection is available here")
+def test_strict_refuses_without_isolation():
+    """Without full isolation, does strict mode refuse to run student code?"""
+    box = Sandbox.start(device="cpu", limits=Limits(time_limit=1.0, memory_mib=1024), strict=True)
+    try:
+        with pytest.raises(IsolationUnavailable):
+            box.protections
+    finally:
+        box.close()
