@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from grader.wire import Inject
+
 
 class Fail(Exception):
     """A check's verdict that the submission is wrong; `en`/`zh` is the feedback, `earned` partial points."""
@@ -106,6 +108,11 @@ def partial(points: float, parts) -> None:
     if failures:
         earned = points * (len(parts) - len(failures)) / len(parts)
         raise Fail("\n".join(f.en for f in failures), "\n".join(f.zh for f in failures), earned=earned)
+
+
+def inject(name: str, **args) -> Inject:
+    """An argument the student process replaces with public course code (grader.injected), e.g. a torch cell."""
+    return Inject(name, args)
 
 
 def student_module(name: str):

@@ -74,6 +74,7 @@ def serve_forks(control: socket.socket) -> None:
     uid = UID_BASE + os.getpid()
     import torch  # noqa: F401 - preloaded once so each fork starts in milliseconds
     import safetensors.torch  # noqa: F401
+    import grader.injected  # noqa: F401 - the view may not show the grader's folder to a check
 
     control.send(json.dumps({"ready": True, "protections": protections}).encode())
     live: set[int] = set()
@@ -424,8 +425,11 @@ def _call(message: dict, modules: dict, workspace: Path, device) -> dict:
     if not callable(fn):
         return _error("missing", f"'{function}' in {module_name}.py is not a function")
 
-    args = _to_device(message["args"], device)
-    kwargs = _to_device(message["kwargs"], device)
+    try:
+        args = _to_device(message["args"], device)
+        kwargs = _to_device(message["kwargs"], device)
+    except ValueError as e:  # an Inject the course does not define: the grader's mistake, reported as such
+        return _error("arguments", f"the grader sent arguments that could not be built: {e}")
     cotangent = message.get("cotangent")
     if cotangent is not None:
         args, kwargs = _require_grad(args), _require_grad(kwargs)
@@ -491,10 +495,15 @@ def _text(e: BaseException) -> str:
 
 
 def _to_device(obj, device):
+    """Tensors moved to `device`, and each `Inject` replaced by the public course code it stands for."""
     import torch
+
+    from grader import injected
 
     if isinstance(obj, torch.Tensor):
         return obj.to(device)
+    if isinstance(obj, wire.Inject):
+        return injected.build(wire.Inject(obj.name, _to_device(obj.args, device)), device)
     if isinstance(obj, list):
         return [_to_device(v, device) for v in obj]
     if isinstance(obj, dict):
@@ -552,6 +561,8 @@ def _tensors(obj) -> list:
 
     if isinstance(obj, torch.Tensor):
         return [obj]
+    if isinstance(obj, torch.nn.Module):  # an injected cell: its parameters are inputs too
+        return list(obj.parameters())
     if isinstance(obj, list):
         return [t for v in obj for t in _tensors(v)]
     if isinstance(obj, dict):
@@ -564,6 +575,8 @@ def _grads_like(obj, found: dict):
 
     if isinstance(obj, torch.Tensor):
         return found.get(id(obj))
+    if isinstance(obj, torch.nn.Module):
+        return {name: found.get(id(p)) for name, p in obj.named_parameters()}
     if isinstance(obj, list):
         return [_grads_like(v, found) for v in obj]
     if isinstance(obj, dict):

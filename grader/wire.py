@@ -1,7 +1,8 @@
 """Plain-data messages between the grader and a student process: JSON plus safetensors, never pickle.
 
 A message is a 16-byte header (JSON length, tensor-blob length), a JSON document in which each
-tensor is replaced by `{"$tensor": name}`, and one safetensors blob holding those tensors.
+tensor is replaced by `{"$tensor": name}` (and each `Inject` by `{"$inject": name, "args": ...}`),
+and one safetensors blob holding those tensors.
 Both sides use this module; unpacking only ever builds dicts, lists, strings, numbers and tensors.
 """
 
@@ -11,13 +12,23 @@ import json
 import socket
 import struct
 import time
+from dataclasses import dataclass, field
 
 _HEADER = struct.Struct("<QQ")
 _TENSOR = "$tensor"
+_INJECT = "$inject"
 
 
 class WireError(ValueError):
     """A value that cannot cross the process boundary, or bytes that are not a valid message."""
+
+
+@dataclass(frozen=True)
+class Inject:
+    """A stand-in for public course code built inside the student process (see grader.injected)."""
+
+    name: str
+    args: dict = field(default_factory=dict)
 
 
 def pack(obj: object) -> bytes:
@@ -96,6 +107,8 @@ def _flatten(obj: object, tensors: dict, where: str) -> object:
         return obj
     if isinstance(obj, (list, tuple)):
         return [_flatten(v, tensors, f"{where}[{i}]") for i, v in enumerate(obj)]
+    if isinstance(obj, Inject):
+        return {_INJECT: obj.name, "args": _flatten(obj.args, tensors, f"{where}.args")}
     if isinstance(obj, dict):
         out = {}
         for k, v in obj.items():
@@ -126,5 +139,7 @@ def _restore(doc: object, tensors: dict) -> object:
             if not isinstance(name, str) or name not in tensors:
                 raise WireError(f"message refers to a missing tensor {name!r}")
             return tensors[name]
+        if set(doc) == {_INJECT, "args"} and isinstance(doc[_INJECT], str) and isinstance(doc["args"], dict):
+            return Inject(doc[_INJECT], _restore(doc["args"], tensors))
         return {k: _restore(v, tensors) for k, v in doc.items()}
     return doc

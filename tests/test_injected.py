@@ -1,0 +1,74 @@
+"""Injected course code: torch cells rebuilt from the grader's weights and the answer key's step functions."""
+
+import importlib.util
+
+import pytest
+import torch
+
+from conftest import ROOT
+from grader.checks import StudentError, inject
+
+PROBE = '''
+def cell_params(cell):
+    return {"w": cell.weight_ih * 1.0, "b": cell.bias_ih + cell.bias_hh}
+
+def detached_params(cell):
+    return {"w": cell.weight_ih.detach() * 1.0, "b": cell.bias_ih + cell.bias_hh}
+
+def run_step(step, params, x, h, c):
+    return step(x, h, c, **params)["h"]
+'''
+
+
+@pytest.fixture
+def process(sandbox, tmp_path):
+    (tmp_path / "probe.py").write_text(PROBE)
+    process = sandbox.open(tmp_path)
+    yield process
+    process.close()
+
+
+def lstm_state(d_x=3, d_h=2, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    shapes = {"weight_ih": (4 * d_h, d_x), "weight_hh": (4 * d_h, d_h), "bias_ih": (4 * d_h,), "bias_hh": (4 * d_h,)}
+    return {k: torch.randn(*s, generator=g, dtype=torch.float64) for k, s in shapes.items()}
+
+
+def test_cell_arrives_with_the_grader_weights_and_gradients_reach_them(process):
+    """Does an injected nn.LSTMCell hold exactly the sent weights, with gradients w.r.t. its parameters?"""
+    state = lstm_state()
+    cot = {"w": torch.randn(8, 3, dtype=torch.float64), "b": torch.randn(8, dtype=torch.float64)}
+    reply = process.call("probe", "cell_params", [], {"cell": inject("lstm_cell", **state)}, cot)
+    assert torch.equal(reply["value"]["w"], state["weight_ih"])
+    assert torch.equal(reply["value"]["b"], state["bias_ih"] + state["bias_hh"])
+    grads = reply["grads"]["kwargs"]["cell"]
+    assert torch.equal(grads["weight_ih"], cot["w"]) and torch.equal(grads["bias_hh"], cot["b"])
+    assert grads["weight_hh"] is None
+
+
+def test_detach_inside_the_mapping_shows_as_a_missing_gradient(process):
+    """Does a .detach() in student code leave that parameter without a gradient?"""
+    cot = {"w": torch.ones(8, 3, dtype=torch.float64), "b": torch.ones(8, dtype=torch.float64)}
+    reply = process.call("probe", "detached_params", [], {"cell": inject("lstm_cell", **lstm_state())}, cot)
+    assert reply["grads"]["kwargs"]["cell"]["weight_ih"] is None
+
+
+def test_injected_step_is_the_reference_lstm_step(process):
+    """Does the injected answer-key lstm_step compute what the course's reference computes?"""
+    spec = importlib.util.spec_from_file_location("ref_gated", ROOT / "solutions/ex05_gated_steps/gated.py")
+    reference = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(reference)
+    g = torch.Generator().manual_seed(1)
+    r = lambda *s: torch.randn(*s, generator=g, dtype=torch.float64)  # noqa: E731
+    params = {f"W_{k}": r(2, 5) for k in "ifoc"} | {f"b_{k}": r(2) for k in "ifoc"}
+    x, h, c = r(3, 3), r(3, 2), r(3, 2)
+    reply = process.call("probe", "run_step", [inject("lstm_step"), params, x, h, c], {})
+    torch.testing.assert_close(reply["value"], reference.lstm_step(x, h, c, **params)["h"], rtol=1e-12, atol=1e-12)
+
+
+def test_unknown_helper_is_reported_not_a_crash(process):
+    """Is an Inject the course does not define reported as the grader's error, leaving the process usable?"""
+    with pytest.raises(StudentError, match="could not be built"):
+        process.call("probe", "cell_params", [], {"cell": inject("no_such_helper")}, None)
+    reply = process.call("probe", "cell_params", [], {"cell": inject("lstm_cell", **lstm_state())}, None)
+    assert reply["value"]["w"].shape == (8, 3)
