@@ -86,24 +86,36 @@ def _gru(x, h, W_z, U_z, W_r, U_r, W_h, U_h, b_z, b_r, b_h, *, swapped=False, re
     return {"z": z, "r": r, "candidate": candidate, "h": h_new}
 
 
+# Each known mistake: (English name, Chinese name) -> how to recompute the step that way.
 LSTM_MISTAKES = {
-    "sigmoid on the candidate: the candidate cell state uses tanh, not sigmoid": dict(cand=torch.sigmoid),
-    "missing tanh on c in h: the hidden state is o ⊙ tanh(c), not o ⊙ c": dict(squash_c=False),
-    "[h, x] order: this exercise concatenates u = cat([x, h]), x first (seed 004), not [h, x] as seed 000 writes it": dict(order="hx"),
+    ("sigmoid on the candidate: the candidate cell state uses tanh, not sigmoid",
+     "候选细胞状态用了 sigmoid：应使用 tanh"): dict(cand=torch.sigmoid),
+    ("missing tanh on c in h: the hidden state is o ⊙ tanh(c), not o ⊙ c",
+     "h 中漏了 tanh：隐状态是 o ⊙ tanh(c)，不是 o ⊙ c"): dict(squash_c=False),
+    ("[h, x] order: this exercise concatenates u = cat([x, h]), x first (seed 004), not [h, x] as seed 000 writes it",
+     "拼接顺序 [h, x]：本题按种子 004 拼接 u = cat([x, h])，x 在前，而不是种子 000 的 [h, x]"): dict(order="hx"),
 }
 GRU_MISTAKES = {
-    "swapped GRU convention: this exercise uses h_new = z ⊙ h + (1 − z) ⊙ candidate": dict(swapped=True),
-    "reset gate applied after the matmul: the candidate uses (r ⊙ h) U_hᵀ, not r ⊙ (h U_hᵀ)": dict(reset_after=True),
-    "sigmoid on the candidate: the candidate hidden state uses tanh, not sigmoid": dict(cand=torch.sigmoid),
+    ("swapped GRU convention: this exercise uses h_new = z ⊙ h + (1 − z) ⊙ candidate",
+     "GRU 约定颠倒：本题使用 h_new = z ⊙ h + (1 − z) ⊙ candidate"): dict(swapped=True),
+    ("reset gate applied after the matmul: the candidate uses (r ⊙ h) U_hᵀ, not r ⊙ (h U_hᵀ)",
+     "重置门放在了矩阵乘法之后：候选状态使用 (r ⊙ h) U_hᵀ，而不是 r ⊙ (h U_hᵀ)"): dict(reset_after=True),
+    ("sigmoid on the candidate: the candidate hidden state uses tanh, not sigmoid",
+     "候选隐状态用了 sigmoid：应使用 tanh"): dict(cand=torch.sigmoid),
 }
+BATCH_MIXING = (
+    "batch mixing. Each row alone is right, but in a batch the rows affect each other "
+    "(a sum/mean over the batch axis, or broadcasting across rows)",
+    "批量之间相互干扰。单独一行时结果正确，但成批计算时各行互相影响（沿批维求和/平均，或跨行广播）",
+)
 
 
-def diagnose(out: dict, inputs: dict, wrong: list[str], recompute, mistakes: dict, fn, student_fn) -> str:
-    """Name the known mistake whose results match the student's wrong outputs, if any."""
+def diagnose(out: dict, inputs: dict, wrong: list[str], recompute, mistakes: dict, student_fn) -> tuple[str, str] | None:
+    """The (en, zh) name of the known mistake whose results match the student's wrong outputs, if any."""
     for name, options in mistakes.items():
         candidate = recompute(**inputs, **options)
         if all(torch.allclose(out[k], candidate[k], rtol=RTOL, atol=ATOL) for k in wrong):
-            return f" Likely mistake: {name}."
+            return name
     rows_alone = [student_fn(**{k: v[j : j + 1] if k in ("x", "h", "c") else v for k, v in inputs.items()}) for j in range(B)]
     expected = recompute(**inputs)
     if all(
@@ -111,11 +123,8 @@ def diagnose(out: dict, inputs: dict, wrong: list[str], recompute, mistakes: dic
         and torch.allclose(row[k], expected[k][j : j + 1], rtol=RTOL, atol=ATOL)
         for j, row in enumerate(rows_alone) for k in wrong
     ):
-        return (
-            " Likely mistake: batch mixing. Each row alone is right, but in a batch the rows affect each other "
-            "(a sum/mean over the batch axis, or broadcasting across rows)."
-        )
-    return ""
+        return BATCH_MIXING
+    return None
 
 
 def values_check(student_fn, reference_fn, inputs, keys, recompute, mistakes, fn) -> None:
@@ -124,14 +133,16 @@ def values_check(student_fn, reference_fn, inputs, keys, recompute, mistakes, fn
     except StudentError as e:
         if "cannot be multiplied" in e.en:
             e.en += " Hint: rows are samples and W_* is (d_h, ·), so multiply by W.T."
+            e.zh += " 提示：每行是一个样本，W_* 的形状为 (d_h, ·)，应乘以 W.T。"
         raise
     out = result_dict(value, keys, shape=(B, D_H), dtype=torch.float64, fn=fn)
     wrong = wrong_keys(out, reference_fn(**inputs), keys)
     if wrong:
-        hint = diagnose(out, inputs, wrong, recompute, mistakes, fn, student_fn)
+        name = diagnose(out, inputs, wrong, recompute, mistakes, student_fn)
+        en, zh = (f" Likely mistake: {name[0]}.", f"可能的错误：{name[1]}。") if name else ("", "")
         raise Fail(
-            f"{fn}: wrong values for {', '.join(wrong)} (float64, batch {B}, d_x={D_X}, d_h={D_H}).{hint}",
-            f"{fn}：{', '.join(wrong)} 的数值错误（float64，批量 {B}，d_x={D_X}，d_h={D_H}）。{hint}",
+            f"{fn}: wrong values for {', '.join(wrong)} (float64, batch {B}, d_x={D_X}, d_h={D_H}).{en}",
+            f"{fn}：{', '.join(wrong)} 的数值错误（float64，批量 {B}，d_x={D_X}，d_h={D_H}）。{zh}",
             earned=round(3.0 * (len(keys) - len(wrong)) / len(keys), 2),
         )
 

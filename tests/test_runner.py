@@ -1,0 +1,70 @@
+"""The grading pipeline: language, student bundles, and the grader's own errors kept apart from grades."""
+
+import dataclasses
+import shutil
+
+import pytest
+
+from conftest import ROOT
+from grader.course import load_course
+from grader.runner import grade_submission
+
+
+def grade(course, exercise_id, submission, sandbox):
+    return grade_submission(
+        course=course, exercises=[course.exercise(exercise_id)], submission=submission, device="cpu", sandbox=sandbox
+    )
+
+
+def test_chinese_feedback_when_the_course_says_zh(course, sandbox):
+    """With language = "zh", is the feedback (diagnoses included) in Chinese?"""
+    zh = dataclasses.replace(course, language="zh")
+    result = grade(zh, "ex05", ROOT / "examples" / "alice", sandbox)
+    feedback = " ".join(v.feedback for v in result.exercises[0].checks)
+    assert "GRU 约定颠倒" in feedback
+
+
+@pytest.fixture
+def bundle(tmp_path):
+    """A student bundle: exercises/ and course.toml, without tests/ or solutions/."""
+    shutil.copytree(ROOT / "exercises", tmp_path / "exercises")
+    shutil.copy(ROOT / "course.toml", tmp_path)
+    return load_course(tmp_path)
+
+
+def test_student_bundle_runs_public_checks_only(bundle, sandbox):
+    """In a bundle without tests/, are only the public checks run, with a note saying so?"""
+    result = grade(bundle, "ex05", ROOT / "solutions", sandbox)
+    exercise = result.exercises[0]
+    assert exercise.checks and all(v.visible for v in exercise.checks)
+    assert all(v.passed for v in exercise.checks)
+    assert "public checks only" in exercise.note
+    assert result.internal_errors == []
+
+
+def test_points_that_disagree_with_course_toml_are_an_internal_error(course, sandbox):
+    """If an exercise's checks do not add up to its course.toml points, is that reported as the grader's error?"""
+    wrong = dataclasses.replace(
+        course, exercises=tuple(dataclasses.replace(e, points=99) if e.id == "ex01" else e for e in course.exercises)
+    )
+    result = grade(wrong, "ex01", ROOT / "solutions", sandbox)
+    assert any("course.toml gives 99" in e for e in result.internal_errors)
+
+
+def test_a_broken_hidden_check_is_the_graders_error_not_the_students(tmp_path, sandbox):
+    """Does a hidden check that crashes become an internal error, while the other checks still score?"""
+    shutil.copytree(ROOT / "exercises" / "ex01_cell_state", tmp_path / "exercises" / "ex01_cell_state")
+    shutil.copytree(ROOT / "solutions" / "ex01_cell_state", tmp_path / "solutions" / "ex01_cell_state")
+    (tmp_path / "tests" / "hidden").mkdir(parents=True)
+    hidden = (ROOT / "tests" / "hidden" / "ex01.py").read_text()
+    hidden += '\n\n@check(points=0)\ndef test_broken(answers):\n    """a check with a bug"""\n    {}["missing"]\n'
+    # Named ex99 so that pytest, which caches check modules by their path under the course root,
+    # does not reuse the real ex01 module imported by other tests in this process.
+    (tmp_path / "tests" / "hidden" / "ex99.py").write_text(hidden)
+    text = (ROOT / "course.toml").read_text()
+    first = text.split("[[exercises]]")[1].replace('id = "ex01"', 'id = "ex99"')
+    (tmp_path / "course.toml").write_text(text.split("[[exercises]]")[0] + "[[exercises]]" + first)
+    course = load_course(tmp_path)
+    result = grade(course, "ex99", ROOT / "solutions", sandbox)
+    assert any("internal grader error" in e and "KeyError" in e for e in result.internal_errors)
+    assert result.exercises[0].score == 6
