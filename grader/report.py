@@ -56,7 +56,8 @@ def print_grade(console: Console, result: GradeResult, *, verbose: bool) -> None
     for exercise in result.exercises:
         heading = f"{exercise.id}  {exercise.title}"
         if not exercise.checks:
-            console.print(f"[bold]{heading}[/bold]: {exercise.note}")
+            points = f" — {_points(exercise.score)}/{_points(exercise.max_score)}" if exercise.max_score else ""
+            console.print(Text.assemble((f"{heading}{points}", "bold"), f": {exercise.note}"))
             continue
         table = Table(title=f"{heading} — {_points(exercise.score)}/{_points(exercise.max_score)}", title_justify="left")
         table.add_column("check", ratio=3)

@@ -90,19 +90,24 @@ def grade_submission(*, course: Course, exercises: list[Exercise], submission: P
     """Grade one submission on the selected exercises."""
     available = [e for e in exercises if e.available]
     workspace = load_submission(submission, available)
+    present = [e for e in available if e.id not in workspace.absent]
     try:
-        plugin = GraderPlugin(course=course, exercises=available, workspace=workspace, sandbox=sandbox, device=device)
-        run_checks(plugin, available, hidden=course.has_hidden_checks)
+        plugin = GraderPlugin(course=course, exercises=present, workspace=workspace, sandbox=sandbox, device=device)
+        run_checks(plugin, present, hidden=course.has_hidden_checks)
     finally:
         workspace.remove()
-    results = [score(e, plugin.verdicts, hidden=course.has_hidden_checks) for e in exercises]
+    results = [
+        not_submitted(e, submission, hidden=course.has_hidden_checks) if e.id in workspace.absent
+        else score(e, plugin.verdicts, hidden=course.has_hidden_checks)
+        for e in exercises
+    ]
     errors = list(plugin.collection_errors)
     errors += [f"{v.exercise}: {v.name}: {v.feedback}" for v in plugin.verdicts if v.internal_error]
     if course.has_hidden_checks:
         errors += [
             f"{r.id}: its checks are worth {r.max_score:g} points but course.toml gives {e.points:g}"
             for e, r in zip(exercises, results)
-            if e.available and abs(r.max_score - e.points) > 1e-9
+            if e in present and abs(r.max_score - e.points) > 1e-9
         ]
     return GradeResult(str(submission), device, results, errors)
 
@@ -140,6 +145,14 @@ def score(exercise: Exercise, verdicts: list[Verdict], *, hidden: bool) -> Exerc
     note = "" if hidden else "public checks only: hidden checks run when your work is graded"
     return ExerciseResult(
         exercise.id, exercise.title, sum(v.earned for v in mine), sum(v.points for v in mine), mine, note
+    )
+
+
+def not_submitted(exercise: Exercise, submission: Path, *, hidden: bool) -> ExerciseResult:
+    """An exercise whose folder the submission lacks: no checks run, all of its points lost."""
+    return ExerciseResult(
+        exercise.id, exercise.title, 0.0, exercise.points if hidden else 0.0, [],
+        note=f"not submitted: {submission} has no folder {exercise.folder}/",
     )
 
 

@@ -29,6 +29,7 @@ class Workspace:
     source: Path
     root: Path
     problems: dict[str, str] = field(default_factory=dict)  # "ex05/gated.py" -> why it was not copied
+    absent: set[str] = field(default_factory=set)  # ids of exercises whose folder the submission lacks
 
     def folder(self, exercise: Exercise) -> Path:
         return self.root / exercise.folder
@@ -56,6 +57,9 @@ def load_submission(path: Path, exercises: list[Exercise]) -> Workspace:
         raise SubmissionError(f"{path}: not a folder; a submission is a folder laid out like exercises/")
     workspace = Workspace(source=path, root=Path(tempfile.mkdtemp(prefix="grade-workspace-")))
     for exercise in exercises:
+        if not (path / exercise.folder).exists() and not (path / exercise.folder).is_symlink():
+            workspace.absent.add(exercise.id)
+            continue
         dest = workspace.folder(exercise)
         dest.mkdir()
         for name in exercise.student_files:

@@ -68,3 +68,12 @@ def test_a_broken_hidden_check_is_the_graders_error_not_the_students(tmp_path, s
     result = grade(course, "ex99", ROOT / "solutions", sandbox)
     assert any("internal grader error" in e and "KeyError" in e for e in result.internal_errors)
     assert result.exercises[0].score == 6
+
+
+def test_an_exercise_folder_not_submitted_loses_its_points_without_running_checks(course, sandbox, tmp_path):
+    """Is an exercise missing from the submission scored 0 of its points with a note, and no check run?"""
+    (tmp_path / "ex01_cell_state").mkdir()
+    result = grade(course, "ex05", tmp_path, sandbox)
+    exercise = result.exercises[0]
+    assert (exercise.score, exercise.max_score, exercise.checks) == (0, 14, [])
+    assert "not submitted" in exercise.note and "ex05_gated_steps/" in exercise.note
