@@ -1,0 +1,375 @@
+"""Hidden checks for ex04: parameter-count formulas, numbers and `count_params` (10 points).
+
+Expected answers come from solutions/ex04_param_counts/answers.toml; `count_params` is compared with
+the reference (one bias per block) and with `sum(p.numel())` of torch modules built here, over grids
+of configurations. Wrong results are recomputed under the known mistakes of the course spec so that
+the feedback names the mistake without printing the expected count.
+"""
+
+from grader.checks import Fail, StudentError, check, reference_module, student_module
+
+params = student_module("params")
+reference = reference_module("params")
+
+CELLS = ("rnn", "gru", "lstm")
+BLOCKS = {"rnn": 1, "gru": 3, "lstm": 4}
+SIZES = {"d_x": "positive_integer", "d_h": "positive_integer"}
+
+# -- named mistakes (English, Chinese) --------------------------------------------------------------
+
+NO_BIAS = ("no bias: every block also has a bias vector of d_h entries",
+           "漏了偏置：每个块还有一个 d_h 维的偏置向量")
+LSTM_3 = ("LSTM counted as 3 blocks: input, forget and output gates plus the candidate cell state make 4",
+          "把 LSTM 算成了 3 个块：输入门、遗忘门、输出门加上候选细胞状态共 4 个块")
+GRU_K = ("wrong number of blocks for the GRU: update gate, reset gate and candidate make 3",
+         "GRU 的块数错误：更新门、重置门和候选隐藏状态共 3 个块")
+DX_EVERY = ("d_x used for every layer: only layer 1 reads d_x; each later layer reads the previous layer's "
+            "output, D·d_h features",
+            "每层都用了 d_x：只有第 1 层的输入维是 d_x，之后每层读取上一层的输出，维度为 D·d_h")
+LATER_DH = ("later layers take D·d_h inputs: with two directions the next layer reads both halves, 2·d_h features",
+            "后续层的输入维是 D·d_h：双向时下一层读取两个方向拼接后的 2·d_h 维输出")
+NOT_DOUBLED = ("bidirectional not doubled: the backward direction has its own parameters, so every layer counts twice",
+               "双向没有加倍：反向使用另一套独立参数，每层参数都要算两份")
+FW_FORGOT = ("framework double bias forgotten: PyTorch keeps two bias vectors per block (bias_ih and bias_hh)",
+             "忘了框架的双偏置：PyTorch 每个块有两组偏置（bias_ih 和 bias_hh）")
+TWO_BIAS = ("two biases per block counted where the textbook's one is asked; PyTorch's second bias (bias_hh) "
+            "counts only with framework_biases=True and for the _torch keys",
+            "在只要求每块一个偏置的地方算了两个；PyTorch 的第二组偏置（bias_hh）只在 framework_biases=True "
+            "以及以 _torch 结尾的键中计入")
+LAYERS_IGNORED = ("num_layers ignored: each of the num_layers layers has its own parameters",
+                  "忽略了 num_layers：每一层都有自己的参数")
+NO_RECURRENT = ("the recurrent matrix is missing: each block also has a d_h×d_h matrix acting on h_{t−1}",
+                "漏了循环矩阵：每个块还有一个作用于 h_{t−1} 的 d_h×d_h 矩阵")
+ONE_BIAS_TOTAL = ("one bias vector for the whole cell: each block has its own bias of d_h entries",
+                  "整个单元只算了一个偏置向量：每个块都有自己的 d_h 维偏置")
+SCALAR_BIAS = ("scalar bias: a bias is a vector of d_h entries, one per hidden unit",
+               "偏置被当作标量：偏置是 d_h 维向量，每个隐藏单元一个")
+
+
+def _count(cell, d_x, d_h, num_layers=1, bidirectional=False, framework_biases=False, *,
+           k=None, biases=None, later_input="D*d_h", doubled=True) -> int:
+    """The count under a (possibly mistaken) reading of the rules, for naming mistakes."""
+    k = BLOCKS[cell] if k is None else k
+    D = 2 if bidirectional else 1
+    b = (2 if framework_biases else 1) if biases is None else biases
+    total = 0
+    for layer in range(num_layers):
+        d_in = d_x if layer == 0 else {"D*d_h": D * d_h, "d_h": d_h, "d_x": d_x}[later_input]
+        total += (D if doubled else 1) * k * d_h * (d_in + d_h + b)
+    return total
+
+
+# Each mistake: its diagnosis and the count it produces for a configuration (None: does not apply).
+MISTAKES = (
+    (NO_BIAS, lambda c: _count(**c, biases=0)),
+    (LSTM_3, lambda c: _count(**c, k=3) if c["cell"] == "lstm" else None),
+    (GRU_K, lambda c: _count(**c, k=4) if c["cell"] == "gru" else None),
+    (GRU_K, lambda c: _count(**c, k=2) if c["cell"] == "gru" else None),
+    (DX_EVERY, lambda c: _count(**c, later_input="d_x")),
+    (LATER_DH, lambda c: _count(**c, later_input="d_h")),
+    (NOT_DOUBLED, lambda c: _count(**c, doubled=False)),
+    (NOT_DOUBLED, lambda c: _count(**(c | {"bidirectional": False}))),
+    (FW_FORGOT, lambda c: _count(**c, biases=1) if c.get("framework_biases") else None),
+    (TWO_BIAS, lambda c: _count(**c, biases=2) if not c.get("framework_biases") else None),
+    (LAYERS_IGNORED, lambda c: _count(**(c | {"num_layers": 1}))),
+)
+
+
+def mistaken_counts(config: dict, expected: int) -> dict:
+    """{count: diagnosis} for every known mistake that changes this configuration's count."""
+    found = {}
+    for diagnosis, count in MISTAKES:
+        value = count(config)
+        if value is not None and value != expected:
+            found.setdefault(value, diagnosis)
+    return found
+
+
+# -- the answer sheet ---------------------------------------------------------------------------------
+
+@check(points=1)
+def test_N_rnn(answers, reference_answers):
+    """N_rnn: parameters of a plain RNN cell as a formula in d_x, d_h (one bias per block)"""
+    answers.formula("N_rnn", reference_answers["N_rnn"], SIZES, mistakes={
+        "d_h*(d_x + d_h)": NO_BIAS,
+        "d_h*(d_x + 1)": NO_RECURRENT,
+        "d_h*d_x": NO_RECURRENT,
+        "d_h*(d_x + d_h + 2)": TWO_BIAS,
+        "d_h*(d_x + d_h) + 1": SCALAR_BIAS,
+    })
+
+
+@check(points=1)
+def test_N_gru(answers, reference_answers):
+    """N_gru: parameters of a GRU cell as a formula in d_x, d_h (one bias per block)"""
+    answers.formula("N_gru", reference_answers["N_gru"], SIZES, mistakes={
+        "3*d_h*(d_x + d_h)": NO_BIAS,
+        "4*d_h*(d_x + d_h + 1)": GRU_K,
+        "2*d_h*(d_x + d_h + 1)": GRU_K,
+        "3*d_h*(d_x + 1)": NO_RECURRENT,
+        "3*d_h*(d_x + d_h + 2)": TWO_BIAS,
+        "3*d_h*(d_x + d_h) + d_h": ONE_BIAS_TOTAL,
+        "3*d_h*(d_x + d_h) + 3": SCALAR_BIAS,
+    })
+
+
+@check(points=1)
+def test_N_lstm(answers, reference_answers):
+    """N_lstm: parameters of an LSTM cell as a formula in d_x, d_h (one bias per block)"""
+    answers.formula("N_lstm", reference_answers["N_lstm"], SIZES, mistakes={
+        "4*d_h*(d_x + d_h)": NO_BIAS,
+        "3*d_h*(d_x + d_h + 1)": LSTM_3,
+        "4*d_h*(d_x + 1)": NO_RECURRENT,
+        "4*d_h*(d_x + d_h + 2)": TWO_BIAS,
+        "4*d_h*(d_x + d_h) + d_h": ONE_BIAS_TOTAL,
+        "4*d_h*(d_x + d_h) + 4": SCALAR_BIAS,
+    })
+
+
+# The configuration each numeric key asks about; its mistakes are recomputed from it.
+ITEMS = {
+    "gru_dx5_dh4": dict(cell="gru", d_x=5, d_h=4),
+    "lstm_dx32_dh128": dict(cell="lstm", d_x=32, d_h=128),
+    "lstm_dx32_dh128_torch": dict(cell="lstm", d_x=32, d_h=128, framework_biases=True),
+    "grucell_dx3_dh5_torch": dict(cell="gru", d_x=3, d_h=5, framework_biases=True),
+    "lstm_dx3_dh5_2layers_bidir_torch": dict(cell="lstm", d_x=3, d_h=5, num_layers=2, bidirectional=True,
+                                             framework_biases=True),
+}
+
+
+def _item(answers, reference_answers, key):
+    expected = reference_answers[key]
+    answers.integer(key, expected, mistakes=mistaken_counts(ITEMS[key], expected))
+
+
+@check(points=0.4)
+def test_gru_dx5_dh4(answers, reference_answers):
+    """gru_dx5_dh4: one GRU cell, d_x = 5, d_h = 4, one bias per block"""
+    _item(answers, reference_answers, "gru_dx5_dh4")
+
+
+@check(points=0.4)
+def test_lstm_dx32_dh128(answers, reference_answers):
+    """lstm_dx32_dh128: one LSTM cell, d_x = 32, d_h = 128, one bias per block (example 2.3.1)"""
+    _item(answers, reference_answers, "lstm_dx32_dh128")
+
+
+@check(points=0.4)
+def test_lstm_dx32_dh128_torch(answers, reference_answers):
+    """lstm_dx32_dh128_torch: parameters of nn.LSTM(32, 128)"""
+    _item(answers, reference_answers, "lstm_dx32_dh128_torch")
+
+
+@check(points=0.4)
+def test_grucell_dx3_dh5_torch(answers, reference_answers):
+    """grucell_dx3_dh5_torch: parameters of nn.GRUCell(3, 5)"""
+    _item(answers, reference_answers, "grucell_dx3_dh5_torch")
+
+
+@check(points=0.4)
+def test_lstm_dx3_dh5_2layers_bidir_torch(answers, reference_answers):
+    """lstm_dx3_dh5_2layers_bidir_torch: parameters of nn.LSTM(3, 5, num_layers=2, bidirectional=True)"""
+    _item(answers, reference_answers, "lstm_dx3_dh5_2layers_bidir_torch")
+
+
+# -- count_params -------------------------------------------------------------------------------------
+
+def torch_count(config: dict) -> int:
+    """sum(p.numel()) of the torch module for this configuration (small sizes, built on the CPU)."""
+    from torch import nn
+
+    cell, d_x, d_h = config["cell"], config["d_x"], config["d_h"]
+    layers, bidirectional = config.get("num_layers", 1), config.get("bidirectional", False)
+    if layers == 1 and not bidirectional:
+        module = {"rnn": nn.RNNCell, "gru": nn.GRUCell, "lstm": nn.LSTMCell}[cell](d_x, d_h)
+    else:
+        module = {"rnn": nn.RNN, "gru": nn.GRU, "lstm": nn.LSTM}[cell](
+            d_x, d_h, num_layers=layers, bidirectional=bidirectional)
+    return sum(p.numel() for p in module.parameters())
+
+
+def call_text(config: dict) -> str:
+    """The call as the student would write it, for feedback."""
+    options = "".join(f", {k}={v}" for k, v in config.items() if k not in ("cell", "d_x", "d_h"))
+    return f"count_params({config['cell']!r}, {config['d_x']}, {config['d_h']}{options})"
+
+
+# Mistakes charged by the single-layer checks; later checks do not charge them again.
+BLOCK_MISTAKES = (NO_BIAS, LSTM_3, GRU_K)
+PER_LAYER = (*BLOCK_MISTAKES, FW_FORGOT, TWO_BIAS)
+
+
+WHAT_ZH = {"single-layer": "单层", "single-layer framework": "单层框架", "stacked": "多层", "bidirectional": "双向"}
+
+
+def charged_elsewhere(params, config: dict, got: int, excused, probes: dict) -> bool:
+    """Whether `got` is this configuration's count under an excused mistake that the student's single-layer
+    count shows too (so a single-layer check has charged it already)."""
+    for diagnosis, count in MISTAKES:
+        if diagnosis not in excused or count(config) != got:
+            continue
+        single = {k: config[k] for k in ("cell", "d_x", "d_h")}
+        if diagnosis == FW_FORGOT:
+            single["framework_biases"] = True
+        key = tuple(single.items())
+        if key not in probes:
+            options = {k: v for k, v in single.items() if k not in ("cell", "d_x", "d_h")}
+            probes[key] = params.count_params(single["cell"], single["d_x"], single["d_h"], **options)
+        prediction = count(single)
+        if prediction is not None and prediction != _count(**single) and probes[key] == prediction:
+            return True
+    return False
+
+
+def grid_check(params, configs: list[dict], expected, points: float, what: str, *, excused=(), strict_type=False) -> None:
+    """Compare count_params with `expected(config)` on every configuration; partial credit per configuration.
+
+    A count that is wrong only by a mistake in `excused` (charged by another check) costs nothing here;
+    only with `strict_type` does a float such as 36.0 count as wrong (so that this too is charged once).
+    """
+    observed, targets = [], []
+    for config in configs:
+        options = {k: v for k, v in config.items() if k not in ("cell", "d_x", "d_h")}
+        got = params.count_params(config["cell"], config["d_x"], config["d_h"], **options)
+        if not strict_type and isinstance(got, float) and got.is_integer():
+            got = int(got)
+        observed.append(got)
+        targets.append(expected(config))
+    is_int = [isinstance(got, int) and not isinstance(got, bool) for got in observed]
+    wrong = [i for i, (got, target) in enumerate(zip(observed, targets)) if not (is_int[i] and got == target)]
+    if excused:
+        probes = {}
+        wrong = [i for i in wrong if not (is_int[i] and charged_elsewhere(params, configs[i], observed[i], excused, probes))]
+        if not wrong and any(o != t for o, t in zip(observed, targets)):
+            raise Fail(f"the {what} counts are right but for a mistake in the count of one layer (see the "
+                       "single-layer checks): no points are lost here",
+                       f"{WHAT_ZH[what]}配置的结果除单层参数量中的错误外都是对的（见单层检查）：此处不扣分",
+                       earned=points)
+    if not wrong:
+        return
+    en, zh = [], []
+    miscounted = [i for i in wrong if is_int[i]]
+    if miscounted:
+        i = miscounted[0]
+        en.append(f"count_params is wrong for {len(miscounted)} of {len(configs)} {what} configurations, "
+                  f"e.g. {call_text(configs[i])} returned {observed[i]}")
+        zh.append(f"count_params 在 {len(configs)} 个{WHAT_ZH[what]}配置中有 {len(miscounted)} 个错误，"
+                  f"例如 {call_text(configs[i])} 返回了 {observed[i]}")
+    if len(miscounted) < len(wrong):
+        i = next(i for i in wrong if not is_int[i])
+        en.append(f"count_params must return an int; {call_text(configs[i])} did not")
+        zh.append(f"count_params 必须返回 int；{call_text(configs[i])} 的返回值不是 int")
+    named = likely_mistakes(configs, targets, observed, is_int, miscounted)
+    if named:
+        en.append("Likely mistake: " + "; ".join(d[0] for d in named[:2]))
+        zh.append("可能的错误：" + "；".join(d[1] for d in named[:2]))
+    raise Fail(". ".join(en) + ".", "。".join(zh) + "。",
+               earned=round(points * (len(configs) - len(wrong)) / len(configs), 2))
+
+
+def likely_mistakes(configs, targets, observed, is_int, miscounted) -> list:
+    """The known mistakes that reproduce the most results (all configurations scored, not only the wrong ones,
+    so that a mistake matching one result by chance is not named); each must reproduce a wrong result."""
+    best, named = 0, []
+    for diagnosis, count in MISTAKES:
+        predictions = [target if (value := count(config)) is None else value for config, target in zip(configs, targets)]
+        if not any(predictions[i] == observed[i] for i in miscounted):
+            continue
+        score = sum(ok and p == o for p, o, ok in zip(predictions, observed, is_int))
+        if score > best:
+            best, named = score, [diagnosis]
+        elif score == best and diagnosis not in named:
+            named.append(diagnosis)
+    return named
+
+
+def _configs(sizes, layers=(1,), bidirectional=(False,), framework=(False,)) -> list[dict]:
+    configs = []
+    for cell in CELLS:
+        for d_x, d_h in sizes:
+            for n in layers:
+                for bi in bidirectional:
+                    for fw in framework:
+                        config = dict(cell=cell, d_x=d_x, d_h=d_h)
+                        if n != 1:
+                            config["num_layers"] = n
+                        if bi:
+                            config["bidirectional"] = True
+                        if fw:
+                            config["framework_biases"] = True
+                        configs.append(config)
+    return configs
+
+
+def textbook_or_torch(reference):
+    """Expected count: the reference for one bias per block, torch itself for framework biases."""
+
+    def expected(config: dict) -> int:
+        if config.get("framework_biases"):
+            return torch_count(config)
+        return reference.count_params(config["cell"], config["d_x"], config["d_h"],
+                                      **{k: v for k, v in config.items() if k not in ("cell", "d_x", "d_h")})
+
+    return expected
+
+
+# d_x ≠ d_h everywhere, d_x both below and above d_h, so that swapped or reused sizes show.
+STACK_SIZES = [(3, 5), (10, 20), (40, 6)]
+
+
+@check(points=1.5)
+def test_single_layer_textbook(params, reference):
+    """count_params for one layer, one bias per block, matches the formulas (d_x ≠ d_h)"""
+    configs = _configs([(5, 4), (32, 128), (3, 5), (64, 256), (7, 2)])
+    grid_check(params, configs, textbook_or_torch(reference), 1.5, "single-layer", strict_type=True)
+
+
+@check(points=1)
+def test_single_layer_framework(params, reference):
+    """count_params(..., framework_biases=True) equals sum(p.numel()) of nn.RNNCell / nn.GRUCell / nn.LSTMCell"""
+    configs = _configs([(5, 4), (32, 128), (3, 5), (10, 20)], framework=(True,))
+    grid_check(params, configs, textbook_or_torch(reference), 1, "single-layer framework", excused=BLOCK_MISTAKES)
+
+
+@check(points=1)
+def test_stacked_layers(params, reference):
+    """Stacked layers: layer 1 reads d_x, later layers d_h; equals nn.RNN/GRU/LSTM(num_layers=2, 3)"""
+    configs = _configs(STACK_SIZES, layers=(2, 3), framework=(False, True))
+    grid_check(params, configs, textbook_or_torch(reference), 1, "stacked", excused=PER_LAYER)
+
+
+@check(points=1)
+def test_bidirectional(params, reference):
+    """Bidirectional stacks: two directions, later layers read 2·d_h; equals nn.*(bidirectional=True)"""
+    configs = _configs(STACK_SIZES, layers=(1, 2, 3), bidirectional=(True,), framework=(False, True))
+    grid_check(params, configs, textbook_or_torch(reference), 1, "bidirectional", excused=PER_LAYER)
+
+
+BAD_CALLS = (
+    ("an unknown cell 'cnn'", ("cnn", 3, 5), {}),
+    ("an unknown cell 'transformer'", ("transformer", 3, 5), {"framework_biases": True}),
+    ("d_x = 0", ("lstm", 0, 5), {}),
+    ("d_h = -2", ("gru", 3, -2), {}),
+    ("num_layers = 0", ("rnn", 3, 5), {"num_layers": 0}),
+)
+
+
+@check(points=0.5)
+def test_value_errors(params):
+    """An unknown cell or a non-positive size raises ValueError"""
+    missed = []
+    for case, args, kwargs in BAD_CALLS:
+        try:
+            got = params.count_params(*args, **kwargs)
+            outcome = f"returned {got!r}"[:40]
+        except StudentError as e:
+            if e.raised("ValueError"):
+                continue
+            if e.raised("NotImplementedError"):
+                raise
+            outcome = e.types[0] if e.types else "the process failed"
+        missed.append(f"{case} ({outcome})")
+    if missed:
+        raise Fail(f"count_params raised no ValueError for: {'; '.join(missed)}",
+                   f"count_params 在以下情况没有抛出 ValueError：{'; '.join(missed)}",
+                   earned=round(0.5 * (len(BAD_CALLS) - len(missed)) / len(BAD_CALLS), 2))

@@ -1,0 +1,381 @@
+"""Hidden checks for ex09: `total_params`, `match_widths`, `macs_per_step` (8 points).
+
+Every answer is an exact integer. total_params is compared with sum(p.numel()) of torch models built
+here; match_widths with a brute force over 1..max_width using the reference total_params (ties to
+the smaller width); macs_per_step with the reference. Wrong results are recomputed under the known
+mistakes so that the feedback names the mistake without printing expected values. A match_widths that
+is right for the student's own (wrong) total_params loses no points: that mistake is charged once.
+"""
+
+import functools
+
+from grader.checks import Fail, StudentError, check, reference_module, student_module
+
+matching = student_module("matching")
+reference = reference_module("matching")
+
+CELLS = ("rnn", "gru", "lstm")
+K = {"rnn": 1, "gru": 3, "lstm": 4}
+
+# -- named mistakes (English, Chinese) --------------------------------------------------------------
+
+ONE_BIAS = ("one bias instead of PyTorch's two: nn.RNN/GRU/LSTM keep bias_ih and bias_hh for every block",
+            "只算了一个偏置，而 PyTorch 有两个：nn.RNN/GRU/LSTM 的每个块都有 bias_ih 和 bias_hh")
+NO_RNN_BIAS = ("no recurrent bias: every block of the recurrent layer has bias vectors",
+               "漏了循环层的偏置：循环层的每个块都有偏置向量")
+NO_EMBEDDING = ("embedding forgotten: nn.Embedding(vocab, d_e) holds vocab·d_e parameters",
+                "漏了嵌入层：nn.Embedding(vocab, d_e) 有 vocab·d_e 个参数")
+NO_HEAD = ("head forgotten: the output layer nn.Linear(d_h, vocab) is part of the model",
+           "漏了输出头：输出层 nn.Linear(d_h, vocab) 也属于模型")
+NO_HEAD_BIAS = ("the head's bias forgotten: nn.Linear(d_h, vocab) also has vocab biases",
+                "漏了输出头的偏置：nn.Linear(d_h, vocab) 还有 vocab 个偏置")
+CELL_ONLY = ("embedding and head forgotten: the total counts the whole model, not only the recurrent layer",
+             "漏了嵌入层和输出头：总参数量统计整个模型，而不只是循环层")
+WRONG_K = ("wrong k per cell: an RNN has 1 block, a GRU 3, an LSTM 4",
+           "块数 k 错误：RNN 有 1 个块，GRU 有 3 个，LSTM 有 4 个")
+TIES_LARGER = ("ties to the larger width: when two widths are equally close to the target, take the smaller",
+               "平局取了较大的宽度：两个宽度与目标同样接近时，应取较小者")
+RANGE_ZERO = ("off-by-one range: widths run from 1, so 0 is never an answer",
+              "范围差一：宽度从 1 开始，0 不可能是答案")
+RANGE_OVER = ("off-by-one range: the largest width is max_width, not max_width + 1",
+              "范围差一：最大宽度是 max_width，而不是 max_width + 1")
+RANGE_SHORT = ("off-by-one range: max_width itself is allowed (1..max_width, both included)",
+               "范围差一：max_width 本身也可以取（1..max_width，两端都包含）")
+CEILING = ("closest means the smallest |total − target|, not the first width at or above the target",
+           "“最接近”指 |total − target| 最小，而不是第一个不小于目标的宽度")
+FLOOR = ("closest means the smallest |total − target|, not the last width at or below the target",
+         "“最接近”指 |total − target| 最小，而不是最后一个不大于目标的宽度")
+MACS_EMBEDDING = ("macs counting the embedding: the embedding is a table lookup, not a matrix product, so it "
+                  "costs no MACs",
+                  "乘加量计入了嵌入层：嵌入是查表而不是矩阵乘法，不产生乘加")
+MACS_NO_HEAD = ("head forgotten: the output layer costs d_h·vocab MACs every step",
+                "漏了输出头：输出层每步需要 d_h·vocab 次乘加")
+MACS_BIASES = ("biases counted as MACs: adding a bias is not a multiply-accumulate",
+               "把偏置算成了乘加：加偏置不是乘加运算")
+MACS_NO_RECURRENT = ("the recurrent product is missing: each block also multiplies h_{t−1} by a d_h×d_h matrix",
+                     "漏了循环矩阵乘法：每个块还要用 d_h×d_h 矩阵乘 h_{t−1}")
+MACS_PARAMS = ("parameters counted instead of MACs: count the multiplications of one step, not the weights",
+               "统计的是参数量而不是乘加量：应统计一步中的乘加次数，而不是权重个数")
+
+
+def _total(cell, vocab, d_e, d_h, *, k=None, biases=2, embedding=True, head=True, head_bias=True) -> int:
+    """The model's parameter count under a (possibly mistaken) reading, for naming mistakes."""
+    k = K[cell] if k is None else k
+    return ((vocab * d_e if embedding else 0) + k * d_h * (d_e + d_h + biases)
+            + (d_h * vocab if head else 0) + (vocab if head and head_bias else 0))
+
+
+# diagnosis, count(cell, vocab, d_e, d_h) under that mistake (None: does not apply to this cell)
+TOTAL_MISTAKES = (
+    (ONE_BIAS, lambda c, v, e, h: _total(c, v, e, h, biases=1)),
+    (NO_RNN_BIAS, lambda c, v, e, h: _total(c, v, e, h, biases=0)),
+    (NO_EMBEDDING, lambda c, v, e, h: _total(c, v, e, h, embedding=False)),
+    (NO_HEAD, lambda c, v, e, h: _total(c, v, e, h, head=False)),
+    (NO_HEAD_BIAS, lambda c, v, e, h: _total(c, v, e, h, head_bias=False)),
+    (CELL_ONLY, lambda c, v, e, h: _total(c, v, e, h, embedding=False, head=False)),
+    (CELL_ONLY, lambda c, v, e, h: _total(c, v, e, h, embedding=False, head=False, biases=1)),
+    (WRONG_K, lambda c, v, e, h: _total(c, v, e, h, k=3) if c == "lstm" else None),
+    (WRONG_K, lambda c, v, e, h: _total(c, v, e, h, k=4) if c == "gru" else None),
+    (WRONG_K, lambda c, v, e, h: _total(c, v, e, h, k=2) if c == "gru" else None),
+)
+
+WRONG_KS = {"rnn": (), "gru": (4, 2), "lstm": (3,)}  # the wrong block counts the mistakes below use
+
+MACS_MISTAKES = (
+    (MACS_EMBEDDING, lambda c, v, e, h: K[c] * h * (e + h) + h * v + v * e),
+    (MACS_EMBEDDING, lambda c, v, e, h: K[c] * h * (e + h) + h * v + e),
+    (MACS_NO_HEAD, lambda c, v, e, h: K[c] * h * (e + h)),
+    (MACS_BIASES, lambda c, v, e, h: K[c] * h * (e + h + 1) + h * v + v),
+    (MACS_BIASES, lambda c, v, e, h: K[c] * h * (e + h + 2) + h * v + v),
+    (MACS_NO_RECURRENT, lambda c, v, e, h: K[c] * h * e + h * v),
+    (MACS_PARAMS, lambda c, v, e, h: _total(c, v, e, h)),
+    (MACS_PARAMS, lambda c, v, e, h: K[c] * h * (e + h + 2) + h * v + v),
+    (WRONG_K, lambda c, v, e, h: 3 * h * (e + h) + h * v if c == "lstm" else None),
+    (WRONG_K, lambda c, v, e, h: 4 * h * (e + h) + h * v if c == "gru" else None),
+    (WRONG_K, lambda c, v, e, h: 2 * h * (e + h) + h * v if c == "gru" else None),
+)
+
+
+def likely_mistakes(candidates, observed: list, wrong: list[int]) -> list:
+    """The diagnoses whose predictions agree with the most observed results, among those explaining a wrong one.
+
+    candidates: (diagnosis, predictions) pairs, one prediction per case. Scoring every case, not only the
+    wrong ones, keeps a mistake that matches one result by chance from being named.
+    """
+    best, named = 0, []
+    for diagnosis, predictions in candidates:
+        if not any(predictions[i] == observed[i] for i in wrong):
+            continue
+        score = sum(is_int(o) and p == o for p, o in zip(predictions, observed))
+        if score > best:
+            best, named = score, [diagnosis]
+        elif score == best and diagnosis not in named:
+            named.append(diagnosis)
+    return named
+
+
+def is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def verdict(wrong: int, total: int, points: float, lines_en: list[str], lines_zh: list[str], named: list) -> None:
+    """Raise the check's Fail: what was wrong, the named mistakes, and partial credit per case."""
+    if not wrong:
+        return
+    if named:
+        lines_en.append("Likely mistake: " + "; ".join(d[0] for d in named[:2]))
+        lines_zh.append("可能的错误：" + "；".join(d[1] for d in named[:2]))
+    raise Fail(". ".join(lines_en) + ".", "。".join(lines_zh) + "。", earned=round(points * (total - wrong) / total, 2))
+
+
+def count_check(student_fn, name: str, cases: list[tuple], expected: list[int], mistakes, points: float,
+                excused=None) -> None:
+    """Compare an integer-valued function with `expected` case by case; name the mistakes that fit best.
+
+    `excused(args, got)` says whether a wrong result comes from a mistake another check has charged.
+    """
+    observed = [student_fn(*args) for args in cases]
+    wrong = [i for i, (got, want) in enumerate(zip(observed, expected)) if not (is_int(got) and got == want)]
+    if excused:
+        charged = [i for i in wrong if not (is_int(observed[i]) and excused(cases[i], observed[i]))]
+        if wrong and not charged:
+            raise Fail(f"{name} is right but for the number of blocks k, which the total_params check has charged: "
+                       "no points are lost here",
+                       f"{name} 除块数 k 外都是对的，而 k 的错误已在 total_params 检查中扣分：此处不扣分", earned=points)
+        wrong = charged
+    if not wrong:
+        return
+    en, zh = [], []
+    not_int = [i for i in wrong if not is_int(observed[i])]
+    if len(not_int) < len(wrong):
+        first = next(i for i in wrong if i not in not_int)
+        en.append(f"{name} is wrong for {len(wrong) - len(not_int)} of {len(cases)} configurations, "
+                  f"e.g. {name}{cases[first]} returned {observed[first]}")
+        zh.append(f"{name} 在 {len(cases)} 个配置中有 {len(wrong) - len(not_int)} 个错误，"
+                  f"例如 {name}{cases[first]} 返回了 {observed[first]}")
+    if not_int:
+        en.append(f"{name} must return an int; {name}{cases[not_int[0]]} did not")
+        zh.append(f"{name} 必须返回 int；{name}{cases[not_int[0]]} 的返回值不是 int")
+    candidates = []
+    for diagnosis, count in mistakes:
+        predictions = [count(*args) for args in cases]
+        candidates.append((diagnosis, [want if p is None else p for p, want in zip(predictions, expected)]))
+    named = likely_mistakes(candidates, observed, [i for i in wrong if i not in not_int])
+    verdict(len(wrong), len(cases), points, en, zh, named)
+
+
+# -- total_params ---------------------------------------------------------------------------------
+
+def torch_total(cell: str, vocab: int, d_e: int, d_h: int) -> int:
+    """sum(p.numel()) of Embedding → RNN/GRU/LSTM → Linear (small sizes, built on the CPU)."""
+    from torch import nn
+
+    recurrent = {"rnn": nn.RNN, "gru": nn.GRU, "lstm": nn.LSTM}[cell]
+    model = nn.ModuleList([nn.Embedding(vocab, d_e), recurrent(d_e, d_h),
+                           nn.Linear(d_h, vocab)])
+    return sum(p.numel() for p in model.parameters())
+
+
+# (vocab, d_e, d_h): sizes all different, so that swapped sizes show.
+TOTAL_SIZES = [(10, 4, 7), (50, 16, 32), (3, 8, 5), (1000, 64, 128), (7, 2, 1)]
+
+
+@check(points=3)
+def test_total_params(matching):
+    """total_params equals sum(p.numel()) of Embedding → nn.RNN/GRU/LSTM → Linear (exact)"""
+    cases = [(cell, *sizes) for cell in CELLS for sizes in TOTAL_SIZES]
+    count_check(matching.total_params, "total_params", cases, [torch_total(*args) for args in cases], TOTAL_MISTAKES, 3)
+
+
+# -- match_widths ---------------------------------------------------------------------------------
+
+def brute_force(total, cell, target, vocab, d_e, max_width, *, widths=None, rule="closest") -> int | None:
+    """The width for `target` by trying every width; `rule` and `widths` can reproduce known mistakes."""
+    widths = range(1, max_width + 1) if widths is None else widths
+    totals = list(zip(widths, _totals(total, cell, vocab, d_e, widths)))
+    if rule == "ceiling":
+        return next((h for h, t in totals if t >= target), None)
+    if rule == "floor":
+        return max((h for h, t in totals if t <= target), default=None)
+    best = None
+    for h, t in totals:
+        gap = abs(t - target)
+        if best is None or gap < best[0] or (rule == "ties_larger" and gap == best[0]):
+            best = (gap, h)
+    return best[1]
+
+
+@functools.lru_cache(maxsize=32)
+def _totals(total, cell, vocab, d_e, widths: range) -> tuple:
+    """The total for every width tried; cached, as several targets share one model."""
+    return tuple(total(cell, vocab, d_e, h) for h in widths)
+
+
+# diagnosis, brute-force options for a given max_width, and the total it searches (None: the reference's)
+SEARCH_MISTAKES = (
+    (TIES_LARGER, lambda m: dict(rule="ties_larger"), None),
+    (RANGE_ZERO, lambda m: dict(widths=range(0, m + 1)), None),
+    (RANGE_OVER, lambda m: dict(widths=range(1, m + 2)), None),
+    (RANGE_SHORT, lambda m: dict(widths=range(1, m)), None),
+    (CEILING, lambda m: dict(rule="ceiling"), None),
+    (FLOOR, lambda m: dict(rule="floor"), None),
+    *((diagnosis, lambda m: {}, count) for diagnosis, count in TOTAL_MISTAKES),
+)
+
+
+WHAT_ZH = {"closest widths": "最接近的宽度", "ties": "平局", "range ends": "范围两端"}
+PROBE_WIDTHS = (1, 7, 33)
+
+
+def own_total(matching, reference, cell: str, vocab: int, d_e: int):
+    """The count the student's total_params gives for this model: the reference's, or the known mistake it
+    matches on a few widths; the reference's when it matches neither or fails."""
+    try:
+        probes = [matching.total_params(cell, vocab, d_e, h) for h in PROBE_WIDTHS]
+    except StudentError:
+        return reference.total_params
+    for count in (reference.total_params, *(count for _, count in TOTAL_MISTAKES)):
+        if count(cell, vocab, d_e, 1) is not None and probes == [count(cell, vocab, d_e, h) for h in PROBE_WIDTHS]:
+            return count
+    return reference.total_params
+
+
+def widths_check(matching, reference, calls, points: float, what: str, *, strict_type: bool = False) -> None:
+    """Call match_widths for each (target, vocab, d_e, kwargs); compare every cell's width with the brute force.
+
+    A width is right when it is the brute force's with the reference total_params, or with the student's own
+    total_params where that is a known miscount: that mistake is charged by the total_params check alone.
+    Only with `strict_type` is a float width such as 40.0 wrong, so that this too is charged once.
+    """
+    entries, en, zh, own = [], [], [], {}
+    for target, vocab, d_e, kwargs in calls:
+        cells = kwargs.get("cells", CELLS)
+        max_width = kwargs.get("max_width", 4096)
+        got = matching.match_widths(target, vocab, d_e, **kwargs)
+        shown = f"match_widths({target}, {vocab}, {d_e}{''.join(f', {k}={v!r}' for k, v in kwargs.items())})"
+        if not isinstance(got, dict) or set(got) != set(cells):
+            keys = [str(k)[:20] for k in list(got)[:5]] if isinstance(got, dict) else type(got).__name__
+            if not en:
+                en.append(f"{shown} must return a dict with exactly the keys {', '.join(cells)}; got {keys}")
+                zh.append(f"{shown} 应返回恰好以 {', '.join(cells)} 为键的 dict；实际为 {keys}")
+            got = {}
+        if not strict_type:
+            got = {k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in got.items()}
+        for cell in cells:
+            if (cell, vocab, d_e) not in own:
+                own[cell, vocab, d_e] = own_total(matching, reference, cell, vocab, d_e)
+            entries.append(dict(cell=cell, target=target, vocab=vocab, d_e=d_e, max_width=max_width, shown=shown,
+                                width=got.get(cell), total=own[cell, vocab, d_e],
+                                expected=brute_force(reference.total_params, cell, target, vocab, d_e, max_width)))
+    observed = [e["width"] for e in entries]
+    wrong = [i for i, e in enumerate(entries) if not (is_int(e["width"]) and e["width"] == e["expected"])]
+    if not wrong:
+        return
+    charged = [i for i in wrong if not (
+        is_int(observed[i]) and entries[i]["total"] is not reference.total_params and observed[i] == brute_force(
+            entries[i]["total"], entries[i]["cell"], entries[i]["target"], entries[i]["vocab"], entries[i]["d_e"],
+            entries[i]["max_width"]))]
+    if not charged:
+        raise Fail(
+            f"match_widths finds the right widths for your own total_params, which is wrong (see the total_params "
+            f"check): no points are lost here ({what})",
+            f"match_widths 对你自己的 total_params 给出了正确的宽度，但 total_params 本身有错（见 total_params "
+            f"检查）：此处不扣分（{WHAT_ZH[what]}）",
+            earned=points,
+        )
+    not_int = [i for i in charged if observed[i] is not None and not is_int(observed[i])]
+    for i in [i for i in charged if is_int(observed[i])][:2]:
+        e = entries[i]
+        en.append(f"{e['shown']}[{e['cell']!r}] is {e['width']}, not the closest width (on a tie, the smaller)")
+        zh.append(f"{e['shown']}[{e['cell']!r}] 为 {e['width']}，不是最接近的宽度（平局时取较小者）")
+    if not_int:
+        e = entries[not_int[0]]
+        en.append(f"{e['shown']}[{e['cell']!r}] must be an int")
+        zh.append(f"{e['shown']}[{e['cell']!r}] 必须是 int")
+    candidates = []
+    for diagnosis, options, count in SEARCH_MISTAKES:
+        predictions = []
+        for e in entries:
+            if count and count(e["cell"], e["vocab"], e["d_e"], 1) is None:
+                predictions.append(e["expected"])
+            else:  # search mistakes are judged with the student's own count, miscounts with the reference search
+                predictions.append(brute_force(count or e["total"], e["cell"], e["target"], e["vocab"], e["d_e"],
+                                               e["max_width"], **options(e["max_width"])))
+        candidates.append((diagnosis, predictions))
+    named = likely_mistakes(candidates, observed, [i for i in charged if is_int(observed[i])])
+    verdict(len(charged), len(entries), points, en, zh, named)
+
+
+def tie_target(total, cell: str, near: int) -> tuple[int, int, int]:
+    """(target, vocab, d_e) with the target exactly halfway between the totals at two consecutive widths
+    from `near` on, for the count `total` (the parity of the gap between totals depends on vocab and d_e)."""
+    for vocab, d_e in ((12, 5), (13, 5), (12, 6), (13, 6)):
+        for width in (near, near + 1):
+            low, high = total(cell, vocab, d_e, width), total(cell, vocab, d_e, width + 1)
+            if (low + high) % 2 == 0:
+                return (low + high) // 2, vocab, d_e
+    raise AssertionError(f"no exact tie for {cell} near width {near}")
+
+
+@check(points=2)
+def test_match_widths(matching, reference):
+    """match_widths returns, for every cell, the width in 1..max_width whose total is closest to the target"""
+    total = reference.total_params
+    calls = [
+        (10_000, 50, 16, {}),  # default cells and max_width
+        (123_457, 50, 16, {}),
+        # just above one width's total and just below another's: "first above" and "last below" show
+        (total("gru", 1000, 64, 300) + 7, 1000, 64, {}),
+        (total("rnn", 1000, 64, 500) - 5, 1000, 64, {}),
+        (54_321, 50, 16, {"cells": ["gru"], "max_width": 300}),
+        (80_000, 30, 12, {"cells": ["lstm", "rnn"], "max_width": 4096}),
+    ]
+    widths_check(matching, reference, calls, 2, "closest widths", strict_type=True)
+
+
+# Widths near which the tie targets lie.
+TIE_WIDTHS = {"rnn": 40, "gru": 30, "lstm": 25}
+
+
+@check(points=0.5)
+def test_tie_rule(matching, reference):
+    """Ties go to the smaller width: a target exactly halfway between two widths' totals"""
+    calls = []
+    for cell, near in TIE_WIDTHS.items():
+        # a tie for the student's own count, so that a miscounted total (charged elsewhere) still meets a tie
+        target, vocab, d_e = tie_target(own_total(matching, reference, cell, 12, 5), cell, near)
+        calls.append((target, vocab, d_e, {"cells": [cell]}))
+        if cell == "gru":
+            calls.append((target, vocab, d_e, {}))  # the default cells, one of them tied
+    # no ties: just above one total, and just below a midpoint (where a miscounted total moves the answer)
+    calls.append((reference.total_params("lstm", 12, 5, 25) + 1, 12, 5, {"cells": ["lstm"]}))
+    target, vocab, d_e = tie_target(reference.total_params, "rnn", 40)
+    calls.append((target - 10, vocab, d_e, {"cells": ["rnn"]}))
+    widths_check(matching, reference, calls, 0.5, "ties")
+
+
+@check(points=0.5)
+def test_width_range(matching, reference):
+    """Widths run from 1 to max_width, both included: targets below and above every total"""
+    calls = [(1, 12, 5, {"max_width": 20}), (10**9, 12, 5, {"max_width": 20}), (10**9, 40, 8, {"cells": ["gru"], "max_width": 7})]
+    widths_check(matching, reference, calls, 0.5, "range ends")
+
+
+# -- macs_per_step ----------------------------------------------------------------------------------
+
+MACS_SIZES = [(10, 4, 7), (50, 16, 32), (3, 8, 5), (1000, 64, 128)]
+
+
+@check(points=2)
+def test_macs_per_step(matching, reference):
+    """macs_per_step counts the cell's and the head's multiply-accumulates, not the embedding lookup (exact)"""
+    cases = [(cell, *sizes) for cell in CELLS for sizes in MACS_SIZES]
+
+    def same_wrong_k(args, got) -> bool:
+        """Whether `got` uses a wrong k that total_params uses too (one mistake, charged there)."""
+        cell, vocab, d_e, d_h = args
+        return any(got == k * d_h * (d_e + d_h) + d_h * vocab and matching.total_params(*args) == _total(*args, k=k)
+                   for k in WRONG_KS[cell])
+
+    count_check(matching.macs_per_step, "macs_per_step", cases, [reference.macs_per_step(*args) for args in cases],
+                MACS_MISTAKES, 2, excused=same_wrong_k)

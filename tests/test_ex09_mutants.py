@@ -1,0 +1,141 @@
+"""The ex09 mutant bank: each known mistake in matching.py loses points and is named."""
+
+import importlib.util
+
+import pytest
+from torch import nn
+
+from conftest import ROOT, mutate
+
+REFERENCE = (ROOT / "solutions" / "ex09_param_matching" / "matching.py").read_text()
+
+SEARCH = "            gap = abs(total_params(cell, vocab, d_e, d_h) - target)\n"
+MACS = "return _blocks(cell) * d_h * (d_e + d_h) + d_h * vocab"
+
+# name: (text in the reference, the mistake, words the feedback must contain)
+MUTANTS = {
+    "one bias instead of two": ("(d_e + d_h + 2)", "(d_e + d_h + 1)", "one bias instead of PyTorch's two"),
+    "no recurrent bias": ("(d_e + d_h + 2)", "(d_e + d_h)", "no recurrent bias"),
+    "embedding forgotten": ("embedding = vocab * d_e", "embedding = 0", "embedding forgotten"),
+    "head forgotten": ("head = d_h * vocab + vocab", "head = 0", "head forgotten"),
+    "head bias forgotten": ("head = d_h * vocab + vocab", "head = d_h * vocab", "the head's bias forgotten"),
+    "recurrent layer only": (
+        "return embedding + recurrent + head", "return recurrent", "embedding and head forgotten"),
+    "LSTM with 3 blocks": ('"lstm": 4', '"lstm": 3', "wrong k per cell"),
+    "GRU with 4 blocks": ('"gru": 3', '"gru": 4', "wrong k per cell"),
+    "total as float": ("return embedding + recurrent + head", "return float(embedding + recurrent + head)",
+                       "total_params must return an int"),
+    "ties to the larger width": ("gap < best[0]", "gap <= best[0]", "ties to the larger width"),
+    "range from 0": ("range(1, max_width + 1)", "range(0, max_width + 1)", "widths run from 1"),
+    "range to max_width + 1": ("range(1, max_width + 1)", "range(1, max_width + 2)", "not max_width + 1"),
+    "max_width left out": ("range(1, max_width + 1)", "range(1, max_width)", "max_width itself is allowed"),
+    "first width above the target": (
+        SEARCH, "            gap = total_params(cell, vocab, d_e, d_h) - target\n            if gap < 0:\n"
+                "                continue\n", "not the first width at or above the target"),
+    "last width below the target": (
+        SEARCH, "            gap = target - total_params(cell, vocab, d_e, d_h)\n            if gap < 0:\n"
+                "                break\n", "not the last width at or below the target"),
+    "search with one bias": (
+        SEARCH, "            gap = abs(total_params(cell, vocab, d_e, d_h) - _blocks(cell) * d_h - target)\n",
+        "one bias instead of PyTorch's two"),
+    "width as float": ("widths[cell] = best[1]", "widths[cell] = float(best[1])", "must be an int"),
+    "macs counting the embedding": (MACS, MACS + " + vocab * d_e", "macs counting the embedding"),
+    "macs counting the embedding as d_e": (MACS, MACS + " + d_e", "macs counting the embedding"),
+    "macs without the head": (MACS, "return _blocks(cell) * d_h * (d_e + d_h)", "head forgotten"),
+    "macs counting biases": (MACS, MACS + " + _blocks(cell) * d_h + vocab", "biases counted as MACs"),
+    "macs without the recurrent product": (MACS, "return _blocks(cell) * d_h * d_e + d_h * vocab", "recurrent product is missing"),
+    "macs with a wrong k": (MACS, "return (3 if cell == 'lstm' else _blocks(cell)) * d_h * (d_e + d_h) + d_h * vocab",
+                            "wrong k per cell"),
+    "macs as parameters": (MACS, "return total_params(cell, vocab, d_e, d_h)", "parameters counted instead of MACs"),
+}
+
+
+def failed_feedback(result) -> list[str]:
+    return [v.feedback for v in result.checks if not v.passed]
+
+
+@pytest.mark.parametrize("name", MUTANTS)
+def test_mutant_is_caught_and_named(grade, name):
+    """Does this known mistake lose points, with its diagnosis in the feedback?"""
+    old, new, diagnosis = MUTANTS[name]
+    result = grade("ex09", {"matching.py": mutate(REFERENCE, old, new)})
+    assert result.score < result.max_score
+    assert any(diagnosis in feedback for feedback in failed_feedback(result)), failed_feedback(result)
+
+
+def test_reference_scores_full_marks(grade):
+    """Does the reference itself, graded as a submission, earn every point?"""
+    result = grade("ex09", {"matching.py": REFERENCE})
+    assert result.max_score == 8
+    assert result.score == result.max_score, failed_feedback(result)
+
+
+def test_wrong_total_is_charged_once(grade):
+    """Does a total_params without the embedding cost only the total_params check, when match_widths uses it?"""
+    result = grade("ex09", {"matching.py": mutate(REFERENCE, "embedding = vocab * d_e", "embedding = 0")})
+    lost = {v.name: v.feedback for v in result.checks if v.earned < v.points}
+    assert list(lost) == ["total_params equals sum(p.numel()) of Embedding → nn.RNN/GRU/LSTM → Linear (exact)"], lost
+    assert any("no points are lost here" in v.feedback for v in result.checks)
+
+
+def test_tie_rule_is_tested_with_a_miscounted_total(grade):
+    """Is ties-to-the-larger caught (and named) even when total_params also forgets the embedding?"""
+    code = mutate(mutate(REFERENCE, "embedding = vocab * d_e", "embedding = 0"), "gap < best[0]", "gap <= best[0]")
+    result = grade("ex09", {"matching.py": code})
+    tie = next(v for v in result.checks if v.name.startswith("Ties go to the smaller width"))
+    assert tie.earned < tie.points and "ties to the larger width" in tie.feedback, tie.feedback
+
+
+def test_shared_wrong_k_is_charged_once(grade):
+    """Does a wrong k shared by total_params and macs_per_step cost points in total_params only?"""
+    result = grade("ex09", {"matching.py": mutate(REFERENCE, '"lstm": 4', '"lstm": 3')})
+    lost = [v.name for v in result.checks if v.earned < v.points]
+    assert len(lost) == 1 and lost[0].startswith("total_params"), lost
+
+
+def test_closed_form_search_earns_full_marks(grade):
+    """Is a match_widths that solves the quadratic and checks neighbours (no full scan) accepted?"""
+    fast = (
+        "    import math\n"
+        "    widths = {}\n"
+        "    for cell in cells:\n"
+        "        k = _blocks(cell)\n"
+        "        a, b, c = k, k * (d_e + 2) + vocab, vocab * d_e + vocab - target\n"
+        "        root = (-b + math.sqrt(max(b * b - 4 * a * c, 0))) / (2 * a)\n"
+        "        near = {min(max(int(root) + j, 1), max_width) for j in (-1, 0, 1, 2)}\n"
+        "        widths[cell] = min(near, key=lambda h: (abs(total_params(cell, vocab, d_e, h) - target), h))\n"
+        "    return widths\n"
+    )
+    start = REFERENCE.index("    widths = {}\n    for cell in cells:\n        best = None")
+    end = REFERENCE.index("    return widths\n") + len("    return widths\n")
+    result = grade("ex09", {"matching.py": REFERENCE[:start] + fast + REFERENCE[end:]})
+    assert result.score == result.max_score, failed_feedback(result)
+
+
+def _reference():
+    spec = importlib.util.spec_from_file_location("ex09_reference_matching", ROOT / "solutions" / "ex09_param_matching" / "matching.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_reference_total_equals_torch():
+    """Does the reference total_params equal sum(p.numel()) of the torch model (spec ex09)?"""
+    ref = _reference()
+    for cell, recurrent in (("rnn", nn.RNN), ("gru", nn.GRU), ("lstm", nn.LSTM)):
+        for vocab, d_e, d_h in ((12, 5, 40), (50, 16, 1), (7, 3, 9)):
+            model = nn.ModuleList([nn.Embedding(vocab, d_e), recurrent(d_e, d_h), nn.Linear(d_h, vocab)])
+            assert ref.total_params(cell, vocab, d_e, d_h) == sum(p.numel() for p in model.parameters())
+
+
+def test_tie_cases_are_real_ties():
+    """Are the hidden tie targets exactly halfway, so that both neighbouring widths are equally close?"""
+    spec = importlib.util.spec_from_file_location("ex09_hidden_checks", ROOT / "tests" / "hidden" / "ex09.py")
+    hidden = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hidden)
+    ref = _reference()
+    for cell, near in hidden.TIE_WIDTHS.items():
+        target, vocab, d_e = hidden.tie_target(ref.total_params, cell, near)
+        width = ref.match_widths(target, vocab, d_e, cells=(cell,))[cell]
+        gaps = [abs(ref.total_params(cell, vocab, d_e, h) - target) for h in (width, width + 1)]
+        assert gaps[0] == gaps[1] > 0
