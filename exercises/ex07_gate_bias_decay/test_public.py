@@ -1,0 +1,50 @@
+"""Public checks for ex07 (worth no points; the graded checks are hidden). Run: grade run ex07
+
+They check the form of the answer sheet and of constant_gate_params' result, and one worked example
+that gives no graded value away: with retain = 0.5 every gate is σ(0) = 0.5 and one step halves the
+state, so ‖∂s_1/∂s_0‖ = 0.5.
+"""
+
+import torch
+
+from grader.checks import Fail, expect_tensor, inject, student_module
+
+decay = student_module("decay")
+
+KEYS = ("bias_for_090", "retain09_T20", "slowest_decay")
+D_X, D_H = 3, 4
+SHAPES = {
+    "lstm": {**{f"W_{g}": (D_H, D_X + D_H) for g in "ifoc"}, **{f"b_{g}": (D_H,) for g in "ifoc"}},
+    "gru": {**{f"W_{g}": (D_H, D_X) for g in "zrh"}, **{f"U_{g}": (D_H, D_H) for g in "zrh"},
+            **{f"b_{g}": (D_H,) for g in "zrh"}},
+}
+
+
+def test_sheet_keeps_every_key(answers):
+    """answers.toml is valid TOML with exactly the stub's keys"""
+    missing = [k for k in KEYS if k not in answers.keys()]
+    unknown = answers.unknown_keys(KEYS)
+    if missing or unknown:
+        raise Fail(f"answers.toml: missing key(s) {', '.join(missing) or 'none'}, unknown key(s) "
+                   f"{', '.join(unknown) or 'none'}; the keys are {', '.join(KEYS)}",
+                   f"answers.toml：缺少的键 {', '.join(missing) or '无'}，未知的键 {', '.join(unknown) or '无'}；"
+                   f"应有的键为 {', '.join(KEYS)}")
+
+
+def test_constant_gate_params_keys_and_shapes(decay):
+    """constant_gate_params returns exactly ex05's keyword parameters, float64, of ex05's shapes"""
+    for kind, shapes in SHAPES.items():
+        params = decay.constant_gate_params(kind=kind, retain=0.5, d_x=D_X, d_h=D_H)
+        assert isinstance(params, dict), "constant_gate_params must return a dict"
+        assert sorted(params) == sorted(shapes), f"{kind}: the keys must be exactly {', '.join(shapes)}"
+        for key, shape in shapes.items():
+            expect_tensor(params[key], name=f"constant_gate_params({kind!r}, ...)[{key!r}]", shape=shape, dtype=torch.float64)
+
+
+def test_one_step_with_half_gates(decay, device):
+    """With every gate σ(0) = 0.5, one step halves the state: ‖∂s_1/∂s_0‖ = 0.5"""
+    for kind, shapes in SHAPES.items():
+        params = {k: torch.zeros(*s, dtype=torch.float64, device=device) for k, s in shapes.items()}
+        value = decay.state_jacobian_norm(kind=kind, step=inject(f"{kind}_step"), params=params, T=1, d_x=D_X)
+        assert isinstance(value, float), f"state_jacobian_norm must return a float, got {type(value).__name__}"
+        assert abs(value - 0.5) < 1e-9, f"{kind}: with all gates 0.5, one step gives {value:.6g}, expected 0.5"

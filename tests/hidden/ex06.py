@@ -1,0 +1,414 @@
+"""Hidden checks for ex06: parity with nn.LSTMCell and nn.GRUCell (10 points).
+
+Every check builds the torch cell here, in the grading process, from the same float64 weights that
+are injected into the student process (grader.injected), with d_x != d_h, a batch of three distinct
+rows and random non-zero states. The LSTM mapping is run through ex05's *reference* lstm_step, so a
+wrong ex05 never costs points here. Gradients to the cell parameters are taken by the chain rule
+across the student's two functions: the vector-Jacobian product of the step (or of the reference
+lstm_step) is sent back as the cotangent of the mapping. Wrong results are recomputed under the
+known mistakes so the feedback names the mistake without printing expected values.
+"""
+
+import ast
+import importlib.util
+import itertools
+
+import pytest
+import torch
+
+from grader.checks import Fail, check, expect_tensor, inject, student_module
+
+parity = student_module("parity")
+
+B = 3
+CONFIGS = ((5, 4), (2, 6))  # (d_x, d_h): d_x != d_h, so a transposed block cannot fit
+LSTM_KEYS = ("W_i", "W_f", "W_o", "W_c", "b_i", "b_f", "b_o", "b_c")
+PARAMS = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
+# seed 004 item 6: values rtol 1e-8 / atol 1e-10, gradients rtol 1e-7 / atol 1e-9, in float64.
+RTOL, ATOL = 1e-8, 1e-10
+GRAD_RTOL, GRAD_ATOL = 1e-7, 1e-9
+
+
+@pytest.fixture
+def gated_reference(exercise):
+    """ex05's reference lstm_step, imported in the grading process (never the student's ex05)."""
+    path = exercise.root / "solutions" / "ex05_gated_steps" / "gated.py"
+    spec = importlib.util.spec_from_file_location("_ex06_gated_reference", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def cell_weights(kind: str, d_x: int, d_h: int, device, seed: int) -> dict:
+    blocks = 4 if kind == "lstm" else 3
+    g = torch.Generator().manual_seed(seed)
+    shapes = {"weight_ih": (blocks * d_h, d_x), "weight_hh": (blocks * d_h, d_h),
+              "bias_ih": (blocks * d_h,), "bias_hh": (blocks * d_h,)}
+    return {k: (0.5 * torch.randn(*s, generator=g, dtype=torch.float64)).to(device) for k, s in shapes.items()}
+
+
+def torch_cell(kind: str, weights: dict) -> torch.nn.Module:
+    """The library cell holding `weights`, built here (the same recipe as grader.injected)."""
+    rows, d_x = weights["weight_ih"].shape
+    blocks = 4 if kind == "lstm" else 3
+    cls = torch.nn.LSTMCell if kind == "lstm" else torch.nn.GRUCell
+    cell = cls(d_x, rows // blocks, dtype=torch.float64, device=weights["weight_ih"].device)
+    with torch.no_grad():
+        for name, value in weights.items():
+            getattr(cell, name).copy_(value)
+    return cell
+
+
+def states(d_x: int, d_h: int, device, seed: int) -> dict:
+    g = torch.Generator().manual_seed(seed)
+    r = lambda *s: torch.randn(*s, generator=g, dtype=torch.float64).to(device)  # noqa: E731
+    return {"x": r(B, d_x), "h": r(B, d_h), "c": r(B, d_h)}
+
+
+def close(a, b, rtol=RTOL, atol=ATOL) -> bool:
+    return a.shape == b.shape and a.dtype == b.dtype and torch.allclose(a, b, rtol=rtol, atol=atol)
+
+
+FLOAT32 = ("float32 precision: the result agrees only to about float32 rounding; somewhere a tensor is cast to "
+           "float32 (.float(), torch.tensor(...) or torch.zeros(...) without dtype) – keep the cell's float64",
+           "float32 精度：结果只在 float32 舍入误差范围内一致；某处把张量转成了 float32（.float()、未指定 dtype 的 "
+           "torch.tensor(...) 或 torch.zeros(...)）——请保持单元的 float64")
+
+
+def float32_fail(fn: str, what: str) -> Fail:
+    return Fail(f"{fn}: {what} is float32, expected torch.float64. Likely mistake: {FLOAT32[0]}",
+                f"{fn}：{what} 是 float32，应为 torch.float64。可能的错误：{FLOAT32[1]}")
+
+
+# -- LSTM ------------------------------------------------------------------------------------------
+
+def lstm_mapping(weights: dict, *, order=("i", "f", "c", "o"), bias="both", columns="xh") -> dict:
+    """A mapping of torch's LSTM parameters onto ex05's keys; the defaults are PyTorch's layout."""
+    parts = [weights["weight_ih"], weights["weight_hh"]]
+    weight = torch.cat(parts if columns == "xh" else parts[::-1], dim=1)
+    b = {"both": weights["bias_ih"] + weights["bias_hh"], "ih": weights["bias_ih"], "hh": weights["bias_hh"]}[bias]
+    return ({f"W_{g}": w for g, w in zip(order, weight.chunk(4, dim=0))}
+            | {f"b_{g}": v for g, v in zip(order, b.chunk(4))})
+
+
+ORDER_IFOG = ("gate order i, f, o, g: PyTorch stacks the blocks as i, f, g, o – the candidate g (ex05's W_c, b_c) "
+              "is the third block, the output gate the fourth",
+              "门顺序 i, f, o, g：PyTorch 按 i, f, g, o 堆叠——候选 g（即 ex05 的 W_c、b_c）是第三块，输出门是第四块")
+ORDER_OTHER = ("gate order: the blocks are taken in another order than PyTorch's i, f, g, o",
+               "门顺序：分块顺序与 PyTorch 的 i, f, g, o 不同")
+BIAS_HH = ("bias_hh dropped: PyTorch adds both bias vectors, so each gate's bias is bias_ih + bias_hh",
+           "漏了 bias_hh：PyTorch 把两组偏置相加，每个门的偏置是 bias_ih + bias_hh")
+BIAS_IH = ("bias_ih dropped: each gate's bias is bias_ih + bias_hh", "漏了 bias_ih：每个门的偏置是 bias_ih + bias_hh")
+HX = ("[h, x] order: ex05's lstm_step acts on u = [x, h], so weight_ih comes first and weight_hh second",
+      "[h, x] 顺序：ex05 的 lstm_step 作用在 u = [x, h] 上，因此 weight_ih 在前、weight_hh 在后")
+
+
+def lstm_diagnosis(m: dict, weights: dict) -> str:
+    """Name what the W's and the b's of a wrong mapping have in common with known mistakes."""
+    found = []
+    orders = list(itertools.permutations("ifco"))
+    for keys, options in (("W", [dict(order=o, columns=c) for o in orders for c in ("xh", "hx")]),
+                          ("b", [dict(order=o, bias=b) for o in orders for b in ("both", "ih", "hh")])):
+        part = [k for k in LSTM_KEYS if k.startswith(keys)]
+        for option in options:
+            candidate = lstm_mapping(weights, **option)
+            if all(close(m[k], candidate[k], rtol=1e-12, atol=1e-14) for k in part):
+                order = option["order"]
+                if order != ("i", "f", "c", "o"):
+                    found.append(ORDER_IFOG if order == ("i", "f", "o", "c") else ORDER_OTHER)
+                found += [BIAS_HH] if option.get("bias") == "ih" else [BIAS_IH] if option.get("bias") == "hh" else []
+                found += [HX] if option.get("columns") == "hx" else []
+                break
+    correct = lstm_mapping(weights)
+    if not found and all(close(m[k], correct[k].float().double(), rtol=1e-6, atol=1e-7) for k in LSTM_KEYS):
+        found.append(FLOAT32)
+    found = list(dict.fromkeys(found))
+    if not found:
+        return "", ""
+    return (" Likely mistake: " + "; ".join(en for en, _ in found) + ".",
+            " 可能的错误：" + "；".join(zh for _, zh in found) + "。")
+
+
+def lstm_mapping_of(value, d_x: int, d_h: int) -> dict:
+    """The student's mapping after checking it is a dict of float64 tensors of ex05's keys and shapes."""
+    fn = "lstm_params_from_torch"
+    if not isinstance(value, dict):
+        raise Fail(f"{fn} must return a dict with keys {', '.join(LSTM_KEYS)}; got {type(value).__name__}",
+                   f"{fn} 应返回包含键 {', '.join(LSTM_KEYS)} 的 dict；实际为 {type(value).__name__}")
+    missing = [k for k in LSTM_KEYS if k not in value]
+    if missing:
+        raise Fail(f"{fn}: the result lacks key(s) {', '.join(missing)} (ex05's lstm_step takes W_i … b_c)",
+                   f"{fn}：返回值缺少键 {', '.join(missing)}（ex05 的 lstm_step 接收 W_i … b_c）")
+    for k in LSTM_KEYS:
+        if isinstance(value[k], torch.Tensor) and value[k].dtype == torch.float32:
+            raise float32_fail(fn, f"[{k!r}]")
+        shape = (d_h, d_x + d_h) if k.startswith("W") else (d_h,)
+        expect_tensor(value[k], name=f"{fn}()[{k!r}]", shape=shape, dtype=torch.float64)
+    return {k: value[k] for k in LSTM_KEYS}
+
+
+@check(points=2)
+def test_lstm_values(parity, gated_reference, device):
+    """lstm_params_from_torch: ex05's lstm_step on the mapping gives nn.LSTMCell's h and c (float64)"""
+    for n, (d_x, d_h) in enumerate(CONFIGS):
+        weights = cell_weights("lstm", d_x, d_h, device, seed=10 + n)
+        m = lstm_mapping_of(parity.lstm_params_from_torch(cell=inject("lstm_cell", **weights)), d_x, d_h)
+        s = states(d_x, d_h, device, seed=20 + n)
+        with torch.no_grad():
+            h_ref, c_ref = torch_cell("lstm", weights)(s["x"], (s["h"], s["c"]))
+        out = gated_reference.lstm_step(s["x"], s["h"], s["c"], **m)
+        if close(out["h"], h_ref) and close(out["c"], c_ref):
+            continue
+        correct = lstm_mapping(weights)
+        right = sum(close(m[k], correct[k], rtol=1e-12, atol=1e-14) for k in LSTM_KEYS)
+        wrong = [k for k in LSTM_KEYS if not close(m[k], correct[k], rtol=1e-12, atol=1e-14)]
+        en, zh = lstm_diagnosis(m, weights)
+        raise Fail(
+            f"lstm_params_from_torch: with your mapping, lstm_step's h and c differ from nn.LSTMCell's "
+            f"(float64, batch {B}, d_x={d_x}, d_h={d_h}); wrong entries: {', '.join(wrong) or 'none'}.{en}",
+            f"lstm_params_from_torch：用你的映射，lstm_step 得到的 h 与 c 与 nn.LSTMCell 不一致"
+            f"（float64，批量 {B}，d_x={d_x}，d_h={d_h}）；错误的条目：{', '.join(wrong) or '无'}。{zh}",
+            earned=round(2.0 * right / len(LSTM_KEYS), 2),
+        )
+
+
+def report(problems: list[str], zh: list[str]) -> None:
+    if problems:
+        shown = "; ".join(problems[:4]) + (f"; and {len(problems) - 4} more" if len(problems) > 4 else "")
+        shown_zh = "；".join(zh[:4]) + (f"；另有 {len(zh) - 4} 处" if len(zh) > 4 else "")
+        raise Fail(shown, shown_zh)
+
+
+def compare_grads(fn: str, got: dict, expected: dict, values_right: bool, problems: list, zh: list) -> None:
+    """Missing, malformed or (when the values are right) wrong gradients, by name."""
+    for name, ref in expected.items():
+        g = got.get(name) if isinstance(got, dict) else None
+        if g is None:
+            problems.append(f"{fn}: no gradient reaches {name} (a .detach(), .data, .item(), torch.no_grad() "
+                            "or a tensor rebuilt from values cuts the graph)")
+            zh.append(f"{fn}：梯度没有传到 {name}（.detach()、.data、.item()、torch.no_grad() 或由数值重建的张量会切断计算图）")
+        elif not isinstance(g, torch.Tensor) or g.shape != ref.shape or not torch.isfinite(g).all():
+            problems.append(f"{fn}: the gradient w.r.t. {name} is malformed or not finite")
+            zh.append(f"{fn}：关于 {name} 的梯度格式错误或不是有限值")
+        elif values_right and ((g == 0) & (ref != 0)).any():
+            problems.append(f"{fn}: part of the gradient w.r.t. {name} is missing, exactly zero where autograd through "
+                            "the torch cell is not (a .detach() on one slice?)")
+            zh.append(f"{fn}：关于 {name} 的梯度缺了一部分，在经过 torch 单元的自动求导不为零处恰为零（对某个切片用了 .detach()？）")
+        elif values_right and not torch.allclose(g.to(ref.dtype), ref, rtol=GRAD_RTOL, atol=GRAD_ATOL):
+            problems.append(f"{fn}: the gradient w.r.t. {name} differs from autograd through the torch cell "
+                            f"(rtol={GRAD_RTOL:g}, atol={GRAD_ATOL:g})")
+            zh.append(f"{fn}：关于 {name} 的梯度与经过 torch 单元的自动求导结果不一致（rtol={GRAD_RTOL:g}，atol={GRAD_ATOL:g}）")
+
+
+def torch_grads(kind: str, weights: dict, s: dict, cotangent: dict) -> tuple[torch.Tensor, dict]:
+    """The cell's output and autograd of sum(output * cotangent) w.r.t. inputs, states and parameters."""
+    cell = torch_cell(kind, weights)
+    leaves = {k: v.clone().requires_grad_(True) for k, v in s.items() if kind == "lstm" or k != "c"}
+    if kind == "lstm":
+        h, c = cell(leaves["x"], (leaves["h"], leaves["c"]))
+        loss = (h * cotangent["h"]).sum() + (c * cotangent["c"]).sum()
+        out = (h.detach(), c.detach())
+    else:
+        h = cell(leaves["x"], leaves["h"])
+        loss = (h * cotangent["h"]).sum()
+        out = h.detach()
+    params = dict(cell.named_parameters())
+    grads = torch.autograd.grad(loss, [*leaves.values(), *params.values()])
+    names = [f"{k}0" if k in ("h", "c") else k for k in leaves] + [f"cell.{k}" for k in params]
+    return out, dict(zip(names, grads))
+
+
+@check(points=2)
+def test_lstm_gradients(parity, gated_reference, device):
+    """Gradients w.r.t. x, h0, c0 and every LSTMCell parameter through your mapping equal autograd through the cell"""
+    d_x, d_h = CONFIGS[0]
+    weights = cell_weights("lstm", d_x, d_h, device, seed=30)
+    m = lstm_mapping_of(parity.lstm_params_from_torch(cell=inject("lstm_cell", **weights)), d_x, d_h)
+    s = states(d_x, d_h, device, seed=31)
+    g = torch.Generator().manual_seed(32)
+    cot = {k: torch.randn(B, d_h, generator=g, dtype=torch.float64).to(device) for k in ("h", "c")}
+    (h_ref, c_ref), expected = torch_grads("lstm", weights, s, cot)
+
+    leaves = {k: v.detach().clone().requires_grad_(True) for k, v in (s | m).items()}
+    out = gated_reference.lstm_step(**leaves)
+    loss = (out["h"] * cot["h"]).sum() + (out["c"] * cot["c"]).sum()
+    grads = dict(zip(leaves, torch.autograd.grad(loss, list(leaves.values()))))
+    values_right = close(out["h"].detach(), h_ref) and close(out["c"].detach(), c_ref)
+
+    _, mapped = parity.lstm_params_from_torch.with_grad({k: grads[k] for k in LSTM_KEYS}, cell=inject("lstm_cell", **weights))
+    got = {"x": grads["x"], "h0": grads["h"], "c0": grads["c"]}
+    got |= {f"cell.{k}": v for k, v in (mapped.get("cell") or {}).items()}
+    problems, zh = [], []
+    compare_grads("lstm_params_from_torch", got, expected, values_right, problems, zh)
+    report(problems, zh)
+
+
+# -- GRU -------------------------------------------------------------------------------------------
+
+def gru_variant(weights: dict, x, h, *, order="rzn", reset="after", convention="torch", bias="both",
+                dtype=torch.float64):
+    """nn.GRUCell's step (the defaults) or one computed under known mistakes."""
+    w = {k: v.to(dtype) for k, v in weights.items()}
+    x, h = x.to(dtype), h.to(dtype)
+    W = dict(zip(order, w["weight_ih"].chunk(3)))
+    U = dict(zip(order, w["weight_hh"].chunk(3)))
+    b_i = dict(zip(order, w["bias_ih"].chunk(3)))
+    b_h = dict(zip(order, (w["bias_hh"] if bias == "both" else torch.zeros_like(w["bias_hh"])).chunk(3)))
+    if bias == "no_hn":
+        b_h = dict(zip(order, w["bias_hh"].chunk(3))) | {"n": torch.zeros_like(b_h["n"])}
+    r = torch.sigmoid(x @ W["r"].T + b_i["r"] + h @ U["r"].T + b_h["r"])
+    z = torch.sigmoid(x @ W["z"].T + b_i["z"] + h @ U["z"].T + b_h["z"])
+    recurrent = {"after": r * (h @ U["n"].T + b_h["n"]),
+                 "before": (r * h) @ U["n"].T + b_h["n"],
+                 "outside": r * (h @ U["n"].T) + b_h["n"]}[reset]
+    n = torch.tanh(x @ W["n"].T + b_i["n"] + recurrent)
+    new = (1 - z) * n + z * h if convention == "torch" else z * n + (1 - z) * h
+    return new.to(torch.float64)
+
+
+GRU_NAMES = {
+    ("order", "zrn"): ("r and z swapped: PyTorch stacks the GRU blocks as r, z, n (reset first, update second)",
+                       "r 与 z 对调：PyTorch 按 r, z, n 堆叠 GRU 的分块（重置门在前，更新门在后）"),
+    ("reset", "before"): ("reset gate applied before the recurrent matmul (ex05's (r ⊙ h) U_hᵀ): nn.GRUCell computes "
+                          "n = tanh(W_in x + b_in + r ⊙ (W_hn h + b_hn)), so renaming ex05's gru_step cannot work",
+                          "重置门放在了循环矩阵乘法之前（ex05 的 (r ⊙ h) U_hᵀ）：nn.GRUCell 计算 "
+                          "n = tanh(W_in x + b_in + r ⊙ (W_hn h + b_hn))，只改 ex05 gru_step 的变量名行不通"),
+    ("reset", "outside"): ("b_hn outside r: in nn.GRUCell the reset gate multiplies W_hn h + b_hn, bias included",
+                           "b_hn 放在了 r 之外：nn.GRUCell 中重置门乘的是 W_hn h + b_hn，包括偏置"),
+    ("convention", "swapped"): ("swapped GRU convention: nn.GRUCell keeps the share z of the old state, "
+                                "h' = (1 − z) ⊙ n + z ⊙ h",
+                                "GRU 约定颠倒：nn.GRUCell 保留旧状态的 z 部分，h' = (1 − z) ⊙ n + z ⊙ h"),
+    ("bias", "ih"): BIAS_HH,
+    ("bias", "no_hn"): ("b_hn dropped: the candidate's recurrent bias (the third block of bias_hh) sits inside r ⊙ (…)",
+                        "漏了 b_hn：候选状态的循环偏置（bias_hh 的第三块）位于 r ⊙ (…) 之内"),
+}
+
+
+def gru_diagnosis(out, weights: dict, s: dict) -> tuple[str, str]:
+    options = {"order": ("rzn", "zrn"), "reset": ("after", "before", "outside"),
+               "convention": ("torch", "swapped"), "bias": ("both", "ih", "no_hn")}
+    for combo in itertools.product(*options.values()):
+        chosen = dict(zip(options, combo))
+        names = [GRU_NAMES[(k, v)] for k, v in chosen.items() if (k, v) in GRU_NAMES]
+        if names and close(out, gru_variant(weights, s["x"], s["h"], **chosen)):
+            return (" Likely mistake: " + "; ".join(en for en, _ in names) + ".",
+                    " 可能的错误：" + "；".join(zh for _, zh in names) + "。")
+    if torch.allclose(out, gru_variant(weights, s["x"], s["h"], dtype=torch.float32), rtol=1e-5, atol=1e-6):
+        return f" Likely mistake: {FLOAT32[0]}.", f" 可能的错误：{FLOAT32[1]}。"
+    return "", ""
+
+
+def gru_params_of(value) -> dict:
+    """The student's GRU parameters, after checking they can carry gradients back (a dict, no lists)."""
+    fn = "gru_params_from_torch"
+
+    def lists(v) -> bool:
+        return isinstance(v, list) or (isinstance(v, dict) and any(lists(u) for u in v.values()))
+
+    if not isinstance(value, dict) or lists(value):
+        raise Fail(f"{fn} must return a dict of tensors (keys of your choice, no lists or tuples); "
+                   f"got {type(value).__name__}" + (" holding a list" if isinstance(value, dict) else ""),
+                   f"{fn} 应返回由张量组成的 dict（键名自定，不能用 list 或 tuple）；实际为 {type(value).__name__}"
+                   + ("，其中含有 list" if isinstance(value, dict) else ""))
+    return value
+
+
+def gru_step_of(parity, weights, s, d_h) -> torch.Tensor:
+    params = gru_params_of(parity.gru_params_from_torch(cell=inject("gru_cell", **weights)))
+    return gru_output(parity.torch_gru_step(x=s["x"], h=s["h"], params=params), d_h)
+
+
+def gru_output(value, d_h: int) -> torch.Tensor:
+    if isinstance(value, torch.Tensor) and value.dtype == torch.float32:
+        raise float32_fail("torch_gru_step", "the new hidden state")
+    return expect_tensor(value, name="torch_gru_step(...)", shape=(B, d_h), dtype=torch.float64)
+
+
+@check(points=3)
+def test_gru_values(parity, device):
+    """torch_gru_step(x, h, gru_params_from_torch(cell)) equals nn.GRUCell (float64, batch 3, d_x ≠ d_h)"""
+    for n, (d_x, d_h) in enumerate(CONFIGS):
+        weights = cell_weights("gru", d_x, d_h, device, seed=40 + n)
+        s = states(d_x, d_h, device, seed=50 + n)
+        out = gru_step_of(parity, weights, s, d_h)
+        with torch.no_grad():
+            expected = torch_cell("gru", weights)(s["x"], s["h"])
+        if not close(out, expected):
+            en, zh = gru_diagnosis(out, weights, s)
+            raise Fail(
+                f"torch_gru_step with gru_params_from_torch's parameters differs from nn.GRUCell "
+                f"(float64, batch {B}, d_x={d_x}, d_h={d_h}).{en}",
+                f"torch_gru_step 使用 gru_params_from_torch 的参数时与 nn.GRUCell 的结果不一致"
+                f"（float64，批量 {B}，d_x={d_x}，d_h={d_h}）。{zh}",
+                earned=1.5 * n,
+            )
+
+
+def without_none(grads):
+    """The gradients that exist, as a cotangent for the mapping (None entries dropped)."""
+    if isinstance(grads, dict):
+        return {k: v for k, g in grads.items() if (v := without_none(g)) is not None}
+    return grads if isinstance(grads, torch.Tensor) else None
+
+
+@check(points=2)
+def test_gru_gradients(parity, device):
+    """Gradients w.r.t. x, h0 and every GRUCell parameter through your two functions equal autograd through the cell"""
+    d_x, d_h = CONFIGS[0]
+    weights = cell_weights("gru", d_x, d_h, device, seed=60)
+    s = states(d_x, d_h, device, seed=61)
+    g = torch.Generator().manual_seed(62)
+    cot = torch.randn(B, d_h, generator=g, dtype=torch.float64).to(device)
+    h_ref, expected = torch_grads("gru", weights, s, {"h": cot})
+
+    params = gru_params_of(parity.gru_params_from_torch(cell=inject("gru_cell", **weights)))
+    value, step_grads = parity.torch_gru_step.with_grad(cot, x=s["x"], h=s["h"], params=params)
+    values_right = close(gru_output(value, d_h), h_ref)
+    _, mapped = parity.gru_params_from_torch.with_grad(
+        without_none(step_grads.get("params")) or {}, cell=inject("gru_cell", **weights))
+    got = {"x": step_grads.get("x"), "h0": step_grads.get("h")}
+    got |= {f"cell.{k}": v for k, v in (mapped.get("cell") or {}).items()}
+    problems, zh = [], []
+    compare_grads("torch_gru_step / gru_params_from_torch", got, expected, values_right, problems, zh)
+    report(problems, zh)
+
+
+LIBRARY = {"GRUCell", "GRU", "gru_cell", "gru", "LSTMCell", "LSTM", "lstm_cell", "lstm", "RNNCell", "rnn_tanh_cell"}
+
+
+def library_calls(source: str) -> set[str]:
+    """Names of library recurrent cells that parity.py calls, and any use of torch._VF (annotations are fine)."""
+    used = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+            if name in LIBRARY:
+                used.add(name)
+        elif isinstance(node, ast.Attribute) and node.attr == "_VF":
+            used.add("_VF")
+        elif isinstance(node, ast.alias) and node.name.split(".")[-1] in LIBRARY | {"_VF"}:
+            used.add(node.name)
+    return used
+
+
+@check(points=1)
+def test_gru_written_out(parity, student_source, device):
+    """torch_gru_step writes the GRU equations out (no nn.GRUCell, torch.gru_cell or torch._VF)"""
+    d_x, d_h = CONFIGS[0]
+    weights = cell_weights("gru", d_x, d_h, device, seed=40)
+    s = states(d_x, d_h, device, seed=50)
+    out = gru_step_of(parity, weights, s, d_h)  # the point is for working code written without library cells
+    with torch.no_grad():
+        if not close(out, torch_cell("gru", weights)(s["x"], s["h"])):
+            raise Fail("torch_gru_step does not reproduce nn.GRUCell yet (see the check on its values)",
+                       "torch_gru_step 尚未复现 nn.GRUCell（见数值检查）")
+    try:
+        used = library_calls(student_source("parity.py"))
+    except SyntaxError as e:
+        raise Fail(f"parity.py, line {e.lineno}: SyntaxError: {e.msg}", f"parity.py 第 {e.lineno} 行：语法错误：{e.msg}") from None
+    if used:
+        names = ", ".join(sorted(used))
+        raise Fail(f"parity.py calls library recurrent cells ({names}); torch_gru_step must write nn.GRUCell's "
+                   "equations out",
+                   f"parity.py 调用了库中的循环单元（{names}）；torch_gru_step 必须自己写出 nn.GRUCell 的公式")

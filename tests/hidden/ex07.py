@@ -1,0 +1,277 @@
+"""Hidden checks for ex07: gate-bias decay, code and answer sheet (8 points).
+
+state_jacobian_norm always runs the course's own step function (injected as `step`), and the
+constant-gate parameters it is given come from the reference, so neither ex05 nor the student's
+constant_gate_params is charged twice. With random non-zero weights the expected value is the
+reference's autograd measurement, computed here with the same injected step; a closed-form
+shortcut (retain ** T) cannot pass. Expected sheet answers come from
+solutions/ex07_gate_bias_decay/answers.toml.
+"""
+
+import math
+
+import torch
+
+from grader import injected
+from grader.checks import Fail, StudentError, check, inject, partial, reference_module, student_module
+
+decay = student_module("decay")
+reference = reference_module("decay")
+
+D_X, D_H = 3, 4
+RETAINS = (0.1, 0.5, 0.9)
+KEYS = {
+    "lstm": {**{f"W_{g}": (D_H, D_X + D_H) for g in "ifoc"}, **{f"b_{g}": (D_H,) for g in "ifoc"}},
+    "gru": {**{f"W_{g}": (D_H, D_X) for g in "zrh"}, **{f"U_{g}": (D_H, D_H) for g in "zrh"},
+            **{f"b_{g}": (D_H,) for g in "zrh"}},
+}
+RETENTION = {"lstm": "b_f", "gru": "b_z"}
+GATE = {"lstm": "forget gate f = σ(b_f)", "gru": "update gate z = σ(b_z)"}
+
+
+def sigma(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+def logit(p: float) -> float:
+    return math.log(p / (1 - p))
+
+
+# -- constant_gate_params -------------------------------------------------------------------------
+
+def bias_mistakes(kind: str, retain: float) -> dict:
+    """Biases that known mistakes put where logit(retain) belongs."""
+    opposite = (
+        ("(1 − z) convention: in ex05's convention h_new = z ⊙ h + (1 − z) ⊙ candidate, z is the share kept, so "
+         "σ(b_z) = retain (seed 000 and 001 write the mirror image, where 1 − z is kept)",
+         "(1 − z) 约定：在 ex05 的约定 h_new = z ⊙ h + (1 − z) ⊙ candidate 中，z 是保留的比例，所以 σ(b_z) = retain"
+         "（种子 000 与 001 采用镜像写法，保留的是 1 − z）")
+        if kind == "gru" else
+        ("logit sign: σ(−ln(r/(1 − r))) = 1 − r; the bias is +ln(retain/(1 − retain))",
+         "logit 符号错误：σ(−ln(r/(1 − r))) = 1 − r；偏置应为 +ln(retain/(1 − retain))")
+    )
+    return {
+        retain: ("wrong bias: retain itself used as the bias; the gate is σ(bias), so the bias is σ⁻¹(retain) = "
+                 "ln(retain/(1 − retain))",
+                 "偏置错误：直接把 retain 当作偏置；门值是 σ(偏置)，所以偏置应为 σ⁻¹(retain) = ln(retain/(1 − retain))"),
+        sigma(retain): ("wrong bias: σ applied to retain; the bias is its inverse, the logit σ⁻¹(retain)",
+                        "偏置错误：对 retain 取了 σ；偏置应是其反函数 logit σ⁻¹(retain)"),
+        -logit(retain): opposite,
+        math.log10(retain / (1 - retain)): ("log10 instead of ln: σ⁻¹ uses the natural logarithm",
+                                            "用了 log10 而非 ln：σ⁻¹ 使用自然对数"),
+    }
+
+
+def check_constant_params(decay, kind: str, retain: float) -> None:
+    fn = f"constant_gate_params({kind!r}, {retain}, d_x={D_X}, d_h={D_H})"
+    params = decay.constant_gate_params(kind=kind, retain=retain, d_x=D_X, d_h=D_H)
+    shapes = KEYS[kind]
+    if not isinstance(params, dict) or sorted(params) != sorted(shapes):
+        raise Fail(f"{fn} must return a dict with exactly the keys {', '.join(shapes)} (ex05's {kind}_step parameters)",
+                   f"{fn} 应返回恰好含键 {', '.join(shapes)} 的 dict（ex05 的 {kind}_step 参数）")
+    for key, shape in shapes.items():
+        value = params[key]
+        if not isinstance(value, torch.Tensor) or tuple(value.shape) != shape or value.dtype != torch.float64:
+            got = f"{value.dtype} {tuple(value.shape)}" if isinstance(value, torch.Tensor) else type(value).__name__
+            raise Fail(f"{fn}[{key!r}] must be a float64 tensor of shape {shape}; got {got}",
+                       f"{fn}[{key!r}] 应为形状 {shape} 的 float64 张量；实际为 {got}")
+    nonzero_w = [k for k in shapes if k[0] in "WU" and bool(params[k].any())]
+    if nonzero_w:
+        raise Fail(f"{fn}: every W/U must be zero so that the gates are constant; {', '.join(nonzero_w)} is not",
+                   f"{fn}：所有 W/U 都必须为零，门才是常数；{', '.join(nonzero_w)} 不为零")
+    target = RETENTION[kind]
+    b = params[target]
+    if not torch.allclose(torch.sigmoid(b), torch.full_like(b, retain), rtol=1e-9, atol=0):
+        moved = [k for k in shapes if k.startswith("b_") and k != target
+                 and torch.allclose(params[k], torch.full_like(b, logit(retain)), rtol=1e-9, atol=1e-12)]
+        if moved:
+            hint = (f"the bias went to {moved[0]}; the retention gate is the {GATE[kind]}",
+                    f"偏置放到了 {moved[0]}；保留门是{GATE[kind]}")
+        else:
+            hint = next(((en, zh) for wrong, (en, zh) in bias_mistakes(kind, retain).items()
+                         if torch.allclose(b, torch.full_like(b, wrong), rtol=1e-6, atol=1e-9)),
+                        (f"σ({target}) must equal retain in every entry", f"σ({target}) 的每个分量都必须等于 retain"))
+        raise Fail(f"{fn}: the {GATE[kind]} is not {retain}. Likely mistake: {hint[0]}.",
+                   f"{fn}：{GATE[kind]} 不等于 {retain}。可能的错误：{hint[1]}。")
+    other = [k for k in shapes if k.startswith("b_") and k != target and bool(params[k].any())]
+    if other:
+        raise Fail(f"{fn}: every bias but {target} must be zero; {', '.join(other)} is not",
+                   f"{fn}：除 {target} 外的偏置都必须为零；{', '.join(other)} 不为零")
+
+
+@check(points=1)
+def test_constant_gate_params(decay):
+    """constant_gate_params: zero weights, σ(b_f) (LSTM) or σ(b_z) (GRU) equal to retain, other biases zero"""
+    def both(kind: str) -> None:
+        for retain in (0.9, 0.25):
+            check_constant_params(decay, kind, retain)
+
+    partial(1, [lambda kind=kind: both(kind) for kind in ("lstm", "gru")])
+
+
+@check(points=1)
+def test_value_errors(decay):
+    """constant_gate_params raises ValueError unless 0 < retain < 1 and kind is "lstm" or "gru" """
+    cases = [("lstm", 0.0), ("gru", 1.0), ("lstm", -0.5), ("gru", 1.5), ("rnn", 0.5)]
+    missed = []
+    for kind, retain in cases:
+        try:
+            decay.constant_gate_params(kind=kind, retain=retain, d_x=D_X, d_h=D_H)
+            got = "nothing raised"
+        except StudentError as e:
+            if e.raised("ValueError"):
+                continue
+            got = e.types[0] if e.types else "the process failed"
+        missed.append(f"kind={kind!r}, retain={retain} ({got})")
+    if missed:
+        raise Fail(f"no ValueError for: {'; '.join(missed)}", f"以下情况没有抛出 ValueError：{'; '.join(missed)}",
+                   earned=round((len(cases) - len(missed)) / len(cases), 2))
+
+
+# -- state_jacobian_norm --------------------------------------------------------------------------
+
+def as_number(value, fn: str) -> float:
+    """The student's result as a float (a one-element tensor is accepted too)."""
+    if isinstance(value, torch.Tensor) and value.numel() == 1:
+        value = value.item()
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise Fail(f"{fn} must return a finite float; got {type(value).__name__}",
+                   f"{fn} 应返回有限的 float；实际为 {type(value).__name__}")
+    return float(value)
+
+
+def jacobian(kind: str, params: dict, T: int, *, wrt: str = "s", of: str = "s", device) -> torch.Tensor:
+    """∂(of)_T/∂(wrt)_0 through the course's step, for naming mistakes ('s' is c for the LSTM, h for the GRU)."""
+    step = injected.build(inject(f"{kind}_step"), device)
+    zeros = torch.zeros(1, D_H, dtype=torch.float64, device=device)
+    x = torch.zeros(1, D_X, dtype=torch.float64, device=device)
+
+    def run(s0):
+        h, c = (zeros, s0) if kind == "lstm" and wrt == "s" else (s0, zeros)
+        for _ in range(T):
+            out = step(x=x, h=h, c=c, **params) if kind == "lstm" else step(x=x, h=h, **params)
+            h, c = out["h"], out.get("c")
+        return c if kind == "lstm" and of == "s" else h
+
+    return torch.autograd.functional.jacobian(run, zeros).reshape(D_H, D_H)
+
+
+def norm_mistakes(kind: str, params: dict, T: int, device) -> list:
+    """(value, diagnosis) for each known mistake with these parameters."""
+    spectral = lambda J: float(torch.linalg.matrix_norm(J, ord=2))  # noqa: E731
+    J = jacobian(kind, params, T, device=device)
+    off_by_one = ("off by one step: run exactly T steps", "差了一步：应恰好运行 T 步")
+    mistakes = [
+        (float(torch.linalg.matrix_norm(J)),
+         ("Frobenius norm instead of the spectral norm (largest singular value, torch.linalg.matrix_norm(J, ord=2))",
+          "用了 Frobenius 范数而非谱范数（最大奇异值，torch.linalg.matrix_norm(J, ord=2)）")),
+        (float(torch.linalg.matrix_norm(J, ord="nuc")),
+         ("sum of the singular values (nuclear norm) instead of the largest one", "用了奇异值之和（核范数）而非最大奇异值")),
+        (float(J.abs().max()), ("largest entry instead of the spectral norm", "用了最大元素而非谱范数")),
+        (float(J.sum(0).norm()),
+         ("the norm of the gradient of sum(s_T), a vector, instead of the spectral norm of the Jacobian matrix",
+          "用了 sum(s_T) 的梯度（一个向量）的范数，而非雅可比矩阵的谱范数")),
+        (spectral(jacobian(kind, params, T - 1, device=device)), off_by_one),
+        (spectral(jacobian(kind, params, T + 1, device=device)), off_by_one),
+    ]
+    if kind == "lstm":
+        mistakes += [
+            (spectral(jacobian(kind, params, T, wrt="h", of="h", device=device)),
+             ("Jacobian w.r.t. h instead of c: for the LSTM s is the cell state c (h_0 held fixed)",
+              "对 h 而非 c 求了雅可比：LSTM 的 s 是细胞状态 c（h_0 固定）")),
+            (spectral(jacobian(kind, params, T, of="h", device=device)),
+             ("∂h_T/∂c_0 instead of ∂c_T/∂c_0: for the LSTM s is the cell state c",
+              "求了 ∂h_T/∂c_0 而非 ∂c_T/∂c_0：LSTM 的 s 是细胞状态 c")),
+        ]
+    return mistakes
+
+
+def norm_check(decay, kind: str, params: dict, T: int, expected: float, device, *, random: bool) -> None:
+    fn = f"state_jacobian_norm({kind!r}, T={T})"
+    value = as_number(decay.state_jacobian_norm(kind=kind, step=inject(f"{kind}_step"), params=params, T=T, d_x=D_X), fn)
+    if math.isclose(value, expected, rel_tol=1e-6, abs_tol=1e-300):
+        return
+    hint = next((diagnosis for wrong, diagnosis in norm_mistakes(kind, params, T, device)
+                 if math.isclose(value, wrong, rel_tol=1e-6, abs_tol=1e-300)), None)
+    if hint is None and random:
+        constant = {k: v if k.startswith("b_") else torch.zeros_like(v) for k, v in params.items()}
+        again = as_number(decay.state_jacobian_norm(kind=kind, step=inject(f"{kind}_step"), params=constant, T=T, d_x=D_X), fn)
+        if math.isclose(value, again, rel_tol=1e-9):
+            hint = ("the result ignores the weights – a closed-form shortcut such as retain ** T holds only for constant "
+                    "gates; measure ∂s_T/∂s_0 with autograd through `step`",
+                    "结果与权重无关——retain ** T 之类的闭式捷径只对常数门成立；请通过 `step` 用自动求导测量 ∂s_T/∂s_0")
+    setting = "random non-zero weights" if random else "constant gates"
+    setting_zh = "随机非零权重" if random else "常数门"
+    raise Fail(f"{fn} with {setting} is wrong (rtol 1e-6)." + (f" Likely mistake: {hint[0]}." if hint else ""),
+               f"{fn} 在{setting_zh}下的结果错误（rtol 1e-6）。" + (f"可能的错误：{hint[1]}。" if hint else ""))
+
+
+@check(points=1)
+def test_constant_gate_norms(decay, reference, device):
+    """Constant gates retain = 0.1, 0.5, 0.9: ‖∂s_T/∂s_0‖ measured through the course's step (LSTM and GRU)"""
+    cases = [(kind, retain, 20) for kind in ("lstm", "gru") for retain in RETAINS] + [("lstm", 0.9, 7)]
+    parts = []
+    for kind, retain, T in cases:
+        params = {k: v.to(device) for k, v in reference.constant_gate_params(kind, retain, D_X, D_H).items()}
+        parts.append(lambda kind=kind, params=params, T=T, retain=retain:
+                     norm_check(decay, kind, params, T, retain ** T, device, random=False))
+    partial(1, parts)
+
+
+def random_params(kind: str, device, seed: int) -> dict:
+    g = torch.Generator().manual_seed(seed)
+    return {k: (0.6 * torch.randn(*s, generator=g, dtype=torch.float64) + (1.0 if k == RETENTION[kind] else 0.0)).to(device)
+            for k, s in KEYS[kind].items()}
+
+
+@check(points=2)
+def test_random_weight_norms(decay, reference, device):
+    """Random non-zero weights: the value equals an autograd measurement through the course's step (LSTM 1, GRU 1)"""
+    parts = []
+    for n, kind in enumerate(("lstm", "gru")):
+        params = random_params(kind, device, seed=70 + n)
+        step = injected.build(inject(f"{kind}_step"), device)
+        expected = reference.state_jacobian_norm(kind, step, params, 6, D_X)
+        parts.append(lambda kind=kind, params=params, expected=expected:
+                     norm_check(decay, kind, params, 6, expected, device, random=True))
+    partial(2, parts)
+
+
+# -- answer sheet ---------------------------------------------------------------------------------
+
+@check(points=1)
+def test_bias_for_090(answers, reference_answers):
+    """(c) the bias that makes a retention gate 0.9"""
+    answers.number("bias_for_090", reference_answers["bias_for_090"], mistakes={
+        0.9: ("that is the gate value; the bias b satisfies σ(b) = 0.9, so b = σ⁻¹(0.9)",
+              "这是门值；偏置 b 满足 σ(b) = 0.9，即 b = σ⁻¹(0.9)"),
+        -logit(0.9): ("logit sign: σ(−ln 9) = 0.1; the bias is +ln(0.9/0.1)", "logit 符号错误：σ(−ln 9) = 0.1；偏置应为 +ln(0.9/0.1)"),
+        math.log10(9): ("log10 instead of ln: σ⁻¹ uses the natural logarithm", "用了 log10 而非 ln：σ⁻¹ 使用自然对数"),
+        sigma(0.9): ("applied σ to 0.9; the bias is the inverse, σ⁻¹(0.9)", "对 0.9 取了 σ；偏置应是其反函数 σ⁻¹(0.9)"),
+        math.log(0.9): ("ln(0.9) is not the logit; σ⁻¹(p) = ln(p/(1 − p))", "ln(0.9) 不是 logit；σ⁻¹(p) = ln(p/(1 − p))"),
+    })
+
+
+@check(points=1)
+def test_retain09_T20(answers, reference_answers):
+    """(d) ‖∂s_20/∂s_0‖ for constant gates with retain = 0.9"""
+    answers.number("retain09_T20", reference_answers["retain09_T20"], mistakes={
+        0.9 * 20: ("multiplied retain by T; the T per-step factors multiply, so retain is raised to the power T",
+                   "把 retain 乘以 T 了；T 个逐步因子相乘，应是 retain 的 T 次幂"),
+        0.9 ** 19: ("off by one step: 20 steps multiply exactly 20 factors", "差了一步：20 步恰好乘 20 个因子"),
+        0.9 ** 21: ("off by one step: 20 steps multiply exactly 20 factors", "差了一步：20 步恰好乘 20 个因子"),
+        0.1 ** 20: ("used 1 − retain, the share forgotten; the state keeps the share retain",
+                    "用了 1 − retain（被遗忘的部分）；状态保留的是 retain"),
+        sigma(0.9) ** 20: ("σ(0.9)^20: 0.9 is already the gate value, not its bias", "σ(0.9)^20：0.9 已经是门值，不是偏置"),
+    })
+
+
+@check(points=1)
+def test_slowest_decay(answers, reference_answers):
+    """(e) which retention decays most slowly"""
+    answers.choice("slowest_decay", reference_answers["slowest_decay"], ["0.1", "0.5", "0.9"], mistakes={
+        "0.1": ("the smallest retention keeps the least per step, so retain^T falls fastest; the largest retention "
+                "decays most slowly",
+                "最小的保留值每步保留得最少，retain^T 下降最快；保留值越大衰减越慢"),
+        "0.5": ("retain^T falls more slowly the closer retain is to 1", "retain 越接近 1，retain^T 下降越慢"),
+    })

@@ -1,0 +1,92 @@
+"""The ex06 mutant bank: each known mistake must lose points and be named in the feedback."""
+
+import pytest
+
+from conftest import ROOT, mutate
+
+REFERENCE = (ROOT / "solutions" / "ex06_framework_parity" / "parity.py").read_text()
+
+WRITTEN_WITH_LIBRARY = '''
+import torch
+
+
+def lstm_params_from_torch(cell):
+    weight = torch.cat([cell.weight_ih, cell.weight_hh], dim=1)
+    bias = cell.bias_ih + cell.bias_hh
+    gates = ("i", "f", "c", "o")
+    return ({f"W_{g}": w for g, w in zip(gates, weight.chunk(4))}
+            | {f"b_{g}": b for g, b in zip(gates, bias.chunk(4))})
+
+
+def gru_params_from_torch(cell):
+    return {"w_ih": cell.weight_ih * 1, "w_hh": cell.weight_hh * 1, "b_ih": cell.bias_ih * 1, "b_hh": cell.bias_hh * 1}
+
+
+def torch_gru_step(x, h, params):
+    return torch.gru_cell(x, h, params["w_ih"], params["w_hh"], params["b_ih"], params["b_hh"])
+'''
+
+# name: (text in the reference, the mistake, words the feedback must contain)
+MUTANTS = {
+    "lstm gate order i, f, o, g": ('gates = ("i", "f", "c", "o")', 'gates = ("i", "f", "o", "c")', "gate order i, f, o, g"),
+    "lstm gate order f, i, g, o": ('gates = ("i", "f", "c", "o")', 'gates = ("f", "i", "c", "o")', "another order"),
+    "lstm bias_hh dropped": ("bias = cell.bias_ih + cell.bias_hh", "bias = cell.bias_ih", "bias_hh dropped"),
+    "lstm bias_ih dropped": ("bias = cell.bias_ih + cell.bias_hh", "bias = cell.bias_hh", "bias_ih dropped"),
+    "lstm [h, x] order": ("[cell.weight_ih, cell.weight_hh]", "[cell.weight_hh, cell.weight_ih]", "[h, x] order"),
+    "lstm float32 mapping": ("bias = cell.bias_ih + cell.bias_hh", "bias = (cell.bias_ih + cell.bias_hh).float()",
+                             "float32 precision"),
+    "lstm rounded through float32": (
+        "weight = torch.cat([cell.weight_ih, cell.weight_hh], dim=1)",
+        "weight = torch.cat([cell.weight_ih, cell.weight_hh], dim=1).float().double()", "float32 precision"),
+    "lstm detached mapping": ("[cell.weight_ih, cell.weight_hh]", "[cell.weight_ih, cell.weight_hh.detach()]",
+                              "no gradient reaches cell.weight_hh"),
+    "lstm mapping rebuilt from values": (
+        "bias = cell.bias_ih + cell.bias_hh", "bias = torch.tensor((cell.bias_ih + cell.bias_hh).tolist(), dtype=torch.float64)",
+        "no gradient reaches cell.bias_ih"),
+    "gru r and z swapped": ('gates = ("r", "z", "n")', 'gates = ("z", "r", "n")', "r and z swapped"),
+    "gru reset before the matmul": (
+        'r * (h @ p["U_n"].T + p["b_hn"])', '(r * h) @ p["U_n"].T + p["b_hn"]', "reset gate applied before the recurrent matmul"),
+    "gru b_hn outside r": ('r * (h @ p["U_n"].T + p["b_hn"])', 'r * (h @ p["U_n"].T) + p["b_hn"]', "b_hn outside r"),
+    "gru swapped convention": ("return (1.0 - z) * n + z * h", "return z * n + (1.0 - z) * h", "swapped GRU convention"),
+    "gru b_hn dropped": ('"b_hn": b_hh["n"]', '"b_hn": 0 * b_hh["n"]', "b_hn dropped"),
+    "gru all of bias_hh dropped": ("b_hh = dict(zip(gates, cell.bias_hh.chunk(3)))",
+                                   "b_hh = dict(zip(gates, (0 * cell.bias_hh).chunk(3)))", "bias_hh dropped"),
+    "gru float32 step": ("return (1.0 - z) * n + z * h", "return ((1.0 - z) * n + z * h).float()", "float32 precision"),
+    "gru computed in float32": ("p = params", "p = {k: v.float() for k, v in params.items()}\n    x, h = x.float(), h.float()",
+                                "float32 precision"),
+    "gru detached parameters": ('"W_n": W["n"]', '"W_n": W["n"].detach()', "part of the gradient w.r.t. cell.weight_ih is missing"),
+    "gru detached input": ("p = params", "p = params\n    x = x.detach()", "no gradient reaches x"),
+}
+
+
+@pytest.mark.parametrize("name", MUTANTS)
+def test_mutant_is_caught_and_named(grade, name):
+    """Does this known mistake lose points, with its diagnosis in the feedback?"""
+    old, new, diagnosis = MUTANTS[name]
+    result = grade("ex06", {"parity.py": mutate(REFERENCE, old, new)})
+    assert result.score < result.max_score
+    failed = [v.feedback for v in result.checks if not v.passed]
+    assert any(diagnosis in feedback for feedback in failed), failed
+
+
+def test_library_cell_loses_the_written_out_point(grade):
+    """Does a torch_gru_step that calls torch.gru_cell lose the point for writing the equations out?"""
+    result = grade("ex06", {"parity.py": WRITTEN_WITH_LIBRARY})
+    assert result.score == result.max_score - 1
+    failed = [v.feedback for v in result.checks if not v.passed]
+    assert any("library recurrent cells (gru_cell)" in feedback for feedback in failed), failed
+
+
+def test_value_mistake_is_not_charged_twice(grade):
+    """Does a gate-order mistake cost the LSTM value points but keep the gradient points (gradients still flow)?"""
+    result = grade("ex06", {"parity.py": mutate(REFERENCE, 'gates = ("i", "f", "c", "o")', 'gates = ("i", "f", "o", "c")')})
+    by_name = {v.name: v for v in result.checks}
+    assert next(v for n, v in by_name.items() if n.startswith("Gradients w.r.t. x, h0, c0")).passed
+    assert result.score == result.max_score - 1  # W_i, W_f, b_i, b_f of the 8 entries stay right: 1 of 2 points
+
+
+def test_reference_scores_full_marks(grade):
+    """Does the reference itself, graded as a submission, earn every point?"""
+    result = grade("ex06", {"parity.py": REFERENCE})
+    assert result.max_score == 10
+    assert result.score == result.max_score, [v.feedback for v in result.checks if not v.passed]
