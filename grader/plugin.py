@@ -39,6 +39,7 @@ class GraderPlugin:
             for path in [*e.public_checks, e.hidden_checks]:
                 self._by_file[path.resolve()] = e
         self.verdicts: list[Verdict] = []
+        self.processes: dict[str, object] = {}  # exercise id -> its live StudentProcess
         self.collection_errors: list[str] = []
         self._failures: dict[str, BaseException] = {}
 
@@ -57,10 +58,10 @@ class GraderPlugin:
 
     @pytest.fixture
     def student_process(self, request, exercise):
-        """This check's student process, forked on first use and killed when the check ends."""
+        """The exercise's student process for this check, forked (or reused) on first use."""
         lazy = _LazyProcess(self, exercise)
         yield lazy
-        request.node.stash[_OUTPUT] = lazy.close()
+        request.node.stash[_OUTPUT] = lazy.end_check()
 
     @pytest.fixture
     def answers(self, exercise):
@@ -99,18 +100,36 @@ class GraderPlugin:
     def pytest_configure(self, config) -> None:
         config.addinivalue_line("markers", "check(points): a graded check worth `points`")
 
+    def pytest_sessionfinish(self) -> None:
+        for process in self.processes.values():
+            process.close()
+        self.processes.clear()
+
     def pytest_collectreport(self, report) -> None:
         if report.failed:
             self.collection_errors.append(f"{report.nodeid}: {report.longreprtext[-2000:]}")
 
-    @pytest.hookimpl(wrapper=True)
+    @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_makereport(self, item, call):
-        report = yield
-        if call.excinfo is not None and not report.passed and item.nodeid not in self._failures:
-            self._failures[item.nodeid] = call.excinfo.value
+        """A plain report, and this check's verdict after teardown.
+
+        Feedback comes from the exception itself, so pytest's traceback formatting (tens of
+        milliseconds per failed check) is skipped.
+        """
+        error = call.excinfo.value if call.excinfo is not None else None
+        if error is not None and item.nodeid not in self._failures:
+            self._failures[item.nodeid] = error
         if call.when == "teardown":
             self.verdicts.append(self._verdict(item))
-        return report
+        outcome, longrepr = "passed", None
+        if isinstance(error, pytest.skip.Exception):
+            outcome, longrepr = "skipped", (str(item.path), 0, str(error))
+        elif error is not None:
+            outcome, longrepr = "failed", f"{type(error).__name__}: {error}"
+        return pytest.TestReport(
+            item.nodeid, item.location, {}, outcome, longrepr, call.when,
+            duration=call.duration, start=call.start, stop=call.stop,
+        )
 
     def _verdict(self, item) -> Verdict:
         exercise = self._exercise_of(item)
@@ -142,7 +161,7 @@ _OUTPUT = pytest.StashKey[str]()
 
 
 class _LazyProcess:
-    """Forks the student process only when a check first calls into the submission."""
+    """One check's handle on its exercise's student process: forked or reused only when the check first calls it."""
 
     def __init__(self, plugin: GraderPlugin, exercise: Exercise):
         self._plugin = plugin
@@ -157,12 +176,21 @@ class _LazyProcess:
             ]
             if missing:
                 raise StudentError("; ".join(missing))
-            self._process = self._plugin.sandbox.open(self._plugin.workspace.folder(self._exercise))
+            live = self._plugin.processes
+            process = live.get(self._exercise.id)
+            if process is None or not process.usable:
+                if process is not None:
+                    process.close()
+                process = live[self._exercise.id] = self._plugin.sandbox.open(self._plugin.workspace.folder(self._exercise))
+            process.begin_check()
+            self._process = process
         return self._process
 
-    def close(self) -> str:
+    def end_check(self) -> str:
+        """The check's share of the submission's output; a process that failed is not reused."""
         if self._process is None:
             return ""
         output = self._process.output()
-        self._process.close()
+        if not self._process.usable:
+            self._process.close()
         return output

@@ -34,6 +34,9 @@ OUTPUT_SHOWN = 1500
 SETUP_FAILED_STATUS = "its sandbox could not be set up"
 # How long the zygote may take to import torch before the grader gives up.
 STARTUP_SECONDS = 300
+# How many checks one student process serves before a fresh one is forked (its CPU-time limit
+# covers this many checks' time limits).
+CHECKS_PER_PROCESS = 8
 
 
 class SandboxError(RuntimeError):
@@ -52,7 +55,7 @@ class Limits:
     def for_child(self) -> dict:
         return {
             "memory_mib": self.memory_mib,
-            "cpu_seconds": int(self.time_limit) + 1,
+            "cpu_seconds": int(CHECKS_PER_PROCESS * self.time_limit) + 1,
             "file_bytes": FILE_BYTES,
             "message_bytes": MESSAGE_BYTES,
         }
@@ -117,7 +120,7 @@ class Sandbox:
             pid = self._reply(timeout=30)["pid"]
         finally:
             theirs.close()
-        return StudentProcess(self, pid, ours, scratch, time.monotonic() + self.limits.time_limit)
+        return StudentProcess(self, pid, ours, scratch)
 
     def close(self) -> None:
         self._control.close()
@@ -152,15 +155,38 @@ class Sandbox:
 
 
 class StudentProcess:
-    """One check's student process: calls its functions within the check's deadline."""
+    """A student process serving the checks of one exercise, one at a time, each within its deadline.
 
-    def __init__(self, sandbox: Sandbox, pid: int, channel: socket.socket, scratch: Path, deadline: float):
+    `begin_check()` starts a check's clock and output; a process that failed in any way is stopped
+    and the next check gets a fresh one (`usable`).
+    """
+
+    def __init__(self, sandbox: Sandbox, pid: int, channel: socket.socket, scratch: Path):
         self._sandbox = sandbox
         self.pid = pid
         self._channel = channel
         self._scratch = scratch
-        self._deadline = deadline
         self._status: str | None = None
+        self._checks = 0
+        self._deadline = 0.0
+        self._output_start = 0
+
+    @property
+    def usable(self) -> bool:
+        """Alive, and not yet at its share of checks."""
+        return self._status is None and self._checks < CHECKS_PER_PROCESS
+
+    def begin_check(self) -> None:
+        """Start the clock of a new check; its output is what the process prints from now on."""
+        self._checks += 1
+        self._deadline = time.monotonic() + self._sandbox.limits.time_limit
+        self._output_start = self._output_size()
+
+    def _output_size(self) -> int:
+        try:
+            return (self._scratch / "output.log").stat().st_size
+        except OSError:
+            return 0
 
     def call(self, module: str, function: str, args: list, kwargs: dict, cotangent=None) -> dict:
         """Run `module.function(*args, **kwargs)` there; return the reply `{"value", "grads"}`.
@@ -200,9 +226,10 @@ class StudentProcess:
         return _checked_reply(reply, label)
 
     def output(self) -> str:
-        """What the submission printed during this check, truncated."""
+        """What the submission printed during the current check, truncated."""
         try:
             with open(self._scratch / "output.log", "rb") as f:
+                f.seek(self._output_start)
                 data = f.read(OUTPUT_SHOWN + 1)
         except OSError:
             return ""

@@ -24,6 +24,7 @@ def run_step(step, params, x, h, c):
 def process(sandbox, tmp_path):
     (tmp_path / "probe.py").write_text(PROBE)
     process = sandbox.open(tmp_path)
+    process.begin_check()
     yield process
     process.close()
 
