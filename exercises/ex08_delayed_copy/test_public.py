@@ -1,0 +1,33 @@
+"""Public checks for ex08 (worth no points; the graded checks are hidden). Run: grade run ex08
+
+They check the form of the data and of one comparison row, with the simulated bench of
+grader/injected.py (fake_bench). Whether the values are right is decided by the hidden checks.
+"""
+
+import torch
+
+from grader.checks import expect_tensor, inject, student_module
+
+protocol = student_module("protocol")
+
+ROW_KEYS = ("cell", "d_h", "seed", "status", "params", "batch_size", "updates", "lr", "cell_calls",
+            "test_acc", "train_time", "predict_time", "peak_memory")
+
+
+def test_delayed_copy_shapes(protocol):
+    """make_delayed_copy(4, 5, 1, 3, 0) returns two int64 tensors of shape (4, 5)"""
+    inputs, targets = protocol.make_delayed_copy(4, 5, 1, 3, 0)
+    expect_tensor(inputs, name="inputs", shape=(4, 5), dtype=torch.int64)
+    expect_tensor(targets, name="targets", shape=(4, 5), dtype=torch.int64)
+
+
+def test_one_comparison_row(protocol, device):
+    """run_comparison with one cell and one seed returns one row with every key"""
+    splits = protocol.make_splits({"train": 8, "val": 4, "test": 520}, 5, 1, 6, 0)
+    splits = {k: [x.to(device), y.to(device)] for k, (x, y) in splits.items()}
+    settings = {"vocab": 6, "d_e": 3, "delay": 1, "seeds": [0], "batch_size": 4, "updates": 2, "lr": 0.01}
+    bench = inject("fake_bench", train_unit=0.001, predict_unit=0.0001)
+    rows = protocol.run_comparison(bench, splits, {"gru": 5}, settings)
+    assert isinstance(rows, list) and len(rows) == 1, "one cell × one seed gives one row"
+    missing = [k for k in ROW_KEYS if k not in rows[0]]
+    assert not missing, f"the row lacks {missing}"

@@ -1,0 +1,27 @@
+"""Public checks for ex10 (worth no points; the graded checks are hidden). Run: grade run ex10
+
+They check the form of run_sweep's rows and of select_lr's choice on a two-run sweep with the
+scripted trainer of grader/injected.py. Whether the values are right is decided by the hidden checks.
+"""
+
+from grader.checks import inject, student_module
+
+sweep = student_module("sweep")
+
+RUNS = [{"model": "gru", "length": 4, "lr": lr, "seed": 0, "val_acc": 0.5, "test_acc": 0.5, "final_loss": 1.0}
+        for lr in (0.1, 0.01)]
+
+
+def test_rows_have_every_key(sweep):
+    """run_sweep over 1 model × 1 length × 2 lrs × 1 seed returns 2 rows with every key"""
+    rows = sweep.run_sweep(inject("scripted_trainer", runs=RUNS), ["gru"], [4], [0.1, 0.01], [0])
+    assert isinstance(rows, list) and len(rows) == 2, "2 runs give 2 rows"
+    for row in rows:
+        missing = {"model", "length", "lr", "seed", "status", "val_acc", "test_acc"} - set(row)
+        assert not missing, f"a row lacks {sorted(missing)}"
+
+
+def test_select_lr_form(sweep):
+    """select_lr returns one lr per (model, length), as select_lr_table shows it"""
+    rows = [{"model": "gru", "length": 4, "lr": 0.1, "seed": 0, "status": "ok", "val_acc": 0.5, "test_acc": 0.5}]
+    assert sweep.select_lr_table(rows) == [{"model": "gru", "length": 4, "lr": 0.1}]

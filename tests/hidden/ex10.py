@@ -1,0 +1,324 @@
+"""Hidden checks for ex10: the dependency-length sweep and validation-only selection (10 points).
+
+run_sweep is graded with grader.injected.scripted_trainer, which returns the outcomes scripted
+below: validation and test accuracies that disagree, one learning rate that diverges (a NaN and an
+infinite loss) with a spuriously high accuracy, one run that raises, and an exact tie. select_lr and
+summarize get the reference run_sweep's rows, so a run_sweep mistake is not charged twice. select_lr
+returns a dict keyed by (model, length) tuples, which cannot cross the process boundary: the checks
+call it through the given wrapper select_lr_table, which lists {"model", "length", "lr"} dicts.
+One real tiny sweep (grader.injected.tiny_copy_trainer) shows the code also works when something trains.
+"""
+
+import math
+
+import torch
+
+from grader.checks import Fail, StudentError, check, inject, partial, reference_module, student_module
+from grader.injected import BUILDERS
+
+sweep = student_module("sweep")
+reference = reference_module("sweep")
+
+MODELS, LENGTHS, LRS, SEEDS = ["gru", "lstm"], [4, 16], [0.1, 0.01, 0.001], [0, 1]
+NAN, INF = float("nan"), float("inf")
+
+# (model, length): {lr: [(val_acc, test_acc, final_loss) per seed]}; a string instead raises.
+SCRIPT = {
+    ("gru", 4): {0.1: [(0.6, 0.95, 0.3)] * 2, 0.01: [(0.9, 0.7, 0.2), (0.8, 0.7, 0.2)], 0.001: [(0.5, 0.5, 0.9)] * 2},
+    ("gru", 16): {0.1: [(0.625, 0.6, 0.5)] * 2, 0.01: [(0.5, 0.8, 0.5), (1.0, 0.8, 0.4)], 0.001: [(0.75, 0.7, 0.5)] * 2},
+    ("lstm", 4): {0.1: [(0.7, 0.7, 0.4)] * 2, 0.01: [(0.8, 0.75, 0.3)] * 2, 0.001: [(0.9, 0.9, 0.3), "out of memory"]},
+    ("lstm", 16): {0.1: [(0.99, 0.99, NAN), (0.99, 0.99, INF)], 0.01: [(0.6, 0.6, 0.6), (0.7, 0.6, 0.6)],
+                   0.001: [(0.55, 0.5, 0.7)] * 2},
+}
+RUNS = [
+    {"model": m, "length": n, "lr": lr, "seed": seed}
+    | ({"raise": o} if isinstance(o, str) else {"val_acc": o[0], "test_acc": o[1], "final_loss": o[2]})
+    for (m, n), by_lr in SCRIPT.items() for lr, outcomes in by_lr.items() for seed, o in zip(SEEDS, outcomes)
+]
+DIVERGED = {("lstm", 16, 0.1, 0), ("lstm", 16, 0.1, 1)}
+FAILED = ("lstm", 4, 0.001, 1)
+
+
+def trainer():
+    return inject("scripted_trainer", runs=RUNS)
+
+
+def expected_rows(reference) -> list[dict]:
+    return reference.run_sweep(BUILDERS["scripted_trainer"](device="cpu", runs=RUNS), MODELS, LENGTHS, LRS, SEEDS)
+
+
+def key(row: dict) -> tuple:
+    return row.get("model"), row.get("length"), row.get("lr"), row.get("seed")
+
+
+def student_rows(sweep) -> list[dict]:
+    try:
+        rows = sweep.run_sweep(trainer(), MODELS, LENGTHS, LRS, SEEDS)
+    except StudentError as e:
+        if "out of memory" in e.en:
+            e.en += " Hint: a run that raises must be caught and kept as a row with status \"failed\"."
+            e.zh += "。提示：抛出异常的运行应被捕获，并保留为状态 \"failed\" 的一行。"
+        raise
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        raise Fail("run_sweep must return a list of dicts, one per run", "run_sweep 应返回 dict 列表，每次运行一行")
+    return rows
+
+
+def same(a, b) -> bool:
+    """Equal numbers (NaN equals NaN), or both None."""
+    if a is None or b is None:
+        return a is None and b is None
+    return isinstance(a, (int, float)) and (a == b or (math.isnan(a) and math.isnan(b)))
+
+
+# -- run_sweep -------------------------------------------------------------------------------------
+
+@check(points=2)
+def test_full_grid(sweep, reference):
+    """run_sweep: one row per (model, length, lr, seed), each with the values train_fn returned"""
+    rows = student_rows(sweep)
+    expected = {key(r): r for r in expected_rows(reference)}
+    got = {}
+    for r in rows:
+        got.setdefault(key(r), []).append(r)
+
+    def grid():
+        missing = [k for k in expected if k not in got]
+        if missing:
+            raise Fail(f"{len(missing)} of the {len(expected)} runs have no row (e.g. {missing[0]}): every call keeps its row",
+                       f"{len(expected)} 次运行中有 {len(missing)} 次没有对应的行（例如 {missing[0]}）：每次调用都要保留一行")
+        if len(rows) != len(expected):
+            raise Fail("rows repeated or invented: exactly one row per (model, length, lr, seed)",
+                       "行重复或多出：每个 (model, length, lr, seed) 恰好一行")
+
+    def values():
+        for k, r in expected.items():
+            if k in got and not all(same(g.get(m), r[m]) for g in got[k] for m in ("val_acc", "test_acc")):
+                raise Fail(f"the row {k} does not hold val_acc and test_acc as train_fn returned them (None when it raised)",
+                           f"行 {k} 的 val_acc、test_acc 不是 train_fn 返回的值（抛出异常时应为 None）")
+
+    partial(2, [grid, values])
+
+
+@check(points=1.5)
+def test_statuses(sweep):
+    """Diverged (NaN or infinite loss) and failed (raised) runs keep their rows with the right status"""
+    got = {key(r): r for r in student_rows(sweep)}
+
+    def diverged():
+        for k in sorted(DIVERGED):
+            if k not in got:
+                raise Fail(f"dropped the diverged run {k}: diverged runs stay in the results",
+                           f"删除了发散的运行 {k}：发散的运行必须保留在结果中")
+            if got[k].get("status") != "diverged":
+                loss = "an infinite" if k[3] == 1 else "a NaN"
+                raise Fail(f"the run {k} has {loss} final loss, so its status is \"diverged\" (use math.isfinite)",
+                           f"运行 {k} 的最终损失为{'无穷大' if k[3] == 1 else ' NaN'}，状态应为 \"diverged\"（请用 math.isfinite）")
+
+    def failed():
+        if FAILED not in got:
+            raise Fail(f"dropped the failed run {FAILED}: failed runs stay in the results",
+                       f"删除了失败的运行 {FAILED}：失败的运行必须保留在结果中")
+        r = got[FAILED]
+        if r.get("status") != "failed" or r.get("val_acc") is not None or r.get("test_acc") is not None:
+            raise Fail("a run that raised has status \"failed\" and val_acc = test_acc = None (not 0: nothing was measured)",
+                       "抛出异常的运行状态为 \"failed\"，val_acc 与 test_acc 为 None（不是 0：什么也没测到）")
+
+    def healthy():
+        if any(r.get("status") != "ok" for k, r in got.items() if k not in DIVERGED and k != FAILED):
+            raise Fail("runs with a finite loss have status \"ok\"", "损失有限的运行状态应为 \"ok\"")
+
+    partial(1.5, [diverged, failed, healthy])
+
+
+# -- select_lr and summarize, on the reference's rows ------------------------------------------------
+
+def _variant(rows, *, metric="val_acc", zero_diverged=True, drop_failed=False, larger=False) -> dict:
+    """A selection rule, right or wrong, computed here to name the student's mistake."""
+    runs = {}
+    for r in rows:
+        if drop_failed and r["status"] == "failed":
+            continue
+        zero = r["status"] == "failed" or (zero_diverged and r["status"] == "diverged")
+        runs.setdefault((r["model"], r["length"]), {}).setdefault(r["lr"], []).append(0.0 if zero else r[metric])
+    chosen = {}
+    for k, by_lr in runs.items():
+        means = {lr: sum(v) / len(v) for lr, v in by_lr.items()}
+        best = max(means.values())
+        ties = [lr for lr, m in means.items() if m == best]
+        chosen[k] = max(ties) if larger else min(ties)
+    return chosen
+
+
+def _test_means(rows, k) -> list[float]:
+    by_lr = {}
+    for r in rows:
+        if (r["model"], r["length"]) == k:
+            by_lr.setdefault(r["lr"], []).append(r["test_acc"] if r["status"] == "ok" else 0.0)
+    return [sum(v) / len(v) for v in by_lr.values()]
+
+
+def student_choice(sweep, rows) -> dict:
+    table = sweep.select_lr_table(rows)
+    if not isinstance(table, list) or not all(isinstance(t, dict) and {"model", "length", "lr"} <= set(t) for t in table):
+        raise Fail("select_lr_table (given, leave it as it is) must return a list of {model, length, lr} dicts",
+                   "select_lr_table（已给出，请勿修改）应返回 {model, length, lr} 字典的列表")
+    return {(t["model"], t["length"]): t["lr"] for t in table}
+
+
+def choice_of(sweep, rows, k, mistakes: dict):
+    chosen = student_choice(sweep, rows)
+    right = _variant(rows)
+    if chosen.get(k) == right[k]:
+        return
+    for why, options in mistakes.items():
+        if chosen.get(k) == _variant(rows, **options)[k]:
+            raise Fail(f"select_lr for {k}: {why[0]}", f"select_lr 对 {k}：{why[1]}")
+    raise Fail(f"select_lr for {k}: not the lr with the highest mean validation accuracy", f"select_lr 对 {k}：不是平均验证准确率最高的学习率")
+
+
+TEST_SELECTION = ("selected on test accuracy; the choice must use validation accuracy only",
+                  "用测试准确率做了选择；选择只能依据验证准确率")
+
+
+@check(points=1.5)
+def test_selection_uses_validation(sweep, reference):
+    """select_lr picks the lr with the best mean validation accuracy, even where test accuracy disagrees"""
+    rows = expected_rows(reference)
+    choice_of(sweep, rows, ("gru", 4), {TEST_SELECTION: dict(metric="test_acc")})
+
+
+@check(points=1)
+def test_failures_count_as_zero(sweep, reference):
+    """In select_lr's means, a diverged or failed run counts as 0"""
+    rows = expected_rows(reference)
+    partial(1, [
+        lambda: choice_of(sweep, rows, ("lstm", 16), {
+            ("a diverged run's accuracy was counted; a diverged run counts as 0 in the mean",
+             "计入了发散运行的准确率；发散的运行在均值中记为 0"): dict(zero_diverged=False)}),
+        lambda: choice_of(sweep, rows, ("lstm", 4), {
+            ("the failed run was left out of the mean; a failed run counts as 0",
+             "失败的运行没有计入均值；失败的运行应记为 0"): dict(drop_failed=True)}),
+    ])
+
+
+@check(points=0.5)
+def test_ties_go_to_the_smaller_lr(sweep, reference):
+    """select_lr breaks a tie in mean validation accuracy towards the smaller lr"""
+    choice_of(sweep, expected_rows(reference), ("gru", 16), {
+        ("a tie went to the larger lr; ties go to the smaller lr", "平局选了较大的学习率；平局应选较小的学习率"): dict(larger=True)})
+
+
+@check(points=1)
+def test_summary(sweep, reference):
+    """summarize reports, per (model, length), the validation-chosen lr's mean test accuracy and the failure counts"""
+    rows = expected_rows(reference)
+    got = sweep.summarize(rows)
+    want = {(s["model"], s["length"]): s for s in reference.summarize(rows)}
+    if not isinstance(got, list) or not all(isinstance(s, dict) for s in got) or len(got) != len(want):
+        raise Fail("summarize must return a list of dicts, one per (model, length)", "summarize 应返回 dict 列表，每个 (model, length) 一项")
+    best_test = _variant(rows, metric="test_acc")
+    for s in got:
+        k = (s.get("model"), s.get("length"))
+        if k not in want:
+            raise Fail(f"summarize reports an unknown (model, length) {k}", f"summarize 报告了未知的 (model, length) {k}")
+        w = want[k]
+        if s.get("lr") != w["lr"] or not isinstance(s.get("test_acc"), (int, float)) or not math.isclose(s["test_acc"], w["test_acc"], abs_tol=1e-9):
+            if s.get("lr") == best_test[k] != w["lr"]:
+                raise Fail(f"summarize for {k}: {TEST_SELECTION[0]}", f"summarize 对 {k}：{TEST_SELECTION[1]}")
+            if isinstance(s.get("test_acc"), (int, float)) and s["test_acc"] == max(_test_means(rows, k)) != w["test_acc"]:
+                raise Fail(f"summarize for {k}: reported the best test accuracy over all lrs; report the test accuracy "
+                           "of the lr chosen on validation",
+                           f"summarize 对 {k}：报告了所有学习率中最好的测试准确率；应报告按验证集选出的学习率的测试准确率")
+            raise Fail(f"summarize for {k}: report the lr select_lr chose and its mean test accuracy over seeds "
+                       "(diverged and failed runs count 0)",
+                       f"summarize 对 {k}：应报告 select_lr 选出的学习率及其在各种子上的平均测试准确率（发散与失败记 0）")
+        if any(s.get(c) != w[c] for c in ("runs", "diverged", "failed")):
+            raise Fail(f"summarize for {k}: runs, diverged and failed count every run of that (model, length), all lrs",
+                       f"summarize 对 {k}：runs、diverged、failed 应统计该 (model, length) 所有学习率下的全部运行")
+
+
+# -- the per-length data rule ------------------------------------------------------------------------
+
+@check(points=1)
+def test_length_data(sweep):
+    """length_data calls make_splits once per length with one rule: T = length + 8, delay = length, the same sizes"""
+    sizes, vocab, seed, lengths = {"train": 64, "val": 32, "test": 512}, 6, 2, [4, 16, 32]
+    got = sweep.length_data(inject("split_recorder"), lengths, sizes, vocab, seed)
+    if not isinstance(got, list) or len(got) != len(lengths) or not all(isinstance(c, dict) for c in got):
+        raise Fail("length_data must return a list with make_splits's result for each length, in order",
+                   "length_data 应按顺序返回每个长度的 make_splits 结果组成的列表")
+    for length, call in zip(lengths, got):
+        if call.get("delay") != length:
+            raise Fail(f"for length {length} the delay passed to make_splits is {call.get('delay')}: the dependency length is the delay",
+                       f"长度 {length} 时传给 make_splits 的 delay 为 {call.get('delay')}：依赖长度就是延迟")
+        if call.get("T") != length + 8:
+            raise Fail(f"for length {length}, T is not length + 8: every length must keep the same 8 scored positions",
+                       f"长度 {length} 时 T 不是 length + 8：每个长度都应保留相同的 8 个计分位置")
+        if call.get("sizes") != sizes or call.get("vocab") != vocab or call.get("seed") != seed:
+            raise Fail("every length uses the same split sizes, vocab and data seed", "每个长度都应使用相同的划分规模、词表与数据种子")
+
+
+# -- one real tiny sweep -----------------------------------------------------------------------------
+
+def _disjoint_splits(length: int, vocab: int, sizes: dict, device) -> dict:
+    """Distinct delayed-copy sequences of length length + 8, split without overlap (drawn here, not the student's ex08)."""
+    t, base = length + 8, vocab - 1
+    g = torch.Generator().manual_seed(length)
+    index = torch.randperm(base ** t, generator=g)[: sum(sizes.values())]
+    inputs = torch.stack([(index // base ** p) % base for p in range(t)], dim=1) + 1
+    targets = torch.zeros_like(inputs)
+    targets[:, length:] = inputs[:, :-length]
+    out, start = {}, 0
+    for name, n in sizes.items():
+        out[name] = [inputs[start:start + n].to(device), targets[start:start + n].to(device)]
+        start += n
+    return out
+
+
+@check(points=0.5)
+def test_real_tiny_sweep(sweep, device):
+    """One real tiny sweep: GRU and LSTM train on delayed copy, every run reported, an lr chosen from the grid"""
+    data = {"2": _disjoint_splits(2, 4, {"train": 64, "val": 32, "test": 32}, device)}
+    train_fn = inject("tiny_copy_trainer", data=data, vocab=4, d_e=4, d_h=8, batch_size=16, updates=20)
+    rows = sweep.run_sweep(train_fn, ["gru", "lstm"], [2], [0.01, 0.05], [0])
+    if not isinstance(rows, list) or len(rows) != 4:
+        raise Fail("the real sweep must report 4 rows (2 models × 1 length × 2 lrs × 1 seed)", "真实扫描应报告 4 行（2 模型 × 1 长度 × 2 学习率 × 1 种子）")
+    for r in rows:
+        if not isinstance(r, dict) or r.get("status") != "ok" or not all(
+                isinstance(r.get(m), (int, float)) and 0 <= r[m] <= 1 for m in ("val_acc", "test_acc")):
+            raise Fail("every real run should be \"ok\" with accuracies in [0, 1]", "每次真实运行都应为 \"ok\"，准确率在 [0, 1] 内")
+    chosen = student_choice(sweep, rows)
+    if set(chosen) != {("gru", 2), ("lstm", 2)} or any(lr not in (0.01, 0.05) for lr in chosen.values()):
+        raise Fail("select_lr on the real rows must choose one lr of the grid for each (model, length)",
+                   "在真实结果上 select_lr 应为每个 (model, length) 选出网格中的一个学习率")
+
+
+# -- the answer sheet --------------------------------------------------------------------------------
+
+CHOICES = ("A", "B", "C", "D")
+MISCONCEPTIONS = {
+    "time_vs_length": {
+        "A": ("time measures computation, not difficulty: longer sequences mean more time steps per update",
+              "时间衡量的是计算量而非难度：序列越长，每次更新的时间步越多"),
+        "C": ("the rise is not a memory artefact: each update really computes more steps, on any device",
+              "时间上升不是内存的假象：每次更新确实要计算更多时间步，任何设备上都如此"),
+        "D": ("the rise is systematic, not noise: the work per update grows with the length",
+              "上升是系统性的而非噪声：每次更新的工作量随长度增长"),
+    },
+    "failed_runs": {
+        "A": ("dropping failed runs and comparing only the successes hides exactly the instability the sweep should show",
+              "删除失败运行、只比较成功点，恰好掩盖了扫描应当揭示的不稳定性"),
+        "C": ("rerunning until a seed succeeds changes the seed set for one cell only: the comparison is no longer fixed in advance",
+              "反复换种子直到成功，只改变了一个模型的种子集合：比较不再预先固定"),
+        "D": ("tuning only the failing model breaks the rule that every model gets the same lr grid and criterion",
+              "只为失败的模型调参，破坏了所有模型使用同一学习率网格与同一标准的规则"),
+    },
+}
+
+
+@check(points=1)
+def test_choices(answers, reference_answers):
+    """Why time rising with length is not harder optimisation; why failed runs stay in (seed 004 item 10)"""
+    partial(1, [lambda key=key, wrong=wrong: answers.choice(key, reference_answers[key], CHOICES, mistakes=wrong)
+                for key, wrong in MISCONCEPTIONS.items()])

@@ -1,0 +1,90 @@
+"""The ex10 mutant bank: each known mistake in the sweep or the selection loses points and is named."""
+
+import re
+
+import pytest
+
+from conftest import ROOT, mutate
+
+SOLUTION = ROOT / "solutions" / "ex10_length_sweep"
+REFERENCE = (SOLUTION / "sweep.py").read_text()
+ANSWERS = (SOLUTION / "answers.toml").read_text()
+STATUS = '                    status = "ok" if math.isfinite(result["final_loss"]) else "diverged"\n'
+FAILED_ROW = '                        rows.append(row | {"status": "failed", "val_acc": None, "test_acc": None})\n'
+
+# name: (text in the reference, the mistake, words the feedback must contain)
+MUTANTS = {
+    "selecting on test accuracy": ('_means(rows, "val_acc").items()', '_means(rows, "test_acc").items()',
+                                   "selected on test accuracy"),
+    "dropping diverged rows": (STATUS, STATUS + '                    if status == "diverged":\n                        continue\n',
+                               "dropped the diverged run"),
+    "dropping failed rows": (FAILED_ROW, "                        pass\n", "dropped the failed run"),
+    "failing run not caught": ("except Exception:", "except KeyError:", "must be caught"),
+    "only NaN counts as diverged": ('math.isfinite(result["final_loss"])', 'not math.isnan(result["final_loss"])',
+                                    "infinite final loss"),
+    "failed run with accuracies 0": ('"status": "failed", "val_acc": None, "test_acc": None',
+                                     '"status": "failed", "val_acc": 0.0, "test_acc": 0.0', "not 0: nothing was measured"),
+    "ties to the larger lr": ("by_lr[lr] > by_lr[best]", "by_lr[lr] >= by_lr[best]", "tie went to the larger lr"),
+    "ties by grid order": ("for lr in sorted(by_lr):", "for lr in by_lr:", "tie went to the larger lr"),
+    "diverged accuracy counted": ('return row[metric] if row["status"] == "ok" else 0.0',
+                                  'return row[metric] if row["status"] != "failed" else 0.0', "diverged run's accuracy"),
+    "failed run left out of the mean": ("    for row in rows:\n        runs.setdefault",
+                                        '    for row in [r for r in rows if r["status"] != "failed"]:\n        runs.setdefault',
+                                        "failed run was left out"),
+    "summary reports the best test accuracy": ('"test_acc": test[(model, length)][lr],',
+                                               '"test_acc": max(test[(model, length)].values()),',
+                                               "best test accuracy over all lrs"),
+    "summary counts one lr only": ('"diverged": sum(r["status"] == "diverged" for r in mine),',
+                                   '"diverged": sum(r["status"] == "diverged" for r in mine if r["lr"] == lr),',
+                                   "all lrs"),
+    "length without a fixed tail": ("make_splits(sizes, length + TAIL, length, vocab, seed)",
+                                    "make_splits(sizes, length, length, vocab, seed)", "T is not length + 8"),
+    "delay off by one": ("make_splits(sizes, length + TAIL, length, vocab, seed)",
+                         "make_splits(sizes, length + TAIL, length - 1, vocab, seed)", "the dependency length is the delay"),
+    "sizes grow with length": ("make_splits(sizes, length + TAIL, length, vocab, seed)",
+                               "make_splits({k: n * length for k, n in sizes.items()}, length + TAIL, length, vocab, seed)",
+                               "same split sizes"),
+}
+
+# name: (key, the wrong answer, words the feedback must contain)
+SHEET_MUTANTS = {
+    "longer time means harder optimisation": ("time_vs_length", "A", "time measures computation"),
+    "time is noise": ("time_vs_length", "D", "systematic"),
+    "drop failed runs": ("failed_runs", "A", "hides exactly the instability"),
+    "rerun until success": ("failed_runs", "C", "rerunning until a seed succeeds"),
+    "tune only the failing model": ("failed_runs", "D", "same lr grid"),
+}
+
+
+@pytest.mark.parametrize("name", MUTANTS)
+def test_mutant_is_caught_and_named(grade, name):
+    """Does this known mistake lose points, with its diagnosis in the feedback?"""
+    old, new, diagnosis = MUTANTS[name]
+    result = grade("ex10", {"sweep.py": mutate(REFERENCE, old, new), "answers.toml": ANSWERS})
+    assert result.score < result.max_score
+    failed = [v.feedback for v in result.checks if not v.passed]
+    assert any(diagnosis in feedback for feedback in failed), failed
+
+
+@pytest.mark.parametrize("name", SHEET_MUTANTS)
+def test_sheet_mistake_is_caught_and_named(grade, name):
+    """Does this misconception on the answer sheet lose its share, named in the feedback?"""
+    key, wrong, diagnosis = SHEET_MUTANTS[name]
+    sheet = re.sub(rf'^{key} = ".*"$', f'{key} = "{wrong}"', ANSWERS, flags=re.MULTILINE)
+    result = grade("ex10", {"sweep.py": REFERENCE, "answers.toml": sheet})
+    assert result.score == pytest.approx(result.max_score - 0.5)
+    assert any(diagnosis in v.feedback for v in result.checks if not v.passed)
+
+
+def test_select_lr_with_string_keys_is_explained(grade):
+    """Is a select_lr keyed by "model|length" strings told that the contract is (model, length) tuples?"""
+    source = mutate(REFERENCE, "        chosen[key] = best\n", '        chosen[f"{key[0]}|{key[1]}"] = best\n')
+    result = grade("ex10", {"sweep.py": source, "answers.toml": ANSWERS})
+    assert any("(model, length) tuples" in v.feedback for v in result.checks if not v.passed)
+
+
+def test_reference_scores_full_marks(grade):
+    """Does the reference itself, graded as a submission, earn every point?"""
+    result = grade("ex10", {"sweep.py": REFERENCE, "answers.toml": ANSWERS})
+    assert result.max_score == 10
+    assert result.score == result.max_score, [v.feedback for v in result.checks if not v.passed]
