@@ -109,6 +109,18 @@ class AnswerSheet:
         """Every key the sheet holds, answered or not, sorted."""
         return sorted(self._answers)
 
+    def expect_keys(self, expected: Sequence[str]) -> None:
+        """Fail unless the sheet holds exactly these keys: none lost, none added (a mistyped key leaves the real one unanswered)."""
+        missing = [k for k in expected if k not in self._answers]
+        unknown = self.unknown_keys(expected)
+        if missing or unknown:
+            raise Fail(
+                f"{self.label}: missing key(s) {', '.join(missing) or 'none'}, unknown key(s) "
+                f"{', '.join(unknown) or 'none'}; the keys are those of the stub: {', '.join(expected)}",
+                f"{self.label}：缺少的键 {', '.join(missing) or '无'}，未知的键 {', '.join(unknown) or '无'}；"
+                f"应有的键与原始答题卡相同：{', '.join(expected)}",
+            )
+
     def unknown_keys(self, expected: Iterable[str]) -> list[str]:
         """Keys in the sheet that no question asks for (typos, renamed keys), sorted."""
         return sorted(set(self._answers) - set(expected))

@@ -277,6 +277,10 @@ def _isolate(workspace: str, device: str, view: _View, uid: int) -> Path:
     root = str(view.mountpoint)
     _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
     _mount("tmpfs", root, "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=0755,size=16m")
+    # The private /tmp comes before the binds: a Python installed under /tmp (a venv in a clone
+    # there, as in CI) is then bound inside it rather than hidden by it.
+    os.mkdir(root + "/tmp")
+    _mount("tmpfs", root + "/tmp", "tmpfs", _MS_NOSUID | _MS_NODEV, f"mode=0700,size={TMP_SIZE},uid={uid},gid={uid}")
     cuda = device == "cuda"
     for path in [*view.binds, *(["/sys"] if cuda else [])]:
         _bind(path, root, readonly=True)
@@ -287,8 +291,6 @@ def _isolate(workspace: str, device: str, view: _View, uid: int) -> Path:
     for f in Path(workspace).iterdir():
         if f.is_file() and not f.is_symlink():
             shutil.copyfile(f, copy / f.name)
-    os.mkdir(root + "/tmp")
-    _mount("tmpfs", root + "/tmp", "tmpfs", _MS_NOSUID | _MS_NODEV, f"mode=0700,size={TMP_SIZE},uid={uid},gid={uid}")
     os.mkdir(root + "/proc")
     _mount("proc", root + "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
     os.chdir(root)

@@ -1,5 +1,6 @@
 """Shared fixtures: the course, one sandbox for the whole test session, and `grade` for ad-hoc submissions."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -44,3 +45,19 @@ def mutate(source: str, old: str, new: str) -> str:
     """The reference with one mistake put in; fails loudly if the reference no longer has `old`."""
     assert old in source, f"mutant no longer applies: {old!r} is not in the reference"
     return source.replace(old, new)
+
+
+def with_answers(sheet: str, **answers: str) -> str:
+    """`sheet` with the answers to these keys replaced by TOML texts; fails loudly if a key has no single line."""
+    for key, value in answers.items():
+        line = re.compile(rf"^{re.escape(key)} = .*$", re.MULTILINE)
+        assert len(line.findall(sheet)) == 1, f"the sheet has no single line for {key}"
+        sheet = line.sub(lambda _: f"{key} = {value}", sheet)
+    return sheet
+
+
+def assert_named(result: ExerciseResult, diagnosis: str) -> None:
+    """The submission lost points, and a failed check's feedback names `diagnosis`."""
+    assert result.score < result.max_score
+    failed = [v.feedback for v in result.checks if not v.passed]
+    assert any(diagnosis in feedback for feedback in failed), failed

@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, mutate
+from conftest import ROOT, mutate, assert_named
 
 REFERENCE = (ROOT / "solutions" / "ex01_cell_state" / "answers.toml").read_text()
 
@@ -29,9 +29,7 @@ def test_mistake_is_caught_and_named(grade, name):
     """Does this known mistake lose points, with its diagnosis in the feedback?"""
     old, new, diagnosis = MUTANTS[name]
     result = grade("ex01", {"answers.toml": mutate(REFERENCE, old, new)})
-    assert result.score < result.max_score
-    failed = [v.feedback for v in result.checks if not v.passed]
-    assert any(diagnosis in feedback for feedback in failed), failed
+    assert_named(result, diagnosis)
 
 
 def test_equivalent_forms_earn_full_marks(grade):
@@ -62,3 +60,11 @@ def test_quiz_grading_does_not_import_torch():
         "assert 'torch' not in sys.modules, 'torch was imported'"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_mistyped_key_is_named_by_the_public_check(grade):
+    """Does a mistyped key fail the public key check, naming both the lost and the unknown key?"""
+    result = grade("ex01", {"answers.toml": REFERENCE.replace("c_t = 1.5", "c_tt = 1.5")})
+    public = [v for v in result.checks if v.visible and not v.passed]
+    assert any("missing key(s) c_t," in v.feedback and "unknown key(s) c_tt" in v.feedback for v in public), public
+    assert result.score == result.max_score - 1  # only c_t itself is lost

@@ -1,19 +1,11 @@
 """The ex02 mutant bank: each known mistake on the answer sheet loses points and is named."""
 
-import re
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, assert_named, with_answers
 
 REFERENCE = (ROOT / "solutions" / "ex02_gradient_path" / "answers.toml").read_text()
-
-
-def sheet_with(key: str, value: str) -> str:
-    """The reference sheet with the answer to `key` replaced by the TOML text `value`."""
-    line = re.compile(rf"^{key} = .*$", re.MULTILINE)
-    assert len(line.findall(REFERENCE)) == 1, f"the reference has no single line for {key}"
-    return line.sub(lambda _: f"{key} = {value}", REFERENCE)
 
 
 # name: (key, the wrong answer as TOML, words the feedback must contain)
@@ -58,15 +50,13 @@ MUTANTS = {
 def test_mistake_is_caught_and_named(grade, name):
     """Does this known mistake lose points, with its diagnosis in the feedback?"""
     key, wrong, diagnosis = MUTANTS[name]
-    result = grade("ex02", {"answers.toml": sheet_with(key, wrong)})
-    assert result.score < result.max_score
-    failed = [v.feedback for v in result.checks if not v.passed]
-    assert any(diagnosis in feedback for feedback in failed), failed
+    result = grade("ex02", {"answers.toml": with_answers(REFERENCE, **{key: wrong})})
+    assert_named(result, diagnosis)
 
 
 def test_partial_credit_in_the_table(grade):
     """Does one wrong entry of the scalar table cost only its share (0.5 of 2 points)?"""
-    result = grade("ex02", {"answers.toml": sheet_with("w105_k30", "31.5")})
+    result = grade("ex02", {"answers.toml": with_answers(REFERENCE, w105_k30="31.5")})
     assert result.score == result.max_score - 0.5
 
 

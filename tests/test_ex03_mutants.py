@@ -1,22 +1,11 @@
 """The ex03 mutant bank: each known mistake on the answer sheet loses points and is named."""
 
-import re
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, assert_named, with_answers
 
 REFERENCE = (ROOT / "solutions" / "ex03_gru_arithmetic" / "answers.toml").read_text()
-
-
-def sheet_with(**answers: str) -> str:
-    """The reference sheet with the answers to these keys replaced by TOML texts."""
-    sheet = REFERENCE
-    for key, value in answers.items():
-        line = re.compile(rf"^{key} = .*$", re.MULTILINE)
-        assert len(line.findall(sheet)) == 1, f"the reference has no single line for {key}"
-        sheet = line.sub(lambda _: f"{key} = {value}", sheet)
-    return sheet
 
 
 # name: ({key: the wrong answer as TOML}, words the feedback must contain)
@@ -40,15 +29,13 @@ MUTANTS = {
 def test_mistake_is_caught_and_named(grade, name):
     """Does this known mistake lose points, with its diagnosis in the feedback?"""
     wrong, diagnosis = MUTANTS[name]
-    result = grade("ex03", {"answers.toml": sheet_with(**wrong)})
-    assert result.score < result.max_score
-    failed = [v.feedback for v in result.checks if not v.passed]
-    assert any(diagnosis in feedback for feedback in failed), failed
+    result = grade("ex03", {"answers.toml": with_answers(REFERENCE, **wrong)})
+    assert_named(result, diagnosis)
 
 
 def test_values_swapped_between_keys_earn_half(grade):
     """Do both values, right but in each other's keys, earn half of each check and name the swap?"""
-    result = grade("ex03", {"answers.toml": sheet_with(h_t="0.2", h_t_other_convention="1.4")})
+    result = grade("ex03", {"answers.toml": with_answers(REFERENCE, h_t="0.2", h_t_other_convention="1.4")})
     assert result.score == result.max_score - 2
     swapped = [v for v in result.checks if "swapped GRU convention" in v.feedback]
     assert len(swapped) == 2 and all(v.earned == 1 for v in swapped)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from conftest import ROOT, mutate
+from conftest import ROOT, mutate, assert_named
 
 REFERENCE = (ROOT / "solutions" / "ex06_framework_parity" / "parity.py").read_text()
 
@@ -64,9 +64,7 @@ def test_mutant_is_caught_and_named(grade, name):
     """Does this known mistake lose points, with its diagnosis in the feedback?"""
     old, new, diagnosis = MUTANTS[name]
     result = grade("ex06", {"parity.py": mutate(REFERENCE, old, new)})
-    assert result.score < result.max_score
-    failed = [v.feedback for v in result.checks if not v.passed]
-    assert any(diagnosis in feedback for feedback in failed), failed
+    assert_named(result, diagnosis)
 
 
 def test_library_cell_loses_the_written_out_point(grade):

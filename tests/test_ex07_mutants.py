@@ -1,21 +1,13 @@
 """The ex07 mutant bank: each known mistake in decay.py or on the sheet loses points and is named."""
 
-import re
 
 import pytest
 
-from conftest import ROOT, mutate
+from conftest import ROOT, mutate, assert_named, with_answers
 
 FOLDER = ROOT / "solutions" / "ex07_gate_bias_decay"
 CODE = (FOLDER / "decay.py").read_text()
 SHEET = (FOLDER / "answers.toml").read_text()
-
-
-def sheet_with(key: str, value: str) -> str:
-    """The reference sheet with the answer to `key` replaced by the TOML text `value`."""
-    line = re.compile(rf"^{key} = .*$", re.MULTILINE)
-    assert len(line.findall(SHEET)) == 1, f"the reference has no single line for {key}"
-    return line.sub(lambda _: f"{key} = {value}", SHEET)
 
 
 CLOSED_FORM = '''    bias = params["b_f"] if kind == "lstm" else params["b_z"]
@@ -72,16 +64,14 @@ def test_code_mutant_is_caught_and_named(grade, name):
     """Does this known mistake in decay.py lose points, with its diagnosis in the feedback?"""
     old, new, diagnosis = CODE_MUTANTS[name]
     result = grade("ex07", {"decay.py": mutate(CODE, old, new), "answers.toml": SHEET})
-    assert result.score < result.max_score
-    failed = [v.feedback for v in result.checks if not v.passed]
-    assert any(diagnosis in feedback for feedback in failed), failed
+    assert_named(result, diagnosis)
 
 
 @pytest.mark.parametrize("name", SHEET_MUTANTS)
 def test_sheet_mutant_is_caught_and_named(grade, name):
     """Does this known mistake on the sheet lose points, with its diagnosis in the feedback?"""
     key, wrong, diagnosis = SHEET_MUTANTS[name]
-    result = grade("ex07", {"decay.py": CODE, "answers.toml": sheet_with(key, wrong)})
+    result = grade("ex07", {"decay.py": CODE, "answers.toml": with_answers(SHEET, **{key: wrong})})
     assert result.score == result.max_score - 1
     failed = [v.feedback for v in result.checks if not v.passed]
     assert any(diagnosis in feedback for feedback in failed), failed

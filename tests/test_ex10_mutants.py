@@ -1,10 +1,9 @@
 """The ex10 mutant bank: each known mistake in the sweep or the selection loses points and is named."""
 
-import re
 
 import pytest
 
-from conftest import ROOT, mutate
+from conftest import ROOT, mutate, assert_named, with_answers
 
 SOLUTION = ROOT / "solutions" / "ex10_length_sweep"
 REFERENCE = (SOLUTION / "sweep.py").read_text()
@@ -61,16 +60,14 @@ def test_mutant_is_caught_and_named(grade, name):
     """Does this known mistake lose points, with its diagnosis in the feedback?"""
     old, new, diagnosis = MUTANTS[name]
     result = grade("ex10", {"sweep.py": mutate(REFERENCE, old, new), "answers.toml": ANSWERS})
-    assert result.score < result.max_score
-    failed = [v.feedback for v in result.checks if not v.passed]
-    assert any(diagnosis in feedback for feedback in failed), failed
+    assert_named(result, diagnosis)
 
 
 @pytest.mark.parametrize("name", SHEET_MUTANTS)
 def test_sheet_mistake_is_caught_and_named(grade, name):
     """Does this misconception on the answer sheet lose its share, named in the feedback?"""
     key, wrong, diagnosis = SHEET_MUTANTS[name]
-    sheet = re.sub(rf'^{key} = ".*"$', f'{key} = "{wrong}"', ANSWERS, flags=re.MULTILINE)
+    sheet = with_answers(ANSWERS, **{key: f'"{wrong}"'})
     result = grade("ex10", {"sweep.py": REFERENCE, "answers.toml": sheet})
     assert result.score == pytest.approx(result.max_score - 0.5)
     assert any(diagnosis in v.feedback for v in result.checks if not v.passed)

@@ -1,22 +1,11 @@
 """The ex11 mutant bank: each known misconception on the answer sheet loses points and is named."""
 
-import re
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, assert_named, with_answers
 
 REFERENCE = (ROOT / "solutions" / "ex11_concepts" / "answers.toml").read_text()
-
-
-def sheet_with(**answers: str) -> str:
-    """The reference sheet with the answers to these keys replaced by TOML texts."""
-    sheet = REFERENCE
-    for key, value in answers.items():
-        line = re.compile(rf"^{key} = .*$", re.MULTILINE)
-        assert len(line.findall(sheet)) == 1, f"the reference has no single line for {key}"
-        sheet = line.sub(lambda _: f"{key} = {value}", sheet)
-    return sheet
 
 
 # name: (key, the wrong answer as TOML, words the feedback must contain)
@@ -60,21 +49,19 @@ MUTANTS = {
 def test_mistake_is_caught_and_named(grade, name):
     """Does this known misconception lose points, with its diagnosis in the feedback?"""
     key, wrong, diagnosis = MUTANTS[name]
-    result = grade("ex11", {"answers.toml": sheet_with(**{key: wrong})})
-    assert result.score < result.max_score
-    failed = [v.feedback for v in result.checks if not v.passed]
-    assert any(diagnosis in feedback for feedback in failed), failed
+    result = grade("ex11", {"answers.toml": with_answers(REFERENCE, **{key: wrong})})
+    assert_named(result, diagnosis)
 
 
 def test_one_wrong_item_costs_only_its_share(grade):
     """Does one wrong true/false item cost 0.4 of its part's 2 points, not the whole part?"""
-    result = grade("ex11", {"answers.toml": sheet_with(tf_h_only_state="true")})
+    result = grade("ex11", {"answers.toml": with_answers(REFERENCE, tf_h_only_state="true")})
     assert result.score == pytest.approx(result.max_score - 0.4)
 
 
 def test_other_correct_forms_earn_full_marks(grade):
     """Are equivalent forms accepted: "3/4", negative indices, shapes as strings, lower-case options?"""
-    sheet = sheet_with(gru_lstm_ratio='"3/4"', fwd_last_layer_index="-2", bwd_final_time_index="-4",
+    sheet = with_answers(REFERENCE, gru_lstm_ratio='"3/4"', fwd_last_layer_index="-2", bwd_final_time_index="-4",
                        h_n_shape='"(4, 2, 5)"', q2_gru='"3*256*(64+256+1)"', sigma_1='"1/(1+exp(-1))"',
                        choice_greff_2015='" d "', tf_h_only_state='"False"')
     result = grade("ex11", {"answers.toml": sheet})

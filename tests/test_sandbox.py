@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import socket
+import sys
 import textwrap
 import uuid
 from pathlib import Path
@@ -317,9 +319,9 @@ def test_no_scratch_left(tmp_path):
     assert not box._scratch.exists()
 
 
-@needs_isolation
+@pytest.mark.skipif(sys.platform != "linux" or os.geteuid() != 0, reason="full isolation is expected as root on Linux")
 def test_protections_all_active(sandbox):
-    """As root on Linux, is every protection active?"""
+    """As root on Linux (as in CI), is every protection active, so that no isolation test is skipped?"""
     assert all(p["active"] for p in sandbox.protections)
 
 
