@@ -68,6 +68,7 @@ class Course:
     rtol: float
     time_limit: float
     memory_limit: int
+    symbolic_limit: float
     device: str
     exercises: tuple[Exercise, ...]
     root: Path
@@ -90,7 +91,7 @@ class Course:
 
 _SCHEMA = {
     "course": {"id": str, "title": str, "language": str},
-    "limits": {"rtol": float, "time_limit": float, "memory_limit": int, "device": str},
+    "limits": {"rtol": float, "time_limit": float, "memory_limit": int, "symbolic_limit": float, "device": str},
 }
 _EXERCISE_KEYS = {"id": str, "folder": str, "title": str, "points": float}
 
@@ -119,7 +120,7 @@ def load_course(root: Path) -> Course:
         raise CourseError(f"course.language: expected one of {', '.join(LANGUAGES)}, got {course['language']!r}")
     if limits["device"] not in DEVICES:
         raise CourseError(f"limits.device: expected one of {', '.join(DEVICES)}, got {limits['device']!r}")
-    for key in ("rtol", "time_limit", "memory_limit"):
+    for key in ("rtol", "time_limit", "memory_limit", "symbolic_limit"):
         if limits[key] <= 0:
             raise CourseError(f"limits.{key}: must be positive, got {limits[key]}")
 

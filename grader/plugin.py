@@ -73,7 +73,10 @@ class GraderPlugin:
         if problem:
             raise Fail(problem, problem)
         try:
-            return load_sheet(self.workspace.folder(exercise) / name, root=self.workspace.root, rtol=self.course.rtol)
+            return load_sheet(
+                self.workspace.folder(exercise) / name, root=self.workspace.root,
+                rtol=self.course.rtol, fallback_seconds=self.course.symbolic_limit,
+            )
         except SheetError as e:
             raise Fail(str(e), str(e)) from None
 
