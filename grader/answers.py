@@ -105,10 +105,6 @@ class AnswerSheet:
             return None
         return value
 
-    def keys(self) -> list[str]:
-        """Every key the sheet holds, answered or not, sorted."""
-        return sorted(self._answers)
-
     def expect_keys(self, expected: Sequence[str]) -> None:
         """Fail unless the sheet holds exactly these keys: none lost, none added (a mistyped key leaves the real one unanswered)."""
         missing = [k for k in expected if k not in self._answers]

@@ -56,7 +56,8 @@ class StudentError(Fail):
         if kind == "exception":
             name = _quoted(error.get("type"), limit=60, quote="")
             bases = error.get("bases")
-            types = tuple(b for b in bases if isinstance(b, str)) if isinstance(bases, list) else (name,)
+            bases = bases[:32] if isinstance(bases, list) else [name]
+            types = tuple(_quoted(b, limit=60, quote="") for b in bases if isinstance(b, str))
             return cls(
                 f"{label} raised {name}{at}; the submission's message: {message}",
                 f"{label} 抛出 {name}{zh_at}；提交代码给出的信息：{message}",
@@ -81,13 +82,21 @@ class StudentError(Fail):
 
 
 def _quoted(text: object, *, limit: int = 300, quote: str = '"') -> str:
-    """Text the submission controls: one line, truncated, marked as its own by quotes."""
+    """Text the submission controls: one printable line, truncated, marked as its own by quotes."""
     if not isinstance(text, str):
         return "<none>" if quote else ""
-    text = " ".join(text.split())
+    text = " ".join(printable(text).split())
     if len(text) > limit:
         text = text[:limit] + " [...]"
     return f"{quote}{text}{quote}"
+
+
+_CONTROL = {c: "?" for c in [*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0)]}
+
+
+def printable(text: str) -> str:
+    """`text` with control characters (terminal escapes included) replaced by "?"; newlines and tabs kept."""
+    return text.translate(_CONTROL)
 
 
 def check(points: float) -> pytest.MarkDecorator:
@@ -226,3 +235,64 @@ def assert_close(actual: object, expected, *, name: str, rtol: float, atol: floa
             f"{name}: wrong values (largest error {err.max().item():.3g} at index {worst}; rtol={rtol:g}, atol={atol:g})",
             f"{name}：数值错误（最大误差 {err.max().item():.3g}，位于索引 {worst}；rtol={rtol:g}，atol={atol:g}）",
         )
+
+
+def expect_kind(value: object, *, name: str, kinds: tuple[type, ...] = (), among: tuple = (), none: bool = False):
+    """`value` itself, after checking it is one of `among`, an instance of `kinds` or (when `none`) None.
+
+    A bool counts as neither int nor float here. Checks run this on a student's value before hashing,
+    sorting, indexing or comparing it, so that an odd value is the student's Fail, not a grader crash.
+    """
+    if value is None and none:
+        return value
+    if any(type(value) is type(a) and value == a for a in among):
+        return value
+    if isinstance(value, kinds) and (bool in kinds or not isinstance(value, bool)):
+        return value
+    wanted = [repr(a) for a in among] + [k.__name__ for k in kinds] + (["None"] if none else [])
+    got = type(value).__name__
+    if isinstance(value, (str, int, float)):
+        got += " " + _quoted(repr(value), limit=40, quote="")
+    raise Fail(f"{name}: expected {' or '.join(wanted)}, got {got}", f"{name}：应为 {' 或 '.join(wanted)}，实际为 {got}")
+
+
+def expect_row(row: object, kinds: dict[str, dict], *, name: str) -> dict:
+    """`row` itself, after checking it is a dict with every key of `kinds`, each value as `expect_kind(**kinds[key])` wants."""
+    if not isinstance(row, dict):
+        raise Fail(f"{name}: expected a dict, got {type(row).__name__}", f"{name}：应为 dict，实际为 {type(row).__name__}")
+    missing = [k for k in kinds if k not in row]
+    if missing:
+        raise Fail(f"{name} lacks key(s) {', '.join(missing)}", f"{name} 缺少键 {', '.join(missing)}")
+    for key, kind in kinds.items():
+        expect_kind(row[key], name=f"{name}[{key!r}]", **kind)
+    return row
+
+
+def choices(answers, reference_answers: dict, points: float, mistakes: dict[str, dict], *,
+            options: tuple[str, ...] = ("A", "B", "C", "D")) -> None:
+    """Grade each multiple-choice key of `mistakes` (wrong option → (en, zh) diagnosis), `points` shared per key."""
+    partial(points, [lambda key=key, wrong=wrong: answers.choice(key, reference_answers[key], options, mistakes=wrong)
+                     for key, wrong in mistakes.items()])
+
+
+def expect_value_errors(points: float, cases: dict, *, fn: str = "") -> None:
+    """Each case (label → a call into the submission) must raise ValueError; `points` shared per case, misses listed.
+
+    A stub's NotImplementedError is passed on, so that an unstarted exercise says so.
+    """
+    missed = []
+    for label, call in cases.items():
+        try:
+            got = call()
+            outcome = _quoted(f"returned {got!r}", limit=40, quote="")
+        except StudentError as e:
+            if e.raised("ValueError"):
+                continue
+            if e.raised("NotImplementedError"):
+                raise
+            outcome = e.types[0] if e.types else "the process failed"
+        missed.append(f"{label} ({outcome})")
+    if missed:
+        raise Fail(f"{fn + ' raised ' if fn else ''}no ValueError for: {'; '.join(missed)}",
+                   f"{fn + ' 在' if fn else ''}以下情况没有抛出 ValueError：{'; '.join(missed)}",
+                   earned=round(points * (len(cases) - len(missed)) / len(cases), 2))

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 from rich.console import Console
+from rich.text import Text
 
 from grader.course import DEVICES, CourseError, load_course
 from grader.sandbox import IsolationUnavailable, SandboxError
@@ -48,14 +49,22 @@ def run(exercise_ids: tuple[str, ...], submission: Path | None, device: str | No
     unknown = [i for i in exercise_ids if i not in course.ids]
     if unknown:
         raise click.UsageError(f"unknown exercise {', '.join(unknown)}; valid ids: {', '.join(course.ids)}")
-    exercises = [course.exercise(i) for i in exercise_ids] if exercise_ids else list(course.exercises)
+    exercises = [course.exercise(i) for i in dict.fromkeys(exercise_ids)] if exercise_ids else list(course.exercises)
     submission = submission or default_submission(Path.cwd(), course)
-    result = _grade(course, exercises, submission, device or course.device, strict=sandbox_mode == "strict")
+    try:
+        result = _grade(course, exercises, submission, device or course.device, strict=sandbox_mode == "strict")
+    except click.ClickException as e:
+        if not as_json or isinstance(e, click.UsageError):
+            raise
+        from grader.report import failure_json
+
+        click.echo(failure_json(str(submission), exercises, e.message))  # --json always prints one object
+        sys.exit(1)
     _print(result, as_json=as_json, verbose=verbose)
     if verbose and not as_json:
         from grader.doctor import summary
 
-        Console().print(summary(_guard(_protections)), highlight=False)
+        Console().print(Text(summary(result.protections)))
     sys.exit(1 if result.internal_errors else 0)
 
 
@@ -86,7 +95,7 @@ def check(device: str | None) -> None:
     for name, result in (("references (solutions/)", references), ("stubs (exercises/)", stubs)):
         console.print(f"{name}: {result.score:g}/{result.max_score:g} points")
     for problem in problems:
-        console.print(f"[red]problem:[/red] {problem}", markup=True, highlight=False)
+        console.print(Text.assemble(("problem: ", "red"), problem))
     if problems:
         sys.exit(1)
     console.print("[green]all references full marks, all stubs zero[/green]")
@@ -114,7 +123,7 @@ def _device(requested: str) -> str:
 
 
 def _guard(work):
-    """Turn the grader's own expected failures into clear messages (exit 1), never tracebacks."""
+    """Turn the grader's own expected failures into clear messages, never tracebacks (a usage error exits 2, others 1)."""
     try:
         return work()
     except SubmissionError as e:

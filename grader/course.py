@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import math
+import re
 import tomllib
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 COURSE_FILE = "course.toml"
@@ -36,11 +39,11 @@ class Exercise:
         """The hidden-check module, named by the exercise id; absent in a student bundle."""
         return self.root / "tests" / "hidden" / f"{self.id}.py"
 
-    @property
+    @cached_property
     def public_checks(self) -> list[Path]:
         return sorted(self.stub_dir.glob("test_*.py"))
 
-    @property
+    @cached_property
     def student_files(self) -> list[str]:
         """The files a student edits: everything in the stub folder but the statement and public tests."""
         return sorted(
@@ -49,12 +52,12 @@ class Exercise:
             if p.is_file() and p.name != "README.md" and not p.name.startswith("test_")
         )
 
-    @property
+    @cached_property
     def runs_code(self) -> bool:
         """Whether grading needs a student process (the exercise has a Python file to import)."""
         return any(name.endswith(".py") for name in self.student_files)
 
-    @property
+    @cached_property
     def available(self) -> bool:
         """Whether any check exists yet (placeholders have a folder but no checks)."""
         return bool(self.public_checks) or self.hidden_checks.is_file()
@@ -94,6 +97,10 @@ _SCHEMA = {
     "limits": {"rtol": float, "time_limit": float, "memory_limit": int, "symbolic_limit": float, "device": str},
 }
 _EXERCISE_KEYS = {"id": str, "folder": str, "title": str, "points": float}
+# Upper bounds that keep a typo from becoming a limit the operating system cannot take.
+_LIMIT_RANGES = {"rtol": 1.0, "time_limit": 3600.0, "memory_limit": 1 << 20, "symbolic_limit": 600.0}
+# Ids and folders name files and folders (tests/hidden/<id>.py, exercises/<folder>/): plain names only.
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_]+")
 
 
 def load_course(root: Path) -> Course:
@@ -120,9 +127,9 @@ def load_course(root: Path) -> Course:
         raise CourseError(f"course.language: expected one of {', '.join(LANGUAGES)}, got {course['language']!r}")
     if limits["device"] not in DEVICES:
         raise CourseError(f"limits.device: expected one of {', '.join(DEVICES)}, got {limits['device']!r}")
-    for key in ("rtol", "time_limit", "memory_limit", "symbolic_limit"):
-        if limits[key] <= 0:
-            raise CourseError(f"limits.{key}: must be positive, got {limits[key]}")
+    for key, most in _LIMIT_RANGES.items():
+        if not (0 < limits[key] <= most):  # also false for NaN
+            raise CourseError(f"limits.{key}: must be positive and at most {most:g}, got {limits[key]}")
 
     entries = data.get("exercises")
     if not isinstance(entries, list) or not entries:
@@ -144,9 +151,12 @@ def _exercise(entry: object, n: int, root: Path) -> Exercise:
         raise CourseError(f"{where}: expected a table")
     _no_unknown(entry, set(_EXERCISE_KEYS), where)
     values = {key: _typed(entry, key, kind, f"{where}.{key}") for key, kind in _EXERCISE_KEYS.items()}
+    for key in ("id", "folder"):
+        if not _PLAIN_NAME.fullmatch(values[key]):
+            raise CourseError(f"{where}.{key}: must be a plain name of letters, digits and _, got {values[key]!r}")
+    if not (0 <= values["points"] < math.inf):
+        raise CourseError(f"{where}.points: must be a finite number, not negative, got {values['points']}")
     exercise = Exercise(**values, root=root)
-    if values["points"] < 0:
-        raise CourseError(f"{where}.points: must not be negative, got {values['points']}")
     if not exercise.stub_dir.is_dir():
         raise CourseError(f"{where}.folder: {exercise.stub_dir} does not exist")
     return exercise

@@ -40,6 +40,7 @@ class GraderPlugin:
                 self._by_file[path.resolve()] = e
         self.verdicts: list[Verdict] = []
         self.processes: dict[str, object] = {}  # exercise id -> its live StudentProcess
+        self._sheets: dict[str, object] = {}  # exercise id -> its AnswerSheet, or the Fail reading it gave
         self.collection_errors: list[str] = []
         self._failures: dict[str, BaseException] = {}
 
@@ -65,20 +66,28 @@ class GraderPlugin:
 
     @pytest.fixture
     def answers(self, exercise):
-        """The submission's answer sheet; a sheet that cannot be read fails every check that uses it."""
+        """The submission's answer sheet, read once; a sheet that cannot be read fails every check that uses it."""
+        if exercise.id not in self._sheets:
+            self._sheets[exercise.id] = self._read_sheet(exercise)
+        sheet = self._sheets[exercise.id]
+        if isinstance(sheet, Fail):
+            raise sheet
+        return sheet
+
+    def _read_sheet(self, exercise: Exercise):
         from grader.answers import SheetError, load_sheet
 
         name = "answers.toml"
         problem = self.workspace.problem(exercise, name)
         if problem:
-            raise Fail(problem, problem)
+            return Fail(problem, problem)
         try:
             return load_sheet(
                 self.workspace.folder(exercise) / name, root=self.workspace.root,
                 rtol=self.course.rtol, fallback_seconds=self.course.symbolic_limit,
             )
         except SheetError as e:
-            raise Fail(str(e), str(e)) from None
+            return Fail(e.en, e.zh)
 
     @pytest.fixture
     def stub_keys(self, exercise) -> tuple[str, ...]:
@@ -95,13 +104,16 @@ class GraderPlugin:
 
     @pytest.fixture
     def student_source(self, exercise):
-        """`student_source("gated.py")`: the text of a submitted file, read (never run) by the grader."""
+        """`student_source("gated.py")`: a submitted file's bytes, read (never run) by the grader.
 
-        def read(name: str) -> str:
+        Bytes, so that `ast.parse` honours the file's own encoding declaration as Python's import does.
+        """
+
+        def read(name: str) -> bytes:
             problem = self.workspace.problem(exercise, name)
             if problem:
                 raise Fail(problem, problem)
-            return (self.workspace.folder(exercise) / name).read_text(encoding="utf-8", errors="replace")
+            return (self.workspace.folder(exercise) / name).read_bytes()
 
         return read
 
@@ -109,6 +121,15 @@ class GraderPlugin:
 
     def pytest_configure(self, config) -> None:
         config.addinivalue_line("markers", "check(points): a graded check worth `points`")
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_runtest_teardown(self, item, nextitem) -> None:
+        """An exercise's student process ends with the exercise's last check, so processes do not pile up."""
+        exercise = self._exercise_of(item)
+        if nextitem is None or self._exercise_of(nextitem) is not exercise:
+            process = self.processes.pop(exercise.id, None)
+            if process is not None:
+                process.close()
 
     def pytest_sessionfinish(self) -> None:
         for process in self.processes.values():

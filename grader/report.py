@@ -50,9 +50,15 @@ def grade_json(result: GradeResult) -> str:
     return json.dumps(doc, ensure_ascii=False, indent=2)
 
 
+def failure_json(submission: str, exercises, message: str) -> str:
+    """The one JSON object of a run the grader itself could not complete: no points, and why."""
+    doc = {"submission": submission, "score": 0.0, "max_score": float(sum(e.points for e in exercises)), "errors": [message]}
+    return json.dumps(doc, ensure_ascii=False, indent=2)
+
+
 def print_grade(console: Console, result: GradeResult, *, verbose: bool) -> None:
     if verbose:
-        console.print(f"submission: {result.submission}   device: {result.device}")
+        console.print(Text(f"submission: {result.submission}   device: {result.device}"))
     for exercise in result.exercises:
         heading = f"{exercise.id}  {exercise.title}"
         if not exercise.checks:
@@ -71,10 +77,11 @@ def print_grade(console: Console, result: GradeResult, *, verbose: bool) -> None
             table.add_row(Text(name), f"{_points(v.earned)}/{_points(v.points)}", status, Text(v.feedback))
         console.print(table)
         if exercise.note:
-            console.print(exercise.note)
+            console.print(Text(exercise.note))
     for error in result.internal_errors:
         console.print(Text(f"internal error: {error}", style="bold red"))
-    console.print(f"[bold]Total: {_points(result.score)}/{_points(result.max_score)} points[/bold]  ({result.submission})")
+    total = f"Total: {_points(result.score)}/{_points(result.max_score)} points"
+    console.print(Text.assemble((total, "bold"), f"  ({result.submission})"))
 
 
 def print_course(console: Console, course: Course) -> None:

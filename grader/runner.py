@@ -42,6 +42,7 @@ class GradeResult:
     device: str
     exercises: list[ExerciseResult]
     internal_errors: list[str] = field(default_factory=list)
+    protections: list[dict] | None = None  # what isolated the student processes; None when none ran
 
     @property
     def score(self) -> float:
@@ -109,16 +110,18 @@ def grade_submission(*, course: Course, exercises: list[Exercise], submission: P
             for e, r in zip(exercises, results)
             if e in present and abs(r.max_score - e.points) > 1e-9
         ]
-    return GradeResult(str(submission), device, results, errors)
+    return GradeResult(str(submission), device, results, errors, sandbox.protections if sandbox else None)
 
 
 def run_checks(plugin: GraderPlugin, exercises: list[Exercise], *, hidden: bool) -> None:
     """One quiet in-process pytest session; verdicts land in `plugin`."""
     import pytest
 
-    paths = [str(p) for e in exercises for p in e.public_checks]
-    if hidden:
-        paths += [str(e.hidden_checks) for e in exercises if e.hidden_checks.is_file()]
+    # Each exercise's checks run together (public, then hidden), so its student process can end with them.
+    paths = [
+        str(p) for e in exercises
+        for p in [*e.public_checks, *([e.hidden_checks] if hidden and e.hidden_checks.is_file() else [])]
+    ]
     if not paths:
         return
     args = [

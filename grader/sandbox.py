@@ -1,10 +1,11 @@
-"""The grader's side of student processes: start the clean zygote, fork one sandboxed process per check, end it.
+"""The grader's side of student processes: start the clean zygote, fork sandboxed student processes, end them.
 
 Student code never runs in the grading process. `Sandbox.start` launches `python -m grader.student`
 (a fresh interpreter, so it inherits nothing – not CUDA state, not course material); it preloads
-torch once and forks a student process per check in milliseconds, isolated as far as this machine
-allows (`protections`; `grader.student` says how). The grader talks to each student process over
-its own socket with `grader.wire` and enforces the time limit from here.
+torch once and forks a student process in milliseconds, isolated as far as this machine allows
+(`protections`; `grader.student` says how). The checks of one exercise share a student process, one
+check at a time; the grader talks to it over its own socket with `grader.wire` and enforces each
+check's time limit from here.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader import wire
-from grader.checks import StudentError
+from grader.checks import StudentError, printable
+from grader.student import SETUP_FAILED_FILE
 
 # Largest reply accepted from a student process.
 MESSAGE_BYTES = 256 << 20
@@ -30,8 +32,6 @@ MESSAGE_BYTES = 256 << 20
 FILE_BYTES = 16 << 20
 # How much of a submission's own output is shown in feedback.
 OUTPUT_SHOWN = 1500
-# How the zygote describes a check whose sandbox could not be set up (grader.student.SETUP_FAILED).
-SETUP_FAILED_STATUS = "its sandbox could not be set up"
 # How long the zygote may take to import torch before the grader gives up.
 STARTUP_SECONDS = 300
 # How many checks one student process serves before a fresh one is forked (its CPU-time limit
@@ -62,7 +62,7 @@ class Limits:
 
 
 class Sandbox:
-    """A running zygote; `open()` forks a fresh student process for one check."""
+    """A running zygote; `open()` forks a fresh student process."""
 
     def __init__(self, process: subprocess.Popen, control: socket.socket, scratch: Path, device: str, limits: Limits, strict: bool):
         self._process = process
@@ -201,6 +201,7 @@ class StudentProcess:
             )
         request = {"module": module, "function": function, "args": args, "kwargs": kwargs, "cotangent": cotangent}
         try:
+            self._channel.settimeout(max(1e-3, self._deadline - time.monotonic()))
             self._channel.sendall(wire.pack(request))
             reply = wire.recv(self._channel, timeout=max(0.0, self._deadline - time.monotonic()), limit=MESSAGE_BYTES)
         except TimeoutError:
@@ -223,7 +224,12 @@ class StudentProcess:
                 f"{label} sent back data the grader cannot read: {e}",
                 f"{label} 返回了评分程序无法读取的数据：{e}",
             ) from None
-        return _checked_reply(reply, label)
+        if not _well_formed(reply):
+            self._stop()  # whatever answers like this is not the runtime any more: the next check gets a fresh process
+            raise StudentError(f"{label} sent back a malformed reply", f"{label} 返回的应答格式错误")
+        if reply["ok"]:
+            return reply
+        raise StudentError.from_report(label, reply["error"])
 
     def output(self) -> str:
         """What the submission printed during the current check, truncated."""
@@ -233,7 +239,7 @@ class StudentProcess:
                 data = f.read(OUTPUT_SHOWN + 1)
         except OSError:
             return ""
-        text = data[:OUTPUT_SHOWN].decode("utf-8", errors="replace")
+        text = printable(data[:OUTPUT_SHOWN].decode("utf-8", errors="replace"))
         return text + ("\n[... truncated]" if len(data) > OUTPUT_SHOWN else "")
 
     def close(self) -> None:
@@ -251,9 +257,9 @@ class StudentProcess:
         except ProcessLookupError:
             pass
         self._status = self._sandbox._reap(self.pid)
-        if self._status == SETUP_FAILED_STATUS:
-            log = (self._sandbox._scratch / "zygote.log").read_text(errors="replace")[-3000:]
-            raise SandboxError(f"a student process {self._status}; the server's log:\n{log}")
+        failed = self._scratch / SETUP_FAILED_FILE
+        if failed.exists() and failed.stat().st_size:
+            raise SandboxError(f"a student process could not be set up:\n{failed.read_text(errors='replace')[-3000:]}")
 
 
 def zygote_env() -> dict:
@@ -274,13 +280,10 @@ def unavailable_text(missing: list[dict]) -> str:
     return "--sandbox strict: these protections are unavailable on this machine:\n" + "\n".join(lines)
 
 
-def _checked_reply(reply: object, label: str) -> dict:
-    """Validate the shape of a reply before anything in it is believed."""
+def _well_formed(reply: object) -> bool:
+    """Whether a reply has the runtime's shape, checked before anything in it is believed."""
     if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
-        raise StudentError(f"{label} sent back a malformed reply", f"{label} 返回的应答格式错误")
+        return False
     if reply["ok"]:
-        return reply
-    error = reply.get("error")
-    if not isinstance(error, dict):
-        raise StudentError(f"{label} failed without saying why", f"{label} 失败且未说明原因")
-    raise StudentError.from_report(label, error)
+        return "value" in reply and (reply.get("grads") is None or isinstance(reply["grads"], dict))
+    return isinstance(reply.get("error"), dict)

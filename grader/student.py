@@ -1,11 +1,12 @@
-"""The student side: a clean server process that forks one sandboxed student process per check.
+"""The student side: a clean server process (the zygote) that forks sandboxed student processes.
 
-Started by `grader.sandbox` as `python -m grader.student FD`. It imports torch and this module
-only – never course material – so a fork of it holds nothing a submission may not see. It stays
+Started by `grader.sandbox` as `python -m grader.student FD`. It imports torch, this module and the
+public course code of `grader.injected` only – never solutions or checks – so a fork of it holds
+nothing a submission may not see. It stays
 single-threaded and never touches CUDA, so its forks can use threads and CUDA; it reaps each check
 and, as a subreaper, kills whatever the check left behind.
 
-A student process (one per check) is, where the zygote runs as root on Linux, PID 1 of a new PID
+A student process (serving one exercise's checks, one at a time) is, where the zygote runs as root on Linux, PID 1 of a new PID
 namespace (its end kills every process it started), with no network, a file-system view of only
 system and Python files, its submission's copy and a private /tmp, an unprivileged uid, and rlimits.
 It imports the submission and answers `call` requests with plain data (`grader.wire`).
@@ -44,8 +45,10 @@ UID_BASE = (1 << 31) - (1 << 22)
 PROCESSES = 64
 OPEN_FILES = 256
 TMP_SIZE = "64m"
-# Exit status of a student process whose sandbox could not be set up (the grader's fault, not the student's).
-SETUP_FAILED = 86
+# Written in a check's scratch folder, on the grader's side of the view, only when setting up the
+# student process failed: the grader's fault, not the student's. Student code never sees the file,
+# so unlike an exit status it cannot be forged.
+SETUP_FAILED_FILE = "setup-failed.log"
 
 # Where the student's own copy of its exercise folder appears inside the isolated view.
 SUBMISSION_DIR = "/submission"
@@ -94,7 +97,7 @@ def serve_forks(control: socket.socket) -> None:
                 try:
                     _student_process(fds[0], request, view, uid, alive)
                 finally:
-                    os._exit(SETUP_FAILED)
+                    os._exit(1)
             os.close(fds[0])
             live.add(pid)
             control.send(json.dumps({"pid": pid}).encode())
@@ -149,8 +152,6 @@ def _describe_status(status: int) -> str:
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
         return f"killed by signal {sig} ({signal.Signals(sig).name})"
-    if os.WEXITSTATUS(status) == SETUP_FAILED:
-        return "its sandbox could not be set up"
     return f"exit code {os.WEXITSTATUS(status)}"
 
 
@@ -244,8 +245,10 @@ def describe(view: _View) -> list[dict]:
 
 def _student_process(channel_fd: int, request: dict, view: _View, uid: int, alive: int) -> None:
     """Set up the student process (sandbox, limits, captured output), then serve calls; never returns."""
+    scratch = Path(request["scratch"])
+    failed = os.open(scratch / SETUP_FAILED_FILE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
-        output = os.open(Path(request["scratch"]) / "output.log", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        output = os.open(scratch / "output.log", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         os.setsid()
         if view.isolated:
             _unshare(_CHECK_NAMESPACES)
@@ -256,8 +259,9 @@ def _student_process(channel_fd: int, request: dict, view: _View, uid: int, aliv
         _limit(request["limits"], isolated=view.isolated)
         _end_with_zygote(alive)
     except BaseException:
-        traceback.print_exc()  # into the zygote's log, which the grader shows
-        os._exit(SETUP_FAILED)
+        os.write(failed, traceback.format_exc().encode())
+        os._exit(1)
+    os.close(failed)  # before any student code runs
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.dup2(output, 1)
@@ -348,7 +352,7 @@ def _end_with_zygote(alive: int) -> None:
         os.set_blocking(alive, False)
         try:
             if os.read(alive, 1) == b"":
-                os._exit(SETUP_FAILED)
+                raise RuntimeError("the zygote is gone")
         except BlockingIOError:
             pass
     os.close(alive)
@@ -479,7 +483,11 @@ def _exception_info(e: BaseException, workspace: Path) -> dict:
             where = f"{Path(frame.filename).name}, line {frame.lineno}, in {frame.name}"
             break
     if isinstance(e, SystemExit):
-        return {"kind": "exit", "message": f"called sys.exit({e.code!r})"[:_TEXT_LIMIT], "where": where}
+        try:
+            code = repr(e.code)[:_TEXT_LIMIT]
+        except BaseException:  # a hostile __repr__
+            code = "..."
+        return {"kind": "exit", "message": f"called sys.exit({code})", "where": where}
     return {
         "kind": "exception",
         "type": type(e).__name__,
@@ -597,3 +605,4 @@ if __name__ == "__main__":
         print(json.dumps(probe()))
     else:
         serve_forks(socket.socket(fileno=int(sys.argv[1])))
+        os._exit(0)  # no interpreter teardown: unloading torch costs the grader ~0.4 s of waiting

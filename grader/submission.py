@@ -26,7 +26,6 @@ class SubmissionError(ValueError):
 class Workspace:
     """Copies of a submission's student files, one folder per exercise, plus what was wrong with them."""
 
-    source: Path
     root: Path
     problems: dict[str, str] = field(default_factory=dict)  # "ex05/gated.py" -> why it was not copied
     absent: set[str] = field(default_factory=set)  # ids of exercises whose folder the submission lacks
@@ -55,7 +54,16 @@ def load_submission(path: Path, exercises: list[Exercise]) -> Workspace:
     """Copy each exercise's student files from `path` into a new workspace."""
     if not path.is_dir():
         raise SubmissionError(f"{path}: not a folder; a submission is a folder laid out like exercises/")
-    workspace = Workspace(source=path, root=Path(tempfile.mkdtemp(prefix="grade-workspace-")))
+    workspace = Workspace(root=Path(tempfile.mkdtemp(prefix="grade-workspace-")))
+    try:
+        _fill(workspace, path, exercises)
+    except BaseException:
+        workspace.remove()
+        raise
+    return workspace
+
+
+def _fill(workspace: Workspace, path: Path, exercises: list[Exercise]) -> None:
     for exercise in exercises:
         if not (path / exercise.folder).exists() and not (path / exercise.folder).is_symlink():
             workspace.absent.add(exercise.id)
@@ -66,7 +74,6 @@ def load_submission(path: Path, exercises: list[Exercise]) -> Workspace:
             problem = _copy(path / exercise.folder / name, dest / name, inside=path)
             if problem:
                 workspace.problems[f"{exercise.id}/{name}"] = problem
-    return workspace
 
 
 def _copy(src: Path, dest: Path, *, inside: Path) -> str | None:
@@ -79,8 +86,11 @@ def _copy(src: Path, dest: Path, *, inside: Path) -> str | None:
         return f"{src} is missing from the submission"
     if not src.is_file():
         return f"{src} is not a regular file"
-    size = src.stat().st_size
-    if size > FILE_BYTES:
-        return f"{src} is {size} bytes; the limit is {FILE_BYTES} bytes"
-    shutil.copyfile(src, dest)
+    try:
+        size = src.stat().st_size
+        if size > FILE_BYTES:
+            return f"{src} is {size} bytes; the limit is {FILE_BYTES} bytes"
+        shutil.copyfile(src, dest)
+    except OSError as e:
+        return f"{src} could not be read: {e.strerror}"
     return None

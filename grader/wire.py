@@ -71,10 +71,6 @@ def unpack(data: bytes) -> object:
         raise WireError("message nested too deeply") from None
 
 
-def send(sock: socket.socket, obj: object) -> None:
-    sock.sendall(pack(obj))
-
-
 def recv(sock: socket.socket, *, timeout: float | None, limit: int) -> object:
     """Read one message; TimeoutError past `timeout` seconds, EOFError if the peer is gone."""
     deadline = None if timeout is None else time.monotonic() + timeout

@@ -135,12 +135,30 @@ def test_odd_results(sandbox, tmp_path, returned):
 
 @pytest.mark.parametrize(
     "code",
-    ["import os; os._exit(0)", "import sys; sys.exit(3)", "import os, signal; os.kill(os.getpid(), signal.SIGKILL); raise RuntimeError('alive')"],
-    ids=["os._exit", "sys.exit", "kill-self"],
+    [
+        "import os; os._exit(0)",
+        "import os; os._exit(86)",
+        "import sys; sys.exit(3)",
+        "import sys\nclass Code:\n    def __repr__(self):\n        raise RuntimeError\nsys.exit(Code())",
+        "import os, signal; os.kill(os.getpid(), signal.SIGKILL); raise RuntimeError('alive')",
+    ],
+    ids=["os._exit", "os._exit-any-status", "sys.exit", "sys.exit-hostile-repr", "kill-self"],
 )
 def test_exits(sandbox, tmp_path, code):
-    """Does exiting or killing itself cost only the checks that call lstm_step?"""
+    """Does exiting or killing itself cost only the checks that call lstm_step (never a grader error)?"""
     assert_lstm_checks_zero(grade(sandbox, submission(tmp_path, code)))
+
+
+def test_forged_replies(sandbox, tmp_path):
+    """Does a submission that rewrites the runtime to forge replies earn nothing from it, and no grader error?
+
+    The exercise's checks share a process, so the forgery may also spoil the submission's own later
+    checks; a malformed reply ends that process.
+    """
+    code = "import sys\nsys.modules['__main__']._call = lambda *a, **k: {'ok': True}\nraise RuntimeError('forged')"
+    verdicts = grade(sandbox, submission(tmp_path, code))  # asserts there is no internal error
+    assert all(v.earned == 0 for name, v in verdicts.items() if "lstm" in name.lower())
+    assert "malformed reply" in feedback(verdicts)
 
 
 def test_endless_loop(sandbox, tmp_path):
