@@ -46,6 +46,31 @@ def test_mutant_is_caught_and_named(grade, name):
     assert_named(result, diagnosis)
 
 
+# Odd but plausible behaviour the diagnosis must survive: a Fail naming the problem, never an internal error.
+# name: (text in the reference, the change, words the feedback must contain)
+HOSTILE = {
+    "batch mixing that raises on a single row": (
+        "c_new = f * c + i * candidate",
+        "c_new = f * c + (i * candidate).mean(0, keepdim=True)\n    if x.shape[0] == 1:\n"
+        "        raise RuntimeError(\"needs a batch\")",
+        "wrong values for c, h"),
+    "batch mixing with float32 single rows": (
+        'return {"i": i, "f": f, "o": o, "candidate": candidate, "c": c_new, "h": h_new}',
+        'c_new = c_new + c_new.mean(0, keepdim=True) * (x.shape[0] > 1)\n    h_new = o * torch.tanh(c_new)\n'
+        '    out = {"i": i, "f": f, "o": o, "candidate": candidate, "c": c_new, "h": h_new}\n'
+        '    return {k: v.float() for k, v in out.items()} if x.shape[0] == 1 else out',
+        "wrong values for c, h"),
+}
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_hostile_value_fails_cleanly(grade, name):
+    """Does this odd but plausible behaviour lose points with a clear message, and no internal grader error?"""
+    old, new, diagnosis = HOSTILE[name]
+    result = grade("ex05", {"gated.py": mutate(REFERENCE, old, new)})
+    assert_named(result, diagnosis)
+
+
 def test_reference_scores_full_marks(grade):
     """Does the reference itself, graded as a submission, earn every point?"""
     result = grade("ex05", {"gated.py": REFERENCE})

@@ -87,6 +87,38 @@ def test_sheet_mistake_is_caught_and_named(grade, name):
     assert any(diagnosis in v.feedback for v in result.checks if not v.passed)
 
 
+# Odd but plausible values in what the submission returns: a Fail naming the value, never an internal error.
+# name: (text in the reference, the change, words the feedback must contain)
+HOSTILE = {
+    "cell names in upper case": ('"cell": cell, "d_h": d_h,', '"cell": cell.upper(), "d_h": d_h,',
+                                 "['cell']: expected 'rnn' or 'gru' or 'lstm', got str 'RNN'"),
+    "seed as a list": ('"d_h": d_h, "seed": seed,', '"d_h": d_h, "seed": [seed],', "['seed']: expected int, got list"),
+    "width missing for one cell": ('"cell": cell, "d_h": d_h,', '"cell": cell, "d_h": d_h if cell != "lstm" else None,',
+                                   "['d_h']: expected int, got NoneType"),
+    "cell_calls as a tensor": ('"cell_calls": settings["updates"]', '"cell_calls": torch.ones(2) * settings["updates"]',
+                               "['cell_calls']: expected int or float or None, got Tensor"),
+    "prediction time NaN": ('row["predict_time"] = bench.clock() - start', 'row["predict_time"] = math.nan',
+                            "not exactly 512"),
+    "plain lists for a new seed": (
+        "    return inputs, _shift(inputs, delay)",
+        "    if seed == 12:\n        return inputs.tolist(), _shift(inputs, delay).tolist()\n    return inputs, _shift(inputs, delay)",
+        "make_delayed_copy (seed 12): inputs: expected a tensor, got list"),
+    "splits as lists when called again": (
+        "    return splits\n",
+        "    _CALLS.append(seed)\n    if _CALLS.count(seed) > 1:\n"
+        "        return {k: [x.tolist(), y.tolist()] for k, (x, y) in splits.items()}\n    return splits\n\n\n_CALLS = []\n",
+        "(same seed again): inputs: expected a tensor, got list"),
+}
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_hostile_value_fails_cleanly(grade, name):
+    """Does this odd but plausible value lose points with a clear message, and no internal grader error?"""
+    old, new, diagnosis = HOSTILE[name]
+    result = grade("ex08", {"protocol.py": mutate(REFERENCE, old, new), "answers.toml": ANSWERS})
+    assert_named(result, diagnosis)
+
+
 def test_reference_scores_full_marks(grade):
     """Does the reference itself, graded as a submission, earn every point?"""
     result = grade("ex08", {"protocol.py": REFERENCE, "answers.toml": ANSWERS})

@@ -80,6 +80,31 @@ def test_select_lr_with_string_keys_is_explained(grade):
     assert any("(model, length) tuples" in v.feedback for v in result.checks if not v.passed)
 
 
+# Odd but plausible values in what the submission returns: a Fail naming the value, never an internal error.
+# name: (text in the reference, the change, words the feedback must contain)
+HOSTILE = {
+    "lr as a list in the rows": ('row = {"model": model, "length": length, "lr": lr, "seed": seed}',
+                                 'row = {"model": model, "length": length, "lr": [lr], "seed": seed}',
+                                 "run_sweep: row 0['lr']: expected int or float or None, got list"),
+    "select_lr values as lists": ("        chosen[key] = best\n", "        chosen[key] = [best]\n",
+                                  "['lr']: expected int or float, got list"),
+    "summary model as a list": ('"model": model, "length": length, "lr": lr,\n',
+                                '"model": [model], "length": length, "lr": lr,\n',
+                                "summarize: entry 0['model']: expected str or None, got list"),
+    "split sizes as tensors": ("make_splits(sizes, length + TAIL, length, vocab, seed)",
+                               "make_splits({k: __import__(\"torch\").tensor([n, n]) for k, n in sizes.items()}, length + TAIL, length, vocab, seed)",
+                               "['sizes']['train']: expected int or float, got Tensor"),
+}
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_hostile_value_fails_cleanly(grade, name):
+    """Does this odd but plausible value lose points with a clear message, and no internal grader error?"""
+    old, new, diagnosis = HOSTILE[name]
+    result = grade("ex10", {"sweep.py": mutate(REFERENCE, old, new), "answers.toml": ANSWERS})
+    assert_named(result, diagnosis)
+
+
 def test_reference_scores_full_marks(grade):
     """Does the reference itself, graded as a submission, earn every point?"""
     result = grade("ex10", {"sweep.py": REFERENCE, "answers.toml": ANSWERS})

@@ -376,7 +376,7 @@ def test_gru_gradients(parity, device):
 LIBRARY = {"GRUCell", "GRU", "gru_cell", "gru", "LSTMCell", "LSTM", "lstm_cell", "lstm", "RNNCell", "rnn_tanh_cell"}
 
 
-def library_calls(source: str) -> set[str]:
+def library_calls(source: bytes) -> set[str]:
     """Names of library recurrent cells that parity.py calls, and any use of torch._VF (annotations are fine)."""
     used = set()
     for node in ast.walk(ast.parse(source)):

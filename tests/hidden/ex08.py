@@ -9,7 +9,9 @@ real tiny run (grader.injected.tiny_bench) shows that the protocol also works wh
 
 import torch
 
-from grader.checks import Fail, StudentError, check, expect_tensor, inject, partial, reference_module, student_module
+from grader.checks import (
+    Fail, StudentError, check, choices, expect_row, expect_tensor, inject, partial, reference_module, student_module,
+)
 
 protocol = student_module("protocol")
 reference = reference_module("protocol")
@@ -22,6 +24,10 @@ TRAIN_UNIT, PREDICT_UNIT = 2.0 ** -12, 2.0 ** -14  # exact in binary, so simulat
 PREDICT = 512
 ROW_KEYS = ("cell", "d_h", "seed", "status", "params", "batch_size", "updates", "lr", "cell_calls",
             "test_acc", "train_time", "predict_time", "peak_memory")
+# What the checks hash, sort, index or compare must be plain values; test_acc and the times go through number().
+INT, NUMBER = dict(kinds=(int,)), dict(kinds=(int, float), none=True)
+ROW_KINDS = {"cell": dict(among=tuple(GATES)), "d_h": INT, "seed": INT, "status": dict(kinds=(str,)),
+             "params": NUMBER, "batch_size": NUMBER, "updates": NUMBER, "lr": NUMBER, "cell_calls": NUMBER}
 
 
 def total_params(cell: str, d_h: int) -> int:
@@ -57,7 +63,17 @@ def rows_of(value, fn: str) -> list[dict]:
         missing = [k for k in ROW_KEYS if k not in r]
         if missing:
             raise Fail(f"{fn}: a row lacks key(s) {', '.join(missing)}", f"{fn}：某一行缺少键 {', '.join(missing)}")
+    for i, r in enumerate(value):
+        expect_row(r, ROW_KINDS, name=f"{fn}: row {i}")
     return value
+
+
+def pair(value, fn: str, shape: tuple) -> tuple:
+    """The (inputs, targets) a data function returned, as int64 CPU tensors of `shape`."""
+    if not isinstance(value, (list, tuple)) or len(value) != 2:
+        raise Fail(f"{fn} must return a pair (inputs, targets)", f"{fn} 应返回 (inputs, targets)")
+    return tuple(expect_tensor(v, name=f"{fn}: {what}", shape=shape, dtype=torch.int64).cpu()
+                 for v, what in zip(value, ("inputs", "targets")))
 
 
 def compare(protocol, reference, device, widths=None, bench=None) -> list[dict]:
@@ -92,11 +108,7 @@ def close(value, expected: float) -> bool:
 def test_delayed_copy(protocol, reference):
     """make_delayed_copy: int64 (n, T), tokens 1..vocab−1, targets shifted by delay, reproducible by seed"""
     n, t, delay, vocab = 200, 10, 3, 5
-    first = protocol.make_delayed_copy(n, t, delay, vocab, 11)
-    if not isinstance(first, (list, tuple)) or len(first) != 2:
-        raise Fail("make_delayed_copy must return a pair (inputs, targets)", "make_delayed_copy 应返回 (inputs, targets)")
-    x = expect_tensor(first[0], name="inputs", shape=(n, t), dtype=torch.int64).cpu()
-    y = expect_tensor(first[1], name="targets", shape=(n, t), dtype=torch.int64).cpu()
+    x, y = pair(protocol.make_delayed_copy(n, t, delay, vocab, 11), "make_delayed_copy", (n, t))
 
     def tokens():
         if (x == 0).any():
@@ -126,12 +138,12 @@ def test_delayed_copy(protocol, reference):
         raise Fail("targets are not inputs shifted right by delay", "targets 不是 inputs 右移 delay 位的结果")
 
     def seeded():
-        again = protocol.make_delayed_copy(n, t, delay, vocab, 11)
-        other = protocol.make_delayed_copy(n, t, delay, vocab, 12)
-        if not (isinstance(again, (list, tuple)) and torch.equal(again[0].cpu(), x) and torch.equal(again[1].cpu(), y)):
+        again = pair(protocol.make_delayed_copy(n, t, delay, vocab, 11), "make_delayed_copy (seed 11 again)", (n, t))
+        other = pair(protocol.make_delayed_copy(n, t, delay, vocab, 12), "make_delayed_copy (seed 12)", (n, t))
+        if not (torch.equal(again[0], x) and torch.equal(again[1], y)):
             raise Fail("the same seed gave different tensors: draw from torch.Generator().manual_seed(seed)",
                        "相同种子得到不同张量：应从 torch.Generator().manual_seed(seed) 抽样")
-        if torch.equal(other[0].cpu(), x):
+        if torch.equal(other[0], x):
             raise Fail("a different seed gave the same inputs: the seed is ignored", "不同种子得到相同的 inputs：种子没有被使用")
 
     partial(1.5, [tokens, shift, seeded])
@@ -145,13 +157,7 @@ def test_splits(protocol):
     if not isinstance(got, dict) or set(got) != set(sizes):
         raise Fail("make_splits must return a dict with the keys of sizes: train, val, test",
                    "make_splits 应返回与 sizes 同键（train、val、test）的 dict")
-    data = {}
-    for name, n in sizes.items():
-        pair = got[name]
-        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
-            raise Fail(f"make_splits()[{name!r}] must be a pair (inputs, targets)", f"make_splits()[{name!r}] 应为 (inputs, targets)")
-        data[name] = (expect_tensor(pair[0], name=f"{name} inputs", shape=(n, t), dtype=torch.int64).cpu(),
-                      expect_tensor(pair[1], name=f"{name} targets", shape=(n, t), dtype=torch.int64).cpu())
+    data = {name: pair(got[name], f"make_splits()[{name!r}]", (n, t)) for name, n in sizes.items()}
 
     def valid():
         for name, (x, y) in data.items():
@@ -176,7 +182,11 @@ def test_splits(protocol):
 
     def seeded():
         again = protocol.make_splits(sizes, t, delay, vocab, 4)
-        if not all(torch.equal(again[k][0].cpu(), data[k][0]) for k in sizes):
+        if not isinstance(again, dict) or set(again) != set(sizes):
+            raise Fail("make_splits called again with the same seed did not return a dict with keys train, val, test",
+                       "以相同种子再次调用 make_splits 没有返回键为 train、val、test 的 dict")
+        again = {k: pair(again[k], f"make_splits()[{k!r}] (same seed again)", (n, t)) for k, n in sizes.items()}
+        if not all(torch.equal(again[k][0], data[k][0]) for k in sizes):
             raise Fail("the same seed gave different splits", "相同种子得到了不同的划分")
 
     def impossible():
@@ -247,7 +257,7 @@ def test_prediction_timing(protocol, reference, device):
         if got is None:
             raise Fail(f"the {r['cell']} row has no prediction time", f"{r['cell']} 行没有预测时间")
         sequences = got / PREDICT_UNIT
-        if abs(sequences - PREDICT) > 1e-6:
+        if not abs(sequences - PREDICT) <= 1e-6:  # NaN is wrong too
             what = {500.0: "500 sequences", float(SIZES["test"]): "all test sequences"}.get(round(sequences, 6), f"{sequences:g} sequences")
             raise Fail(f"the prediction time covers {what}, not exactly 512: time model(test_inputs[:512]) and nothing else",
                        f"预测时间覆盖了 {what}，而不是恰好 512 个序列：只计时 model(test_inputs[:512])")
@@ -335,7 +345,6 @@ def test_real_tiny_run(protocol, reference, device):
 
 # -- the answer sheet --------------------------------------------------------------------------------
 
-CHOICES = ("A", "B", "C", "D")
 MISCONCEPTIONS = {
     "equal_width_shows": {
         "A": ("equal width is not equal cost: the gate count, parameters, stored activations and multiply-adds still differ",
@@ -359,5 +368,4 @@ MISCONCEPTIONS = {
 @check(points=1)
 def test_choices(answers, reference_answers):
     """What equal widths and equal parameter counts can and cannot show (seed 004 item 8)"""
-    partial(1, [lambda key=key, wrong=wrong: answers.choice(key, reference_answers[key], CHOICES, mistakes=wrong)
-                for key, wrong in MISCONCEPTIONS.items()])
+    choices(answers, reference_answers, 1, MISCONCEPTIONS)

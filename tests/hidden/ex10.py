@@ -13,7 +13,9 @@ import math
 
 import torch
 
-from grader.checks import Fail, StudentError, check, inject, partial, reference_module, student_module
+from grader.checks import (
+    Fail, StudentError, check, choices, expect_kind, expect_row, inject, partial, reference_module, student_module,
+)
 from grader.injected import BUILDERS
 
 sweep = student_module("sweep")
@@ -47,6 +49,20 @@ def expected_rows(reference) -> list[dict]:
     return reference.run_sweep(BUILDERS["scripted_trainer"](device="cpu", runs=RUNS), MODELS, LENGTHS, LRS, SEEDS)
 
 
+# What the checks hash or compare must be plain values (a missing key reads as None and simply matches nothing).
+TEXT, INT, NUMBER = dict(kinds=(str,)), dict(kinds=(int,)), dict(kinds=(int, float))
+ROW_KINDS = {"model": TEXT, "length": INT, "lr": NUMBER, "seed": INT, "status": TEXT}
+CHOICE_KINDS = {"model": TEXT, "length": INT, "lr": NUMBER}
+SUMMARY_KINDS = {"model": TEXT, "length": INT, "lr": NUMBER, "runs": NUMBER, "diverged": NUMBER, "failed": NUMBER}
+CALL_KINDS = {"T": NUMBER, "delay": NUMBER, "vocab": NUMBER, "seed": NUMBER, "sizes": dict(kinds=(dict,))}
+
+
+def expect_plain(row: dict, kinds: dict, *, name: str) -> None:
+    """Fail unless each of these keys of `row` is missing, None or of its kind."""
+    for k, kind in kinds.items():
+        expect_kind(row.get(k), name=f"{name}[{k!r}]", none=True, **kind)
+
+
 def key(row: dict) -> tuple:
     return row.get("model"), row.get("length"), row.get("lr"), row.get("seed")
 
@@ -61,6 +77,8 @@ def student_rows(sweep) -> list[dict]:
         raise
     if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
         raise Fail("run_sweep must return a list of dicts, one per run", "run_sweep 应返回 dict 列表，每次运行一行")
+    for i, r in enumerate(rows):
+        expect_plain(r, ROW_KINDS, name=f"run_sweep: row {i}")
     return rows
 
 
@@ -160,9 +178,11 @@ def _test_means(rows, k) -> list[float]:
 
 def student_choice(sweep, rows) -> dict:
     table = sweep.select_lr_table(rows)
-    if not isinstance(table, list) or not all(isinstance(t, dict) and {"model", "length", "lr"} <= set(t) for t in table):
+    if not isinstance(table, list):
         raise Fail("select_lr_table (given, leave it as it is) must return a list of {model, length, lr} dicts",
                    "select_lr_table（已给出，请勿修改）应返回 {model, length, lr} 字典的列表")
+    for i, t in enumerate(table):
+        expect_row(t, CHOICE_KINDS, name=f"select_lr_table: entry {i} (select_lr's (model, length) key and its lr)")
     return {(t["model"], t["length"]): t["lr"] for t in table}
 
 
@@ -218,7 +238,8 @@ def test_summary(sweep, reference):
     if not isinstance(got, list) or not all(isinstance(s, dict) for s in got) or len(got) != len(want):
         raise Fail("summarize must return a list of dicts, one per (model, length)", "summarize 应返回 dict 列表，每个 (model, length) 一项")
     best_test = _variant(rows, metric="test_acc")
-    for s in got:
+    for i, s in enumerate(got):
+        expect_plain(s, SUMMARY_KINDS, name=f"summarize: entry {i}")
         k = (s.get("model"), s.get("length"))
         if k not in want:
             raise Fail(f"summarize reports an unknown (model, length) {k}", f"summarize 报告了未知的 (model, length) {k}")
@@ -249,6 +270,9 @@ def test_length_data(sweep):
         raise Fail("length_data must return a list with make_splits's result for each length, in order",
                    "length_data 应按顺序返回每个长度的 make_splits 结果组成的列表")
     for length, call in zip(lengths, got):
+        expect_plain(call, CALL_KINDS, name=f"length_data()[{lengths.index(length)}]")
+        for name, n in (call.get("sizes") or {}).items():
+            expect_kind(n, name=f"length_data()[{lengths.index(length)}]['sizes'][{name!r}]", kinds=(int, float))
         if call.get("delay") != length:
             raise Fail(f"for length {length} the delay passed to make_splits is {call.get('delay')}: the dependency length is the delay",
                        f"长度 {length} 时传给 make_splits 的 delay 为 {call.get('delay')}：依赖长度就是延迟")
@@ -296,7 +320,6 @@ def test_real_tiny_sweep(sweep, device):
 
 # -- the answer sheet --------------------------------------------------------------------------------
 
-CHOICES = ("A", "B", "C", "D")
 MISCONCEPTIONS = {
     "time_vs_length": {
         "A": ("time measures computation, not difficulty: longer sequences mean more time steps per update",
@@ -320,5 +343,4 @@ MISCONCEPTIONS = {
 @check(points=1)
 def test_choices(answers, reference_answers):
     """Why time rising with length is not harder optimisation; why failed runs stay in (seed 004 item 10)"""
-    partial(1, [lambda key=key, wrong=wrong: answers.choice(key, reference_answers[key], CHOICES, mistakes=wrong)
-                for key, wrong in MISCONCEPTIONS.items()])
+    choices(answers, reference_answers, 1, MISCONCEPTIONS)

@@ -7,9 +7,8 @@ Every part earns partial credit per item.
 
 import math
 
-from grader.checks import Fail, check, partial
+from grader.checks import Fail, check, choices, partial
 
-CHOICES = ("A", "B", "C", "D")
 T, NUM_STATES = 4, 4  # part B: 4 time steps; h_n stacks num_layers × num_directions = 4 states
 
 
@@ -163,5 +162,4 @@ def test_numbers(answers, reference_answers):
 @check(points=2)
 def test_variants(answers, reference_answers):
     """Part D: coupled gates, peepholes and the two large comparisons (seed 000 §2.3.4)"""
-    partial(2, [lambda key=key, wrong=wrong: answers.choice(key, reference_answers[key], CHOICES, mistakes=wrong)
-                for key, wrong in VARIANTS.items()])
+    choices(answers, reference_answers, 2, VARIANTS)
