@@ -35,6 +35,10 @@ MUTANTS = {
         "def _check_states(x: Tensor, h: Tensor) -> None:\n    return\n",
         "no ValueError for"),
     "library cell": ("import torch\n", "import torch\n\n_cell = torch.nn.LSTMCell\n", "library recurrent cells"),
+    "borrowed step functions": (
+        "import torch\n", "import torch\nfrom grader.injected import _answer_key_lstm_step\n", "must stand alone"),
+    "borrowed through sys.modules": (
+        "import torch\n", "import torch\n_key = __import__('sys').modules.get('grader.injected')\n", "must stand alone"),
 }
 
 

@@ -2,7 +2,8 @@
 
 Rows are samples: x is (B, d_x), states are (B, d_h). LSTM weights act on u = [x, h];
 GRU weights W_* act on x and U_* on h. The GRU uses h_new = z*h + (1 - z)*candidate.
-Do not use nn.LSTMCell, nn.GRUCell, torch.lstm_cell, torch.gru_cell or torch._VF.
+Do not use nn.LSTMCell, nn.GRUCell, torch.lstm_cell, torch.gru_cell or torch._VF, and import
+only torch, math and typing.
 """
 
 import torch

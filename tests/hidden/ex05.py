@@ -285,11 +285,15 @@ def test_value_errors(gated, device):
 
 
 FORBIDDEN = {"LSTMCell", "GRUCell", "LSTM", "GRU", "RNNCell", "lstm_cell", "gru_cell", "_VF", "lstm", "gru"}
+# gated.py stands alone: it may import these only, and may not reach other modules indirectly
+# (the student process also holds the grader's runtime and public course code).
+ALLOWED_IMPORTS = {"torch", "math", "typing", "__future__"}
+INDIRECT = {"__import__", "importlib", "sys", "__builtins__", "globals", "vars", "eval", "exec", "compile"}
 
 
 @check(points=1)
 def test_no_library_cells(gated, student_source, device):
-    """gated.py computes the gates itself (no nn.LSTMCell, nn.GRUCell, torch.lstm_cell or torch._VF)"""
+    """gated.py computes the gates itself: no library cells, no imports beyond torch, math and typing"""
     gated.lstm_step(**lstm_inputs(device))  # the point is for working code written without library cells
     gated.gru_step(**gru_inputs(device))
     try:
@@ -309,4 +313,17 @@ def test_no_library_cells(gated, student_source, device):
         raise Fail(
             f"gated.py uses library recurrent cells ({names}); this exercise asks you to write the gates yourself",
             f"gated.py 使用了库中的循环单元（{names}）；本题要求自己实现各个门",
+        )
+    imported = {
+        alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names
+    } | {
+        (node.module or ".").split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+    }
+    indirect = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id in INDIRECT}
+    outside = sorted((imported - ALLOWED_IMPORTS) | indirect)
+    if outside:
+        names = ", ".join(outside)
+        raise Fail(
+            f"gated.py reaches beyond torch, math and typing ({names}); the step functions must stand alone",
+            f"gated.py 使用了 torch、math、typing 以外的模块或间接导入（{names}）；单步函数必须独立实现",
         )
