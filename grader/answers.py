@@ -17,7 +17,7 @@ from pathlib import Path
 
 from grader.checks import Fail
 from grader.expr import (Domain, ExpressionError, UndefinedError, UnknownSymbolError, equivalent, evaluate,
-                         free_symbols, parse)
+                         free_symbols, parse, quote)
 
 MAX_SHEET_BYTES = 64 * 1024
 COARSE_FACTOR = 10  # an answer within this many tolerances is "close, give more digits"
@@ -334,5 +334,4 @@ def _show(value: object, limit: int = 40) -> str:
         text = value.strip()
     else:
         text = str(value).lower() if isinstance(value, bool) else repr(value)
-    short = text if len(text) <= limit else text[:limit] + "…"
-    return ascii(short) if not short.isprintable() else f"'{short}'"
+    return quote(text, limit)

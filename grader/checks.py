@@ -195,16 +195,18 @@ class StudentFunction:
 
 
 def _to_device(obj, device):
+    """Tensors of a reply moved to the checks' device (a reply holds tensors only if torch is loaded)."""
     if isinstance(obj, list):
         return [_to_device(v, device) for v in obj]
     if isinstance(obj, dict):
         return {k: _to_device(v, device) for k, v in obj.items()}
-    if hasattr(obj, "to") and type(obj).__name__ == "Tensor":
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(obj, torch.Tensor):
         return obj.to(device)
     return obj
 
 
-def expect_tensor(value: object, *, name: str, shape: tuple[int, ...], dtype) :
+def expect_tensor(value: object, *, name: str, shape: tuple[int, ...], dtype):
     """`value` itself, after checking it is a tensor of exactly this shape and dtype (no broadcasting)."""
     import torch
 

@@ -172,7 +172,7 @@ def _error(en: str, zh: str, column: int, hint: tuple[str, str] = ("", "")) -> E
     return ExpressionError(en + where_en + hint_en, zh + where_zh + hint_zh, column=column)
 
 
-def _show(text: str, limit: int = 30) -> str:
+def quote(text: str, limit: int = 30) -> str:
     """`text` quoted for a message, shortened, with invisible characters escaped."""
     short = text if len(text) <= limit else text[:limit] + "…"
     return ascii(short) if not short.isprintable() else f"'{short}'"
@@ -234,13 +234,13 @@ def _number(text: str, i: int) -> tuple[_Token, int]:
     whole, frac, exponent = match.group(1), match.group(2) or "", match.group(3)
     column, literal = i + 1, match.group(0)
     if len(whole.lstrip("0")) + len(frac) > MAX_DIGITS:
-        raise _error(f"number {_show(literal)} has more than {MAX_DIGITS} digits",
-                     f"数字 {_show(literal)} 超过 {MAX_DIGITS} 位", column)
+        raise _error(f"number {quote(literal)} has more than {MAX_DIGITS} digits",
+                     f"数字 {quote(literal)} 超过 {MAX_DIGITS} 位", column)
     power = 0
     if exponent is not None:
         if len(exponent.lstrip("+-0")) > 4 or abs(int(exponent)) > MAX_LITERAL_EXPONENT:
-            raise _error(f"number {_show(literal)} has an exponent beyond ±{MAX_LITERAL_EXPONENT}",
-                         f"数字 {_show(literal)} 的指数超出 ±{MAX_LITERAL_EXPONENT}", column)
+            raise _error(f"number {quote(literal)} has an exponent beyond ±{MAX_LITERAL_EXPONENT}",
+                         f"数字 {quote(literal)} 的指数超出 ±{MAX_LITERAL_EXPONENT}", column)
         power = int(exponent)
     value = Fraction(int(whole + frac or "0")) * Fraction(10) ** (power - len(frac))
     return _Token("num", literal, column, value), match.end()
@@ -273,8 +273,8 @@ def _latex(text: str, i: int) -> tuple[_Token | None, int]:
     command, end = match.group(0), match.end()
     if command not in _LATEX:
         supported = ", ".join("\\" + c for c in _LATEX)
-        raise _error(f"LaTeX command {_show(chr(92) + command)} is not supported",
-                     f"不支持 LaTeX 命令 {_show(chr(92) + command)}", column,
+        raise _error(f"LaTeX command {quote(chr(92) + command)} is not supported",
+                     f"不支持 LaTeX 命令 {quote(chr(92) + command)}", column,
                      (f"supported: {supported}", f"支持：{supported}"))
     kind, value = _LATEX[command]
     if kind in "()":  # \left( and \right): the delimiter must follow
@@ -361,9 +361,9 @@ class _Parser:
         if tok.kind in (")", "}"):
             return _error(f"'{tok.text}' has no matching opening bracket", f"'{tok.text}' 没有对应的左括号", tok.column)
         if tok.kind == "num":
-            return _error(f"an operator is missing before the number {_show(tok.text)}",
-                          f"数字 {_show(tok.text)} 前缺少运算符", tok.column)
-        return _error(f"unexpected {_show(tok.text)}", f"此处不应出现 {_show(tok.text)}", tok.column)
+            return _error(f"an operator is missing before the number {quote(tok.text)}",
+                          f"数字 {quote(tok.text)} 前缺少运算符", tok.column)
+        return _error(f"unexpected {quote(tok.text)}", f"此处不应出现 {quote(tok.text)}", tok.column)
 
     def _sum(self) -> Expr:
         left = self._product()
@@ -478,7 +478,7 @@ class _Parser:
         if tok.kind in ("name", "num", "frac"):
             return self._descend(self._power, tok)
         example = func.text.lstrip("\\") + "(x)"
-        raise _error(f"function {_show(func.text)} needs an argument", f"函数 {_show(func.text)} 需要参数",
+        raise _error(f"function {quote(func.text)} needs an argument", f"函数 {quote(func.text)} 需要参数",
                      func.column, (f"write e.g. {example}", f"例如写成 {example}"))
 
     def _unknown(self, tok: _Token) -> UnknownSymbolError:
@@ -491,11 +491,11 @@ class _Parser:
         if self._peek().kind == "(":
             functions = ", ".join(FUNCTIONS)
             return UnknownSymbolError(
-                f"unknown function or symbol {_show(tok.text)}{where_en}; the functions are {functions}; {known_en}",
-                f"未知的函数或符号 {_show(tok.text)}{where_zh}；可用函数为 {functions}；{known_zh}",
+                f"unknown function or symbol {quote(tok.text)}{where_en}; the functions are {functions}; {known_en}",
+                f"未知的函数或符号 {quote(tok.text)}{where_zh}；可用函数为 {functions}；{known_zh}",
                 column=tok.column, name=tok.text)
-        return UnknownSymbolError(f"unknown symbol {_show(tok.text)}{where_en}; {known_en}",
-                                  f"未知的符号 {_show(tok.text)}{where_zh}；{known_zh}",
+        return UnknownSymbolError(f"unknown symbol {quote(tok.text)}{where_en}; {known_en}",
+                                  f"未知的符号 {quote(tok.text)}{where_zh}；{known_zh}",
                                   column=tok.column, name=tok.text)
 
 

@@ -3,7 +3,8 @@
 A message is a 16-byte header (JSON length, tensor-blob length), a JSON document in which each
 tensor is replaced by `{"$tensor": name}` (and each `Inject` by `{"$inject": name, "args": ...}`),
 and one safetensors blob holding those tensors.
-Both sides use this module; unpacking only ever builds dicts, lists, strings, numbers and tensors.
+Both sides use this module; unpacking only ever builds dicts, lists, strings, numbers, tensors and
+inert `Inject` records (which only the student process turns into code, from grader.injected).
 """
 
 from __future__ import annotations
