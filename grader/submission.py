@@ -46,8 +46,13 @@ def looks_like_submission(path: Path, course: Course) -> bool:
 
 
 def default_submission(cwd: Path, course: Course) -> Path:
-    """The current directory when it looks like a submission, else its `exercises/`."""
-    return cwd if looks_like_submission(cwd, course) else cwd / "exercises"
+    """The current directory when it looks like a submission (or the one above, from inside an
+    exercise folder), else its `exercises/`."""
+    if looks_like_submission(cwd, course):
+        return cwd
+    if any(cwd.name == e.folder for e in course.exercises):
+        return cwd.parent
+    return cwd / "exercises"
 
 
 def load_submission(path: Path, exercises: list[Exercise]) -> Workspace:

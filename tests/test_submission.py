@@ -65,8 +65,9 @@ def test_symlinked_exercise_folder_is_refused(course, tmp_path):
 
 
 def test_default_submission(course, tmp_path):
-    """Is the current folder the default when it holds exercise folders, else ./exercises?"""
+    """Is the current folder the default when it holds exercise folders (or is one), else ./exercises?"""
     assert default_submission(tmp_path, course) == tmp_path / "exercises"
     (tmp_path / "ex05_gated_steps").mkdir()
     assert looks_like_submission(tmp_path, course)
     assert default_submission(tmp_path, course) == tmp_path
+    assert default_submission(tmp_path / "ex05_gated_steps", course) == tmp_path
