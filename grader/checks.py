@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.wire import Inject
+from grader.wire import Inject, map_leaves
 
 
 class Fail(Exception):
@@ -196,14 +196,10 @@ class StudentFunction:
 
 def _to_device(obj, device):
     """Tensors of a reply moved to the checks' device (a reply holds tensors only if torch is loaded)."""
-    if isinstance(obj, list):
-        return [_to_device(v, device) for v in obj]
-    if isinstance(obj, dict):
-        return {k: _to_device(v, device) for k, v in obj.items()}
     torch = sys.modules.get("torch")
-    if torch is not None and isinstance(obj, torch.Tensor):
-        return obj.to(device)
-    return obj
+    if torch is None:
+        return obj
+    return map_leaves(obj, lambda v: v.to(device) if isinstance(v, torch.Tensor) else v)
 
 
 def expect_tensor(value: object, *, name: str, shape: tuple[int, ...], dtype):

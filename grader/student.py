@@ -510,28 +510,26 @@ def _to_device(obj, device):
 
     from grader import injected
 
-    if isinstance(obj, torch.Tensor):
-        return obj.to(device)
-    if isinstance(obj, wire.Inject):
-        return injected.build(wire.Inject(obj.name, _to_device(obj.args, device)), device)
-    if isinstance(obj, list):
-        return [_to_device(v, device) for v in obj]
-    if isinstance(obj, dict):
-        return {k: _to_device(v, device) for k, v in obj.items()}
-    return obj
+    def leaf(v):
+        if isinstance(v, torch.Tensor):
+            return v.to(device)
+        if isinstance(v, wire.Inject):
+            return injected.build(wire.Inject(v.name, _to_device(v.args, device)), device)
+        return v
+
+    return wire.map_leaves(obj, leaf)
 
 
 def _require_grad(obj):
     """Fresh leaf copies of every floating-point tensor, so gradients reach each input."""
     import torch
 
-    if isinstance(obj, torch.Tensor) and obj.is_floating_point():
-        return obj.detach().clone().requires_grad_(True)
-    if isinstance(obj, list):
-        return [_require_grad(v) for v in obj]
-    if isinstance(obj, dict):
-        return {k: _require_grad(v) for k, v in obj.items()}
-    return obj
+    def leaf(v):
+        if isinstance(v, torch.Tensor) and v.is_floating_point():
+            return v.detach().clone().requires_grad_(True)
+        return v
+
+    return wire.map_leaves(obj, leaf)
 
 
 def _gradients(value, cotangent, args, kwargs) -> dict:
@@ -567,31 +565,30 @@ def _gradients(value, cotangent, args, kwargs) -> dict:
 
 
 def _tensors(obj) -> list:
+    """Every tensor input, an injected cell's parameters included."""
     import torch
 
-    if isinstance(obj, torch.Tensor):
-        return [obj]
-    if isinstance(obj, torch.nn.Module):  # an injected cell: its parameters are inputs too
-        return list(obj.parameters())
-    if isinstance(obj, list):
-        return [t for v in obj for t in _tensors(v)]
-    if isinstance(obj, dict):
-        return [t for v in obj.values() for t in _tensors(v)]
-    return []
+    found = []
+    for v in wire.leaves(obj):
+        if isinstance(v, torch.Tensor):
+            found.append(v)
+        elif isinstance(v, torch.nn.Module):
+            found += v.parameters()
+    return found
 
 
 def _grads_like(obj, found: dict):
+    """The gradients in the shape of the inputs: None where no gradient (or no tensor) is."""
     import torch
 
-    if isinstance(obj, torch.Tensor):
-        return found.get(id(obj))
-    if isinstance(obj, torch.nn.Module):
-        return {name: found.get(id(p)) for name, p in obj.named_parameters()}
-    if isinstance(obj, list):
-        return [_grads_like(v, found) for v in obj]
-    if isinstance(obj, dict):
-        return {k: _grads_like(v, found) for k, v in obj.items()}
-    return None
+    def leaf(v):
+        if isinstance(v, torch.Tensor):
+            return found.get(id(v))
+        if isinstance(v, torch.nn.Module):
+            return {name: found.get(id(p)) for name, p in v.named_parameters()}
+        return None
+
+    return wire.map_leaves(obj, leaf)
 
 
 def probe() -> list[dict]:

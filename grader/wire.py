@@ -13,6 +13,7 @@ import json
 import socket
 import struct
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 _HEADER = struct.Struct("<QQ")
@@ -70,6 +71,27 @@ def unpack(data: bytes) -> object:
         return _restore(doc, tensors)
     except RecursionError:
         raise WireError("message nested too deeply") from None
+
+
+def map_leaves(obj: object, fn: Callable[[object], object]) -> object:
+    """`obj` with lists and dicts rebuilt and `fn` applied to everything else: the shape messages carry."""
+    if isinstance(obj, list):
+        return [map_leaves(v, fn) for v in obj]
+    if isinstance(obj, dict):
+        return {k: map_leaves(v, fn) for k, v in obj.items()}
+    return fn(obj)
+
+
+def leaves(obj: object) -> Iterator[object]:
+    """Everything in `obj` that is not a list or a dict, in order."""
+    if isinstance(obj, list):
+        for v in obj:
+            yield from leaves(v)
+    elif isinstance(obj, dict):
+        for v in obj.values():
+            yield from leaves(v)
+    else:
+        yield obj
 
 
 def recv(sock: socket.socket, *, timeout: float | None, limit: int) -> object:
