@@ -23,6 +23,7 @@ MUTANTS = {
     "sigma(0) instead of sigma(1)": ("sigma1_k30", '"0.5^30"', "σ(0) = 0.5"),
     "sigma(1) rounded to 0.73": ("sigma1_k30", '"0.73^30"', "rounded"),
     "bias as the gate value": ("sigma1_k30", "1", "took the bias 1 as the gate value"),
+    "sigma(1)^30 clearly off": ("sigma1_k30", "1.2e-4", "is not correct"),
     "0.99 times 100": ("f099_k100", "99", "multiplied f by k"),
     "too few digits": ("f099_k100", "0.37", "significant digits"),
     "inverted ratio": ("ratio_bias1_bias0_k30", "1.1234e-5", "inverted the ratio"),
@@ -36,6 +37,7 @@ MUTANTS = {
     "unknown symbol": ("preact_formula", '"ln(T/epsilon)"', "'T'"),
     "negative pre-activation": ("preact_k100_eps01", "-6.9078", "sign error"),
     "log10 value": ("preact_k100_eps01", '"log(1000)/log(10)"', "log10"),
+    "k missing from the value": ("preact_k100_eps01", '"ln(1/0.1)"', "or k is missing"),
     "exact logit": ("preact_k100_eps01", '"ln(0.9^0.01/(1 - 0.9^0.01))"', "exact logit"),
     "bias 1 instead of 2": ("bias2_k10", "0.0436", "another forget bias"),
     "bias 0 instead of 2": ("bias2_k10", "9.77e-4", "another forget bias"),
@@ -76,16 +78,23 @@ def test_other_correct_forms_earn_full_marks(grade):
         'w095_k100 = 5.9205e-3\n'
         'sigma1_k30 = "sigma(1)^30"\n'
         'f099_k100 = 0.36603\n'
-        'ratio_bias1_bias0_k30 = 9e4\n'           # seed 000's "about 9×10^4", within 2 %
+        'ratio_bias1_bias0_k30 = 9e4\n'           # the textbook's "about 9×10^4", within 2 %
         'preact_formula = "\\\\ln\\\\frac{k}{\\\\epsilon}"\n'
         'preact_k100_eps01 = "ln(100/0.1)"\n'
-        'bias2_k10 = 0.2810\n'                    # seed 001's printout
+        'bias2_k10 = 0.2810\n'                    # lecture 16's printout
         'only_decays = "True"\n'
         'guarantees_no_vanishing = false\n'
     )
     result = grade("ex02", {"answers.toml": sheet})
     assert result.score == result.max_score == 10, [v.feedback for v in result.checks if not v.passed]
     assert all(v.passed for v in result.checks), "a public format check refuses a correct form"
+
+
+@pytest.mark.parametrize("answer", ['"0.7311^30"', '"0.731^30"', "8.29e-5"])
+def test_sigma1_rounded_to_three_digits_is_accepted(grade, answer):
+    """Is σ(1)^30 with σ(1) rounded as the textbook prints it accepted, as the statement's 2 % promises?"""
+    result = grade("ex02", {"answers.toml": with_answers(REFERENCE, sigma1_k30=answer)})
+    assert result.score == result.max_score, [v.feedback for v in result.checks if not v.passed]
 
 
 def test_malformed_sheet_scores_zero_and_names_the_line(grade):
