@@ -1,24 +1,24 @@
 """Hidden checks for ex03: GRU arithmetic under the two update conventions, on the answer sheet (6 points).
 
 Expected answers come from solutions/ex03_gru_arithmetic/answers.toml. Questions (a) and (b) use
-seed 004's (PyTorch's) convention h_t = z·h_prev + (1 − z)·h̃; question (c) uses seed 000's
-h_t = (1 − z)·h_prev + z·h̃. The seeds disagree on purpose: answering with the other convention is
-the mistake this exercise names. Known mistakes are recomputed from the question's data.
+the answer key's (PyTorch's) convention h_t = z·h_prev + (1 − z)·h̃; question (c) uses the textbook's
+(definition 2.3.2) h_t = (1 − z)·h_prev + z·h̃. The two use opposite conventions: answering with the
+other one is the mistake this exercise names. Known mistakes are recomputed from the question's data.
 """
 
 from grader.checks import Fail, check
 
 Z, H_PREV, CANDIDATE = 0.75, 2.0, -0.4
 
-SEED004 = Z * H_PREV + (1 - Z) * CANDIDATE  # the convention of (a) and (b)
-SEED000 = (1 - Z) * H_PREV + Z * CANDIDATE  # the convention of (c)
+ANSWER_KEY = Z * H_PREV + (1 - Z) * CANDIDATE  # the convention of (a) and (b)
+TEXTBOOK = (1 - Z) * H_PREV + Z * CANDIDATE  # the convention of (c)
 
 SWAPPED = ("swapped GRU convention: this question uses {}, where z is the share of the {}",
            "GRU 约定颠倒：本题采用 {}，其中 z 是{}的比例")
-SWAPPED_004 = (SWAPPED[0].format("seed 004's (PyTorch's) h_t = z·h_prev + (1 − z)·h̃", "old state kept"),
-               SWAPPED[1].format("种子 004（PyTorch）的 h_t = z·h_prev + (1 − z)·h̃", "保留旧状态"))
-SWAPPED_000 = (SWAPPED[0].format("seed 000's h_t = (1 − z)·h_prev + z·h̃", "candidate written"),
-               SWAPPED[1].format("种子 000 的 h_t = (1 − z)·h_prev + z·h̃", "写入候选"))
+SWAPPED_ANSWER_KEY = (SWAPPED[0].format("the answer key's (PyTorch's) h_t = z·h_prev + (1 − z)·h̃", "old state kept"),
+                      SWAPPED[1].format("参考答案（PyTorch）的 h_t = z·h_prev + (1 − z)·h̃", "保留旧状态"))
+SWAPPED_TEXTBOOK = (SWAPPED[0].format("the textbook's h_t = (1 − z)·h_prev + z·h̃ (definition 2.3.2)", "candidate written"),
+                    SWAPPED[1].format("教材的 h_t = (1 − z)·h_prev + z·h̃（定义 2.3.2）", "写入候选"))
 BOTH_SWAPPED = ("swapped GRU convention: both values are right but sit in each other's keys "
                 "(h_t, h_t_other_convention); half the points",
                 "GRU 约定颠倒：两个数值都算对了，但 h_t 与 h_t_other_convention 互换了位置；得一半分")
@@ -50,9 +50,9 @@ def _holds(answers, key: str, value: float) -> bool:
 
 @check(points=2)
 def test_h_t(answers, reference_answers):
-    """(a) h_t in seed 004's (PyTorch's) convention"""
+    """(a) h_t in the answer key's (PyTorch's) convention"""
     convention_value(answers, "h_t", reference_answers["h_t"], {
-        SEED000: SWAPPED_004,
+        TEXTBOOK: SWAPPED_ANSWER_KEY,
         Z * H_PREV - (1 - Z) * CANDIDATE: SIGN,
         Z * H_PREV: NO_CANDIDATE,
         Z * H_PREV + Z * CANDIDATE: SAME_WEIGHT,
@@ -62,12 +62,12 @@ def test_h_t(answers, reference_answers):
 
 @check(points=2)
 def test_direct_factor(answers, reference_answers):
-    """(b) the direct-path derivative ∂h_t/∂h_prev in seed 004's convention"""
+    """(b) the direct-path derivative ∂h_t/∂h_prev in the answer key's convention"""
     answers.number("direct_factor", reference_answers["direct_factor"], mistakes={
-        1 - Z: ("that is the (1 − z) factor of seed 000's convention; this question uses seed 004's "
+        1 - Z: ("that is the (1 − z) factor of the textbook's convention; this question uses the answer key's "
                 "h_t = z·h_prev + (1 − z)·h̃",
-                "这是种子 000 约定下的 (1 − z) 因子；本题采用种子 004 的 h_t = z·h_prev + (1 − z)·h̃"),
-        SEED004 / H_PREV: ("divided h_t by h_prev: a ratio of values, not a derivative",
+                "这是教材约定下的 (1 − z) 因子；本题采用参考答案的 h_t = z·h_prev + (1 − z)·h̃"),
+        ANSWER_KEY / H_PREV: ("divided h_t by h_prev: a ratio of values, not a derivative",
                            "用 h_t 除以了 h_prev：这是数值之比，不是导数"),
         H_PREV - CANDIDATE: ("that is ∂h_t/∂z (old state minus candidate); the derivative with respect to h_prev is asked",
                              "这是 ∂h_t/∂z（旧状态减候选）；本题要的是对 h_prev 的导数"),
@@ -77,9 +77,9 @@ def test_direct_factor(answers, reference_answers):
 
 @check(points=2)
 def test_h_t_other_convention(answers, reference_answers):
-    """(c) h_t in seed 000's convention"""
+    """(c) h_t in the textbook's convention"""
     convention_value(answers, "h_t_other_convention", reference_answers["h_t_other_convention"], {
-        SEED004: SWAPPED_000,
+        ANSWER_KEY: SWAPPED_TEXTBOOK,
         (1 - Z) * H_PREV - Z * CANDIDATE: SIGN,
         (1 - Z) * H_PREV: NO_CANDIDATE,
         Z * H_PREV + Z * CANDIDATE: SAME_WEIGHT,
