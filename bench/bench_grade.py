@@ -34,7 +34,7 @@ def main() -> None:
     n = parser.parse_args().repeat
 
     from grader.course import load_course
-    from grader.runner import grade_submission, open_sandbox
+    from grader.grading.pipeline import grade_submission, open_sandbox
 
     baseline = statistics.median(wall([sys.executable, "-c", "import torch"]) for _ in range(n))
     grade = [sys.executable, "-m", "grader.cli", "run", "--submission", "solutions", "--json"]

@@ -22,8 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader.doctor import summary  # noqa: E402
-from grader.sandbox import Limits, Sandbox  # noqa: E402
+from grader.sandbox.doctor import summary  # noqa: E402
+from grader.sandbox.host import Limits, Sandbox  # noqa: E402
 
 PLAIN_FORK = """
 import os, sys, time, torch
@@ -51,7 +51,7 @@ def sandboxed_check(n: int) -> tuple[float, float, str]:
     """Seconds per check in a fresh student process, and in a reused one; the protections."""
     import torch
 
-    box = Sandbox.start(device="cpu", limits=Limits(time_limit=10.0, memory_mib=4096))
+    box = Sandbox.start(course_root=ROOT, device="cpu", limits=Limits(time_limit=10.0, memory_mib=4096))
     with tempfile.TemporaryDirectory() as workspace:
         Path(workspace, "tiny.py").write_text("def add_one(x):\n    return x + 1\n")
         x = torch.zeros(3)

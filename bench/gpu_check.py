@@ -20,7 +20,7 @@ def main() -> int:
     import torch
 
     from grader.course import load_course
-    from grader.runner import check_course, grade_submission, open_sandbox
+    from grader.grading.pipeline import check_course, grade_submission, open_sandbox
     from test_ex05_mutants import MUTANTS, REFERENCE
 
     if not torch.cuda.is_available():

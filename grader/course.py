@@ -9,13 +9,11 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from grader.errors import CourseError
+
 COURSE_FILE = "course.toml"
 DEVICES = ("cpu", "cuda", "auto")
 LANGUAGES = ("en", "zh")
-
-
-class CourseError(ValueError):
-    """`course.toml` is missing, malformed or inconsistent; the message names the key."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +36,12 @@ class Exercise:
     def hidden_checks(self) -> Path:
         """The hidden-check module, named by the exercise id; absent in a student bundle."""
         return self.root / "tests" / "hidden" / f"{self.id}.py"
+
+    def given_code(self, *, hidden: bool) -> list[Path]:
+        """The course code this exercise's student process receives (see grader.inside.given)."""
+        from grader.inside.given import files_for
+
+        return files_for(self.id, self.root, hidden=hidden)
 
     @cached_property
     def public_checks(self) -> list[Path]:
@@ -101,6 +105,17 @@ _EXERCISE_KEYS = {"id": str, "folder": str, "title": str, "points": float}
 _LIMIT_RANGES = {"rtol": 1.0, "time_limit": 3600.0, "memory_limit": 1 << 20, "symbolic_limit": 600.0}
 # Ids and folders name files and folders (tests/hidden/<id>.py, exercises/<folder>/): plain names only.
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_]+")
+
+
+def find_root(start: Path) -> Path:
+    """The course folder: the nearest folder at or above `start` holding course.toml, else the one beside the grader.
+
+    The one place the course is located: a student bundle installed elsewhere is found from inside it.
+    """
+    for folder in (start, *start.parents):
+        if (folder / COURSE_FILE).is_file():
+            return folder
+    return Path(__file__).resolve().parent.parent
 
 
 def load_course(root: Path) -> Course:

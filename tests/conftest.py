@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 
 from grader.course import load_course
-from grader.runner import ExerciseResult, grade_submission, open_sandbox
+from grader.grading.pipeline import grade_submission, open_sandbox
+from grader.results import ExerciseResult
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.answers import AnswerSheet, SheetError, load_sheet
+from grader.grading.answers import AnswerSheet, SheetError, load_sheet
 from grader.checks import Fail
 
 EX01_H = {"o": "gate", "c_t": "real"}
@@ -172,7 +172,7 @@ def test_number_malformed_answers_get_their_own_message(value: object, fragment:
     """Does each kind of malformed or missing number get its own message, 0 points, and no crash?"""
     answers = sheet() if value is None else sheet(c_t=value)
     fail = failure(answers.number, "c_t", 1.5)
-    assert fragment in fail.en and fail.earned == 0.0 and fail.zh != fail.en
+    assert fragment in fail.en and fail.share == 0.0 and fail.zh != fail.en
 
 
 # --- integers ------------------------------------------------------------------------------------

@@ -44,9 +44,20 @@ def test_references_score_full_marks_as_json():
     result = run("run", "ex05", "--submission", str(ROOT / "solutions"), "--json")
     assert result.exit_code == 0
     doc = json.loads(result.output)
-    assert doc["exercise"] == "ex05" and doc["max_score"] > 0 and doc["score"] == doc["max_score"]
-    assert {t["visibility"] for t in doc["tests"]} == {"visible", "hidden"}
+    assert doc["max_score"] == 14 and doc["score"] == doc["max_score"]
+    assert [e["id"] for e in doc["extra_data"]["exercises"]] == ["ex05"]
+    assert {t["visibility"] for t in doc["tests"]} == {"visible", "after_published"}
     assert set(doc["tests"][0]) == {"name", "score", "max_score", "status", "output", "visibility"}
+
+
+def test_json_has_one_shape_for_one_exercise_or_many():
+    """Is the JSON report Gradescope's shape (flat tests, top-level score) whether one exercise is graded or several?"""
+    one = json.loads(run("run", "ex01", "-s", str(ROOT / "solutions"), "--json").output)
+    two = json.loads(run("run", "ex01", "ex03", "-s", str(ROOT / "solutions"), "--json").output)
+    for doc in (one, two):
+        assert set(doc) == {"score", "max_score", "execution_time", "tests", "extra_data"}
+        assert all(t["name"].startswith(("ex01: ", "ex03: ")) for t in doc["tests"])
+    assert two["score"] == 12 and [e["score"] for e in two["extra_data"]["exercises"]] == [6, 6]
 
 
 def test_stubs_score_zero_and_say_not_implemented():
@@ -75,7 +86,7 @@ def test_broken_submissions_lose_points_with_a_clear_message(tmp_path, broken, m
     doc = json.loads(result.output)
     assert doc["score"] < doc["max_score"]
     assert any(message in t["output"] for t in doc["tests"] if t["status"] == "failed")
-    assert "errors" not in doc
+    assert doc["extra_data"]["errors"] == []
 
 
 def test_human_output_has_a_table_and_a_total(tmp_path):

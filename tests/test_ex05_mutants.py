@@ -11,7 +11,7 @@ MUTANTS = {
     "lstm sigmoid on the candidate": (
         "candidate = torch.tanh(u @ W_c.T + b_c)", "candidate = torch.sigmoid(u @ W_c.T + b_c)", "sigmoid on the candidate"),
     "missing tanh on c in h": ("h_new = o * torch.tanh(c_new)", "h_new = o * c_new", "missing tanh on c"),
-    "[h, x] order": ("u = torch.cat([x, h], dim=-1)", "u = torch.cat([h, x], dim=-1)", "[h, x] order"),
+    "[h, x] order": ("u = torch.cat([x, h], dim=-1)", "u = torch.cat([h, x], dim=-1)", "x first (as the answer key does)"),
     "swapped GRU convention": (
         "h_new = z * h + (1.0 - z) * candidate", "h_new = (1.0 - z) * h + z * candidate", "swapped GRU convention"),
     "reset gate after the matmul": ("(r * h) @ U_h.T", "r * (h @ U_h.T)", "reset gate applied after the matmul"),
@@ -35,10 +35,8 @@ MUTANTS = {
         "def _check_states(x: Tensor, h: Tensor) -> None:\n    return\n",
         "no ValueError for"),
     "library cell": ("import torch\n", "import torch\n\n_cell = torch.nn.LSTMCell\n", "library recurrent cells"),
-    "borrowed step functions": (
-        "import torch\n", "import torch\nfrom grader.injected import _answer_key_lstm_step\n", "must stand alone"),
-    "borrowed through sys.modules": (
-        "import torch\n", "import torch\n_key = __import__('sys').modules.get('grader.injected')\n", "must stand alone"),
+    "reaching through sys.modules": (
+        "import torch\n", "import torch\n_key = __import__('sys').modules.get('grader.inside.given')\n", "must stand alone"),
 }
 
 

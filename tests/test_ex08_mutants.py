@@ -91,7 +91,7 @@ def test_sheet_mistake_is_caught_and_named(grade, name):
 # name: (text in the reference, the change, words the feedback must contain)
 HOSTILE = {
     "cell names in upper case": ('"cell": cell, "d_h": d_h,', '"cell": cell.upper(), "d_h": d_h,',
-                                 "['cell']: expected 'rnn' or 'gru' or 'lstm', got str 'RNN'"),
+                                 "['cell']: expected 'rnn' or 'gru' or 'lstm', got str \"'RNN'\""),
     "seed as a list": ('"d_h": d_h, "seed": seed,', '"d_h": d_h, "seed": [seed],', "['seed']: expected int, got list"),
     "width missing for one cell": ('"cell": cell, "d_h": d_h,', '"cell": cell, "d_h": d_h if cell != "lstm" else None,',
                                    "['d_h']: expected int, got NoneType"),

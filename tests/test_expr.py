@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.expr import (BinOp, Call, ExpressionError, Num, Sym, UndefinedError, UnknownSymbolError, equivalent,
+from grader.grading.expr import (BinOp, Call, ExpressionError, Num, Sym, UndefinedError, UnknownSymbolError, equivalent,
                          evaluate, free_symbols, parse)
 
 REPO = Path(__file__).resolve().parents[1]
@@ -134,13 +134,13 @@ def test_source_never_calls_dynamic_evaluation() -> None:
     forbidden = re.compile(r"(?<![.\w])(eval|exec|compile)\s*\(|\bsympify\b|\bparse_expr\b|\blambdify\b"
                            r"|^\s*(import|from) ast\b", re.MULTILINE)
     for name in ("expr.py", "answers.py"):
-        source = (REPO / "grader" / name).read_text(encoding="utf-8")
+        source = (REPO / "grader" / "grading" / name).read_text(encoding="utf-8")
         assert forbidden.search(source) is None, name
 
 
 def test_import_is_light() -> None:
-    """Does importing grader.answers leave torch and sympy unimported?"""
-    code = "import grader.answers, sys; assert 'torch' not in sys.modules and 'sympy' not in sys.modules"
+    """Does importing grader.grading.answers leave torch and sympy unimported?"""
+    code = "import grader.grading.answers, sys; assert 'torch' not in sys.modules and 'sympy' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], cwd=REPO, check=True)
 
 

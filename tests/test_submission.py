@@ -2,7 +2,7 @@
 
 import os
 
-from grader.submission import default_submission, load_submission, looks_like_submission
+from grader.submissions.workspace import default_submission, load_submission, looks_like_submission
 
 
 def test_copies_student_files_only(course, tmp_path):

@@ -5,7 +5,7 @@ import socket
 import pytest
 import torch
 
-from grader import wire
+from grader.inside import wire
 
 
 def test_round_trip_keeps_structure_dtype_and_values():
@@ -23,6 +23,13 @@ def test_round_trip_keeps_structure_dtype_and_values():
     assert back["nested"]["half"].dtype == torch.float32
 
 
+def test_tuples_and_tuple_keys_round_trip():
+    """Do tuples, nested tuples and dicts keyed by tuples or numbers come back as they were sent (ex10's select_lr)?"""
+    value = {("gru", 4): 0.01, ("lstm", (16, 2)): [1, (2, 3)], 7: "seven", "$tensor": "not a tensor"}
+    back = wire.unpack(wire.pack(value))
+    assert back == value and isinstance(back[("lstm", (16, 2))][1], tuple)
+
+
 def test_views_and_shared_storage_are_sent_as_copies():
     """Can a result that returns two views of one tensor be sent (safetensors refuses shared storage)?"""
     base = torch.randn(4, 4)
@@ -30,7 +37,7 @@ def test_views_and_shared_storage_are_sent_as_copies():
     assert torch.equal(back["b"], base[2:].T)
 
 
-@pytest.mark.parametrize("value", [object(), {1: "int key"}, (x for x in range(3)), torch.randn(3).to_sparse()])
+@pytest.mark.parametrize("value", [object(), {frozenset(): "set key"}, (x for x in range(3)), torch.randn(3).to_sparse()])
 def test_unsupported_values_are_refused_with_their_place(value):
     """Is a value that is not plain data refused, naming where it sits?"""
     with pytest.raises(wire.WireError, match=r"value"):
@@ -55,13 +62,41 @@ def test_junk_bytes_are_a_wire_error(data):
         wire.unpack(data)
 
 
+HOSTILE_BOUNDS = wire.Bounds(json_bytes=1 << 16, containers=100, depth=8)
+
+
+@pytest.mark.parametrize(
+    "body, why",
+    [
+        (b"[" + b"[]," * 200 + b"[]]", "more than 100"),
+        (b"[" * 9 + b"]" * 9, "nested too deeply"),
+        (b"1" + b"0" * 400, "not a valid message"),
+        (b"9" * 5001, "not a valid message"),
+        (b"[" * 5000 + b"]" * 5000, "more than 100"),
+        (b" " * (1 << 17), "exceeds the limit"),
+    ],
+)
+def test_hostile_replies_are_refused_before_they_are_built(body, why):
+    """Are replies over the bounds (containers, depth, integer size, bytes) refused with a message, not built?"""
+    with pytest.raises(wire.WireError, match=why):
+        wire.unpack(wire._HEADER.pack(len(body), 0) + body, HOSTILE_BOUNDS)
+
+
+def test_odd_dtypes_are_refused_in_replies():
+    """Is a float8 tensor (which torch.isfinite cannot test) refused in a reply, naming its dtype?"""
+    data = wire.pack({"g": torch.zeros(2, dtype=torch.float8_e4m3fn)})
+    with pytest.raises(wire.WireError, match="F8_E4M3"):
+        wire.unpack(data, wire.Bounds())
+    assert wire.unpack(data)["g"].dtype == torch.float8_e4m3fn  # what the grader sends is not bounded
+
+
 def test_recv_enforces_the_size_limit_before_reading():
     """Is an oversized message refused from its header alone?"""
     a, b = socket.socketpair()
     with a, b:
         a.sendall(wire._HEADER.pack(10**9, 0))
         with pytest.raises(wire.WireError, match="exceeds the limit"):
-            wire.recv(b, timeout=1, limit=1 << 20)
+            wire.recv(b, timeout=1, bounds=wire.Bounds())
 
 
 def test_recv_times_out_and_sees_eof():
@@ -69,7 +104,7 @@ def test_recv_times_out_and_sees_eof():
     a, b = socket.socketpair()
     with b:
         with pytest.raises(TimeoutError):
-            wire.recv(b, timeout=0.05, limit=1 << 20)
+            wire.recv(b, timeout=0.05, bounds=wire.Bounds())
         a.close()
         with pytest.raises(EOFError):
-            wire.recv(b, timeout=1, limit=1 << 20)
+            wire.recv(b, timeout=1, bounds=wire.Bounds())

@@ -77,8 +77,7 @@ def test_scalar_table(answers, reference_answers):
             1.0 ** 30: ("took the bias 1 as the gate value; the gate is σ(bias)", "把偏置 1 当成了门值；门值是 σ(偏置)")}),
         "f099_k100": (None, {0.99 * 100: F_TIMES_K, 0.99 ** 30: WRONG_COLUMN}),
     }
-    partial(2, [lambda key=key, rtol=rtol, wrong=wrong:
-                answers.number(key, reference_answers[key], rtol=rtol, mistakes=wrong)
+    partial([lambda key=key, rtol=rtol, wrong=wrong: answers.number(key, reference_answers[key], rtol=rtol, mistakes=wrong)
                 for key, (rtol, wrong) in table.items()])
 
 
@@ -152,7 +151,7 @@ def test_bias2_k10(answers, reference_answers):
 @check(points=2)
 def test_statements(answers, reference_answers):
     """(f) true or false: the direct path only decays; gating guarantees no vanishing"""
-    partial(2, [
+    partial([
         lambda: answers.boolean("only_decays", reference_answers["only_decays"], mistake=(
             "every factor on the direct path is a sigmoid output in (0, 1), so their product cannot exceed 1",
             "直接路径上的每个因子都是 (0, 1) 内的 sigmoid 输出，它们的乘积不会超过 1")),

@@ -36,7 +36,7 @@ def convention_value(answers, key: str, expected: float, mistakes: dict, other_k
     except Fail:
         if _holds(answers, key, other_expected) and _holds(answers, other_key, expected):
             raise Fail(f"{answers.label}, {key}: {BOTH_SWAPPED[0]}", f"{answers.label}，{key}：{BOTH_SWAPPED[1]}",
-                       earned=1) from None
+                       share=0.5) from None
         raise
 
 

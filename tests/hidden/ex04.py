@@ -221,7 +221,7 @@ def charged_elsewhere(params, config: dict, got: int, excused, probes: dict) -> 
     return False
 
 
-def grid_check(params, configs: list[dict], expected, points: float, what: str, *, excused=(), strict_type=False) -> None:
+def grid_check(params, configs: list[dict], expected, what: str, *, excused=(), strict_type=False) -> None:
     """Compare count_params with `expected(config)` on every configuration; partial credit per configuration.
 
     A count that is wrong only by a mistake in `excused` (charged by another check) costs nothing here;
@@ -244,7 +244,7 @@ def grid_check(params, configs: list[dict], expected, points: float, what: str, 
             raise Fail(f"the {what} counts are right but for a mistake in the count of one layer (see the "
                        "single-layer checks): no points are lost here",
                        f"{WHAT_ZH[what]}配置的结果除单层参数量中的错误外都是对的（见单层检查）：此处不扣分",
-                       earned=points)
+                       share=1.0)
     if not wrong:
         return
     en, zh = [], []
@@ -264,7 +264,7 @@ def grid_check(params, configs: list[dict], expected, points: float, what: str, 
         en.append("Likely mistake: " + "; ".join(d[0] for d in named[:2]))
         zh.append("可能的错误：" + "；".join(d[1] for d in named[:2]))
     raise Fail(". ".join(en) + ".", "。".join(zh) + "。",
-               earned=round(points * (len(configs) - len(wrong)) / len(configs), 2))
+               share=(len(configs) - len(wrong)) / len(configs))
 
 
 def likely_mistakes(configs, targets, observed, is_int, miscounted) -> list:
@@ -321,28 +321,28 @@ STACK_SIZES = [(3, 5), (10, 20), (40, 6)]
 def test_single_layer_textbook(params, reference):
     """count_params for one layer, one bias per block, matches the formulas (d_x ≠ d_h)"""
     configs = _configs([(5, 4), (32, 128), (3, 5), (64, 256), (7, 2)])
-    grid_check(params, configs, textbook_or_torch(reference), 1.5, "single-layer", strict_type=True)
+    grid_check(params, configs, textbook_or_torch(reference), "single-layer", strict_type=True)
 
 
 @check(points=1)
 def test_single_layer_framework(params, reference):
     """count_params(..., framework_biases=True) equals sum(p.numel()) of nn.RNNCell / nn.GRUCell / nn.LSTMCell"""
     configs = _configs([(5, 4), (32, 128), (3, 5), (10, 20)], framework=(True,))
-    grid_check(params, configs, textbook_or_torch(reference), 1, "single-layer framework", excused=BLOCK_MISTAKES)
+    grid_check(params, configs, textbook_or_torch(reference), "single-layer framework", excused=BLOCK_MISTAKES)
 
 
 @check(points=1)
 def test_stacked_layers(params, reference):
     """Stacked layers: layer 1 reads d_x, later layers d_h; equals nn.RNN/GRU/LSTM(num_layers=2, 3)"""
     configs = _configs(STACK_SIZES, layers=(2, 3), framework=(False, True))
-    grid_check(params, configs, textbook_or_torch(reference), 1, "stacked", excused=PER_LAYER)
+    grid_check(params, configs, textbook_or_torch(reference), "stacked", excused=PER_LAYER)
 
 
 @check(points=1)
 def test_bidirectional(params, reference):
     """Bidirectional stacks: two directions, later layers read 2·d_h; equals nn.*(bidirectional=True)"""
     configs = _configs(STACK_SIZES, layers=(1, 2, 3), bidirectional=(True,), framework=(False, True))
-    grid_check(params, configs, textbook_or_torch(reference), 1, "bidirectional", excused=PER_LAYER)
+    grid_check(params, configs, textbook_or_torch(reference), "bidirectional", excused=PER_LAYER)
 
 
 BAD_CALLS = (
@@ -357,5 +357,5 @@ BAD_CALLS = (
 @check(points=0.5)
 def test_value_errors(params):
     """An unknown cell or a non-positive size raises ValueError"""
-    expect_value_errors(0.5, {case: lambda args=args, kwargs=kwargs: params.count_params(*args, **kwargs)
+    expect_value_errors({case: lambda args=args, kwargs=kwargs: params.count_params(*args, **kwargs)
                               for case, args, kwargs in BAD_CALLS}, fn="count_params")

@@ -13,6 +13,7 @@ import torch
 from grader.checks import (
     Fail, StudentError, assert_close, check, expect_tensor, expect_value_errors, reference_module, student_module,
 )
+from grader.text import Text
 
 gated = student_module("gated")
 reference = reference_module("gated")
@@ -94,8 +95,9 @@ LSTM_MISTAKES = {
      "候选细胞状态用了 sigmoid：应使用 tanh"): dict(cand=torch.sigmoid),
     ("missing tanh on c in h: the hidden state is o ⊙ tanh(c), not o ⊙ c",
      "h 中漏了 tanh：隐状态是 o ⊙ tanh(c)，不是 o ⊙ c"): dict(squash_c=False),
-    ("[h, x] order: this exercise concatenates u = cat([x, h]), x first (seed 004), not [h, x] as seed 000 writes it",
-     "拼接顺序 [h, x]：本题按种子 004 拼接 u = cat([x, h])，x 在前，而不是种子 000 的 [h, x]"): dict(order="hx"),
+    ("[h, x] order: this exercise concatenates u = cat([x, h]), x first (as the answer key does), not [h, x] as the "
+     "textbook writes it",
+     "拼接顺序 [h, x]：本题按参考答案拼接 u = cat([x, h])，x 在前，而不是教材的 [h, x]"): dict(order="hx"),
 }
 GRU_MISTAKES = {
     ("swapped GRU convention: this exercise uses h_new = z ⊙ h + (1 − z) ⊙ candidate",
@@ -138,8 +140,8 @@ def values_check(student_fn, reference_fn, inputs, keys, recompute, mistakes, fn
         value = student_fn(**inputs)
     except StudentError as e:
         if "cannot be multiplied" in e.en:
-            e.en += " Hint: rows are samples and W_* is (d_h, ·), so multiply by W.T."
-            e.zh += " 提示：每行是一个样本，W_* 的形状为 (d_h, ·)，应乘以 W.T。"
+            raise e.with_hint(Text(" Hint: rows are samples and W_* is (d_h, ·), so multiply by W.T.",
+                                   " 提示：每行是一个样本，W_* 的形状为 (d_h, ·)，应乘以 W.T。")) from None
         raise
     out = result_dict(value, keys, shape=(B, D_H), dtype=torch.float64, fn=fn)
     wrong = wrong_keys(out, reference_fn(**inputs), keys)
@@ -149,7 +151,7 @@ def values_check(student_fn, reference_fn, inputs, keys, recompute, mistakes, fn
         raise Fail(
             f"{fn}: wrong values for {', '.join(wrong)} (float64, batch {B}, d_x={D_X}, d_h={D_H}).{en}",
             f"{fn}：{', '.join(wrong)} 的数值错误（float64，批量 {B}，d_x={D_X}，d_h={D_H}）。{zh}",
-            earned=round(3.0 * (len(keys) - len(wrong)) / len(keys), 2),
+            share=(len(keys) - len(wrong)) / len(keys),
         )
 
 
@@ -280,7 +282,7 @@ def _bad_shapes(device):
 @check(points=1)
 def test_value_errors(gated, device):
     """Bad shapes raise ValueError (not a torch RuntimeError, not a silent broadcast)"""
-    expect_value_errors(1, {f"{fn} with {case}": lambda fn=fn, inputs=inputs: getattr(gated, fn)(**inputs)
+    expect_value_errors({f"{fn} with {case}": lambda fn=fn, inputs=inputs: getattr(gated, fn)(**inputs)
                             for fn, case, inputs in _bad_shapes(device)})
 
 

@@ -168,7 +168,7 @@ def test_lstm_values(parity, gated_reference, device):
             f"(float64, batch {B}, d_x={d_x}, d_h={d_h}); wrong entries: {', '.join(wrong) or 'none'}.{en}",
             f"lstm_params_from_torch：用你的映射，lstm_step 得到的 h 与 c 与 nn.LSTMCell 不一致"
             f"（float64，批量 {B}，d_x={d_x}，d_h={d_h}）；错误的条目：{', '.join(wrong) or '无'}。{zh}",
-            earned=round(2.0 * right / len(LSTM_KEYS), 2),
+            share=right / len(LSTM_KEYS),
         )
 
 
@@ -340,7 +340,7 @@ def test_gru_values(parity, device):
                 f"(float64, batch {B}, d_x={d_x}, d_h={d_h}).{en}",
                 f"torch_gru_step 使用 gru_params_from_torch 的参数时与 nn.GRUCell 的结果不一致"
                 f"（float64，批量 {B}，d_x={d_x}，d_h={d_h}）。{zh}",
-                earned=1.5 * n,
+                share=n / len(CONFIGS),
             )
 
 

@@ -9,14 +9,16 @@ solutions/ex07_gate_bias_decay/answers.toml.
 """
 
 import math
+from pathlib import Path
 
 import torch
 
-from grader import injected
-from grader.checks import Fail, check, expect_value_errors, inject, partial, reference_module, student_module
+from grader.checks import Fail, check, course_code, expect_value_errors, inject, partial, reference_module, student_module
 
 decay = student_module("decay")
 reference = reference_module("decay")
+# The same step functions the student process is given (answer key item 5), run here for expected values.
+STEPS = course_code(Path(__file__).resolve().parent.parent / "given" / "ex07.py")
 
 D_X, D_H = 3, 4
 RETAINS = (0.1, 0.5, 0.9)
@@ -106,14 +108,14 @@ def test_constant_gate_params(decay):
         for retain in (0.9, 0.25):
             check_constant_params(decay, kind, retain)
 
-    partial(1, [lambda kind=kind: both(kind) for kind in ("lstm", "gru")])
+    partial([lambda kind=kind: both(kind) for kind in ("lstm", "gru")])
 
 
 @check(points=1)
 def test_value_errors(decay):
     """constant_gate_params raises ValueError unless 0 < retain < 1 and kind is "lstm" or "gru" """
     cases = [("lstm", 0.0), ("gru", 1.0), ("lstm", -0.5), ("gru", 1.5), ("rnn", 0.5)]
-    expect_value_errors(1, {f"kind={kind!r}, retain={retain}":
+    expect_value_errors({f"kind={kind!r}, retain={retain}":
                             lambda kind=kind, retain=retain: decay.constant_gate_params(kind=kind, retain=retain, d_x=D_X, d_h=D_H)
                             for kind, retain in cases})
 
@@ -132,7 +134,7 @@ def as_number(value, fn: str) -> float:
 
 def jacobian(kind: str, params: dict, T: int, *, wrt: str = "s", of: str = "s", device) -> torch.Tensor:
     """∂(of)_T/∂(wrt)_0 through the course's step, for naming mistakes ('s' is c for the LSTM, h for the GRU)."""
-    step = injected.build(inject(f"{kind}_step"), device)
+    step = getattr(STEPS, f"{kind}_step")(device=device)
     zeros = torch.zeros(1, D_H, dtype=torch.float64, device=device)
     x = torch.zeros(1, D_X, dtype=torch.float64, device=device)
 
@@ -205,7 +207,7 @@ def test_constant_gate_norms(decay, reference, device):
         params = {k: v.to(device) for k, v in reference.constant_gate_params(kind, retain, D_X, D_H).items()}
         parts.append(lambda kind=kind, params=params, T=T, retain=retain:
                      norm_check(decay, kind, params, T, retain ** T, device, random=False))
-    partial(1, parts)
+    partial(parts)
 
 
 def random_params(kind: str, device, seed: int) -> dict:
@@ -220,11 +222,11 @@ def test_random_weight_norms(decay, reference, device):
     parts = []
     for n, kind in enumerate(("lstm", "gru")):
         params = random_params(kind, device, seed=70 + n)
-        step = injected.build(inject(f"{kind}_step"), device)
+        step = getattr(STEPS, f"{kind}_step")(device=device)
         expected = reference.state_jacobian_norm(kind, step, params, 6, D_X)
         parts.append(lambda kind=kind, params=params, expected=expected:
                      norm_check(decay, kind, params, 6, expected, device, random=True))
-    partial(2, parts)
+    partial(parts)
 
 
 # -- answer sheet ---------------------------------------------------------------------------------

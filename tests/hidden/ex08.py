@@ -12,6 +12,7 @@ import torch
 from grader.checks import (
     Fail, StudentError, check, choices, expect_row, expect_tensor, inject, partial, reference_module, student_module,
 )
+from grader.text import Text
 
 protocol = student_module("protocol")
 reference = reference_module("protocol")
@@ -82,9 +83,9 @@ def compare(protocol, reference, device, widths=None, bench=None) -> list[dict]:
         value = protocol.run_comparison(bench or fake_bench(), splits(reference, device), widths, SETTINGS)
     except StudentError as e:
         if "simulated failure" in e.en:
-            e.en += (" Hint: a run that raises must be caught and reported as a row with status \"failed\";"
-                     " the comparison goes on.")
-            e.zh += "。提示：抛出异常的运行应被捕获，并作为状态为 \"failed\" 的一行报告；比较继续进行。"
+            raise e.with_hint(Text(" Hint: a run that raises must be caught and reported as a row with status \"failed\";"
+                                   " the comparison goes on.",
+                                   "。提示：抛出异常的运行应被捕获，并作为状态为 \"failed\" 的一行报告；比较继续进行。")) from None
         raise
     return rows_of(value, "run_comparison")
 
@@ -146,7 +147,7 @@ def test_delayed_copy(protocol, reference):
         if torch.equal(other[0], x):
             raise Fail("a different seed gave the same inputs: the seed is ignored", "不同种子得到相同的 inputs：种子没有被使用")
 
-    partial(1.5, [tokens, shift, seeded])
+    partial([tokens, shift, seeded])
 
 
 @check(points=1.5)
@@ -200,7 +201,7 @@ def test_splits(protocol):
         raise Fail("asking for 140 distinct sequences where only 128 exist must raise ValueError",
                    "只存在 128 个不同序列却要求 140 个时应抛出 ValueError")
 
-    partial(1.5, [valid, no_repeats, disjoint, seeded, impossible])
+    partial([valid, no_repeats, disjoint, seeded, impossible])
 
 
 # -- the protocol, with the simulated bench --------------------------------------------------------
@@ -308,7 +309,7 @@ def test_row_metrics(protocol, reference, device):
     if problems:
         unique = list(dict.fromkeys(problems))
         raise Fail("; ".join(p[0] for p in unique), "；".join(p[1] for p in unique),
-                   earned=round(max(0.0, 1 - 0.25 * len(unique)), 2))
+                   share=max(0.0, 1 - 0.25 * len(unique)))
 
 
 @check(points=0.5)
@@ -368,4 +369,4 @@ MISCONCEPTIONS = {
 @check(points=1)
 def test_choices(answers, reference_answers):
     """What equal widths and equal parameter counts can and cannot show (seed 004 item 8)"""
-    choices(answers, reference_answers, 1, MISCONCEPTIONS)
+    choices(answers, reference_answers, MISCONCEPTIONS)

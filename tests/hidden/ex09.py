@@ -118,17 +118,17 @@ def is_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def verdict(wrong: int, total: int, points: float, lines_en: list[str], lines_zh: list[str], named: list) -> None:
+def verdict(wrong: int, total: int, lines_en: list[str], lines_zh: list[str], named: list) -> None:
     """Raise the check's Fail: what was wrong, the named mistakes, and partial credit per case."""
     if not wrong:
         return
     if named:
         lines_en.append("Likely mistake: " + "; ".join(d[0] for d in named[:2]))
         lines_zh.append("可能的错误：" + "；".join(d[1] for d in named[:2]))
-    raise Fail(". ".join(lines_en) + ".", "。".join(lines_zh) + "。", earned=round(points * (total - wrong) / total, 2))
+    raise Fail(". ".join(lines_en) + ".", "。".join(lines_zh) + "。", share=(total - wrong) / total)
 
 
-def count_check(student_fn, name: str, cases: list[tuple], expected: list[int], mistakes, points: float,
+def count_check(student_fn, name: str, cases: list[tuple], expected: list[int], mistakes,
                 excused=None) -> None:
     """Compare an integer-valued function with `expected` case by case; name the mistakes that fit best.
 
@@ -141,7 +141,7 @@ def count_check(student_fn, name: str, cases: list[tuple], expected: list[int], 
         if wrong and not charged:
             raise Fail(f"{name} is right but for the number of blocks k, which the total_params check has charged: "
                        "no points are lost here",
-                       f"{name} 除块数 k 外都是对的，而 k 的错误已在 total_params 检查中扣分：此处不扣分", earned=points)
+                       f"{name} 除块数 k 外都是对的，而 k 的错误已在 total_params 检查中扣分：此处不扣分", share=1.0)
         wrong = charged
     if not wrong:
         return
@@ -161,7 +161,7 @@ def count_check(student_fn, name: str, cases: list[tuple], expected: list[int], 
         predictions = [count(*args) for args in cases]
         candidates.append((diagnosis, [want if p is None else p for p, want in zip(predictions, expected)]))
     named = likely_mistakes(candidates, observed, [i for i in wrong if i not in not_int])
-    verdict(len(wrong), len(cases), points, en, zh, named)
+    verdict(len(wrong), len(cases), en, zh, named)
 
 
 # -- total_params ---------------------------------------------------------------------------------
@@ -184,7 +184,7 @@ TOTAL_SIZES = [(10, 4, 7), (50, 16, 32), (3, 8, 5), (1000, 64, 128), (7, 2, 1)]
 def test_total_params(matching):
     """total_params equals sum(p.numel()) of Embedding → nn.RNN/GRU/LSTM → Linear (exact)"""
     cases = [(cell, *sizes) for cell in CELLS for sizes in TOTAL_SIZES]
-    count_check(matching.total_params, "total_params", cases, [torch_total(*args) for args in cases], TOTAL_MISTAKES, 3)
+    count_check(matching.total_params, "total_params", cases, [torch_total(*args) for args in cases], TOTAL_MISTAKES)
 
 
 # -- match_widths ---------------------------------------------------------------------------------
@@ -240,7 +240,7 @@ def own_total(matching, reference, cell: str, vocab: int, d_e: int):
     return reference.total_params
 
 
-def widths_check(matching, reference, calls, points: float, what: str, *, strict_type: bool = False) -> None:
+def widths_check(matching, reference, calls, what: str, *, strict_type: bool = False) -> None:
     """Call match_widths for each (target, vocab, d_e, kwargs); compare every cell's width with the brute force.
 
     A width is right when it is the brute force's with the reference total_params, or with the student's own
@@ -281,7 +281,7 @@ def widths_check(matching, reference, calls, points: float, what: str, *, strict
             f"check): no points are lost here ({what})",
             f"match_widths 对你自己的 total_params 给出了正确的宽度，但 total_params 本身有错（见 total_params "
             f"检查）：此处不扣分（{WHAT_ZH[what]}）",
-            earned=points,
+            share=1.0,
         )
     not_int = [i for i in charged if observed[i] is not None and not is_int(observed[i])]
     for i in [i for i in charged if is_int(observed[i])][:2]:
@@ -303,7 +303,7 @@ def widths_check(matching, reference, calls, points: float, what: str, *, strict
                                                e["max_width"], **options(e["max_width"])))
         candidates.append((diagnosis, predictions))
     named = likely_mistakes(candidates, observed, [i for i in charged if is_int(observed[i])])
-    verdict(len(charged), len(entries), points, en, zh, named)
+    verdict(len(charged), len(entries), en, zh, named)
 
 
 def tie_target(total, cell: str, near: int) -> tuple[int, int, int]:
@@ -330,7 +330,7 @@ def test_match_widths(matching, reference):
         (54_321, 50, 16, {"cells": ["gru"], "max_width": 300}),
         (80_000, 30, 12, {"cells": ["lstm", "rnn"], "max_width": 4096}),
     ]
-    widths_check(matching, reference, calls, 2, "closest widths", strict_type=True)
+    widths_check(matching, reference, calls, "closest widths", strict_type=True)
 
 
 # Widths near which the tie targets lie.
@@ -351,14 +351,14 @@ def test_tie_rule(matching, reference):
     calls.append((reference.total_params("lstm", 12, 5, 25) + 1, 12, 5, {"cells": ["lstm"]}))
     target, vocab, d_e = tie_target(reference.total_params, "rnn", 40)
     calls.append((target - 10, vocab, d_e, {"cells": ["rnn"]}))
-    widths_check(matching, reference, calls, 0.5, "ties")
+    widths_check(matching, reference, calls, "ties")
 
 
 @check(points=0.5)
 def test_width_range(matching, reference):
     """Widths run from 1 to max_width, both included: targets below and above every total"""
     calls = [(1, 12, 5, {"max_width": 20}), (10**9, 12, 5, {"max_width": 20}), (10**9, 40, 8, {"cells": ["gru"], "max_width": 7})]
-    widths_check(matching, reference, calls, 0.5, "range ends")
+    widths_check(matching, reference, calls, "range ends")
 
 
 # -- macs_per_step ----------------------------------------------------------------------------------
@@ -378,4 +378,4 @@ def test_macs_per_step(matching, reference):
                    for k in WRONG_KS[cell])
 
     count_check(matching.macs_per_step, "macs_per_step", cases, [reference.macs_per_step(*args) for args in cases],
-                MACS_MISTAKES, 2, excused=same_wrong_k)
+                MACS_MISTAKES, excused=same_wrong_k)

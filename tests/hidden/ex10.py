@@ -14,9 +14,11 @@ import math
 import torch
 
 from grader.checks import (
-    Fail, StudentError, check, choices, expect_kind, expect_row, inject, partial, reference_module, student_module,
+    Fail, StudentError, check, choices, expect_kind, expect_row, inject, partial, reference_module,
+    student_module,
 )
-from grader.injected import BUILDERS
+from grader.inside.given import ex10 as GIVEN
+from grader.text import Text  # the public trainers the student process is given, run here too
 
 sweep = student_module("sweep")
 reference = reference_module("sweep")
@@ -46,7 +48,7 @@ def trainer():
 
 
 def expected_rows(reference) -> list[dict]:
-    return reference.run_sweep(BUILDERS["scripted_trainer"](device="cpu", runs=RUNS), MODELS, LENGTHS, LRS, SEEDS)
+    return reference.run_sweep(GIVEN.scripted_trainer(device="cpu", runs=RUNS), MODELS, LENGTHS, LRS, SEEDS)
 
 
 # What the checks hash or compare must be plain values (a missing key reads as None and simply matches nothing).
@@ -72,8 +74,8 @@ def student_rows(sweep) -> list[dict]:
         rows = sweep.run_sweep(trainer(), MODELS, LENGTHS, LRS, SEEDS)
     except StudentError as e:
         if "out of memory" in e.en:
-            e.en += " Hint: a run that raises must be caught and kept as a row with status \"failed\"."
-            e.zh += "。提示：抛出异常的运行应被捕获，并保留为状态 \"failed\" 的一行。"
+            raise e.with_hint(Text(" Hint: a run that raises must be caught and kept as a row with status \"failed\".",
+                                   "。提示：抛出异常的运行应被捕获，并保留为状态 \"failed\" 的一行。")) from None
         raise
     if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
         raise Fail("run_sweep must return a list of dicts, one per run", "run_sweep 应返回 dict 列表，每次运行一行")
@@ -115,7 +117,7 @@ def test_full_grid(sweep, reference):
                 raise Fail(f"the row {k} does not hold val_acc and test_acc as train_fn returned them (None when it raised)",
                            f"行 {k} 的 val_acc、test_acc 不是 train_fn 返回的值（抛出异常时应为 None）")
 
-    partial(2, [grid, values])
+    partial([grid, values])
 
 
 @check(points=1.5)
@@ -146,7 +148,7 @@ def test_statuses(sweep):
         if any(r.get("status") != "ok" for k, r in got.items() if k not in DIVERGED and k != FAILED):
             raise Fail("runs with a finite loss have status \"ok\"", "损失有限的运行状态应为 \"ok\"")
 
-    partial(1.5, [diverged, failed, healthy])
+    partial([diverged, failed, healthy])
 
 
 # -- select_lr and summarize, on the reference's rows ------------------------------------------------
@@ -212,7 +214,7 @@ def test_selection_uses_validation(sweep, reference):
 def test_failures_count_as_zero(sweep, reference):
     """In select_lr's means, a diverged or failed run counts as 0"""
     rows = expected_rows(reference)
-    partial(1, [
+    partial([
         lambda: choice_of(sweep, rows, ("lstm", 16), {
             ("a diverged run's accuracy was counted; a diverged run counts as 0 in the mean",
              "计入了发散运行的准确率；发散的运行在均值中记为 0"): dict(zero_diverged=False)}),
@@ -343,4 +345,4 @@ MISCONCEPTIONS = {
 @check(points=1)
 def test_choices(answers, reference_answers):
     """Why time rising with length is not harder optimisation; why failed runs stay in (seed 004 item 10)"""
-    choices(answers, reference_answers, 1, MISCONCEPTIONS)
+    choices(answers, reference_answers, MISCONCEPTIONS)

@@ -109,14 +109,14 @@ VARIANTS = {
 @check(points=2)
 def test_misconceptions(answers, reference_answers):
     """Part A: the five misconceptions of seed 000 §2.3.8, true or false"""
-    partial(2, [lambda key=key, why=why: answers.boolean(key, reference_answers[key], mistake=why)
+    partial([lambda key=key, why=why: answers.boolean(key, reference_answers[key], mistake=why)
                 for key, why in MISCONCEPTIONS.items()])
 
 
 @check(points=2)
 def test_bidirectional_shapes(answers, reference_answers):
     """Part B: shapes and indices of a 2-layer bidirectional batch-first nn.LSTM"""
-    partial(2, [
+    partial([
         lambda: answers.shape("output_shape", reference_answers["output_shape"], mistakes=OUTPUT_MISTAKES),
         lambda: answers.shape("h_n_shape", reference_answers["h_n_shape"], mistakes=STATE_MISTAKES),
         lambda: answers.shape("c_n_shape", reference_answers["c_n_shape"], mistakes=STATE_MISTAKES),
@@ -137,7 +137,7 @@ def test_numbers(answers, reference_answers):
         return {blocks * (block + d_h): FRAMEWORK_BIASES, blocks * (block - d_h): NO_BIAS, block: PLAIN_RNN} | {
             n * block: why for n, why in wrong_blocks.items()}
 
-    partial(2, [
+    partial([
         lambda: answers.integer("q2_gru", reference_answers["q2_gru"], mistakes=counts(3, {
             4: ("a GRU has three gate blocks (z, r, candidate), not four", "GRU 有三个门块（z、r、候选），不是四个"),
             2: ("the candidate is a block too: a GRU has three", "候选也是一个块：GRU 共三个"),
@@ -162,4 +162,4 @@ def test_numbers(answers, reference_answers):
 @check(points=2)
 def test_variants(answers, reference_answers):
     """Part D: coupled gates, peepholes and the two large comparisons (seed 000 §2.3.4)"""
-    choices(answers, reference_answers, 2, VARIANTS)
+    choices(answers, reference_answers, VARIANTS)

@@ -1,4 +1,4 @@
-"""Injected course code: torch cells rebuilt from the grader's weights and the answer key's step functions."""
+"""Given course code: torch cells rebuilt from the grader's weights, the answer key's step functions, library cells blocked."""
 
 import importlib.util
 
@@ -6,7 +6,9 @@ import pytest
 import torch
 
 from conftest import ROOT
-from grader.checks import StudentError, inject
+from grader.checks import inject
+from grader.errors import CheckBug
+from grader.inside.given import files_for
 
 PROBE = '''
 def cell_params(cell):
@@ -22,8 +24,9 @@ def run_step(step, params, x, h, c):
 
 @pytest.fixture
 def process(sandbox, tmp_path):
+    """A student process given what ex06's and ex07's graded processes are given."""
     (tmp_path / "probe.py").write_text(PROBE)
-    process = sandbox.open(tmp_path)
+    process = sandbox.open(tmp_path, given=files_for("ex06", ROOT, hidden=True) + files_for("ex07", ROOT, hidden=True))
     process.begin_check()
     yield process
     process.close()
@@ -67,9 +70,7 @@ def test_injected_step_is_the_reference_lstm_step(process):
     torch.testing.assert_close(reply["value"], reference.lstm_step(x, h, c, **params)["h"], rtol=1e-12, atol=1e-12)
 
 
-def test_unknown_helper_is_reported_not_a_crash(process):
-    """Is an Inject the course does not define reported as the grader's error, leaving the process usable?"""
-    with pytest.raises(StudentError, match="could not be built"):
+def test_unknown_helper_is_the_graders_error(process):
+    """Is an Inject the exercise is not given reported as the check's bug (an internal error), never the student's 0?"""
+    with pytest.raises(CheckBug, match="could not be built"):
         process.call("probe", "cell_params", [], {"cell": inject("no_such_helper")}, None)
-    reply = process.call("probe", "cell_params", [], {"cell": inject("lstm_cell", **lstm_state())}, None)
-    assert reply["value"]["w"].shape == (8, 3)

@@ -15,8 +15,8 @@ import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from grader.checks import Fail
-from grader.expr import (Domain, ExpressionError, UndefinedError, UnknownSymbolError, equivalent, evaluate,
+from grader.failures import Fail
+from grader.grading.expr import (Domain, ExpressionError, UndefinedError, UnknownSymbolError, equivalent, evaluate,
                          free_symbols, parse, quote)
 
 MAX_SHEET_BYTES = 64 * 1024

@@ -2,28 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from grader.checks import Fail, StudentError
 from grader.course import Course, Exercise
-from grader.submission import Workspace
-
-
-@dataclass
-class Verdict:
-    """One check's outcome as the grading process decided it."""
-
-    exercise: str
-    name: str
-    points: float
-    earned: float
-    passed: bool
-    feedback: str
-    visible: bool
-    internal_error: bool = False
+from grader.errors import CheckBug
+from grader.failures import Fail
+from grader.results import Verdict
+from grader.sandbox.host import StudentTimeout
+from grader.sandbox.proxy import ExerciseProcess
+from grader.submissions.workspace import Workspace
+from grader.text import Text
 
 
 class GraderPlugin:
@@ -39,7 +29,7 @@ class GraderPlugin:
             for path in [*e.public_checks, e.hidden_checks]:
                 self._by_file[path.resolve()] = e
         self.verdicts: list[Verdict] = []
-        self.processes: dict[str, object] = {}  # exercise id -> its live StudentProcess
+        self.processes: dict[str, ExerciseProcess] = {}  # exercise id -> its student process across its checks
         self._sheets: dict[str, object] = {}  # exercise id -> its AnswerSheet, or the Fail reading it gave
         self.collection_errors: list[str] = []
         self._failures: dict[str, BaseException] = {}
@@ -60,9 +50,16 @@ class GraderPlugin:
     @pytest.fixture
     def student_process(self, request, exercise):
         """The exercise's student process for this check, forked (or reused) on first use."""
-        lazy = _LazyProcess(self, exercise)
-        yield lazy
-        request.node.stash[_OUTPUT] = lazy.end_check()
+        process = self.processes.get(exercise.id)
+        if process is None:
+            missing = [p for name in exercise.student_files
+                       if name.endswith(".py") and (p := self.workspace.problem(exercise, name))]
+            process = self.processes[exercise.id] = ExerciseProcess(
+                self.sandbox, self.workspace.folder(exercise),
+                given=exercise.given_code(hidden=self.course.has_hidden_checks), missing=missing)
+        process.begin_check()
+        yield process
+        request.node.stash[_OUTPUT] = process.end_check()
 
     @pytest.fixture
     def answers(self, exercise):
@@ -75,12 +72,12 @@ class GraderPlugin:
         return sheet
 
     def _read_sheet(self, exercise: Exercise):
-        from grader.answers import SheetError, load_sheet
+        from grader.grading.answers import SheetError, load_sheet
 
         name = "answers.toml"
         problem = self.workspace.problem(exercise, name)
         if problem:
-            return Fail(problem, problem)
+            return Fail(problem)
         try:
             return load_sheet(
                 self.workspace.folder(exercise) / name, root=self.workspace.root,
@@ -112,7 +109,7 @@ class GraderPlugin:
         def read(name: str) -> bytes:
             problem = self.workspace.problem(exercise, name)
             if problem:
-                raise Fail(problem, problem)
+                raise Fail(problem)
             return (self.workspace.folder(exercise) / name).read_bytes()
 
         return read
@@ -171,57 +168,26 @@ class GraderPlugin:
         error = self._failures.get(item.nodeid)
         internal = False
         if error is None:
-            earned, feedback = points, ""
+            earned, feedback = points, Text("")
+        elif isinstance(error, CheckBug):
+            earned, internal = 0.0, True
+            feedback = Text(f"internal grader error in this check: {error}")
         elif isinstance(error, Fail):
-            earned, feedback = min(max(error.earned, 0.0), points), error.text(self.course.language)
+            earned, feedback = points * error.share, error.message
         elif isinstance(error, AssertionError) and str(error):
-            earned, feedback = 0.0, str(error).split("\nassert ")[0]
+            earned, feedback = 0.0, Text(str(error).split("\nassert ")[0])
         else:
             earned, internal = 0.0, True
-            feedback = f"internal grader error in this check: {type(error).__name__}: {error}"
+            feedback = Text(f"internal grader error in this check: {type(error).__name__}: {error}")
         output = item.stash.get(_OUTPUT, "")
         if output and error is not None:
-            feedback += f"\n--- your code's own output (truncated) ---\n{output}"
-        return Verdict(exercise.id, doc, points, earned, error is None, feedback, visible, internal)
+            feedback += Text(f"\n--- your code's own output (truncated) ---\n{output}",
+                             f"\n--- 你的代码自己的输出（已截断）---\n{output}")
+        return Verdict(exercise.id, doc, points, earned, error is None, feedback, visible, internal,
+                       timed_out=isinstance(error, StudentTimeout))
 
     def _exercise_of(self, node) -> Exercise:
         return self._by_file[Path(node.path).resolve()]
 
 
 _OUTPUT = pytest.StashKey[str]()
-
-
-class _LazyProcess:
-    """One check's handle on its exercise's student process: forked or reused only when the check first calls it."""
-
-    def __init__(self, plugin: GraderPlugin, exercise: Exercise):
-        self._plugin = plugin
-        self._exercise = exercise
-        self._process = None
-
-    def get(self):
-        if self._process is None:
-            missing = [
-                p for name in self._exercise.student_files
-                if name.endswith(".py") and (p := self._plugin.workspace.problem(self._exercise, name))
-            ]
-            if missing:
-                raise StudentError("; ".join(missing))
-            live = self._plugin.processes
-            process = live.get(self._exercise.id)
-            if process is None or not process.usable:
-                if process is not None:
-                    process.close()
-                process = live[self._exercise.id] = self._plugin.sandbox.open(self._plugin.workspace.folder(self._exercise))
-            process.begin_check()
-            self._process = process
-        return self._process
-
-    def end_check(self) -> str:
-        """The check's share of the submission's output; a process that failed is not reused."""
-        if self._process is None:
-            return ""
-        output = self._process.output()
-        if not self._process.usable:
-            self._process.close()
-        return output

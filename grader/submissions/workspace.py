@@ -13,13 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.course import Course, Exercise
+from grader.errors import SubmissionError
 
 # Largest student file accepted.
 FILE_BYTES = 1 << 20
-
-
-class SubmissionError(ValueError):
-    """The path given is not a submission at all (a usage error, not a grade)."""
 
 
 @dataclass

@@ -13,44 +13,16 @@ from __future__ import annotations
 
 import contextlib
 import os
-from dataclasses import dataclass, field
+import time
 from pathlib import Path
 
 from grader.course import Course, Exercise
-from grader.plugin import GraderPlugin, Verdict
-from grader.sandbox import Limits, Sandbox
-from grader.submission import load_submission
-
-
-class DeviceError(RuntimeError):
-    """The requested device cannot be used here."""
-
-
-@dataclass
-class ExerciseResult:
-    id: str
-    title: str
-    score: float
-    max_score: float
-    checks: list[Verdict]
-    note: str = ""  # why an exercise was not (fully) graded
-
-
-@dataclass
-class GradeResult:
-    submission: str
-    device: str
-    exercises: list[ExerciseResult]
-    internal_errors: list[str] = field(default_factory=list)
-    protections: list[dict] | None = None  # what isolated the student processes; None when none ran
-
-    @property
-    def score(self) -> float:
-        return sum(e.score for e in self.exercises)
-
-    @property
-    def max_score(self) -> float:
-        return sum(e.max_score for e in self.exercises)
+from grader.errors import DeviceError
+from grader.grading.plugin import GraderPlugin
+from grader.results import ExerciseResult, GradeResult, Verdict
+from grader.sandbox.host import Limits, Sandbox
+from grader.submissions.workspace import load_submission
+from grader.text import Text
 
 
 def resolve_device(requested: str) -> str:
@@ -78,7 +50,7 @@ def open_sandbox(course: Course, exercises: list[Exercise], device: str, *, stri
     if not any(e.runs_code and e.available for e in exercises):
         yield None
         return
-    sandbox = Sandbox.start(device=device, limits=Limits(course.time_limit, course.memory_limit), strict=strict)
+    sandbox = Sandbox.start(course_root=course.root, device=device, limits=Limits(course.time_limit, course.memory_limit), strict=strict)
     try:
         if strict:
             sandbox.protections  # waits for the zygote and raises IsolationUnavailable
@@ -89,6 +61,7 @@ def open_sandbox(course: Course, exercises: list[Exercise], device: str, *, stri
 
 def grade_submission(*, course: Course, exercises: list[Exercise], submission: Path, device: str, sandbox) -> GradeResult:
     """Grade one submission on the selected exercises."""
+    started = time.monotonic()
     available = [e for e in exercises if e.available]
     workspace = load_submission(submission, available)
     present = [e for e in available if e.id not in workspace.absent]
@@ -103,14 +76,15 @@ def grade_submission(*, course: Course, exercises: list[Exercise], submission: P
         for e in exercises
     ]
     errors = list(plugin.collection_errors)
-    errors += [f"{v.exercise}: {v.name}: {v.feedback}" for v in plugin.verdicts if v.internal_error]
+    errors += [f"{v.exercise}: {v.name}: {v.feedback.en}" for v in plugin.verdicts if v.internal_error]
     if course.has_hidden_checks:
         errors += [
             f"{r.id}: its checks are worth {r.max_score:g} points but course.toml gives {e.points:g}"
             for e, r in zip(exercises, results)
             if e in present and abs(r.max_score - e.points) > 1e-9
         ]
-    return GradeResult(str(submission), device, results, errors, sandbox.protections if sandbox else None)
+    return GradeResult(str(submission), device, course.language, results, errors,
+                       sandbox.protections if sandbox else None, seconds=time.monotonic() - started)
 
 
 def run_checks(plugin: GraderPlugin, exercises: list[Exercise], *, hidden: bool) -> None:
@@ -146,19 +120,22 @@ def run_checks(plugin: GraderPlugin, exercises: list[Exercise], *, hidden: bool)
 def score(exercise: Exercise, verdicts: list[Verdict], *, hidden: bool) -> ExerciseResult:
     """Sum one exercise's verdicts."""
     if not exercise.available:
-        return ExerciseResult(exercise.id, exercise.title, 0.0, 0.0, [], note="not yet available")
+        return ExerciseResult(exercise.id, exercise.title, 0.0, 0.0, [], note=Text("not yet available", "尚未开放"))
     mine = [v for v in verdicts if v.exercise == exercise.id]
-    note = "" if hidden else "public checks only: hidden checks run when your work is graded"
-    return ExerciseResult(
-        exercise.id, exercise.title, sum(v.earned for v in mine), sum(v.points for v in mine), mine, note
-    )
+    if hidden:
+        return ExerciseResult(exercise.id, exercise.title, sum(v.earned for v in mine), sum(v.points for v in mine), mine)
+    passed = sum(v.passed for v in mine)
+    note = Text(f"{passed}/{len(mine)} public checks passed; {exercise.points:g} points are graded at hand-in",
+                f"公开检查通过 {passed}/{len(mine)} 项；{exercise.points:g} 分在提交后评定")
+    return ExerciseResult(exercise.id, exercise.title, 0.0, 0.0, mine, note, graded_points=exercise.points)
 
 
 def not_submitted(exercise: Exercise, submission: Path, *, hidden: bool) -> ExerciseResult:
     """An exercise whose folder the submission lacks: no checks run, all of its points lost."""
     return ExerciseResult(
         exercise.id, exercise.title, 0.0, exercise.points if hidden else 0.0, [],
-        note=f"not submitted: {submission} has no folder {exercise.folder}/",
+        note=Text(f"not submitted: {submission} has no folder {exercise.folder}/",
+                  f"未提交：{submission} 中没有文件夹 {exercise.folder}/"),
     )
 
 
@@ -177,12 +154,12 @@ def check_course(*, course: Course, device: str) -> tuple[list[GradeResult], lis
     problems = [f"solutions: {e}" for e in references.internal_errors] + [f"exercises: {e}" for e in stubs.internal_errors]
     for ref, stub, exercise in zip(references.exercises, stubs.exercises, exercises):
         if not (ref.max_score > 0 and ref.score == ref.max_score):
-            failed = "; ".join(f"{v.name}: {v.feedback}" for v in ref.checks if not v.passed)
+            failed = "; ".join(f"{v.name}: {v.feedback.en}" for v in ref.checks if not v.passed)
             problems.append(f"{ref.id}: the reference scores {ref.score:g}/{ref.max_score:g}: {failed}")
         if stub.score != 0:
             passed = ", ".join(v.name for v in stub.checks if v.earned)
             problems.append(f"{stub.id}: the stub scores {stub.score:g} (points from: {passed})")
         expected = "NotImplementedError" if exercise.runs_code else "unanswered"
-        if not any(expected in v.feedback for v in stub.checks):
+        if not any(expected in v.feedback.en for v in stub.checks):
             problems.append(f"{stub.id}: no feedback on the stub mentions {expected}")
     return graded, problems

@@ -1,9 +1,9 @@
 """The grader's side of student processes: start the clean zygote, fork sandboxed student processes, end them.
 
-Student code never runs in the grading process. `Sandbox.start` launches `python -m grader.student`
+Student code never runs in the grading process. `Sandbox.start` launches `python -m grader.inside.zygote`
 (a fresh interpreter, so it inherits nothing – not CUDA state, not course material); it preloads
 torch once and forks a student process in milliseconds, isolated as far as this machine allows
-(`protections`; `grader.student` says how). The checks of one exercise share a student process, one
+(`protections`; `grader.inside.isolation` says how), holding the given course code of its exercise only. The checks of one exercise share a student process, one
 check at a time; the grader talks to it over its own socket with `grader.wire` and enforces each
 check's time limit from here.
 """
@@ -22,12 +22,14 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import wire
-from grader.checks import StudentError, printable
-from grader.student import SETUP_FAILED_FILE
+from grader.errors import CheckBug, IsolationUnavailable, SandboxError
+from grader.failures import StudentError
+from grader.inside import wire
+from grader.inside.zygote import SETUP_FAILED_FILE
+from grader.text import printable
 
-# Largest reply accepted from a student process.
-MESSAGE_BYTES = 256 << 20
+# What a reply from a student process may hold (sized to the largest legitimate reply of any check).
+REPLY_BOUNDS = wire.Bounds()
 # Largest file (the captured output included) a student process may write.
 FILE_BYTES = 16 << 20
 # How much of a submission's own output is shown in feedback.
@@ -37,14 +39,6 @@ STARTUP_SECONDS = 300
 # How many checks one student process serves before a fresh one is forked (its CPU-time limit
 # covers this many checks' time limits).
 CHECKS_PER_PROCESS = 8
-
-
-class SandboxError(RuntimeError):
-    """The grader could not start or talk to its own student-process server (not the student's fault)."""
-
-
-class IsolationUnavailable(SandboxError):
-    """Strict mode was asked for, but this machine cannot isolate student processes fully."""
 
 
 @dataclass(frozen=True)
@@ -57,8 +51,11 @@ class Limits:
             "memory_mib": self.memory_mib,
             "cpu_seconds": int(CHECKS_PER_PROCESS * self.time_limit) + 1,
             "file_bytes": FILE_BYTES,
-            "message_bytes": MESSAGE_BYTES,
         }
+
+
+class StudentTimeout(StudentError):
+    """The submission's function did not return within the check's time limit."""
 
 
 class Sandbox:
@@ -75,7 +72,7 @@ class Sandbox:
         self._count = 0
 
     @classmethod
-    def start(cls, *, device: str, limits: Limits, strict: bool = False) -> Sandbox:
+    def start(cls, *, course_root: Path, device: str, limits: Limits, strict: bool = False) -> Sandbox:
         """Launch the zygote now; it imports torch while the grader goes on with its own work.
 
         With `strict`, the first `open()` raises IsolationUnavailable unless every protection is active.
@@ -84,7 +81,7 @@ class Sandbox:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         with open(scratch / "zygote.log", "wb") as log:
             process = subprocess.Popen(
-                [sys.executable, "-m", "grader.student", str(theirs.fileno())],
+                [sys.executable, "-m", "grader.inside.zygote", str(theirs.fileno()), str(course_root.resolve())],
                 pass_fds=[theirs.fileno()],
                 stdin=subprocess.DEVNULL,
                 stdout=log,
@@ -101,8 +98,11 @@ class Sandbox:
         self._wait_ready()
         return self._protections
 
-    def open(self, workspace: Path) -> StudentProcess:
-        """Fork a student process that imports modules from `workspace` (a copy of the student's files)."""
+    def open(self, workspace: Path, *, given: list[Path] = ()) -> StudentProcess:
+        """Fork a student process that imports modules from `workspace` (a copy of the student's files).
+
+        `given` is the exercise's course code (grader.inside.given), loaded by that process alone.
+        """
         self._wait_ready()
         self._count += 1
         scratch = self._scratch / f"check-{self._count}"
@@ -114,12 +114,16 @@ class Sandbox:
             "scratch": str(scratch),
             "device": self._device,
             "limits": self.limits.for_child(),
+            "given": [str(p) for p in given],
         }
         try:
             socket.send_fds(self._control, [json.dumps(request).encode()], [theirs.fileno()])
-            pid = self._reply(timeout=30)["pid"]
+            reply = self._reply(timeout=30)
         finally:
             theirs.close()
+        if "pid" not in reply:
+            raise SandboxError(f"a student process could not be started: {reply.get('error')}")
+        pid = reply["pid"]
         return StudentProcess(self, pid, ours, scratch)
 
     def close(self) -> None:
@@ -203,11 +207,11 @@ class StudentProcess:
         try:
             self._channel.settimeout(max(1e-3, self._deadline - time.monotonic()))
             self._channel.sendall(wire.pack(request))
-            reply = wire.recv(self._channel, timeout=max(0.0, self._deadline - time.monotonic()), limit=MESSAGE_BYTES)
+            reply = wire.recv(self._channel, timeout=max(0.0, self._deadline - time.monotonic()), bounds=REPLY_BOUNDS)
         except TimeoutError:
             self._stop()
             limit = self._sandbox.limits.time_limit
-            raise StudentError(
+            raise StudentTimeout(
                 f"{label} did not finish within the {limit:g} s limit for this check (an endless loop?)",
                 f"{label} 未在本项检查的 {limit:g} 秒时限内结束（死循环？）",
             ) from None
@@ -229,6 +233,10 @@ class StudentProcess:
             raise StudentError(f"{label} sent back a malformed reply", f"{label} 返回的应答格式错误")
         if reply["ok"]:
             return reply
+        if reply["error"].get("kind") == "arguments":  # the grader's own arguments could not be built there
+            self._stop()
+            raise CheckBug(f"{label}: the check's injected arguments could not be built in the student process "
+                           f"(as that process reports it): {printable(str(reply['error'].get('message')))[:300]}")
         raise StudentError.from_report(label, reply["error"])
 
     def output(self) -> str:
@@ -269,7 +277,7 @@ def zygote_env() -> dict:
         "LANG": "C.UTF-8",
         "OMP_NUM_THREADS": "1",
         "MKL_NUM_THREADS": "1",
-        "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
+        "PYTHONPATH": str(Path(__file__).resolve().parent.parent.parent),  # the folder holding the grader package
         "PYTHONDONTWRITEBYTECODE": "1",
     }
 

@@ -6,14 +6,17 @@ import json
 import subprocess
 import sys
 
-from grader.sandbox import SandboxError, zygote_env
+from pathlib import Path
+
+from grader.errors import SandboxError
+from grader.sandbox.host import zygote_env
 
 
-def protections() -> list[dict]:
+def protections(course_root: Path) -> list[dict]:
     """Run the student side's own probe (the same setup a check gets, without importing torch)."""
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "grader.student", "--probe"],
+            [sys.executable, "-m", "grader.inside.zygote", "--probe", str(course_root.resolve())],
             capture_output=True, text=True, env=zygote_env(), stdin=subprocess.DEVNULL, timeout=60,
         )
         if done.returncode != 0:

@@ -1,0 +1,43 @@
+"""Every error of the grader itself (never a student's grade), and the exit code `grade` gives it.
+
+A student's mistake is a `Fail` (grader.failures): points lost, grading goes on. These are
+problems with the course, the command line, the machine or the grader's own code.
+"""
+
+from __future__ import annotations
+
+# Exit codes of `grade`: 0 whenever grading ran, whatever the score.
+GRADER_FAILED = 1
+USAGE = 2
+
+
+class GraderError(Exception):
+    """Base of the grader's own failures; `exit_code` is what `grade` exits with."""
+
+    exit_code = GRADER_FAILED
+
+
+class CourseError(GraderError, ValueError):
+    """`course.toml` is missing, malformed or inconsistent; the message names the key."""
+
+
+class SubmissionError(GraderError, ValueError):
+    """The path given is not a submission at all (a usage error, not a grade)."""
+
+    exit_code = USAGE
+
+
+class DeviceError(GraderError):
+    """The requested device cannot be used here."""
+
+
+class SandboxError(GraderError):
+    """The grader could not start or talk to its own student-process server (not the student's fault)."""
+
+
+class IsolationUnavailable(SandboxError):
+    """Strict mode was asked for, but this machine cannot isolate student processes fully."""
+
+
+class CheckBug(GraderError):
+    """A check (or the course code it injects) is wrong: the check is an internal error, never the student's 0."""

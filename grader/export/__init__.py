@@ -1,0 +1,1 @@
+"""Exporters of the result model (grader.results): one module per format."""

@@ -1,0 +1,70 @@
+"""The JSON report: Gradescope's results.json shape, the same for one exercise or eleven.
+
+Top level: `score`, `max_score`, `execution_time` and a flat `tests` list (`name`, `score`,
+`max_score`, `status`, `output`, `visibility`), as Gradescope reads it. Per-exercise totals, the
+submission and any internal errors go in `extra_data`, which Gradescope keeps and ignores:
+`extra_data.exercises[]` has `id`, `title`, `score`, `max_score` and `note`.
+"""
+
+from __future__ import annotations
+
+import json
+
+from grader.results import GradeResult
+from grader.text import printable
+
+# Hidden checks are shown to students once grades are published; public checks always.
+HIDDEN_VISIBILITY = "after_published"
+
+
+def to_dict(result: GradeResult, *, timing: bool = True) -> dict:
+    language = result.language
+    tests = [
+        {
+            "name": f"{v.exercise}: {v.name}",
+            "score": round(v.earned, 4),
+            "max_score": v.points,
+            "status": "passed" if v.passed else "failed",
+            "output": v.feedback.render(language),
+            "visibility": "visible" if v.visible else HIDDEN_VISIBILITY,
+        }
+        for e in result.exercises for v in e.checks
+    ]
+    extra = {
+        "submission": result.submission,
+        "device": result.device,
+        "exercises": [
+            {"id": e.id, "title": e.title, "score": round(e.score, 4), "max_score": e.max_score,
+             "note": e.note.render(language)}
+            for e in result.exercises
+        ],
+        "errors": result.internal_errors,
+    }
+    doc = {"score": round(result.score, 4), "max_score": result.max_score, "tests": tests, "extra_data": extra}
+    if timing:
+        doc["execution_time"] = round(result.seconds, 3)
+    return doc
+
+
+def failure_dict(submission: str, max_score: float, message: str) -> dict:
+    """The report of a run the grader itself could not complete: no points, and why."""
+    return {
+        "score": 0.0, "max_score": max_score, "execution_time": 0.0, "tests": [],
+        "output": f"the autograder failed: {message}",
+        "extra_data": {"submission": submission, "exercises": [], "errors": [message]},
+    }
+
+
+def dumps(doc: dict) -> str:
+    """One JSON object whatever the submission wrote: every string made printable (no lone surrogates)."""
+    return json.dumps(_clean(doc), ensure_ascii=False, indent=2)
+
+
+def _clean(obj):
+    if isinstance(obj, str):
+        return printable(obj)
+    if isinstance(obj, list):
+        return [_clean(v) for v in obj]
+    if isinstance(obj, dict):
+        return {printable(k): _clean(v) for k, v in obj.items()}
+    return obj

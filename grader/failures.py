@@ -1,0 +1,73 @@
+"""What a check raises when the submission is wrong: `Fail`, and `StudentError` for a failure inside the student process."""
+
+from __future__ import annotations
+
+from grader.text import Text, one_line, quoted
+
+
+class Fail(Exception):
+    """The submission is wrong: `en`/`zh` say how; `share` (0 to 1) of the check's points is still earned.
+
+    Points are declared once, on the check (`@check(points=...)`); the engine multiplies.
+    """
+
+    def __init__(self, en: str | Text, zh: str | None = None, *, share: float = 0.0):
+        message = en if isinstance(en, Text) else Text(en, zh or en)
+        super().__init__(message.en)
+        self.message = message
+        self.share = min(max(float(share), 0.0), 1.0) if share == share else 0.0  # NaN earns nothing
+
+    @property
+    def en(self) -> str:
+        return self.message.en
+
+    @property
+    def zh(self) -> str:
+        return self.message.zh
+
+
+class StudentError(Fail):
+    """A failure inside the student process: it raised, hung, died, or sent back junk."""
+
+    def __init__(self, en: str | Text, zh: str | None = None, *, types: tuple[str, ...] = ()):
+        super().__init__(en, zh)
+        self.types = types
+
+    def with_hint(self, hint: Text) -> StudentError:
+        """The same failure with advice appended (a new error: this one is not changed)."""
+        return StudentError(self.message + hint, types=self.types)
+
+    @classmethod
+    def from_report(cls, label: str, error: dict) -> StudentError:
+        """Feedback from the student process's own (untrusted) error report: every word of it quoted as the submission's."""
+        kind = error.get("kind")
+        message = quoted(error.get("message"))
+        where = error.get("where")
+        at = f" at {quoted(where, limit=120)}" if isinstance(where, str) and where else ""
+        zh_at = f"（位置：{quoted(where, limit=120)}）" if at else ""
+        if kind == "exception":
+            name = quoted(error.get("type"), limit=60)
+            bases = error.get("bases")
+            bases = bases[:32] if isinstance(bases, list) else []
+            types = tuple(one_line(b, limit=60) for b in bases if isinstance(b, str))
+            return cls(
+                f"{label} raised {name}{at}; the submission's message: {message}",
+                f"{label} 抛出 {name}{zh_at}；提交代码给出的信息：{message}",
+                types=types,
+            )
+        if kind == "import":
+            return cls(
+                f"{label}: the submission's file could not be imported{at}; its error: {message}",
+                f"{label}：无法导入提交的文件{zh_at}；错误信息：{message}",
+            )
+        if kind == "exit":
+            return cls(f"{label} tried to exit the process{at}: {message}", f"{label} 试图退出进程{zh_at}：{message}")
+        if kind == "missing":
+            return cls(f"{label}: {message}", f"{label}：{message}")
+        if kind == "unsendable":
+            return cls(f"{label} returned a value the grader cannot accept: {message}", f"{label} 的返回值无法被评分程序接收：{message}")
+        return cls(f"{label} failed: {message}", f"{label} 失败：{message}")
+
+    def raised(self, exception_name: str) -> bool:
+        """Whether the submission raised `exception_name` (or a subclass of it)."""
+        return exception_name in self.types

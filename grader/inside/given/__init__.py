@@ -1,0 +1,96 @@
+"""Course code an exercise's student process receives: `grader/inside/given/<id>.py`, and `tests/given/<id>.py` for hidden checks.
+
+Where one exercise builds on another (ex07 runs a step function, ex06 maps a torch cell, ex08 and
+ex10 drive a trainer), the grader injects this code rather than the student's own earlier work, so
+one mistake is not charged twice. Each module is loaded by the student process of its exercise
+alone, after the fork and before isolation – never by the zygote – so no other exercise's process
+holds it. A module registers builders with `@builder` (an `Inject` names one) and may define
+`prepare()`, run before the submission is imported (ex05 and ex06 make the library recurrent cells
+unavailable there). What runs in the student process is not trusted: checks verify every reply.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import sys
+from pathlib import Path
+from typing import Callable
+
+BUILDERS: dict[str, Callable] = {}
+_PUBLIC = Path(__file__).resolve().parent
+
+
+def builder(fn: Callable) -> Callable:
+    BUILDERS[fn.__name__] = fn
+    return fn
+
+
+def files_for(exercise_id: str, course_root: Path, *, hidden: bool) -> list[Path]:
+    """The given-code modules of one exercise: the public one, and the hidden checks' one when grading."""
+    found = [_PUBLIC / f"{exercise_id}.py"]
+    if hidden:
+        found.append(course_root / "tests" / "given" / f"{exercise_id}.py")
+    return [p for p in found if p.is_file()]
+
+
+def builder_names(paths: list[Path]) -> set[str]:
+    """The builders these modules define, read from their source (the grading process never runs them for this)."""
+    names = set()
+    for path in paths:
+        for node in ast.walk(ast.parse(path.read_bytes())):
+            if isinstance(node, ast.FunctionDef) and any(
+                isinstance(d, ast.Name) and d.id == "builder" for d in node.decorator_list
+            ):
+                names.add(node.name)
+    return names
+
+
+def load(paths: list[Path]) -> None:
+    """Import these modules (in a student process), registering their builders and running their `prepare()`."""
+    for path in paths:
+        name = f"given_{path.parent.parent.name}_{path.stem}"
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+        if hasattr(module, "prepare"):
+            module.prepare()
+
+
+def build(inject, device):
+    """The object an `Inject` stands for; ValueError for a name this exercise's given code does not define."""
+    if inject.name not in BUILDERS:
+        raise ValueError(f"unknown injected helper {inject.name!r}")
+    return BUILDERS[inject.name](device=device, **inject.args)
+
+
+# The recurrent-cell operators behind nn.LSTMCell/GRUCell/RNNCell, nn.LSTM/GRU/RNN, torch.lstm_cell,
+# torch._VF and torch.ops.aten, however a name for them is reached.
+_CELL_OPS = (
+    "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell", "_thnn_fused_lstm_cell", "_thnn_fused_gru_cell",
+    "lstm.input", "lstm.data", "gru.input", "gru.data", "rnn_tanh.input", "rnn_tanh.data", "rnn_relu.input",
+    "rnn_relu.data",
+)
+_BLOCKS = []  # the registrations stay in force while referenced
+
+
+def block_library_cells(exercise_id: str) -> None:
+    """Make every library recurrent cell raise in this process: overridden at the dispatcher, below every Python name."""
+    import warnings
+
+    import torch
+
+    def blocked(*args, **kwargs):
+        raise RuntimeError(f"{exercise_id}: library recurrent cells are unavailable in this exercise; compute the gates yourself")
+
+    library = torch.library.Library("aten", "IMPL")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "overriding a previously registered kernel"
+        for op in _CELL_OPS:
+            for key in ("CompositeImplicitAutograd", "CPU", "CUDA", "Autograd"):
+                try:
+                    library.impl(op, blocked, key)
+                except RuntimeError:
+                    pass  # this op has no kernel for that key
+    _BLOCKS.append(library)

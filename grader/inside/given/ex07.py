@@ -1,0 +1,20 @@
+"""ex07's public checks: a step function that teaches nothing about ex05 (it halves the state and ignores its weights).
+
+The hidden checks inject the chapter's own step functions instead (tests/given/ex07.py).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from grader.inside.given import builder
+
+
+@builder
+def halving_step(*, device) -> Callable:
+    """step(x=..., h=..., [c=...], **params) -> {"h": h / 2[, "c": c / 2]}: ∂s_1/∂s_0 = I / 2 for either kind."""
+
+    def step(x, h, c=None, **params):
+        return {"h": 0.5 * h} if c is None else {"h": 0.5 * h, "c": 0.5 * c}
+
+    return step

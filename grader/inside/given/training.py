@@ -1,0 +1,49 @@
+"""The real (tiny) training shared by ex08's tiny_bench and ex10's tiny_copy_trainer."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+
+def accuracy(model: nn.Module, inputs: torch.Tensor, targets: torch.Tensor, delay: int) -> float:
+    """Share of positions t >= delay where the model's most likely token is the target."""
+    with torch.no_grad():
+        predicted = model(inputs).argmax(-1)
+    return (predicted[:, delay:] == targets[:, delay:]).double().mean().item()
+
+
+def train_copy_model(model: nn.Module, inputs, targets, *, batch_size: int, updates: int, lr: float, seed: int) -> float:
+    """Adam on cross-entropy over every position, batches drawn with torch.Generator().manual_seed(seed); the last loss.
+
+    Adam is written out (betas 0.9, 0.999, eps 1e-8) because torch.optim's first use imports
+    torch._dynamo, which costs about a second in every fresh student process.
+    """
+    g = torch.Generator().manual_seed(int(seed))
+    params = [p for p in model.parameters() if p.requires_grad]
+    moments = [(torch.zeros_like(p), torch.zeros_like(p)) for p in params]
+    loss = torch.tensor(float("nan"))
+    for step in range(1, int(updates) + 1):
+        rows = torch.randint(0, inputs.shape[0], (int(batch_size),), generator=g).to(inputs.device)
+        logits = model(inputs[rows])
+        loss = nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets[rows].reshape(-1))
+        grads = torch.autograd.grad(loss, params)
+        with torch.no_grad():
+            for p, grad, (m, v) in zip(params, grads, moments):
+                m.mul_(0.9).add_(grad, alpha=0.1)
+                v.mul_(0.999).addcmul_(grad, grad, value=0.001)
+                p.sub_(lr * (m / (1 - 0.9 ** step)) / ((v / (1 - 0.999 ** step)).sqrt() + 1e-8))
+    return loss.item()
+
+
+class CopyModel(nn.Module):
+    def __init__(self, cell: str, vocab: int, d_e: int, d_h: int):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab, d_e)
+        self.rnn = {"rnn": nn.RNN, "gru": nn.GRU, "lstm": nn.LSTM}[cell](d_e, d_h, batch_first=True)
+        self.head = nn.Linear(d_h, vocab)
+
+    def forward(self, x):
+        return self.head(self.rnn(self.embedding(x))[0])
+
+

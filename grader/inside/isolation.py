@@ -1,0 +1,376 @@
+"""How a student process is shut in: namespaces, a file-system view, an unprivileged uid, memory and rlimits.
+
+Where the zygote runs as root on Linux, a student process is PID 1 of a new PID namespace (its end
+kills every process it started), with no network, a view of only system and Python files, its
+submission's copy and a private /tmp, an unprivileged uid, a memory cgroup of its own and rlimits.
+Without root (or off Linux) it is only a separate, rlimited process in its own session.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import importlib.util
+import os
+import platform
+import resource
+import shutil
+import signal
+import sys
+import tempfile
+from pathlib import Path
+
+# Student processes run as a uid of their own: this base plus the zygote's pid (unique among live
+# processes; pids stay below 2**22), so RLIMIT_NPROC, files and signals never mix two graders' checks
+# or reach the grader. A zygote runs one check at a time and reaps all of it before the next.
+UID_BASE = (1 << 31) - (1 << 22)
+# Processes plus threads, open files, and the size of the private /tmp of one isolated check.
+PROCESSES = 64
+OPEN_FILES = 256
+TMP_SIZE = "64m"
+# Where the student's own copy of its exercise folder appears inside the isolated view.
+SUBMISSION_DIR = "/submission"
+_DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+_SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
+
+_CLONE_NEWNS, _CLONE_NEWIPC, _CLONE_NEWPID, _CLONE_NEWNET = 0x20000, 0x08000000, 0x20000000, 0x40000000
+# Entered by the student process itself; the PID namespace is made for it by the zygote (`fork`).
+CHECK_NAMESPACES = _CLONE_NEWNS | _CLONE_NEWIPC | _CLONE_NEWNET
+_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 1, 2, 4, 8
+_MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 32, 4096, 16384, 1 << 18
+_MNT_DETACH = 2
+_PR_SET_PDEATHSIG, _PR_SET_CHILD_SUBREAPER, _PR_SET_NO_NEW_PRIVS = 1, 36, 38
+_SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}
+
+
+class View:
+    """What an isolated student process may see: these read-only binds, plus devices, /proc, /tmp and its copy."""
+
+    def __init__(self, mountpoint: Path, binds: list[str], why_not: str):
+        self.mountpoint = mountpoint
+        self.binds = binds
+        self.why_not = why_not  # why isolation is unavailable here; "" when it works
+
+    @property
+    def isolated(self) -> bool:
+        return not self.why_not
+
+    @classmethod
+    def here(cls, mountpoint: Path, *, secrets: list[Path]) -> View:
+        """System directories and the Python installation (torch included); refused if a bind would show `secrets`."""
+        mountpoint.mkdir(exist_ok=True)
+        pythons = [sys.base_prefix, sys.prefix, sys.exec_prefix]
+        pythons += [str(Path(importlib.util.find_spec(m).origin).parent.parent) for m in ("torch", "safetensors")]
+        candidates = [p for p in (*_SYSTEM_DIRS, *pythons) if os.path.lexists(p)]
+        binds = [p for p in dict.fromkeys(candidates) if not any(inside(p, q) and p != q for q in candidates)]
+        view = cls(mountpoint, binds, "")
+        view.why_not = view._why_not(secrets)
+        return view
+
+    def _why_not(self, secrets: list[Path]) -> str:
+        if sys.platform != "linux":
+            return f"namespaces are Linux-only (this is {sys.platform})"
+        if platform.machine() not in _SYS_PIVOT_ROOT:
+            return f"no pivot_root syscall number known for {platform.machine()}"
+        if os.geteuid() != 0:
+            return "needs root (namespaces, mounts and a uid of its own); run grade as root, e.g. in CI"
+        for secret in secrets:
+            exposed = [b for b in self.binds if inside(str(secret.resolve()), os.path.realpath(b))]
+            if exposed:
+                return f"{secret} lies inside {exposed[0]}, which student code needs to see; move the course"
+        return _trial(self)
+
+
+def inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def _trial(view: View) -> str:
+    """Set up one isolated process that does nothing; return what went wrong ('' if nothing)."""
+    with tempfile.TemporaryDirectory() as empty:
+        r, w = os.pipe()
+        uid = UID_BASE + os.getpid()
+        try:
+            pid = fork(isolated=True)
+        except OSError as e:
+            return f"PID namespace: {e}"
+        if pid == 0:
+            os.close(r)
+            try:
+                unshare(CHECK_NAMESPACES)
+                isolate(empty, "cpu", view, uid)
+                os._exit(0)
+            except BaseException as e:
+                os.write(w, f"{type(e).__name__}: {e}".encode())
+                os._exit(1)
+        os.close(w)
+        with os.fdopen(r, "rb") as f:
+            why = f.read().decode(errors="replace")
+        _, status = os.waitpid(pid, 0)
+    return why or ("" if status == 0 else "the trial isolated process failed")
+
+
+def describe(view: View, memory: MemoryCage) -> list[dict]:
+    """Each protection a check gets here: name, whether active, and a note."""
+    linux, isolated = sys.platform == "linux", view.isolated
+    why = view.why_not
+    return [
+        {"name": "separate process", "active": True, "note": "student code never runs in the grading process"},
+        {"name": "wall-time limit", "active": True, "note": "per check, enforced by the grader"},
+        {"name": "output limits", "active": True, "note": "captured output and replies are size-capped"},
+        {"name": "rlimits", "active": True, "note": "CPU time, data segment, file size, open files, no core dumps"},
+        {"name": "memory limit (all kinds)", "active": memory.complete, "note": memory.note},
+        {"name": "leftover processes killed", "active": linux or isolated,
+         "note": "PID namespace" if isolated else ("subreaper sweep (best effort)" if linux else "process group only")},
+        {"name": "unprivileged uid", "active": isolated, "note": "a uid per check; RLIMIT_NPROC" if isolated else why},
+        {"name": "no network", "active": isolated, "note": "network namespace" if isolated else why},
+        {"name": "private file-system view", "active": isolated,
+         "note": "mount namespace: system and Python files, the submission's copy, private /tmp" if isolated else why},
+    ]
+
+
+def fork(*, isolated: bool) -> int:
+    """os.fork, the child isolated as PID 1 of a new PID namespace: when it ends, all it started ends with it.
+
+    unshare(CLONE_NEWPID) only moves this process's future children; setns moves them back after.
+    """
+    if not isolated:
+        return os.fork()
+    own = os.open("/proc/self/ns/pid", os.O_RDONLY)
+    try:
+        unshare(_CLONE_NEWPID)
+        pid = os.fork()
+        if pid:
+            _check(_libc().setns(own, _CLONE_NEWPID), "setns back to the zygote's PID namespace")
+        return pid
+    finally:
+        os.close(own)
+
+
+def isolate(workspace: str, device: str, view: View, uid: int) -> Path:
+    """Enter the view (in namespaces of its own already), then become `uid`; return the submission's copy.
+
+    Order matters: mounts need root, so the uid changes last, and it drops every capability with it.
+    """
+    os.umask(0o022)
+    root = str(view.mountpoint)
+    _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
+    _mount("tmpfs", root, "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=0755,size=16m")
+    # The private /tmp comes before the binds: a Python installed under /tmp (a venv in a clone
+    # there, as in CI) is then bound inside it rather than hidden by it.
+    os.mkdir(root + "/tmp")
+    _mount("tmpfs", root + "/tmp", "tmpfs", _MS_NOSUID | _MS_NODEV, f"mode=0700,size={TMP_SIZE},uid={uid},gid={uid}")
+    cuda = device == "cuda"
+    for path in [*view.binds, *(["/sys"] if cuda else [])]:
+        _bind(path, root, readonly=True)
+    for node in [*_DEVICES, *(sorted(str(p) for p in Path("/dev").glob("nvidia*")) if cuda else [])]:
+        _bind(node, root, readonly=False)
+    copy = Path(root + SUBMISSION_DIR)
+    copy.mkdir()
+    for f in Path(workspace).iterdir():
+        if f.is_file() and not f.is_symlink():
+            shutil.copyfile(f, copy / f.name)
+    os.mkdir(root + "/proc")
+    _mount("proc", root + "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
+    os.chdir(root)
+    _check(_libc().syscall(_SYS_PIVOT_ROOT[platform.machine()], b".", b"."), "pivot_root")
+    _check(_libc().umount2(b".", _MNT_DETACH), "umount the old root")
+    _mount(None, "/", None, _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+    prctl(_PR_SET_NO_NEW_PRIVS, 1)
+    os.chdir("/tmp")
+    os.environ.pop("PYTHONPATH", None)
+    os.environ.update(HOME="/tmp", TMPDIR="/tmp")
+    tempfile.tempdir = "/tmp"
+    return Path(SUBMISSION_DIR)
+
+
+def _bind(path: str, root: str, *, readonly: bool) -> None:
+    """Show `path` at the same place inside the view (a symbolic link stays a link)."""
+    target = root + path
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    if os.path.islink(path):
+        os.symlink(os.readlink(path), target)
+        return
+    if os.path.isdir(path):
+        os.makedirs(target, exist_ok=True)
+    else:
+        open(target, "wb").close()
+    _mount(path, target, None, _MS_BIND | _MS_REC)
+    if readonly:
+        _mount(None, target, None, _MS_BIND | _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
+
+
+class MemoryCage:
+    """The strongest memory limit this machine offers a student process, chosen once in the zygote.
+
+    RLIMIT_DATA misses shared anonymous mappings (`mmap.mmap(-1, n)`) and tmpfs files. A memory
+    cgroup of its own (v2 `memory.max`, or v1 `memory.limit_in_bytes`) counts every page the process
+    and its children touch; where the grader may not create one, RLIMIT_AS on top of the address
+    space the fork inherited counts every mapping (not on CUDA, whose driver reserves terabytes of it).
+    """
+
+    def __init__(self, parent: Path | None, version: int, note: str):
+        self.parent, self.version, self.note = parent, version, note
+
+    @property
+    def complete(self) -> bool:
+        return self.parent is not None
+
+    @classmethod
+    def here(cls) -> MemoryCage:
+        if sys.platform != "linux" or os.geteuid() != 0:
+            return cls(None, 0, "RLIMIT_AS over the inherited address space (no cgroup without root); not with CUDA")
+        for parent, version in _cgroup_candidates():
+            trial = parent / f"grade-trial-{os.getpid()}"
+            try:
+                trial.mkdir()
+                (trial / ("memory.max" if version == 2 else "memory.limit_in_bytes")).write_text(str(64 << 20))
+                trial.rmdir()
+                return cls(parent, version, f"cgroup v{version} memory limit per student process (every kind of memory)")
+            except OSError:
+                try:
+                    trial.rmdir()
+                except OSError:
+                    pass
+        return cls(None, 0, "RLIMIT_AS over the inherited address space (no writable memory cgroup here); not with CUDA")
+
+    def create(self, name: str, limit_bytes: int) -> Path | None:
+        """A fresh cgroup limited to `limit_bytes` (in the zygote, before the fork), or None without cgroups."""
+        if self.parent is None:
+            return None
+        group = self.parent / name
+        group.mkdir()
+        if self.version == 2:
+            (group / "memory.max").write_text(str(limit_bytes))
+            if (group / "memory.swap.max").exists():
+                (group / "memory.swap.max").write_text("0")
+        else:
+            (group / "memory.limit_in_bytes").write_text(str(limit_bytes))
+            swap = group / "memory.memsw.limit_in_bytes"
+            if swap.exists():
+                try:
+                    swap.write_text(str(limit_bytes))
+                except OSError:
+                    pass
+        return group
+
+    @staticmethod
+    def enter(group: Path | None) -> None:
+        """Join `group` (in the student process, while still root)."""
+        if group is not None:
+            (group / "cgroup.procs").write_text(str(os.getpid()))
+
+    @staticmethod
+    def remove(group: Path | None) -> None:
+        """Delete a cgroup whose processes have all been reaped."""
+        if group is not None:
+            try:
+                group.rmdir()
+            except OSError:
+                pass
+
+
+def _cgroup_candidates() -> list[tuple[Path, int]]:
+    """Where this process's own memory cgroup lives: the v2 path if it has the memory controller, the v1 path."""
+    found = []
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return found
+    for line in lines:
+        number, controllers, path = line.split(":", 2)
+        if number == "0":
+            for mount in (Path("/sys/fs/cgroup"), Path("/sys/fs/cgroup/unified")):
+                folder = mount / path.lstrip("/")
+                try:
+                    if "memory" in (folder / "cgroup.controllers").read_text().split():
+                        found.append((folder, 2))
+                except OSError:
+                    pass
+        elif "memory" in controllers.split(","):
+            found.append((Path("/sys/fs/cgroup/memory") / path.lstrip("/"), 1))
+    return found
+
+
+def set_limits(limits: dict, *, isolated: bool, address_space: bool) -> None:
+    """Resource limits; the process count only as a uid of its own (it counts every process of the uid).
+
+    With `address_space` (no memory cgroup, not CUDA), RLIMIT_AS allows the memory limit on top of what
+    the fork already maps, so that shared mappings count too.
+    """
+    memory = limits["memory_mib"] << 20
+    wanted = {
+        resource.RLIMIT_DATA: memory,
+        resource.RLIMIT_CPU: limits["cpu_seconds"],
+        resource.RLIMIT_FSIZE: limits["file_bytes"],
+        resource.RLIMIT_NOFILE: OPEN_FILES,
+        resource.RLIMIT_CORE: 0,
+    }
+    if address_space:
+        wanted[resource.RLIMIT_AS] = _mapped_bytes() + memory
+    if isolated:
+        wanted[resource.RLIMIT_NPROC] = PROCESSES
+    for kind, value in wanted.items():
+        hard = resource.getrlimit(kind)[1]
+        value = value if hard == resource.RLIM_INFINITY else min(value, hard)
+        resource.setrlimit(kind, (value, value))
+
+
+def _mapped_bytes() -> int:
+    """This process's address-space size now (VmSize)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmSize:"):
+            return int(line.split()[1]) << 10
+    return 0
+
+
+def end_with_zygote(alive: int) -> None:
+    """Die with the zygote (Linux), even if it died before this was set: `alive` reads EOF then."""
+    if sys.platform == "linux":
+        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        os.set_blocking(alive, False)
+        try:
+            if os.read(alive, 1) == b"":
+                raise RuntimeError("the zygote is gone")
+        except BlockingIOError:
+            pass
+    os.close(alive)
+
+
+def become_subreaper() -> None:
+    """A check's orphans come to this process, to be killed when the check is reaped (Linux)."""
+    if sys.platform == "linux":
+        prctl(_PR_SET_CHILD_SUBREAPER, 1)
+
+
+# -- system calls -------------------------------------------------------------------------------
+
+_LIBC = None
+
+
+def _libc():
+    global _LIBC
+    if _LIBC is None:
+        _LIBC = ctypes.CDLL(None, use_errno=True)
+    return _LIBC
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, f"{what}: {os.strerror(errno)}")
+
+
+def unshare(flags: int) -> None:
+    _check(_libc().unshare(flags), "unshare")
+
+
+def prctl(option: int, value: int) -> None:
+    _check(_libc().prctl(option, ctypes.c_ulong(value), 0, 0, 0), f"prctl({option})")
+
+
+def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
+    encode = lambda s: None if s is None else os.fsencode(s)  # noqa: E731
+    _check(_libc().mount(encode(source), encode(target), encode(fstype), ctypes.c_ulong(flags), encode(data)), f"mount {target}")

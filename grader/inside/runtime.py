@@ -1,0 +1,218 @@
+"""The student process's runtime: import the submission, run the functions the grader asks for, reply with plain data.
+
+Runs only in a student process, after isolation. Arguments may hold `Inject` records, which become
+the exercise's given course code (`grader.inside.given`); gradients are vector-Jacobian products
+taken here. Nothing this module reports is trusted: the grader checks every reply.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import socket
+import sys
+import traceback
+from pathlib import Path
+
+from grader.inside import given, wire
+
+# Bytes of an error message or traceback line kept from the submission.
+_TEXT_LIMIT = 2000
+
+
+def serve(channel: socket.socket, workspace: Path, request: dict) -> None:
+    """Answer `call` requests until the grader closes the channel."""
+    sys.path.insert(0, str(workspace))
+    import torch
+
+    torch.set_num_threads(1)
+    device = torch.device(request["device"])
+    modules: dict = {}
+    while True:
+        try:
+            message = wire.recv(channel, timeout=None)
+        except (EOFError, OSError):
+            return
+        reply = _call(message, modules, workspace, device)
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except BaseException:
+                pass
+        try:
+            data = wire.pack(reply)
+        except Exception as e:  # WireError, or whatever the result's own methods raise (RecursionError, ...)
+            data = wire.pack({"ok": False, "error": {"kind": "unsendable", "message": f"{type(e).__name__}: {_text(e)}"}})
+        channel.sendall(data)
+
+
+
+def _call(message: dict, modules: dict, workspace: Path, device) -> dict:
+    """Run one requested function of the submission and return its result or what went wrong."""
+    module_name, function = message["module"], message["function"]
+    try:
+        module = modules.get(module_name) or _import(module_name, workspace)
+    except _SubmissionError as e:
+        return {"ok": False, "error": e.info}
+    modules[module_name] = module
+    fn = getattr(module, function, None)
+    if fn is None:
+        return _error("missing", f"{module_name}.py has no function named '{function}'")
+    if not callable(fn):
+        return _error("missing", f"'{function}' in {module_name}.py is not a function")
+
+    try:
+        args = _to_device(message["args"], device)
+        kwargs = _to_device(message["kwargs"], device)
+    except ValueError as e:  # an Inject the course does not define: the grader's mistake, reported as such
+        return _error("arguments", f"the grader sent arguments that could not be built: {e}")
+    cotangent = message.get("cotangent")
+    if cotangent is not None:
+        args, kwargs = _require_grad(args), _require_grad(kwargs)
+    try:
+        value = fn(*args, **kwargs)
+        grads = None if cotangent is None else _gradients(value, _to_device(cotangent, device), args, kwargs)
+    except BaseException as e:  # the submission may raise anything, SystemExit included
+        return {"ok": False, "error": _exception_info(e, workspace)}
+    return {"ok": True, "value": value, "grads": grads}
+
+
+class _SubmissionError(Exception):
+    def __init__(self, info: dict):
+        self.info = info
+
+
+def _error(kind: str, message: str, where: str = "") -> dict:
+    return {"ok": False, "error": {"kind": kind, "message": message[:_TEXT_LIMIT], "where": where}}
+
+
+def _import(module_name: str, workspace: Path):
+    path = workspace / f"{module_name}.py"
+    if not path.is_file():
+        raise _SubmissionError(_error("missing", f"{module_name}.py is missing")["error"])
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as e:
+        where = f"{module_name}.py, line {e.lineno}"
+        raise _SubmissionError(_error("import", f"SyntaxError: {e.msg}", where)["error"]) from None
+    except BaseException as e:
+        info = _exception_info(e, workspace)
+        info["kind"] = "import"
+        raise _SubmissionError(info) from None
+    return module
+
+
+def _exception_info(e: BaseException, workspace: Path) -> dict:
+    """Type, message and the innermost line of the submission's own code where it was raised."""
+    where = ""
+    for frame in reversed(traceback.extract_tb(e.__traceback__)):
+        if Path(frame.filename).parent == workspace:
+            where = f"{Path(frame.filename).name}, line {frame.lineno}, in {frame.name}"
+            break
+    if isinstance(e, SystemExit):
+        try:
+            code = repr(e.code)[:_TEXT_LIMIT]
+        except BaseException:  # a hostile __repr__
+            code = "..."
+        return {"kind": "exit", "message": f"called sys.exit({code})", "where": where}
+    return {
+        "kind": "exception",
+        "type": type(e).__name__,
+        "bases": [c.__name__ for c in type(e).__mro__],
+        "message": _text(e),
+        "where": where,
+    }
+
+
+def _text(e: BaseException) -> str:
+    try:
+        return str(e)[:_TEXT_LIMIT]
+    except BaseException:  # a hostile __str__
+        return "<message could not be read>"
+
+
+def _to_device(obj, device):
+    """Tensors moved to `device`, and each `Inject` replaced by the public course code it stands for."""
+    import torch
+
+    def leaf(v):
+        if isinstance(v, torch.Tensor):
+            return v.to(device)
+        if isinstance(v, wire.Inject):
+            return given.build(wire.Inject(v.name, _to_device(v.args, device)), device)
+        return v
+
+    return wire.map_leaves(obj, leaf)
+
+
+def _require_grad(obj):
+    """Fresh leaf copies of every floating-point tensor, so gradients reach each input."""
+    import torch
+
+    def leaf(v):
+        if isinstance(v, torch.Tensor) and v.is_floating_point():
+            return v.detach().clone().requires_grad_(True)
+        return v
+
+    return wire.map_leaves(obj, leaf)
+
+
+def _gradients(value, cotangent, args, kwargs) -> dict:
+    """Vector-Jacobian product: gradients of sum(value * cotangent) w.r.t. every tensor input.
+
+    An input the output does not depend on (or reaches only through `.detach()`) gets None.
+    """
+    import torch
+
+    leaves = []
+
+    def pair(out, cot, where):
+        if isinstance(cot, torch.Tensor):
+            if not isinstance(out, torch.Tensor) or out.shape != cot.shape:
+                raise ValueError(f"cannot take gradients: {where} is not a tensor of shape {tuple(cot.shape)}")
+            if out.requires_grad:
+                leaves.append((out * cot).sum())
+        elif isinstance(cot, dict):
+            if not isinstance(out, dict):
+                raise ValueError(f"cannot take gradients: {where} is not a dict")
+            for k, v in cot.items():
+                if k not in out:
+                    raise ValueError(f"cannot take gradients: {where} has no key {k!r}")
+                pair(out[k], v, f"{where}[{k!r}]")
+
+    pair(value, cotangent, "the result")
+    inputs = [t for t in _tensors(args) + _tensors(kwargs) if t.requires_grad]
+    grads = [None] * len(inputs)
+    if leaves and inputs:
+        grads = torch.autograd.grad(sum(leaves), inputs, allow_unused=True)
+    found = dict(zip(map(id, inputs), grads))
+    return {"args": _grads_like(args, found), "kwargs": _grads_like(kwargs, found)}
+
+
+def _tensors(obj) -> list:
+    """Every tensor input, an injected cell's parameters included."""
+    import torch
+
+    found = []
+    for v in wire.leaves(obj):
+        if isinstance(v, torch.Tensor):
+            found.append(v)
+        elif isinstance(v, torch.nn.Module):
+            found += v.parameters()
+    return found
+
+
+def _grads_like(obj, found: dict):
+    """The gradients in the shape of the inputs: None where no gradient (or no tensor) is."""
+    import torch
+
+    def leaf(v):
+        if isinstance(v, torch.Tensor):
+            return found.get(id(v))
+        if isinstance(v, torch.nn.Module):
+            return {name: found.get(id(p)) for name, p in v.named_parameters()}
+        return None
+
+    return wire.map_leaves(obj, leaf)

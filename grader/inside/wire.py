@@ -1,0 +1,260 @@
+"""Plain-data messages between the grader and a student process: JSON plus safetensors, never pickle.
+
+A message is a 16-byte header (JSON length, tensor-blob length), a JSON document and one
+safetensors blob. In the JSON, a tensor is `{"$tensor": name}` (its data in the blob), a tuple is
+`{"$tuple": [...]}`, a dict whose keys are not all plain strings is `{"$dict": [[key, value], ...]}`
+(so tuple keys round-trip) and an `Inject` is `{"$inject": name, "args": ...}`.
+
+Both sides use this module. The grader decodes a reply under `Bounds` checked before anything is
+built – bytes, containers, nesting depth, integer size, tensor dtypes – so a student process that
+writes its own bytes costs the grader bounded time and memory. Unpacking only ever builds dicts,
+lists, tuples, strings, numbers, tensors and inert `Inject` records.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import struct
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+_HEADER = struct.Struct("<QQ")
+_TENSOR, _TUPLE, _DICT, _INJECT = "$tensor", "$tuple", "$dict", "$inject"
+# Tensor dtypes a reply may hold: those every check can compare, print and test for finiteness.
+REPLY_DTYPES = ("BOOL", "U8", "I8", "I16", "I32", "I64", "F16", "BF16", "F32", "F64")
+
+
+class WireError(ValueError):
+    """A value that cannot cross the process boundary, or bytes that are not a valid message."""
+
+
+@dataclass(frozen=True)
+class Inject:
+    """A stand-in for the exercise's given course code, built inside the student process (grader.inside.given)."""
+
+    name: str
+    args: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """What one message may hold, checked before it is decoded."""
+
+    json_bytes: int = 1 << 20
+    blob_bytes: int = 16 << 20
+    containers: int = 20_000  # lists, tuples and dicts (an upper bound: brackets inside strings count too)
+    depth: int = 32
+    tensors: int = 256
+    dtypes: tuple[str, ...] | None = REPLY_DTYPES  # None: any dtype safetensors knows
+
+    @property
+    def total(self) -> int:
+        return self.json_bytes + self.blob_bytes
+
+
+# What the grader sends is trusted: the student process reads it with these.
+TRUSTED = Bounds(json_bytes=1 << 30, blob_bytes=1 << 30, containers=1 << 30, depth=10_000, tensors=1 << 20, dtypes=None)
+
+
+def pack(obj: object) -> bytes:
+    """Encode `obj` (tensors, numbers, strings, booleans, None, and lists/tuples/dicts of those)."""
+    tensors: dict = {}
+    doc = _flatten(obj, tensors, "value")
+    body = json.dumps(doc, allow_nan=True).encode()
+    blob = b""
+    if tensors:
+        from safetensors.torch import save
+
+        blob = save(tensors)
+    return _HEADER.pack(len(body), len(blob)) + body + blob
+
+
+def unpack(data: bytes, bounds: Bounds = TRUSTED) -> object:
+    """Decode a whole message made by `pack`; anything malformed or over `bounds` is a WireError."""
+    if len(data) < _HEADER.size:
+        raise WireError("truncated message")
+    body_len, blob_len = _HEADER.unpack_from(data)
+    _check_lengths(body_len, blob_len, bounds)
+    if _HEADER.size + body_len + blob_len != len(data):
+        raise WireError("message length does not match its header")
+    body = data[_HEADER.size : _HEADER.size + body_len]
+    blob = data[_HEADER.size + body_len :]
+    containers = body.count(b"[") + body.count(b"{")
+    if containers > bounds.containers:
+        raise WireError(f"message holds more than {bounds.containers} lists/dicts")
+    try:
+        doc = json.loads(body, parse_int=_bounded_int)
+    except (ValueError, RecursionError, UnicodeDecodeError) as e:
+        raise WireError(f"not a valid message: {_short(e)}") from None
+    tensors = _load_tensors(blob, bounds) if blob else {}
+    return _restore(doc, tensors, bounds.depth)
+
+
+def _check_lengths(body_len: int, blob_len: int, bounds: Bounds) -> None:
+    if body_len > bounds.json_bytes:
+        raise WireError(f"message of {body_len} bytes of data exceeds the limit of {bounds.json_bytes} bytes")
+    if blob_len > bounds.blob_bytes:
+        raise WireError(f"message of {blob_len} bytes of tensors exceeds the limit of {bounds.blob_bytes} bytes")
+
+
+def _bounded_int(text: str) -> int:
+    """Integers as a 64-bit machine holds them: no 5000-digit numbers, no crafted hash collisions."""
+    if len(text) > 20:
+        raise ValueError("integer too large")
+    value = int(text)
+    if not -(1 << 63) <= value < (1 << 63):
+        raise ValueError("integer outside the 64-bit range")
+    return value
+
+
+def _load_tensors(blob: bytes, bounds: Bounds) -> dict:
+    if len(blob) < 8:
+        raise WireError("tensor data is truncated")
+    header_len = int.from_bytes(blob[:8], "little")
+    if header_len > min(len(blob) - 8, 1 << 20):
+        raise WireError("tensor data has a malformed header")
+    try:
+        header = json.loads(blob[8 : 8 + header_len])
+    except (ValueError, RecursionError, UnicodeDecodeError):
+        raise WireError("tensor data has a malformed header") from None
+    if not isinstance(header, dict):
+        raise WireError("tensor data has a malformed header")
+    entries = {k: v for k, v in header.items() if k != "__metadata__"}
+    if len(entries) > bounds.tensors:
+        raise WireError(f"message holds more than {bounds.tensors} tensors")
+    for name, entry in entries.items():
+        dtype = entry.get("dtype") if isinstance(entry, dict) else None
+        if bounds.dtypes is not None and dtype not in bounds.dtypes:
+            raise WireError(
+                f"a tensor of dtype {_short(dtype)} cannot be sent back; use float64, float32, float16, bfloat16, "
+                "an integer type or bool"
+            )
+    from safetensors.torch import load
+
+    try:
+        return load(blob)
+    except Exception as e:  # safetensors raises its own error types for corrupt blobs
+        raise WireError(f"tensor data is not valid safetensors: {_short(e)}") from None
+
+
+def _short(obj: object) -> str:
+    text = str(obj)
+    return text[:200] + (" [...]" if len(text) > 200 else "")
+
+
+def map_leaves(obj: object, fn: Callable[[object], object]) -> object:
+    """`obj` with lists, tuples and dicts rebuilt and `fn` applied to everything else: the shape messages carry."""
+    if isinstance(obj, list):
+        return [map_leaves(v, fn) for v in obj]
+    if isinstance(obj, tuple):
+        return tuple(map_leaves(v, fn) for v in obj)
+    if isinstance(obj, dict):
+        return {k: map_leaves(v, fn) for k, v in obj.items()}
+    return fn(obj)
+
+
+def leaves(obj: object) -> Iterator[object]:
+    """Everything in `obj` that is not a list, tuple or dict, in order."""
+    if isinstance(obj, (list, tuple)):
+        for v in obj:
+            yield from leaves(v)
+    elif isinstance(obj, dict):
+        for v in obj.values():
+            yield from leaves(v)
+    else:
+        yield obj
+
+
+def recv(sock: socket.socket, *, timeout: float | None, bounds: Bounds = TRUSTED) -> object:
+    """Read one message; TimeoutError past `timeout` seconds, EOFError if the peer is gone."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    head = _read_exact(sock, _HEADER.size, deadline)
+    body_len, blob_len = _HEADER.unpack(head)
+    _check_lengths(body_len, blob_len, bounds)
+    return unpack(head + _read_exact(sock, body_len + blob_len, deadline), bounds)
+
+
+def _read_exact(sock: socket.socket, n: int, deadline: float | None) -> bytes:
+    buf = bytearray()
+    while len(buf) < n:
+        if deadline is not None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError
+            sock.settimeout(remaining)
+        else:
+            sock.settimeout(None)
+        chunk = sock.recv(min(n - len(buf), 1 << 20))
+        if not chunk:
+            raise EOFError
+        buf += chunk
+    return bytes(buf)
+
+
+def _flatten(obj: object, tensors: dict, where: str) -> object:
+    if obj is None or isinstance(obj, (bool, int, float, str)):
+        return obj
+    if isinstance(obj, list):
+        return [_flatten(v, tensors, f"{where}[{i}]") for i, v in enumerate(obj)]
+    if isinstance(obj, tuple):
+        return {_TUPLE: [_flatten(v, tensors, f"{where}[{i}]") for i, v in enumerate(obj)]}
+    if isinstance(obj, Inject):
+        return {_INJECT: obj.name, "args": _flatten(obj.args, tensors, f"{where}.args")}
+    if isinstance(obj, dict):
+        if all(isinstance(k, str) and not k.startswith("$") for k in obj):
+            return {k: _flatten(v, tensors, f"{where}[{k!r}]") for k, v in obj.items()}
+        pairs = []
+        for k, v in obj.items():
+            if isinstance(k, (list, dict)) or not _hashable_plain(k):
+                raise WireError(f"{where}: dict key {k!r} is not a number, string, bool, None or tuple of those")
+            pairs.append([_flatten(k, tensors, f"{where} key"), _flatten(v, tensors, f"{where}[{k!r}]")])
+        return {_DICT: pairs}
+    import torch
+
+    if isinstance(obj, torch.Tensor):
+        if obj.layout != torch.strided:
+            raise WireError(f"{where}: {obj.layout} tensors cannot be sent; use a dense tensor")
+        name = f"t{len(tensors)}"
+        tensors[name] = obj.detach().cpu().contiguous().clone()
+        return {_TENSOR: name}
+    raise WireError(
+        f"{where} is a {type(obj).__module__}.{type(obj).__qualname__}; only tensors, numbers, "
+        "strings, booleans, None, and lists/tuples/dicts of those can be returned"
+    )
+
+
+def _hashable_plain(key: object) -> bool:
+    if key is None or isinstance(key, (bool, int, float, str)):
+        return True
+    return isinstance(key, tuple) and all(_hashable_plain(k) for k in key)
+
+
+def _restore(doc: object, tensors: dict, depth: int) -> object:
+    if isinstance(doc, (list, dict)) and depth <= 0:
+        raise WireError("message nested too deeply")
+    if isinstance(doc, list):
+        return [_restore(v, tensors, depth - 1) for v in doc]
+    if not isinstance(doc, dict):
+        return doc
+    if len(doc) == 1 and _TENSOR in doc:
+        name = doc[_TENSOR]
+        if not isinstance(name, str) or name not in tensors:
+            raise WireError(f"message refers to a missing tensor {_short(name)!r}")
+        return tensors[name]
+    if len(doc) == 1 and _TUPLE in doc and isinstance(doc[_TUPLE], list):
+        return tuple(_restore(v, tensors, depth - 1) for v in doc[_TUPLE])
+    if len(doc) == 1 and _DICT in doc and isinstance(doc[_DICT], list):
+        out = {}
+        for pair in doc[_DICT]:
+            if not (isinstance(pair, list) and len(pair) == 2):
+                raise WireError("message holds a malformed dict entry")
+            key = _restore(pair[0], tensors, depth - 1)
+            if not _hashable_plain(key):
+                raise WireError("message holds a dict key that is not a number, string, bool, None or tuple")
+            out[key] = _restore(pair[1], tensors, depth - 1)
+        return out
+    if set(doc) == {_INJECT, "args"} and isinstance(doc[_INJECT], str) and isinstance(doc["args"], dict):
+        return Inject(doc[_INJECT], _restore(doc["args"], tensors, depth - 1))
+    return {k: _restore(v, tensors, depth - 1) for k, v in doc.items()}

@@ -1,0 +1,159 @@
+"""The zygote: a clean server process that forks one sandboxed student process per exercise.
+
+Started by `grader.sandbox.host` as `python -m grader.inside.zygote FD COURSE_ROOT`. It imports
+torch, safetensors and `grader.inside` only – never solutions, checks or the exercises' given course
+code – so a fork of it holds nothing a submission may not see. A fork request names the given code
+of that exercise (`grader.inside.given`), which the new student process loads itself before its
+isolation, so it exists in that exercise's process alone. The zygote stays single-threaded and
+never touches CUDA, so its forks can use threads and CUDA; it reaps each check and, as a subreaper,
+kills whatever the check left behind.
+
+`python -m grader.inside.zygote --probe COURSE_ROOT` prints which protections are active here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import sys
+import tempfile
+import traceback
+from pathlib import Path
+
+from grader.inside import given, isolation, runtime
+from grader.inside.isolation import MemoryCage, View
+
+# Written in a check's scratch folder, on the grader's side of the view, only when setting up the
+# student process failed: the grader's fault, not the student's. Student code never sees the file,
+# so unlike an exit status it cannot be forged.
+SETUP_FAILED_FILE = "setup-failed.log"
+
+
+def secrets_of(course_root: Path) -> list[Path]:
+    """What no student process may see: the references and the hidden checks (with their given code)."""
+    return [course_root / "solutions", course_root / "tests"]
+
+
+def serve_forks(control: socket.socket, course_root: Path) -> None:
+    """Zygote loop: fork a student process per `fork` request, reap it on `reap`; exit when the grader goes."""
+    view = View.here(Path.cwd() / "view", secrets=secrets_of(course_root))
+    memory = MemoryCage.here()
+    protections = isolation.describe(view, memory)
+    isolation.become_subreaper()
+    alive, alive_w = os.pipe()  # students read EOF once the zygote is gone
+    uid = isolation.UID_BASE + os.getpid()
+    import torch  # noqa: F401 - preloaded once so each fork starts in milliseconds
+    import safetensors.torch  # noqa: F401
+
+    control.send(json.dumps({"ready": True, "protections": protections}).encode())
+    live: dict[int, Path | None] = {}  # pid -> its memory cgroup
+    count = 0
+    while True:
+        try:
+            data, fds, _, _ = socket.recv_fds(control, 1 << 16, 1)
+        except OSError:
+            return
+        if not data:
+            return
+        request = json.loads(data)
+        if request["op"] == "fork":
+            count += 1
+            try:
+                group = memory.create(f"grade-{os.getpid()}-{count}", request["limits"]["memory_mib"] << 20)
+            except OSError as e:
+                control.send(json.dumps({"error": f"memory cgroup: {e}"}).encode())
+                os.close(fds[0])
+                continue
+            pid = isolation.fork(isolated=view.isolated)
+            if pid == 0:
+                control.close()
+                os.close(alive_w)
+                try:
+                    _student_process(fds[0], request, view, uid, alive, group, address_space=group is None)
+                finally:
+                    os._exit(1)
+            os.close(fds[0])
+            live[pid] = group
+            control.send(json.dumps({"pid": pid}).encode())
+        elif request["op"] == "reap":
+            _, status = os.waitpid(request["pid"], 0)
+            group = live.pop(request["pid"], None)
+            _kill_orphans(keep=set(live))
+            MemoryCage.remove(group)
+            control.send(json.dumps({"status": _describe_status(status)}).encode())
+
+
+def _kill_orphans(*, keep: set[int]) -> None:
+    """Kill and reap the processes that ended checks left to this subreaper (Linux), until none is left."""
+    children = Path(f"/proc/self/task/{os.getpid()}/children")
+    while True:
+        try:
+            pids = [int(p) for p in children.read_text().split() if int(p) not in keep]
+        except OSError:
+            return
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        for pid in pids:
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+
+
+def _describe_status(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        return f"killed by signal {sig} ({signal.Signals(sig).name})"
+    return f"exit code {os.WEXITSTATUS(status)}"
+
+
+def _student_process(channel_fd: int, request: dict, view: View, uid: int, alive: int, group, *, address_space: bool) -> None:
+    """Set up the student process (given code, sandbox, limits, captured output), then serve calls; never returns."""
+    scratch = Path(request["scratch"])
+    failed = os.open(scratch / SETUP_FAILED_FILE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        output = os.open(scratch / "output.log", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.setsid()
+        MemoryCage.enter(group)
+        given.load([Path(p) for p in request["given"]])  # before isolation: the view does not show the grader's files
+        if view.isolated:
+            isolation.unshare(isolation.CHECK_NAMESPACES)
+            workspace = isolation.isolate(request["workspace"], request["device"], view, uid)
+        else:
+            workspace = Path(request["workspace"])
+            os.chdir(request["scratch"])
+        isolation.set_limits(request["limits"], isolated=view.isolated, address_space=address_space and request["device"] != "cuda")
+        isolation.end_with_zygote(alive)
+    except BaseException:
+        os.write(failed, traceback.format_exc().encode())
+        os._exit(1)
+    os.close(failed)  # before any student code runs
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(output, 1)
+    os.dup2(output, 2)
+    try:
+        runtime.serve(socket.socket(fileno=channel_fd), workspace, request)
+    finally:
+        os._exit(0)
+
+
+def probe(course_root: Path) -> list[dict]:
+    """The protections a check would get here."""
+    with tempfile.TemporaryDirectory() as folder:
+        return isolation.describe(View.here(Path(folder) / "view", secrets=secrets_of(course_root)), MemoryCage.here())
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "--probe":
+        print(json.dumps(probe(Path(sys.argv[2]))))
+    else:
+        serve_forks(socket.socket(fileno=int(sys.argv[1])), Path(sys.argv[2]))
+        os._exit(0)  # no interpreter teardown: unloading torch costs the grader ~0.4 s of waiting

@@ -1,0 +1,132 @@
+"""The checks' handle on a submission's module: `gated.lstm_step(...)` runs in the exercise's student process.
+
+A function that timed out once in a submission is not called again in that submission: later checks
+fail at once, so a submission that hangs costs about one time limit per function, not one per check.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from grader.failures import StudentError
+from grader.inside.wire import Inject, leaves, map_leaves
+from grader.sandbox.host import StudentTimeout
+from grader.text import Text
+
+
+class StudentModule:
+    """Proxy for a submission's module: `proxy.fn(...)` runs `fn` in the student process."""
+
+    def __init__(self, name: str, process, device):
+        self._name = name
+        self._process = process
+        self._device = device
+
+    def __getattr__(self, function: str) -> StudentFunction:
+        if function.startswith("_"):
+            raise AttributeError(function)
+        return StudentFunction(self._name, function, self._process, self._device)
+
+
+class StudentFunction:
+    def __init__(self, module: str, function: str, process, device):
+        self._module, self._function = module, function
+        self._process, self._device = process, device
+
+    def __call__(self, *args, **kwargs):
+        return self._run(list(args), kwargs, None)["value"]
+
+    def with_grad(self, cotangent, *args, **kwargs):
+        """Call, then backpropagate `cotangent` (same structure as the result) in the student process.
+
+        Returns (value, grads): grads maps each keyword argument (positional ones as "arg0", ...)
+        to the gradient of sum(value * cotangent) with respect to it, or None when none reaches it.
+        """
+        reply = self._run(list(args), kwargs, cotangent)
+        grads = reply.get("grads")
+        if not isinstance(grads, dict) or not isinstance(grads.get("args"), list) or not isinstance(grads.get("kwargs"), dict):
+            raise StudentError(f"{self._module}.{self._function}: malformed gradient reply", "梯度应答格式错误")
+        if not all(isinstance(k, str) for k in grads["kwargs"]):
+            raise StudentError(f"{self._module}.{self._function}: malformed gradient reply", "梯度应答格式错误")
+        named = {f"arg{i}": g for i, g in enumerate(grads["args"])} | grads["kwargs"]
+        return reply["value"], named
+
+    def _run(self, args: list, kwargs: dict, cotangent) -> dict:
+        label = f"{self._module}.{self._function}"
+        timed_out = self._process.timed_out
+        if label in timed_out:
+            raise StudentError(
+                Text(f"{label} was not run: it did not finish within the time limit in an earlier check",
+                     f"{label} 未运行：它在之前的检查中已超时"))
+        self._process.check_injects([v for v in leaves([args, kwargs]) if isinstance(v, Inject)])
+        try:
+            reply = self._process.get().call(self._module, self._function, args, kwargs, cotangent)
+        except StudentTimeout:
+            timed_out.add(label)
+            raise
+        return _to_device(reply, self._device)
+
+
+def _to_device(obj, device):
+    """Tensors of a reply moved to the checks' device (a reply holds tensors only if torch is loaded)."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return obj
+    return map_leaves(obj, lambda v: v.to(device) if isinstance(v, torch.Tensor) else v)
+
+
+class ExerciseProcess:
+    """One exercise's student process across that exercise's checks of one submission.
+
+    Forked when a check first calls the submission, reused by later checks, and replaced by a fresh
+    one after any failure; it receives the exercise's given course code only.
+    """
+
+    def __init__(self, sandbox, folder, *, given: list, missing: list[str]):
+        from grader.inside.given import builder_names
+
+        self._sandbox, self._folder, self._given = sandbox, folder, given
+        self._builders = builder_names(given)
+        self._missing = missing  # why a student file the process needs is absent: every call fails with it
+        self._process = None
+        self._used = False
+        self.timed_out: set[str] = set()
+
+    def check_injects(self, injects: list[Inject]) -> None:
+        """A check that injects code its exercise is not given is the check's bug, found before anything runs."""
+        from grader.errors import CheckBug
+
+        unknown = sorted({i.name for i in injects} - self._builders)
+        if unknown:
+            raise CheckBug(f"the check injects {', '.join(unknown)}, which this exercise's given code does not define")
+
+    def begin_check(self) -> None:
+        self._used = False
+
+    def get(self):
+        """The live student process, forked (or reused) on a check's first call."""
+        if self._missing:
+            raise StudentError("; ".join(self._missing))
+        if not self._used:
+            if self._process is None or not self._process.usable:
+                if self._process is not None:
+                    self._process.close()
+                self._process = self._sandbox.open(self._folder, given=self._given)
+            self._process.begin_check()
+            self._used = True
+        return self._process
+
+    def end_check(self) -> str:
+        """The check's share of the submission's output; a process that failed is not reused."""
+        if not self._used or self._process is None:
+            return ""
+        output = self._process.output()
+        if not self._process.usable:
+            self._process.close()
+            self._process = None
+        return output
+
+    def close(self) -> None:
+        if self._process is not None:
+            self._process.close()
+            self._process = None

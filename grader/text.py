@@ -1,0 +1,83 @@
+"""Feedback text: one bilingual value rendered once, at the edge, and safe handling of what a submission wrote.
+
+`Text(en, zh)` travels through the engine; exporters call `render(language)`. Anything a submission
+controls (its messages, exception names, output, answers) passes through `printable` or `quoted`
+before it reaches a person: no terminal escapes, lone surrogates, bidi overrides or line separators.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Text:
+    """A message in both feedback languages."""
+
+    en: str
+    zh: str = ""
+
+    def __post_init__(self):
+        if not self.zh:
+            object.__setattr__(self, "zh", self.en)
+
+    def render(self, language: str) -> str:
+        return self.zh if language == "zh" else self.en
+
+    def __str__(self) -> str:
+        return self.en
+
+    def __contains__(self, fragment: str) -> bool:
+        """Whether either language holds `fragment` (how tests look for a diagnosis)."""
+        return fragment in self.en or fragment in self.zh
+
+    def __bool__(self) -> bool:
+        return bool(self.en)
+
+    def __add__(self, other: Text | str) -> Text:
+        other = other if isinstance(other, Text) else Text(other)
+        return Text(self.en + other.en, self.zh + other.zh)
+
+    @staticmethod
+    def join(separator: Text | str, texts: list[Text]) -> Text:
+        separator = separator if isinstance(separator, Text) else Text(separator)
+        return Text(separator.en.join(t.en for t in texts), separator.zh.join(t.zh for t in texts))
+
+
+_REPLACEMENT = "\N{REPLACEMENT CHARACTER}"
+
+
+def _unsafe(c: str) -> bool:
+    """Control, format (bidi overrides, zero-width), line/paragraph separator, surrogate and unassigned code points."""
+    if c in "\n\t":
+        return False
+    return unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn")
+
+
+def printable(text: str) -> str:
+    """`text` with every unsafe character replaced by "?" (controls) or U+FFFD (the rest); newlines and tabs kept.
+
+    The result always encodes as UTF-8.
+    """
+    if text.isascii() and text.isprintable():
+        return text
+    out = []
+    for c in text:
+        if _unsafe(c):
+            out.append("?" if ord(c) < 0x100 else _REPLACEMENT)
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def quoted(text: object, *, limit: int = 300) -> str:
+    """Text the submission controls, as one printable line, truncated, in quotes that mark it as its own."""
+    if not isinstance(text, str):
+        return "<none>"
+    return f'"{one_line(text, limit=limit)}"'
+
+
+def one_line(text: str, *, limit: int = 300) -> str:
+    text = " ".join(printable(text).split())
+    return text[:limit] + " [...]" if len(text) > limit else text

@@ -1,0 +1,155 @@
+"""The trust boundary: what can reach a student process, proven by imports and by submissions that go looking."""
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+INSIDE = ROOT / "grader" / "inside"
+# What code under grader/inside may import: the standard library, torch, safetensors and itself.
+ALLOWED_TOP = {"torch", "safetensors", "grader"}
+
+
+def imports_of(path: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_bytes())):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            found.add(node.module)
+            found |= {f"{node.module}.{a.name}" for a in node.names if node.module == "grader.inside"}
+    return found
+
+
+@pytest.mark.parametrize("path", sorted(INSIDE.rglob("*.py")), ids=lambda p: str(p.relative_to(ROOT)))
+def test_inside_imports_only_inside(path):
+    """Does this module of grader/inside import nothing but the standard library, torch, safetensors and grader.inside?"""
+    for name in imports_of(path):
+        top = name.split(".")[0]
+        if top == "grader":
+            assert name == "grader" or name.startswith("grader.inside"), f"{path.name} imports {name}"
+        else:
+            assert top in ALLOWED_TOP or top in sys.stdlib_module_names, f"{path.name} imports {name}"
+
+
+def test_hidden_given_code_imports_only_inside():
+    """Does the hidden checks' given code (tests/given) also import only what a student process may hold?"""
+    for path in sorted((ROOT / "tests" / "given").glob("*.py")):
+        for name in imports_of(path):
+            top = name.split(".")[0]
+            assert (name.startswith("grader.inside") or top in {"torch", "safetensors"}
+                    or top in sys.stdlib_module_names), f"{path.name} imports {name}"
+
+
+LISTING = '''
+import sys
+
+def {fn}(*args, **kwargs):
+    shown = sorted(m for m in sys.modules if m.split(".")[0] in ("grader", "pytest", "_pytest", "tests", "solutions")
+                   or m.startswith(("given_", "_reference", "ref_")))
+    raise RuntimeError("modules: " + " ".join(shown))
+'''
+
+FIRST_FUNCTION = {
+    "ex04": ("params.py", "count_params"), "ex05": ("gated.py", "lstm_step"), "ex06": ("parity.py", "lstm_params_from_torch"),
+    "ex07": ("decay.py", "constant_gate_params"), "ex08": ("protocol.py", "make_delayed_copy"),
+    "ex09": ("matching.py", "total_params"), "ex10": ("sweep.py", "run_sweep"),
+}
+
+
+def modules_seen(grade, exercise_id: str) -> list[str]:
+    name, fn = FIRST_FUNCTION[exercise_id]
+    result = grade(exercise_id, {name: LISTING.format(fn=fn)})
+    texts = [v.feedback.en for v in result.checks if "modules:" in v.feedback.en]
+    assert texts, [v.feedback.en for v in result.checks]
+    return texts[0].split("modules:")[1].split('"')[0].split()
+
+
+@pytest.mark.parametrize("exercise_id", sorted(FIRST_FUNCTION))
+def test_student_process_holds_only_inside_and_its_own_given_code(grade, exercise_id):
+    """Does each exercise's student process hold grader.inside and that exercise's given code only – no pytest, check or reference?"""
+    modules = modules_seen(grade, exercise_id)
+    for m in modules:
+        if m.startswith("given_"):
+            assert m.endswith(f"_{exercise_id}"), f"{exercise_id}'s process holds another exercise's given code: {m}"
+        else:
+            assert m == "grader" or m.startswith("grader.inside"), f"{exercise_id}'s process holds {m}"
+
+
+# Submissions that borrow whatever the runtime has loaded instead of computing a gate. Each defines
+# lstm_step and gru_step as "find a step function someone else wrote and call it".
+BORROW = {
+    "import": "from grader.inside.given import ex07 as _g\nfrom tests.given import ex07 as _h\n",
+    "sys.modules": (
+        "import sys\n_found = [getattr(m, n) for m in list(sys.modules.values()) for n in dir(m)\n"
+        "          if n.endswith(('lstm_step', 'gru_step')) and getattr(m, '__name__', '') != __name__]\n"
+    ),
+    "gc.get_objects": (
+        "import gc\n_found = [o for o in gc.get_objects() if callable(o) and getattr(o, '__name__', '').endswith(('lstm_step', 'gru_step'))\n"
+        "          and getattr(o, '__module__', '') != __name__]\n"
+    ),
+    "frames": (
+        "import sys\n_f, _found = sys._getframe(), []\nwhile _f is not None:\n"
+        "    _found += [v for k, v in _f.f_globals.items() if k.endswith(('lstm_step', 'gru_step')) and callable(v)]\n"
+        "    _f = _f.f_back\n"
+    ),
+    "__subclasses__": (
+        "_found = [c for c in object.__subclasses__() if 'Step' in c.__name__ or 'Reference' in c.__name__]\n"
+    ),
+    "builders registry": (
+        "import sys\n_reg = getattr(sys.modules.get('grader.inside.given'), 'BUILDERS', {})\n"
+        "_found = [_reg[n](device='cpu') for n in ('lstm_step', 'gru_step') if n in _reg]\n"
+    ),
+}
+CALL_BORROWED = '''
+
+def _borrowed(kind):
+    for f in _found:
+        if kind in getattr(f, "__name__", ""):
+            return f
+    raise LookupError("nothing to borrow")
+
+
+def lstm_step(x, h, c, W_i, W_f, W_o, W_c, b_i, b_f, b_o, b_c):
+    return _borrowed("lstm")(x=x, h=h, c=c, W_i=W_i, W_f=W_f, W_o=W_o, W_c=W_c, b_i=b_i, b_f=b_f, b_o=b_o, b_c=b_c)
+
+
+def gru_step(x, h, W_z, U_z, W_r, U_r, W_h, U_h, b_z, b_r, b_h):
+    return _borrowed("gru")(x=x, h=h, W_z=W_z, U_z=U_z, W_r=W_r, U_r=U_r, W_h=W_h, U_h=U_h, b_z=b_z, b_r=b_r, b_h=b_h)
+'''
+
+
+@pytest.mark.parametrize("way", BORROW)
+def test_borrowing_loaded_code_scores_nothing_on_ex05(grade, way):
+    """Does a gated.py that only borrows step functions the runtime has loaded (this way) score 0 of 14?"""
+    source = BORROW[way] if way != "import" else "try:\n" + "".join(f"    {l}\n" for l in BORROW[way].splitlines()) + "except ImportError:\n    pass\n"
+    result = grade("ex05", {"gated.py": "import torch\n" + source + "_found = globals().get('_found', [])" + CALL_BORROWED})
+    assert result.score == 0, [(v.name, v.earned, v.feedback.en) for v in result.checks if v.earned]
+
+
+LIBRARY_CELLS = {
+    "nn.LSTMCell": "torch.nn.LSTMCell(x.shape[1], h.shape[1], dtype=x.dtype)(x, (h, c))",
+    "torch.lstm_cell": "torch.lstm_cell(x, (h, c), W, U)",
+    "torch._VF": "torch._VF.lstm_cell(x, (h, c), W, U)",
+    "_VariableFunctions": "torch._C._VariableFunctions.lstm_cell(x, (h, c), W, U)",
+    "torch.ops.aten": "torch.ops.aten.lstm_cell(x, [h, c], W, U)",
+    "nn.LSTM": "torch.nn.LSTM(x.shape[1], h.shape[1], dtype=x.dtype)(x[None])",
+}
+
+
+@pytest.mark.parametrize("way", LIBRARY_CELLS)
+def test_library_cells_do_not_run_in_ex05s_process(grade, way):
+    """Does a library recurrent cell (reached this way) raise inside ex05's student process, naming why?"""
+    source = f'''import torch
+
+def lstm_step(x, h, c, W_i, W_f, W_o, W_c, b_i, b_f, b_o, b_c):
+    W = torch.cat([W_i, W_f, W_c, W_o])[:, : x.shape[1]].contiguous()
+    U = torch.cat([W_i, W_f, W_c, W_o])[:, x.shape[1]:].contiguous()
+    return {{"h": {LIBRARY_CELLS[way]}}}
+'''
+    result = grade("ex05", {"gated.py": source})
+    lstm = [v for v in result.checks if v.name.startswith("lstm_step:")][0]
+    assert lstm.earned == 0 and "library recurrent cells are unavailable" in lstm.feedback.en, lstm.feedback.en

@@ -1,0 +1,193 @@
+"""Statements and stubs: no example gives an answer away, sources are named as a reader knows them,
+and every points table agrees with course.toml and the checks."""
+
+import ast
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from grader.checks import Fail
+from grader.course import load_course
+from grader.grading.answers import AnswerSheet
+from grader.grading.expr import CONSTANTS, FUNCTIONS, evaluate, parse
+
+COURSE = load_course(ROOT)
+EXERCISES = sorted((ROOT / "exercises").glob("*/"))
+CODE_SPAN = re.compile(r"`([^`\n]+)`")
+QUOTED = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+CHOICE = re.compile(r"[A-Z]|[0-9.]+")  # an answer-key string that names an option, not a formula
+
+
+def unquote(text: str) -> str:
+    """A TOML string's value ('"\\\\ln x"' -> '\\ln x'); anything else as it is."""
+    if len(text) >= 2 and text[0] == text[-1] == '"':
+        try:
+            return tomllib.loads(f"v = {text}")["v"]
+        except tomllib.TOMLDecodeError:
+            return text[1:-1]
+    return text
+
+
+def examples() -> list[tuple[str, str]]:
+    """(where, text): every code span of a statement, every quoted string in a stub sheet's comments."""
+    found = []
+    for folder in EXERCISES:
+        for n, line in enumerate((folder / "README.md").read_text(encoding="utf-8").splitlines(), 1):
+            found += [(f"{folder.name}/README.md:{n}", unquote(span.strip())) for span in CODE_SPAN.findall(line)]
+        sheet = folder / "answers.toml"
+        if sheet.exists():
+            for n, line in enumerate(sheet.read_text(encoding="utf-8").splitlines(), 1):
+                if line.lstrip().startswith("#"):
+                    found += [(f"{folder.name}/answers.toml:{n}", unquote(s)) for s in QUOTED.findall(line)]
+    return found
+
+
+def answer_key() -> list[tuple[str, str, object]]:
+    """(exercise folder, key, reference answer) for every numeric, shape and formula answer of the course."""
+    found = []
+    for sheet in sorted((ROOT / "solutions").glob("*/answers.toml")):
+        for key, value in tomllib.loads(sheet.read_text(encoding="utf-8")).items():
+            if isinstance(value, bool) or (isinstance(value, str) and CHOICE.fullmatch(value)):
+                continue  # true/false and options are named in every statement by design
+            found.append((sheet.parent.name, key, value))
+    return found
+
+
+def accepted(text: str, key: str, expected: object) -> bool:
+    """Whether the course's own answer checking would accept `text` as the answer `expected`."""
+    sheet = AnswerSheet(Path("answers.toml"), {key: text}, fallback_seconds=0)
+    try:
+        if isinstance(expected, list):
+            sheet.shape(key, expected)
+        elif isinstance(expected, int):
+            sheet.integer(key, expected)
+        elif isinstance(expected, float):
+            sheet.number(key, expected)
+        else:
+            symbols = {n: "positive" for n in NAME.findall(expected) if n not in FUNCTIONS and n not in CONSTANTS}
+            sheet.formula(key, expected, symbols)
+    except Fail:
+        return False
+    return True
+
+
+EXAMPLES, ANSWERS = examples(), answer_key()
+
+
+def test_examples_are_collected():
+    """Does the example collector see the format examples of statements and sheets?"""
+    texts = {text for _, text in EXAMPLES}
+    assert {"1.2e-5", "[7, 1, 3]"} <= texts
+    assert len(ANSWERS) > 30
+
+
+@pytest.mark.parametrize(("folder", "key", "expected"), ANSWERS, ids=[f"{f[:4]}/{k}" for f, k, _ in ANSWERS])
+def test_no_example_is_an_answer(folder, key, expected):
+    """Is every example in exercises/ something other than this answer (equal, or equivalent to it)?"""
+    giving_away = [where for where, text in EXAMPLES if accepted(text, key, expected)]
+    assert not giving_away, f"{folder} {key}: these examples are accepted as its answer: {giving_away}"
+
+
+# A number as a source line writes it: 150, 0.281, 3/4 (not section numbers such as 2.3.1, item 8 or Q2).
+SOURCE_NUMBER = re.compile(r"(?<![\w.§])\d+(?:\.\d+|/\d+)?(?![\w.]*\d)")
+
+
+def source_lines() -> list[tuple[str, str]]:
+    """(where, paragraph) of every statement's Source paragraph, English and Chinese."""
+    found = []
+    for folder in EXERCISES:
+        lines = (folder / "README.md").read_text(encoding="utf-8").splitlines()
+        for n, line in enumerate(lines):
+            if line.startswith(("Source:", "来源：")):
+                end = next((i for i in range(n, len(lines)) if not lines[i].strip()), len(lines))
+                found.append((f"{folder.name}/README.md:{n + 1}", " ".join(lines[n:end])))
+    return found
+
+
+def rounds_to(typed: str, expected: float) -> bool:
+    """Whether `typed` is `expected` itself, or `expected` rounded to as many significant digits as it shows."""
+    value = evaluate(parse(typed, {}), {})
+    if "/" in typed or value == expected:
+        return value == expected
+    digits = len(typed.replace(".", "").lstrip("0"))
+    return digits >= 2 and value == float(f"{expected:.{digits - 1}e}")
+
+
+def test_source_lines_give_no_answer():
+    """Does no statement's Source line state an answer (a count, a rounded value, a ratio)?"""
+    numbers = [(f, k, v) for f, k, v in ANSWERS if isinstance(v, float) or isinstance(v, int) and v >= 100]
+    found = [f"{where}: {token} is {folder} {key}"
+             for where, line in source_lines() for token in SOURCE_NUMBER.findall(line)
+             if "." in token or "/" in token or len(token) >= 3  # small integers are item and step numbers
+             for folder, key, value in numbers if rounds_to(token, value)]
+    assert not found, found
+
+
+def test_source_lines_are_found():
+    """Does every statement have a Source line in English and one in Chinese?"""
+    lines = source_lines()
+    for folder in EXERCISES:
+        assert sum(where.startswith(f"{folder.name}/") for where, _ in lines) == 2, folder.name
+
+
+# "seed 004", "seeds 001 and 003", "种子 000": file names of the chapter's sources, which no student has.
+SEED_NAME = re.compile(r"\bseeds? 0\d\d\b|种子 ?0\d\d", re.IGNORECASE)
+
+
+def test_sources_are_named_as_a_reader_knows_them():
+    """Do statements, stubs, public checks and hidden feedback name the textbook, lecture 16, the notes
+    and the answer key, never the seed files?"""
+    files = [p for p in (ROOT / "exercises").rglob("*") if p.is_file() and p.suffix in (".md", ".toml", ".py")]
+    files += sorted((ROOT / "tests" / "hidden").glob("*.py"))
+    found = [f"{p.relative_to(ROOT)}:{n}: {m.group()}"
+             for p in files for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+             for m in SEED_NAME.finditer(line)]
+    assert not found, found
+
+
+# -- points ------------------------------------------------------------------------------------------
+
+def table_points(text: str, header: str) -> list[float]:
+    """The last column of every Markdown table whose header row ends in `header`, as numbers."""
+    points, inside = [], False
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.startswith("|") else None
+        if cells is None:
+            inside = False
+        elif cells[-1] == header:
+            inside = True
+        elif inside and not set(cells[-1]) <= set("-: "):
+            points.append(float(cells[-1]))
+    return points
+
+
+def check_points(exercise) -> float:
+    """The sum of @check(points=...) over the exercise's hidden checks."""
+    tree = ast.parse((ROOT / "tests" / "hidden" / f"{exercise.id}.py").read_text(encoding="utf-8"))
+    return sum(keyword.value.value for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)
+               for decorator in node.decorator_list
+               if isinstance(decorator, ast.Call) and getattr(decorator.func, "id", None) == "check"
+               for keyword in decorator.keywords if keyword.arg == "points")
+
+
+@pytest.mark.parametrize("exercise", COURSE.exercises, ids=lambda e: e.id)
+def test_points_tables_agree_with_the_course_and_the_checks(exercise):
+    """Do the statement's title and its English and Chinese points tables add up to course.toml's points,
+    and do the hidden checks award exactly that?"""
+    text = (ROOT / "exercises" / exercise.folder / "README.md").read_text(encoding="utf-8")
+    english, chinese = text.split("\n## 中文", 1)
+    assert f"({exercise.points:g} points)" in text.splitlines()[0]
+    assert sum(table_points(english, "points")) == pytest.approx(exercise.points)
+    assert sum(table_points(chinese, "分值")) == pytest.approx(exercise.points)
+    assert check_points(exercise) == pytest.approx(exercise.points)
+
+
+def test_course_readme_table_agrees_with_the_course():
+    """Does the top README's exercise table give each exercise course.toml's points?"""
+    rows = [[c.strip() for c in line.strip("|").split("|")]
+            for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines() if line.startswith("| ex")]
+    assert {row[0]: float(row[-1]) for row in rows} == {e.id: e.points for e in COURSE.exercises}
