@@ -24,7 +24,7 @@ B = 3
 CONFIGS = ((5, 4), (2, 6))  # (d_x, d_h): d_x != d_h, so a transposed block cannot fit
 LSTM_KEYS = ("W_i", "W_f", "W_o", "W_c", "b_i", "b_f", "b_o", "b_c")
 PARAMS = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
-# seed 004 item 6: values rtol 1e-8 / atol 1e-10, gradients rtol 1e-7 / atol 1e-9, in float64.
+# answer key item 6: values rtol 1e-8 / atol 1e-10, gradients rtol 1e-7 / atol 1e-9, in float64.
 RTOL, ATOL = 1e-8, 1e-10
 GRAD_RTOL, GRAD_ATOL = 1e-7, 1e-9
 
