@@ -52,9 +52,11 @@ SHEET_MUTANTS = {
     "ln(0.9)": ("bias_for_090", '"ln(0.9)"', "is not the logit"),
     "retain times T": ("retain09_T20", "18", "multiplied retain by T"),
     "off by one power": ("retain09_T20", '"0.9^19"', "off by one"),
+    "off by one power, one too many": ("retain09_T20", '"0.9^21"', "off by one"),
     "forgotten share": ("retain09_T20", '"0.1^20"', "1 − retain"),
     "sigma of the gate": ("retain09_T20", '"sigma(0.9)^20"', "already the gate value"),
     "fastest instead of slowest": ("slowest_decay", '"0.1"', "largest retention decays most slowly"),
+    "middle retention": ("slowest_decay", '"0.5"', "closer retain is to 1"),
     "not an option": ("slowest_decay", '"0.99"', "not one of the options"),
 }
 

@@ -22,6 +22,8 @@ STEPS = course_code(Path(__file__).resolve().parent.parent / "given" / "ex07.py"
 
 D_X, D_H = 3, 4
 RETAINS = (0.1, 0.5, 0.9)
+GATE_C = 0.9  # answer sheet (c): the gate value whose bias is asked
+RETAIN_D, T_D = 0.9, 20  # answer sheet (d)
 KEYS = {
     "lstm": {**{f"W_{g}": (D_H, D_X + D_H) for g in "ifoc"}, **{f"b_{g}": (D_H,) for g in "ifoc"}},
     "gru": {**{f"W_{g}": (D_H, D_X) for g in "zrh"}, **{f"U_{g}": (D_H, D_H) for g in "zrh"},
@@ -45,9 +47,9 @@ def bias_mistakes(kind: str, retain: float) -> dict:
     """Biases that known mistakes put where logit(retain) belongs."""
     opposite = (
         ("(1 − z) convention: in ex05's convention h_new = z ⊙ h + (1 − z) ⊙ candidate, z is the share kept, so "
-         "σ(b_z) = retain (seed 000 and 001 write the mirror image, where 1 − z is kept)",
+         "σ(b_z) = retain (the textbook and lecture 16 write the mirror image, where 1 − z is kept)",
          "(1 − z) 约定：在 ex05 的约定 h_new = z ⊙ h + (1 − z) ⊙ candidate 中，z 是保留的比例，所以 σ(b_z) = retain"
-         "（种子 000 与 001 采用镜像写法，保留的是 1 − z）")
+         "（教材与第 16 讲采用镜像写法，保留的是 1 − z）")
         if kind == "gru" else
         ("logit sign: σ(−ln(r/(1 − r))) = 1 − r; the bias is +ln(retain/(1 − retain))",
          "logit 符号错误：σ(−ln(r/(1 − r))) = 1 − r；偏置应为 +ln(retain/(1 − retain))")
@@ -235,12 +237,13 @@ def test_random_weight_norms(decay, reference, device):
 def test_bias_for_090(answers, reference_answers):
     """(c) the bias that makes a retention gate 0.9"""
     answers.number("bias_for_090", reference_answers["bias_for_090"], mistakes={
-        0.9: ("that is the gate value; the bias b satisfies σ(b) = 0.9, so b = σ⁻¹(0.9)",
-              "这是门值；偏置 b 满足 σ(b) = 0.9，即 b = σ⁻¹(0.9)"),
-        -logit(0.9): ("logit sign: σ(−ln 9) = 0.1; the bias is +ln(0.9/0.1)", "logit 符号错误：σ(−ln 9) = 0.1；偏置应为 +ln(0.9/0.1)"),
-        math.log10(9): ("log10 instead of ln: σ⁻¹ uses the natural logarithm", "用了 log10 而非 ln：σ⁻¹ 使用自然对数"),
-        sigma(0.9): ("applied σ to 0.9; the bias is the inverse, σ⁻¹(0.9)", "对 0.9 取了 σ；偏置应是其反函数 σ⁻¹(0.9)"),
-        math.log(0.9): ("ln(0.9) is not the logit; σ⁻¹(p) = ln(p/(1 − p))", "ln(0.9) 不是 logit；σ⁻¹(p) = ln(p/(1 − p))"),
+        GATE_C: ("that is the gate value; the bias b satisfies σ(b) = 0.9, so b = σ⁻¹(0.9)",
+                 "这是门值；偏置 b 满足 σ(b) = 0.9，即 b = σ⁻¹(0.9)"),
+        -logit(GATE_C): ("logit sign: σ(−ln 9) = 0.1; the bias is +ln(0.9/0.1)", "logit 符号错误：σ(−ln 9) = 0.1；偏置应为 +ln(0.9/0.1)"),
+        math.log10(GATE_C / (1 - GATE_C)): ("log10 instead of ln: σ⁻¹ uses the natural logarithm",
+                                            "用了 log10 而非 ln：σ⁻¹ 使用自然对数"),
+        sigma(GATE_C): ("applied σ to 0.9; the bias is the inverse, σ⁻¹(0.9)", "对 0.9 取了 σ；偏置应是其反函数 σ⁻¹(0.9)"),
+        math.log(GATE_C): ("ln(0.9) is not the logit; σ⁻¹(p) = ln(p/(1 − p))", "ln(0.9) 不是 logit；σ⁻¹(p) = ln(p/(1 − p))"),
     })
 
 
@@ -248,13 +251,13 @@ def test_bias_for_090(answers, reference_answers):
 def test_retain09_T20(answers, reference_answers):
     """(d) ‖∂s_20/∂s_0‖ for constant gates with retain = 0.9"""
     answers.number("retain09_T20", reference_answers["retain09_T20"], mistakes={
-        0.9 * 20: ("multiplied retain by T; the T per-step factors multiply, so retain is raised to the power T",
-                   "把 retain 乘以 T 了；T 个逐步因子相乘，应是 retain 的 T 次幂"),
-        0.9 ** 19: ("off by one step: 20 steps multiply exactly 20 factors", "差了一步：20 步恰好乘 20 个因子"),
-        0.9 ** 21: ("off by one step: 20 steps multiply exactly 20 factors", "差了一步：20 步恰好乘 20 个因子"),
-        0.1 ** 20: ("used 1 − retain, the share forgotten; the state keeps the share retain",
-                    "用了 1 − retain（被遗忘的部分）；状态保留的是 retain"),
-        sigma(0.9) ** 20: ("σ(0.9)^20: 0.9 is already the gate value, not its bias", "σ(0.9)^20：0.9 已经是门值，不是偏置"),
+        RETAIN_D * T_D: ("multiplied retain by T; the T per-step factors multiply, so retain is raised to the power T",
+                         "把 retain 乘以 T 了；T 个逐步因子相乘，应是 retain 的 T 次幂"),
+        RETAIN_D ** (T_D - 1): ("off by one step: 20 steps multiply exactly 20 factors", "差了一步：20 步恰好乘 20 个因子"),
+        RETAIN_D ** (T_D + 1): ("off by one step: 20 steps multiply exactly 20 factors", "差了一步：20 步恰好乘 20 个因子"),
+        (1 - RETAIN_D) ** T_D: ("used 1 − retain, the share forgotten; the state keeps the share retain",
+                                "用了 1 − retain（被遗忘的部分）；状态保留的是 retain"),
+        sigma(RETAIN_D) ** T_D: ("σ(0.9)^20: 0.9 is already the gate value, not its bias", "σ(0.9)^20：0.9 已经是门值，不是偏置"),
     })
 
 
