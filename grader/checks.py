@@ -30,7 +30,7 @@ from grader.text import Text, quoted
 
 __all__ = [
     "Fail", "StudentError", "assert_close", "check", "choices", "course_code", "expect_kind", "expect_row",
-    "expect_tensor", "expect_value_errors", "inject", "partial", "reference_module", "student_module",
+    "expect_tensor", "expect_value_errors", "inject", "parse_source", "partial", "reference_module", "student_module",
 ]
 
 
@@ -57,6 +57,18 @@ def partial(parts) -> None:
 def inject(name: str, **args) -> Inject:
     """An argument the student process replaces with the exercise's given course code (grader.inside.given), e.g. a torch cell."""
     return Inject(name, args)
+
+
+def parse_source(student_source, name: str):
+    """The syntax tree of a submitted file (read, never run); a syntax error is the student's Fail, naming the line."""
+    import ast
+
+    try:
+        return ast.parse(student_source(name))
+    except SyntaxError as e:
+        raise Fail(f"{name}, line {e.lineno}: SyntaxError: {e.msg}", f"{name} 第 {e.lineno} 行：语法错误：{e.msg}") from None
+    except ValueError as e:  # null bytes
+        raise Fail(f"{name}: not valid Python source: {e}", f"{name}：不是有效的 Python 源代码：{e}") from None
 
 
 def course_code(path: Path):

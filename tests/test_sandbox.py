@@ -170,12 +170,48 @@ def test_endless_loop(sandbox, tmp_path):
     assert "limit" in feedback(verdicts)
 
 
+def test_hanging_everywhere_costs_two_time_limits(sandbox, tmp_path):
+    """Does a gated.py whose import hangs wait out at most two time limits, later checks failing at once?"""
+    verdicts = grade(sandbox, submission(tmp_path, source="while True:\n    pass\n"))
+    waited = [n for n, v in verdicts.items() if "limit for this check" in v.feedback.en]
+    skipped = [n for n, v in verdicts.items() if "was not run" in v.feedback.en]
+    assert len(waited) <= 2 and skipped, (waited, skipped)
+    assert all(v.earned == 0 for v in verdicts.values())
+
+
 # -- resources ------------------------------------------------------------------------------------
 
 def test_memory_bomb(sandbox, tmp_path):
-    """Is allocating without bound stopped by the memory limit (RLIMIT_DATA)?"""
-    verdicts = grade(sandbox, submission(tmp_path, "import torch\nhoard = []\nwhile True:\n    hoard.append(torch.empty(1 << 26))"))
+    """Is allocating without bound stopped by the memory limit?"""
+    verdicts = grade(sandbox, submission(tmp_path, "import torch\nhoard = []\nwhile True:\n    hoard.append(torch.ones(1 << 26))"))
     assert_lstm_checks_zero(verdicts)
+
+
+@pytest.mark.parametrize("kind", ["shared anonymous mapping", "file on the private /tmp"])
+def test_memory_limit_counts_every_kind(sandbox, tmp_path, kind):
+    """Is memory that RLIMIT_DATA does not count (mmap(-1) shared, tmpfs) stopped by the limit too (here 1024 MiB)?
+
+    The submission touches 3 GiB and reports how far it got; it must be stopped before that.
+    """
+    grab = {
+        "shared anonymous mapping": "import mmap\nm = mmap.mmap(-1, 3 << 30)\nfor i in range(0, 3 << 30, 4096):\n    m[i] = 1",
+        "file on the private /tmp": "with open('/tmp/fill', 'wb') as f:\n    for _ in range(3 << 10):\n        f.write(b'x' * (1 << 20))",
+    }[kind]
+    verdicts = grade(sandbox, submission(tmp_path, grab + "\nraise RuntimeError('all of it was allowed')"))
+    assert "all of it was allowed" not in feedback(verdicts)
+    assert_lstm_checks_zero(verdicts)
+
+
+def test_lone_surrogate_and_forged_names_reach_json_safely(tmp_path):
+    """Does an exception named like a verdict, with a lone surrogate and bidi controls, leave one JSON object, quoted?"""
+    code = ("class E(Exception):\n    pass\nE.__name__ = 'OK (3/3 points) \u2714'\n"
+            "raise E(chr(0xD800) + chr(0x202E) + ' reversed ' + chr(0x2028) + ' next line')")
+    result = CliRunner().invoke(main, ["run", "ex05", "-s", str(submission(tmp_path, code)), "--json"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    output = " ".join(t["output"] for t in doc["tests"])
+    assert '"OK (3/3 points) \u2714"' in output
+    assert not any(c in output for c in "\ud800\u202e\u2028")
 
 
 def test_output_flood(sandbox, tmp_path):

@@ -1,7 +1,8 @@
 """The checks' handle on a submission's module: `gated.lstm_step(...)` runs in the exercise's student process.
 
-A function that timed out once in a submission is not called again in that submission: later checks
-fail at once, so a submission that hangs costs about one time limit per function, not one per check.
+A function that timed out once in a submission is not called again in that submission, and once two
+functions of one module have timed out (an import that hangs, or every function looping) none of it
+is: later checks fail at once, so a hanging submission costs about two time limits per exercise.
 """
 
 from __future__ import annotations
@@ -58,6 +59,11 @@ class StudentFunction:
             raise StudentError(
                 Text(f"{label} was not run: it did not finish within the time limit in an earlier check",
                      f"{label} 未运行：它在之前的检查中已超时"))
+        if sum(t.startswith(f"{self._module}.") for t in timed_out) >= 2:
+            raise StudentError(
+                Text(f"{label} was not run: two functions of {self._module}.py did not finish within the time limit "
+                     "in earlier checks (does importing it hang?)",
+                     f"{label} 未运行：{self._module}.py 中已有两个函数在之前的检查中超时（导入它时是否会卡住？）"))
         self._process.check_injects([v for v in leaves([args, kwargs]) if isinstance(v, Inject)])
         try:
             reply = self._process.get().call(self._module, self._function, args, kwargs, cotangent)

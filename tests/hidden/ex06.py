@@ -9,14 +9,14 @@ lstm_step) is sent back as the cotangent of the mapping. Wrong results are recom
 known mistakes so the feedback names the mistake without printing expected values.
 """
 
-import ast
 import importlib.util
 import itertools
 
 import pytest
 import torch
 
-from grader.checks import Fail, check, expect_tensor, inject, student_module
+from grader.checks import Fail, check, expect_tensor, inject, parse_source, student_module
+from grader.grading import policy
 
 parity = student_module("parity")
 
@@ -373,25 +373,6 @@ def test_gru_gradients(parity, device):
     report(problems, zh)
 
 
-LIBRARY = {"GRUCell", "GRU", "gru_cell", "gru", "LSTMCell", "LSTM", "lstm_cell", "lstm", "RNNCell", "rnn_tanh_cell"}
-
-
-def library_calls(source: bytes) -> set[str]:
-    """Names of library recurrent cells that parity.py calls, and any use of torch._VF (annotations are fine)."""
-    used = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Call):
-            func = node.func
-            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-            if name in LIBRARY:
-                used.add(name)
-        elif isinstance(node, ast.Attribute) and node.attr == "_VF":
-            used.add("_VF")
-        elif isinstance(node, ast.alias) and node.name.split(".")[-1] in LIBRARY | {"_VF"}:
-            used.add(node.name)
-    return used
-
-
 @check(points=1)
 def test_gru_written_out(parity, student_source, device):
     """torch_gru_step writes the GRU equations out (no nn.GRUCell, torch.gru_cell or torch._VF)"""
@@ -403,12 +384,10 @@ def test_gru_written_out(parity, student_source, device):
         if not close(out, torch_cell("gru", weights)(s["x"], s["h"])):
             raise Fail("torch_gru_step does not reproduce nn.GRUCell yet (see the check on its values)",
                        "torch_gru_step 尚未复现 nn.GRUCell（见数值检查）")
-    try:
-        used = library_calls(student_source("parity.py"))
-    except SyntaxError as e:
-        raise Fail(f"parity.py, line {e.lineno}: SyntaxError: {e.msg}", f"parity.py 第 {e.lineno} 行：语法错误：{e.msg}") from None
+    tree = parse_source(student_source, "parity.py")
+    used = policy.library_cells(tree) | policy.indirect_access(tree)
     if used:
         names = ", ".join(sorted(used))
-        raise Fail(f"parity.py calls library recurrent cells ({names}); torch_gru_step must write nn.GRUCell's "
-                   "equations out",
-                   f"parity.py 调用了库中的循环单元（{names}）；torch_gru_step 必须自己写出 nn.GRUCell 的公式")
+        raise Fail(f"parity.py uses library recurrent cells or reaches code indirectly ({names}); torch_gru_step must "
+                   "write nn.GRUCell's equations out",
+                   f"parity.py 使用了库中的循环单元或间接访问代码（{names}）；torch_gru_step 必须自己写出 nn.GRUCell 的公式")

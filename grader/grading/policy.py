@@ -1,0 +1,123 @@
+"""The course's one static policy for "compute the gates yourself" (ex05, ex06): what a submission may not reach.
+
+Read from the source, never run. It flags what the statements forbid – nn.LSTMCell, nn.GRUCell,
+nn.RNNCell, nn.LSTM/GRU/RNN, torch.lstm_cell/gru_cell, torch._VF, torch._C._VariableFunctions,
+torch.ops.aten's recurrent ops – however reached: attribute chains, `from torch.nn import LSTMCell
+as C`, `getattr` with a literal or a built name on a torch module, the names as strings – and every
+indirect way of reaching loaded modules (`sys.modules`, `importlib`, `__import__`, `eval`, `exec`,
+`globals()`, `vars()`, `__builtins__`, `gc`, frames). A local variable or helper named `gru` or
+`lstm` is not flagged. The student process enforces the same by behaviour: there the cells raise.
+"""
+
+from __future__ import annotations
+
+import ast
+
+# Classes and operators of library recurrent cells, and the namespaces that hold raw operators.
+LIBRARY_NAMES = frozenset({
+    "LSTMCell", "GRUCell", "RNNCell", "LSTM", "GRU", "RNN", "RNNBase", "RNNCellBase",
+    "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell", "_thnn_fused_lstm_cell", "_thnn_fused_gru_cell",
+    "_VF", "_VariableFunctions", "_VariableFunctionsClass",
+})
+# Sequence operators: flagged as attributes of torch's operator namespaces only (`torch.lstm`, `aten.gru`).
+SEQUENCE_OPS = frozenset({"lstm", "gru", "rnn_tanh", "rnn_relu"})
+OPERATOR_NAMESPACES = frozenset({"torch", "_VF", "aten", "_C", "_VariableFunctions", "ops"})
+# Ways of reaching modules and objects the source does not name.
+INDIRECT = frozenset({"__import__", "importlib", "sys", "__builtins__", "builtins", "globals", "vars", "locals",
+                      "eval", "exec", "compile", "gc", "inspect", "_getframe", "__subclasses__", "__globals__"})
+
+
+def library_cells(tree: ast.AST) -> set[str]:
+    """What in `tree` reaches a library recurrent cell, as it is written there (type annotations aside)."""
+    torch_names = _torch_aliases(tree)
+    annotations = _annotation_nodes(tree)
+    found = set()
+    for node in ast.walk(tree):
+        if id(node) in annotations:
+            continue
+        if isinstance(node, ast.Attribute):
+            if node.attr in LIBRARY_NAMES:
+                found.add(_dotted(node))
+            elif node.attr in SEQUENCE_OPS and _last(node.value) in OPERATOR_NAMESPACES | torch_names:
+                found.add(_dotted(node))
+        elif isinstance(node, ast.alias) and (node.name.split(".")[-1] in LIBRARY_NAMES
+                                              or any(p in LIBRARY_NAMES for p in node.name.split("."))):
+            found.add(node.name)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in LIBRARY_NAMES:
+            found.add(repr(node.value))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr"):
+            if len(node.args) >= 2:
+                target, name = node.args[0], node.args[1]
+                literal = isinstance(name, ast.Constant) and isinstance(name.value, str)
+                if literal and (name.value in LIBRARY_NAMES or name.value in SEQUENCE_OPS):
+                    found.add(f"getattr(..., {name.value!r})")
+                elif not literal and _root(target) in torch_names:
+                    found.add(f"getattr({_dotted(target)}, <computed name>)")
+    return found
+
+
+def indirect_access(tree: ast.AST) -> set[str]:
+    """Names in `tree` that reach modules or objects indirectly (sys.modules, importlib, eval, frames, ...)."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in INDIRECT:
+            found.add(node.id)
+        elif isinstance(node, ast.Attribute) and node.attr in INDIRECT:
+            found.add(node.attr)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            found |= {m for m in modules if m.split(".")[0] in INDIRECT}
+    return found
+
+
+def imported_modules(tree: ast.AST) -> set[str]:
+    """The top-level modules `tree` imports (relative imports as ".")."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            found.add("." if node.level else (node.module or ".").split(".")[0])
+    return found
+
+
+def _annotation_nodes(tree: ast.AST) -> set[int]:
+    """Every node inside a type annotation (`cell: nn.LSTMCell` names the class without using it)."""
+    roots = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg) and node.annotation is not None:
+            roots.append(node.annotation)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns is not None:
+            roots.append(node.returns)
+        elif isinstance(node, ast.AnnAssign):
+            roots.append(node.annotation)
+    return {id(n) for root in roots for n in ast.walk(root)}
+
+
+def _torch_aliases(tree: ast.AST) -> set[str]:
+    """Local names bound to torch or one of its modules (`import torch as T`, `from torch import nn as N`)."""
+    names = {"torch"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {(a.asname or a.name.split(".")[0]) for a in node.names if a.name.split(".")[0] == "torch"}
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "torch":
+            names |= {a.asname or a.name for a in node.names}
+    return names
+
+
+def _dotted(node: ast.AST) -> str:
+    if isinstance(node, ast.Attribute):
+        return f"{_dotted(node.value)}.{node.attr}"
+    if isinstance(node, ast.Name):
+        return node.id
+    return "(...)"
+
+
+def _last(node: ast.AST) -> str:
+    return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+
+
+def _root(node: ast.AST) -> str:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else ""

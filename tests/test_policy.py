@@ -1,0 +1,75 @@
+"""The one static "compute the gates yourself" policy of ex05 and ex06: what it flags and what it leaves alone."""
+
+import ast
+
+import pytest
+
+from conftest import ROOT, mutate
+from grader.grading import policy
+
+REFERENCE = (ROOT / "solutions" / "ex05_gated_steps" / "gated.py").read_text()
+
+FLAGGED = {
+    "attribute chain": "import torch\ny = torch.nn.LSTMCell(3, 4)",
+    "module alias": "import torch.nn as N\ncell = N.GRUCell",
+    "from-import alias": "from torch.nn import LSTMCell as C",
+    "functional op": "import torch\nh = torch.gru_cell",
+    "_VF": "import torch\nf = torch._VF",
+    "_VariableFunctions": "import torch\nf = torch._C._VariableFunctions",
+    "aten sequence op": "import torch\nf = torch.ops.aten.lstm",
+    "getattr with a literal": "import torch\nf = getattr(torch.nn, 'GRUCell')",
+    "getattr with a built name": "import torch\nf = getattr(torch.nn, 'GRU' + 'Cell')",
+    "getattr on a torch alias": "from torch import nn as q\nf = getattr(q, ''.join(['L', 'STMCell']))",
+    "name as a string": "name = 'lstm_cell'",
+}
+HARMLESS = {
+    "a local named gru": "gru = {'z': 1}\nlstm = [gru]",
+    "a helper named gru": "def gru(x):\n    return x\ny = gru(1)",
+    "an annotation": "from torch import nn\ndef f(cell: nn.LSTMCell) -> nn.GRUCell:\n    return cell",
+    "getattr on the student's own object": "class P:\n    w = 1\nv = getattr(P, 'w' + '')",
+    "a docstring that names the cell": '"""Reproduces nn.LSTMCell exactly."""',
+}
+INDIRECT = {
+    "sys.modules": "import sys\nm = sys.modules",
+    "__import__": "m = __import__('grader')",
+    "importlib": "import importlib",
+    "gc": "import gc\nobjs = gc.get_objects()",
+    "frames": "import sys\nf = sys._getframe()",
+    "subclasses": "s = object.__subclasses__()",
+    "globals": "g = globals()",
+    "function globals": "def f():\n    pass\ng = f.__globals__",
+}
+
+
+@pytest.mark.parametrize("case", FLAGGED)
+def test_forbidden_cells_are_flagged_however_reached(case):
+    """Is a library recurrent cell reached this way flagged?"""
+    assert policy.library_cells(ast.parse(FLAGGED[case]))
+
+
+@pytest.mark.parametrize("case", HARMLESS)
+def test_harmless_names_are_not_flagged(case):
+    """Is this harmless use of a cell's name left alone (issue: a local `gru = {...}` lost the point)?"""
+    tree = ast.parse(HARMLESS[case])
+    assert not policy.library_cells(tree) and not policy.indirect_access(tree)
+
+
+@pytest.mark.parametrize("case", INDIRECT)
+def test_indirect_access_is_flagged(case):
+    """Is reaching loaded code this way flagged as indirect?"""
+    assert policy.indirect_access(ast.parse(INDIRECT[case]))
+
+
+def test_a_local_named_gru_keeps_every_point(grade):
+    """Does a correct gated.py with a local `gru = {...}` and a helper `def lstm(...)` keep all 14 points?"""
+    source = mutate(REFERENCE, "import torch\n", "import torch\n\ngru = {'note': 'a harmless name'}\n\n\ndef lstm(x):\n    return x\n")
+    result = grade("ex05", {"gated.py": source})
+    assert result.score == result.max_score == 14, [v.feedback.en for v in result.checks if not v.passed]
+
+
+def test_a_gru_helper_in_ex06_keeps_the_written_out_point(grade):
+    """Does a torch_gru_step that calls a helper named gru keep the written-out point in ex06?"""
+    reference = (ROOT / "solutions" / "ex06_framework_parity" / "parity.py").read_text()
+    source = reference + "\n\ndef gru(value):\n    return value\n"
+    result = grade("ex06", {"parity.py": source})
+    assert result.score == result.max_score, [v.feedback.en for v in result.checks if not v.passed]
