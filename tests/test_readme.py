@@ -28,3 +28,15 @@ def test_first_command_grades_the_bundled_example():
     command = quick_start_commands()[0]
     folder = command.split("--submission ", 1)[1].split()[0]
     assert (ROOT / folder).is_dir()
+
+
+def test_pipeline_table_names_every_module():
+    """Does the README's table of grader/ name every module there is (and none that is gone)?"""
+    text = (ROOT / "README.md").read_text()
+    table = text.split("`grader/`'s layout is the pipeline", 1)[1].split("\n\n", 2)[1]
+    named = set(re.findall(r"`([\w/]+\.py|[\w/]+/)`", table))
+    modules = {str(p.relative_to(ROOT / "grader")) for p in (ROOT / "grader").rglob("*.py") if p.name != "__init__.py"}
+    for module in modules:
+        assert module in named or any(module.startswith(n) for n in named if n.endswith("/")), module
+    for name in named:
+        assert (ROOT / "grader" / name).exists(), name
