@@ -119,6 +119,27 @@ def test_hostile_value_fails_cleanly(grade, name):
     assert_named(result, diagnosis)
 
 
+# Correct variants the statement allows: each earns full marks.
+# name: (text in the reference, the variant)
+VARIANTS = {
+    "prediction in eval mode": ("            with torch.no_grad():\n                model(test_x[:PREDICT_SEQUENCES])",
+                                "            model.eval()\n            with torch.no_grad():\n"
+                                "                model(test_x[:PREDICT_SEQUENCES])"),
+    "a failed row without params and cell_calls": (
+        LOOP_FAILURE, '            except Exception:\n                row["params"] = row["cell_calls"] = None\n'
+                      "                continue\n"),
+}
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_allowed_variant_earns_full_marks(grade, name):
+    """Does a protocol the statement allows (eval mode for prediction; a failed row's params and cell_calls
+    left out, which the grader does not check) earn every point?"""
+    old, new = VARIANTS[name]
+    result = grade("ex08", {"protocol.py": mutate(REFERENCE, old, new), "answers.toml": ANSWERS})
+    assert result.score == result.max_score, [v.feedback for v in result.checks if not v.passed]
+
+
 def test_reference_scores_full_marks(grade):
     """Does the reference itself, graded as a submission, earn every point?"""
     result = grade("ex08", {"protocol.py": REFERENCE, "answers.toml": ANSWERS})

@@ -11,8 +11,9 @@ import pytest
 from conftest import ROOT
 from grader.checks import Fail
 from grader.course import load_course
-from grader.grading.answers import AnswerSheet
+from grader.grading.answers import MAX_SHEET_BYTES, AnswerSheet
 from grader.grading.expr import CONSTANTS, FUNCTIONS, evaluate, parse
+from grader.submissions.workspace import FILE_BYTES
 
 COURSE = load_course(ROOT)
 EXERCISES = sorted((ROOT / "exercises").glob("*/"))
@@ -149,6 +150,22 @@ def test_sources_are_named_as_a_reader_knows_them():
     assert not found, found
 
 
+def statement(folder: str) -> tuple[str, str]:
+    """The English and the Chinese part of a statement."""
+    english, chinese = (ROOT / "exercises" / folder / "README.md").read_text(encoding="utf-8").split("\n## 中文", 1)
+    return english, chinese
+
+
+def test_ex08_states_what_the_grader_does():
+    """Does ex08's statement give, in both languages, the file limits the grader enforces, say that one shared lr
+    is this exercise's simplification, and cite answer-key item 9 for equal_params_shows?"""
+    english, chinese = statement("ex08_delayed_copy")
+    assert f"{FILE_BYTES:,} bytes" in english and f"{FILE_BYTES:,} 字节" in chinese
+    assert f"{MAX_SHEET_BYTES // 1024} KiB" in english and f"{MAX_SHEET_BYTES // 1024} KiB" in chinese
+    assert "One shared lr is this exercise's simplification" in english and "只用一个共享学习率是本题的简化" in chinese
+    assert "`equal_params_shows` (answer-key item 9)" in english and "`equal_params_shows`（参考答案第 9 题）" in chinese
+
+
 # -- points ------------------------------------------------------------------------------------------
 
 def table_points(text: str, header: str) -> list[float]:
@@ -178,9 +195,8 @@ def check_points(exercise) -> float:
 def test_points_tables_agree_with_the_course_and_the_checks(exercise):
     """Do the statement's title and its English and Chinese points tables add up to course.toml's points,
     and do the hidden checks award exactly that?"""
-    text = (ROOT / "exercises" / exercise.folder / "README.md").read_text(encoding="utf-8")
-    english, chinese = text.split("\n## 中文", 1)
-    assert f"({exercise.points:g} points)" in text.splitlines()[0]
+    english, chinese = statement(exercise.folder)
+    assert f"({exercise.points:g} points)" in english.splitlines()[0]
     assert sum(table_points(english, "points")) == pytest.approx(exercise.points)
     assert sum(table_points(chinese, "分值")) == pytest.approx(exercise.points)
     assert check_points(exercise) == pytest.approx(exercise.points)
@@ -188,6 +204,6 @@ def test_points_tables_agree_with_the_course_and_the_checks(exercise):
 
 def test_course_readme_table_agrees_with_the_course():
     """Does the top README's exercise table give each exercise course.toml's points?"""
-    rows = [[c.strip() for c in line.strip("|").split("|")]
-            for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines() if line.startswith("| ex")]
-    assert {row[0]: float(row[-1]) for row in rows} == {e.id: e.points for e in COURSE.exercises}
+    row = re.compile(r"\| (ex\d\d) \| `\w+/` \|.*\| ([\d.]+) \|")
+    table = dict(m.groups() for m in map(row.fullmatch, (ROOT / "README.md").read_text(encoding="utf-8").splitlines()) if m)
+    assert {id: float(points) for id, points in table.items()} == {e.id: e.points for e in COURSE.exercises}

@@ -1,4 +1,4 @@
-"""ex08: the delayed-copy task and a fair RNN/GRU/LSTM comparison protocol (seed 004 item 8).
+"""ex08: the delayed-copy task and a fair RNN/GRU/LSTM comparison protocol (answer key item 8).
 
 Fill in every function; README.md states the contract. Every check fails with NotImplementedError
 until you do.

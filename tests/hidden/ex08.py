@@ -368,5 +368,5 @@ MISCONCEPTIONS = {
 
 @check(points=1)
 def test_choices(answers, reference_answers):
-    """What equal widths and equal parameter counts can and cannot show (seed 004 item 8)"""
+    """What equal widths and equal parameter counts can and cannot show (answer-key items 4, 8 and 9)"""
     choices(answers, reference_answers, MISCONCEPTIONS)
