@@ -88,6 +88,7 @@ HOSTILE = {
                                  "run_sweep: row 0['lr']: expected int or float or None, got list"),
     "select_lr values as lists": ("        chosen[key] = best\n", "        chosen[key] = [best]\n",
                                   "['lr']: expected int or float, got list"),
+    "summary runs as the list of rows": ('"runs": len(mine),', '"runs": mine,', "summarize: entry 0['runs']: expected"),
     "summary model as a list": ('"model": model, "length": length, "lr": lr,\n',
                                 '"model": [model], "length": length, "lr": lr,\n',
                                 "summarize: entry 0['model']: expected str or None, got list"),

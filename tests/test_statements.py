@@ -166,6 +166,13 @@ def test_ex08_states_what_the_grader_does():
     assert "`equal_params_shows` (answer-key item 9)" in english and "`equal_params_shows`（参考答案第 9 题）" in chinese
 
 
+def test_ex10_summary_counts_are_counts_in_both_languages():
+    """Does ex10's statement say, in both languages, that runs, diverged and failed are how many rows, not rows?"""
+    english, chinese = statement("ex10_length_sweep")
+    assert "how many rows that `(model, length)` has over all lrs" in " ".join(english.split())
+    assert "在所有学习率下共有多少行" in "".join(chinese.split())
+
+
 # -- points ------------------------------------------------------------------------------------------
 
 def table_points(text: str, header: str) -> list[float]:

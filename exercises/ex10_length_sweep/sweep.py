@@ -1,4 +1,4 @@
-"""ex10: a dependency-length sweep whose final choices rest on validation results only (seed 004 item 10).
+"""ex10: a dependency-length sweep whose final choices rest on validation results only (answer key item 10).
 
 Fill in every function but select_lr_table (given: it lets the grader receive select_lr's result);
 README.md states the contract. Every check fails with NotImplementedError until you do.
@@ -33,5 +33,6 @@ def select_lr_table(rows: list[dict]) -> list[dict]:
 
 
 def summarize(rows: list[dict]) -> list[dict]:
-    """Per (model, length): the validation-chosen lr, its mean val/test accuracy, and how many runs diverged or failed."""
+    """Per (model, length): the validation-chosen lr, its mean val/test accuracy, and runs, diverged, failed:
+    how many rows that (model, length) has over all lrs, and how many of them diverged / failed."""
     raise NotImplementedError("ex10: implement summarize")

@@ -1,7 +1,7 @@
 """Public checks for ex10 (worth no points; the graded checks are hidden). Run: grade run ex10
 
 They check the form of run_sweep's rows and of select_lr's choice on a two-run sweep with the
-scripted trainer of grader/injected.py. Whether the values are right is decided by the hidden checks.
+scripted trainer of grader/inside/given/ex10.py. Whether the values are right is decided by the hidden checks.
 """
 
 from grader.checks import inject, student_module

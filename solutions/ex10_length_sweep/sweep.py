@@ -62,7 +62,8 @@ def select_lr_table(rows: list[dict]) -> list[dict]:
 
 
 def summarize(rows: list[dict]) -> list[dict]:
-    """Per (model, length): the validation-chosen lr, its mean val/test accuracy, and how many runs diverged or failed."""
+    """Per (model, length): the validation-chosen lr, its mean val/test accuracy, and runs, diverged, failed:
+    how many rows that (model, length) has over all lrs, and how many of them diverged / failed."""
     chosen = select_lr(rows)
     val, test = _means(rows, "val_acc"), _means(rows, "test_acc")
     summary = []

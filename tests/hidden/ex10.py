@@ -1,12 +1,12 @@
 """Hidden checks for ex10: the dependency-length sweep and validation-only selection (10 points).
 
-run_sweep is graded with grader.injected.scripted_trainer, which returns the outcomes scripted
+run_sweep is graded with the given scripted_trainer (grader/inside/given/ex10.py), which returns the outcomes scripted
 below: validation and test accuracies that disagree, one learning rate that diverges (a NaN and an
 infinite loss) with a spuriously high accuracy, one run that raises, and an exact tie. select_lr and
 summarize get the reference run_sweep's rows, so a run_sweep mistake is not charged twice. select_lr
 returns a dict keyed by (model, length) tuples, which cannot cross the process boundary: the checks
 call it through the given wrapper select_lr_table, which lists {"model", "length", "lr"} dicts.
-One real tiny sweep (grader.injected.tiny_copy_trainer) shows the code also works when something trains.
+One real tiny sweep (the given tiny_copy_trainer) shows the code also works when something trains.
 """
 
 import math
@@ -344,5 +344,5 @@ MISCONCEPTIONS = {
 
 @check(points=1)
 def test_choices(answers, reference_answers):
-    """Why time rising with length is not harder optimisation; why failed runs stay in (seed 004 item 10)"""
+    """Why time rising with length is not harder optimisation; why failed runs stay in (answer key item 10)"""
     choices(answers, reference_answers, MISCONCEPTIONS)
