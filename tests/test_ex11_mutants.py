@@ -11,7 +11,7 @@ REFERENCE = (ROOT / "solutions" / "ex11_concepts" / "answers.toml").read_text()
 # name: (key, the wrong answer as TOML, words the feedback must contain)
 MUTANTS = {
     "gating cures vanishing": ("tf_gating_cures_vanishing", "true", "only mitigates"),
-    "parallel over time": ("tf_parallel_over_time", '"TRUE"', "step by step"),
+    "parallel over time": ("tf_parallel_over_time", '"TRUE"', "the input projections of all steps"),
     "h is the only state": ("tf_h_only_state", "true", "(h_t, c_t)"),
     "bidirectional generation": ("tf_bidirectional_generation", "true", "whole sequence"),
     "state carried without detach": ("tf_carry_state_without_detach", "true", "detach()"),
@@ -33,9 +33,12 @@ MUTANTS = {
     "q2 plain RNN": ("q2_lstm", "82176", "plain RNN"),
     "q2 not an integer": ("q2_gru", "246528.5", "whole number"),
     "inverted ratio": ("gru_lstm_ratio", '"4/3"', "inverted"),
+    "GRU over the plain RNN": ("gru_lstm_ratio", "3", "GRU over the plain RNN"),
+    "LSTM over the plain RNN": ("gru_lstm_ratio", '"4"', "LSTM over the plain RNN"),
     "sigma(0)": ("sigma_1", "0.5", "σ(0)"),
     "tanh(1)": ("sigma_1", "0.7616", "tanh(1)"),
     "sigma(-1)": ("sigma_1", '"1/(1+e)"', "σ(−1)"),
+    "linear approximation of sigma": ("sigma_1", "0.75", "linear approximation"),
     "coupled gates never forget": ("choice_coupled_gates", '"B"', "does not make f = 1"),
     "coupled gates as peepholes": ("choice_coupled_gates", '"a"', "peepholes feed c"),
     "peephole and coupling reversed": ("choice_peephole_vs_coupling", '"B"', "reversed"),

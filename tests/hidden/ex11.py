@@ -1,7 +1,7 @@
 """Hidden checks for ex11: the concepts quiz, on the answer sheet (8 points).
 
 Expected answers come from solutions/ex11_concepts/answers.toml. Each wrong answer that matches a
-known misconception (seed 000 §2.3.4, §2.3.5, §2.3.8; seeds 001 and 003) is named in the feedback.
+known misconception (textbook §2.3.4, §2.3.5, §2.3.8; lecture 16 and the notes) is named in the feedback.
 Every part earns partial credit per item.
 """
 
@@ -10,6 +10,10 @@ import math
 from grader.checks import Fail, check, choices, partial
 
 T, NUM_STATES = 4, 4  # part B: 4 time steps; h_n stacks num_layers × num_directions = 4 states
+
+
+def sigma(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-z))
 
 
 def index(answers, key: str, expected: int, length: int, mistakes: dict) -> None:
@@ -26,9 +30,11 @@ MISCONCEPTIONS = {
         "remain, and a forget gate below 1 still decays with distance",
         "门控只是缓解梯度消失：读出 o ⊙ tanh′ 会打折，经 W 的间接路径仍在，遗忘门小于 1 时衰减仍随距离累积"),
     "tf_parallel_over_time": (
-        "each state depends on the previous one, so the forward pass and BPTT run step by step in time; "
-        "only the batch and feature dimensions parallelise",
-        "每一步的状态依赖上一步，前向与 BPTT 都只能沿时间逐步进行；能并行的只有批维与特征维"),
+        "the recurrence is sequential: each state depends on the previous one, so the forward pass and BPTT run "
+        "step by step in time; what parallelises is the batch, the features and the input projections of all "
+        "steps (one batched matrix product), not the chain of states (textbook §2.3.8)",
+        "递推是串行的：每一步的状态依赖上一步，前向与 BPTT 都只能沿时间逐步进行；能并行的是批维、特征维以及所有时间步的"
+        "输入投影（一次批量矩阵乘），而不是状态链本身（教材 2.3.8 节）"),
     "tf_h_only_state": (
         "the LSTM state is the pair (h_t, c_t): nn.LSTM returns (h_n, c_n), and c_n is not part of output; "
         "both must be carried or checkpointed",
@@ -108,7 +114,7 @@ VARIANTS = {
 
 @check(points=2)
 def test_misconceptions(answers, reference_answers):
-    """Part A: the five misconceptions of seed 000 §2.3.8, true or false"""
+    """Part A: the five misconceptions of textbook §2.3.8, true or false"""
     partial([lambda key=key, why=why: answers.boolean(key, reference_answers[key], mistake=why)
                 for key, why in MISCONCEPTIONS.items()])
 
@@ -133,6 +139,8 @@ def test_numbers(answers, reference_answers):
     d_x, d_h = 64, 256
     block = d_h * (d_x + d_h + 1)
 
+    rnn, gru, lstm = 1 * block, 3 * block, 4 * block
+
     def counts(blocks: int, wrong_blocks: dict) -> dict:
         return {blocks * (block + d_h): FRAMEWORK_BIASES, blocks * (block - d_h): NO_BIAS, block: PLAIN_RNN} | {
             n * block: why for n, why in wrong_blocks.items()}
@@ -146,20 +154,20 @@ def test_numbers(answers, reference_answers):
             3: ("an LSTM has four gate blocks (i, f, o, candidate), not three", "LSTM 有四个门块（i、f、o、候选），不是三个"),
         })),
         lambda: answers.number("gru_lstm_ratio", reference_answers["gru_lstm_ratio"], mistakes={
-            4 / 3: ("inverted: GRU over LSTM is asked", "比值颠倒了：要的是 GRU 除以 LSTM"),
-            3.0: ("that is GRU over the plain RNN", "这是 GRU 与朴素 RNN 之比"),
-            4.0: ("that is LSTM over the plain RNN", "这是 LSTM 与朴素 RNN 之比"),
+            lstm / gru: ("inverted: GRU over LSTM is asked", "比值颠倒了：要的是 GRU 除以 LSTM"),
+            gru / rnn: ("that is GRU over the plain RNN", "这是 GRU 与朴素 RNN 之比"),
+            lstm / rnn: ("that is LSTM over the plain RNN", "这是 LSTM 与朴素 RNN 之比"),
         }),
         lambda: answers.number("sigma_1", reference_answers["sigma_1"], mistakes={
-            0.5: ("that is σ(0), the gate at bias 0", "这是 σ(0)，即偏置为 0 时的门值"),
-            1 / (1 + math.e): ("that is σ(−1) = 1/(1 + e): the sign of the exponent is flipped", "这是 σ(−1) = 1/(1 + e)：指数的符号反了"),
+            sigma(0): ("that is σ(0), the gate at bias 0", "这是 σ(0)，即偏置为 0 时的门值"),
+            sigma(-1): ("that is σ(−1) = 1/(1 + e): the sign of the exponent is flipped", "这是 σ(−1) = 1/(1 + e)：指数的符号反了"),
             math.tanh(1): ("that is tanh(1), not the sigmoid", "这是 tanh(1)，不是 sigmoid"),
-            0.75: ("that is the linear approximation 1/2 + z/4, not σ(1)", "这是线性近似 1/2 + z/4，不是 σ(1)"),
+            1 / 2 + 1 / 4: ("that is the linear approximation 1/2 + z/4, not σ(1)", "这是线性近似 1/2 + z/4，不是 σ(1)"),
         }),
     ])
 
 
 @check(points=2)
 def test_variants(answers, reference_answers):
-    """Part D: coupled gates, peepholes and the two large comparisons (seed 000 §2.3.4)"""
+    """Part D: coupled gates, peepholes and the two large comparisons (textbook §2.3.4)"""
     choices(answers, reference_answers, VARIANTS)
