@@ -1,7 +1,7 @@
 """Public checks for ex08 (worth no points; the graded checks are hidden). Run: grade run ex08
 
 They check the form of the data and of one comparison row, with the simulated bench of
-grader/injected.py (fake_bench). Whether the values are right is decided by the hidden checks.
+grader/inside/given/ex08.py (fake_bench). Whether the values are right is decided by the hidden checks.
 """
 
 import torch

@@ -1,10 +1,10 @@
 """Hidden checks for ex08: the delayed-copy data and the comparison protocol (10 points).
 
-The protocol is graded with grader.injected.fake_bench: a simulated clock and a "trainer" whose
-outputs are documented functions of what it was given (training time = updates × batch size ×
-unit, one prediction unit per sequence predicted, peak memory = 16 bytes per parameter, predicted
-class k from the settings), so every number a correct protocol reports is known here exactly. One
-real tiny run (grader.injected.tiny_bench) shows that the protocol also works when something trains.
+The protocol is graded with the given fake_bench (grader/inside/given/ex08.py): a simulated clock
+and a "trainer" whose outputs are documented functions of what it was given (training time =
+updates × batch size × unit, one prediction unit per sequence predicted, peak memory = 16 bytes per
+parameter, predicted class k from the settings), so every number a correct protocol reports is known here exactly. One
+real tiny run (the given tiny_bench) shows that the protocol also works when something trains.
 """
 
 import torch
