@@ -27,12 +27,14 @@ def select(course: Course, exercise_ids: list[str] | tuple[str, ...] = ()) -> li
 
 def grade(*, course: Course, exercises: list[Exercise], submission: Path, device: str | None = None,
           strict: bool = False) -> GradeResult:
-    """Grade one submission folder on these exercises in a sandbox of its own."""
+    """Grade one submission (a folder laid out like exercises/, or a .zip of one) in a sandbox of its own."""
     from grader.grading.pipeline import grade_submission, open_sandbox, resolve_device
+    from grader.submissions import opened
 
     device = resolve_device(device or course.device)
-    with open_sandbox(course, exercises, device, strict=strict) as sandbox:
-        return grade_submission(course=course, exercises=exercises, submission=submission, device=device, sandbox=sandbox)
+    with open_sandbox(course, exercises, device, strict=strict) as sandbox, opened(submission) as folder:
+        return grade_submission(course=course, exercises=exercises, submission=folder, device=device, sandbox=sandbox,
+                                label=str(submission))
 
 
 def self_check(*, course: Course, device: str | None = None):
@@ -47,3 +49,15 @@ def protections(*, course: Course) -> list[dict]:
     from grader.sandbox.doctor import protections as probe
 
     return probe(course.root)
+
+
+def batch(*, course: Course, exercises: list[Exercise], submissions: Path, out: Path, workers: int,
+          device: str | None = None, strict: bool = False, scheduler: str | None = None, student: str | None = None,
+          progress=None):
+    """Grade a class (one folder or .zip per student in `submissions`) into `out`; see grader.batch.run."""
+    from grader.batch.run import grade_batch
+    from grader.grading.pipeline import resolve_device
+
+    return grade_batch(course=course, exercises=exercises, submissions=submissions, out=out, workers=workers,
+                       device=resolve_device(device or course.device), strict=strict, scheduler=scheduler,
+                       only=student, progress=progress)

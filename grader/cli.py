@@ -72,6 +72,66 @@ def run(exercise_ids: tuple[str, ...], submission: Path | None, device: str | No
     sys.exit(1 if result.internal_errors else 0)
 
 
+@main.command("batch", short_help="Grade a whole class: one folder or .zip per student.")
+@click.argument("submissions", type=click.Path(path_type=Path))
+@click.option("--out", "-o", type=click.Path(path_type=Path), required=True, help="Folder for grades.csv, reports/, feedback/, summary and the journal (a rerun resumes).")
+@click.option("--workers", "-w", type=click.IntRange(1, 256), help="Students graded at once (default: the number of CPUs).")
+@click.option("--exercises", "exercise_list", help="Comma-separated exercise ids (default: all).")
+@click.option("--device", "-d", type=click.Choice(DEVICES), help="Where tensors live during checks (default: course.toml).")
+@click.option("--sandbox", "sandbox_mode", type=click.Choice(["auto", "strict"]), default="auto", show_default=True, help="strict: refuse to run unless every protection is active.")
+@click.option("--scheduler", help="Address of a Dask scheduler: grade on that cluster instead of local processes.")
+@click.option("--student", help="Regrade this student only (the others keep their journal rows).")
+def batch(submissions: Path, out: Path, workers: int | None, exercise_list: str | None, device: str | None,
+          sandbox_mode: str, scheduler: str | None, student: str | None) -> None:
+    """Grade every student in SUBMISSIONS whose submission or the course changed since the last run into OUT."""
+    from grader.batch.run import default_workers
+
+    course = _course()
+    try:
+        exercises = api.select(course, [i.strip() for i in exercise_list.split(",") if i.strip()] if exercise_list else ())
+    except KeyError as e:
+        raise click.UsageError(f"unknown exercise {e.args[0]}; valid ids: {', '.join(course.ids)}") from None
+    console = Console(stderr=True)
+    with _progress(console) as report:
+        result = _guard(lambda: api.batch(
+            course=course, exercises=exercises, submissions=submissions, out=out,
+            workers=workers or default_workers(), device=device, strict=sandbox_mode == "strict",
+            scheduler=scheduler, student=student, progress=report))
+    statuses = [r["status"] for r in result.rows]
+    console.print(Text(
+        f"{len(result.rows)} students: {result.graded} graded, {result.skipped} unchanged; "
+        f"{statuses.count('unreadable')} could not be read, {statuses.count('internal error')} grader errors; "
+        f"{result.seconds:.1f} s; outputs in {out}"))
+    sys.exit(1 if "internal error" in statuses else 0)
+
+
+def _progress(console: Console):
+    """A rich progress bar (counts and ETA) on a terminal; one line per finished student otherwise."""
+    import contextlib
+
+    if not console.is_terminal:
+        def line(row, done, total):
+            score = row["report"]["score"]
+            console.print(Text(f"[{done}/{total}] {row['student']}: {score:g}/{row['report']['max_score']:g} ({row['status']})"))
+
+        return contextlib.nullcontext(line)
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    @contextlib.contextmanager
+    def bar():
+        with Progress(TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                      TextColumn("{task.description}"), console=console) as progress:
+            task = progress.add_task("", total=None)
+
+            def update(row, done, total):
+                progress.update(task, completed=done, total=total, description=row["student"])
+
+            yield update
+
+    return bar()
+
+
 @main.command("doctor", short_help="Show which sandbox protections are active on this machine.")
 def doctor() -> None:
     """List each protection of the student processes, active or not, and why not."""

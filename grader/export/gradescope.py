@@ -49,9 +49,9 @@ def to_dict(result: GradeResult, *, timing: bool = True) -> dict:
 def failure_dict(submission: str, max_score: float, message: str) -> dict:
     """The report of a run the grader itself could not complete: no points, and why."""
     return {
-        "score": 0.0, "max_score": max_score, "execution_time": 0.0, "tests": [],
+        "score": 0.0, "max_score": max_score, "tests": [],
         "output": f"the autograder failed: {message}",
-        "extra_data": {"submission": submission, "exercises": [], "errors": [message]},
+        "extra_data": {"submission": submission, "device": "", "exercises": [], "errors": [message]},
     }
 
 

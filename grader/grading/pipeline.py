@@ -59,8 +59,10 @@ def open_sandbox(course: Course, exercises: list[Exercise], device: str, *, stri
         sandbox.close()
 
 
-def grade_submission(*, course: Course, exercises: list[Exercise], submission: Path, device: str, sandbox) -> GradeResult:
-    """Grade one submission on the selected exercises."""
+def grade_submission(*, course: Course, exercises: list[Exercise], submission: Path, device: str, sandbox,
+                     label: str | None = None) -> GradeResult:
+    """Grade one submission on the selected exercises; `label` names it in the result (default: its path)."""
+    label = label or str(submission)
     started = time.monotonic()
     available = [e for e in exercises if e.available]
     workspace = load_submission(submission, available)
@@ -71,7 +73,7 @@ def grade_submission(*, course: Course, exercises: list[Exercise], submission: P
     finally:
         workspace.remove()
     results = [
-        not_submitted(e, submission, hidden=course.has_hidden_checks) if e.id in workspace.absent
+        not_submitted(e, label, hidden=course.has_hidden_checks) if e.id in workspace.absent
         else score(e, plugin.verdicts, hidden=course.has_hidden_checks)
         for e in exercises
     ]
@@ -83,7 +85,7 @@ def grade_submission(*, course: Course, exercises: list[Exercise], submission: P
             for e, r in zip(exercises, results)
             if e in present and abs(r.max_score - e.points) > 1e-9
         ]
-    return GradeResult(str(submission), device, course.language, results, errors,
+    return GradeResult(label, device, course.language, results, errors,
                        sandbox.protections if sandbox else None, seconds=time.monotonic() - started)
 
 
@@ -130,7 +132,7 @@ def score(exercise: Exercise, verdicts: list[Verdict], *, hidden: bool) -> Exerc
     return ExerciseResult(exercise.id, exercise.title, 0.0, 0.0, mine, note, graded_points=exercise.points)
 
 
-def not_submitted(exercise: Exercise, submission: Path, *, hidden: bool) -> ExerciseResult:
+def not_submitted(exercise: Exercise, submission: str, *, hidden: bool) -> ExerciseResult:
     """An exercise whose folder the submission lacks: no checks run, all of its points lost."""
     return ExerciseResult(
         exercise.id, exercise.title, 0.0, exercise.points if hidden else 0.0, [],

@@ -73,26 +73,26 @@ def _fill(workspace: Workspace, path: Path, exercises: list[Exercise]) -> None:
         dest = workspace.folder(exercise)
         dest.mkdir()
         for name in exercise.student_files:
-            problem = _copy(path / exercise.folder / name, dest / name, inside=path)
+            problem = _copy(path / exercise.folder / name, dest / name, inside=path, shown=f"{exercise.folder}/{name}")
             if problem:
                 workspace.problems[f"{exercise.id}/{name}"] = problem
 
 
-def _copy(src: Path, dest: Path, *, inside: Path) -> str | None:
-    """Copy one student file; return why it was refused, or None."""
+def _copy(src: Path, dest: Path, *, inside: Path, shown: str) -> str | None:
+    """Copy one student file; return why it was refused (naming it as `shown`, relative to the submission), or None."""
     if src.is_symlink() or src.parent.is_symlink():
-        return f"{src} is (or is in) a symbolic link; submit the file itself"
+        return f"{shown} is (or is in) a symbolic link; submit the file itself"
     if not src.resolve().is_relative_to(inside.resolve()):
-        return f"{src} lies outside the submission folder"
+        return f"{shown} lies outside the submission folder"
     if not src.exists():
-        return f"{src} is missing from the submission"
+        return f"{shown} is missing from the submission"
     if not src.is_file():
-        return f"{src} is not a regular file"
+        return f"{shown} is not a regular file"
     try:
         size = src.stat().st_size
         if size > FILE_BYTES:
-            return f"{src} is {size} bytes; the limit is {FILE_BYTES} bytes"
+            return f"{shown} is {size} bytes; the limit is {FILE_BYTES} bytes"
         shutil.copyfile(src, dest)
     except OSError as e:
-        return f"{src} could not be read: {e.strerror}"
+        return f"{shown} could not be read: {e.strerror}"
     return None

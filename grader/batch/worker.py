@@ -1,0 +1,98 @@
+"""One student's grading, as a batch worker runs it: locally in a pool process, or as a Dask task in a fresh process.
+
+A pool process keeps torch loaded and one sandbox (zygote) for every student it grades. A Dask
+task runs `python -m grader.batch.worker` in a fresh subprocess – Dask workers are multi-threaded,
+and namespaces must be set up from a fresh single-threaded process, never inside a task's thread.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from grader.errors import SubmissionError
+
+_STATE: dict = {}  # the pool process's course, exercises, device and sandbox
+
+
+def grade_one(*, course, exercises, device: str, sandbox, student: str, path: Path) -> dict:
+    """{"student", "status", "report", "seconds", "timeouts"} for one student; never raises for the student's input."""
+    from grader.export import gradescope
+    from grader.grading.pipeline import grade_submission
+    from grader.results import ExerciseResult, GradeResult
+    from grader.submissions import opened
+    from grader.text import Text
+
+    started = time.monotonic()
+    try:
+        with opened(path) as folder:
+            result = grade_submission(course=course, exercises=exercises, submission=folder, device=device,
+                                      sandbox=sandbox, label=student)
+        status = "graded" if not result.internal_errors else "internal error"
+    except SubmissionError as e:  # a refused archive or an unreadable entry: this student alone
+        why = Text(f"could not be read: {e}", f"无法读取：{e}")
+        result = GradeResult(student, device, course.language, [
+            ExerciseResult(x.id, x.title, 0.0, x.points, [], note=why) for x in exercises
+        ])
+        status = "unreadable"
+    timeouts = sum(v.timed_out for e in result.exercises for v in e.checks)
+    return {"student": student, "status": status, "report": gradescope.to_dict(result, timing=False),
+            "seconds": time.monotonic() - started, "timeouts": timeouts}
+
+
+# -- a local pool process -----------------------------------------------------------------------
+
+def start_pool_process(course_root: str, exercise_ids: list[str], device: str, strict: bool) -> None:
+    """Pool initializer: load the course and start this process's sandbox, kept for every student it grades."""
+    from multiprocessing.util import Finalize
+
+    from grader.course import load_course
+    from grader.grading.pipeline import open_sandbox
+
+    course = load_course(Path(course_root))
+    exercises = [course.exercise(i) for i in exercise_ids]
+    context = open_sandbox(course, exercises, device, strict=strict)
+    sandbox = context.__enter__()
+    Finalize(None, context.__exit__, args=(None, None, None), exitpriority=10)  # the zygote ends with this process
+    _STATE.update(course=course, exercises=exercises, device=device, sandbox=sandbox)
+
+
+def pool_task(student: str, path: str) -> dict:
+    """One student in this pool process; a failure of the grader itself is that student's row, not the batch's end."""
+    from grader.errors import GraderError
+    from grader.export import gradescope
+
+    try:
+        return grade_one(**_STATE, student=student, path=Path(path))
+    except GraderError as e:
+        max_score = float(sum(x.points for x in _STATE["exercises"]))
+        return {"student": student, "status": "internal error", "seconds": 0.0, "timeouts": 0,
+                "report": gradescope.failure_dict(student, max_score, str(e))}
+
+
+# -- a Dask task --------------------------------------------------------------------------------
+
+def dask_task(student: str, path: str, course_root: str, exercise_ids: list[str], device: str, strict: bool) -> dict:
+    """Grade one student in a fresh subprocess on the Dask worker; the result comes back to the TA's journal."""
+    job = json.dumps({"student": student, "path": path, "course_root": course_root,
+                      "exercise_ids": exercise_ids, "device": device, "strict": strict})
+    done = subprocess.run([sys.executable, "-m", "grader.batch.worker"], input=job, capture_output=True, text=True,
+                          check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"grading {student} failed on the worker: {done.stderr[-2000:]}")
+    return json.loads(done.stdout)
+
+
+def _main() -> None:
+    job = json.loads(sys.stdin.read())
+    start_pool_process(job["course_root"], job["exercise_ids"], job["device"], job["strict"])
+    row = pool_task(job["student"], job["path"])
+    sys.stdout.write(json.dumps(row))
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    _main()

@@ -1,0 +1,194 @@
+"""`grade batch`: input layouts, refused archives, resume after kill -9, identical grades however it is run."""
+
+import csv
+import io
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import ROOT, mutate
+from grader.cli import main
+
+EXERCISES = "ex01,ex05"  # one answer sheet, one code exercise: every kind of work, in a few seconds
+REFERENCE = (ROOT / "solutions" / "ex05_gated_steps" / "gated.py").read_text()
+SHEET = (ROOT / "solutions" / "ex01_cell_state" / "answers.toml").read_text()
+
+
+def student(folder: Path, gated: str | None = REFERENCE, sheet: str | None = SHEET) -> Path:
+    if gated is not None:
+        (folder / "ex05_gated_steps").mkdir(parents=True)
+        (folder / "ex05_gated_steps" / "gated.py").write_text(gated)
+    if sheet is not None:
+        (folder / "ex01_cell_state").mkdir(parents=True, exist_ok=True)
+        (folder / "ex01_cell_state" / "answers.toml").write_text(sheet)
+    return folder
+
+
+def zip_of(folder: Path, archive: Path, *, top: str | None = None) -> Path:
+    with zipfile.ZipFile(archive, "w") as zf:
+        for path in sorted(folder.rglob("*")):
+            if path.is_file():
+                zf.write(path, str(Path(top or "") / path.relative_to(folder)))
+    return archive
+
+
+@pytest.fixture(scope="module")
+def klass(tmp_path_factory) -> Path:
+    """A small class: right, buggy, broken, hanging, zipped two ways, and one refused archive."""
+    root = tmp_path_factory.mktemp("class")
+    student(root / "ada")
+    student(root / "bob", mutate(REFERENCE, "h_new = z * h + (1.0 - z) * candidate", "h_new = (1.0 - z) * h + z * candidate"))
+    student(root / "cyd", "def lstm_step(:\n")
+    student(root / "dan", "while True:\n    pass\n")
+    source = student(root.parent / "eve-src")
+    zip_of(source, root / "eve.zip")
+    zip_of(source, root / "fay.zip", top="my-homework")
+    with zipfile.ZipFile(root / "gus.zip", "w") as zf:
+        zf.writestr("../../escape.py", "x = 1")
+    (root / "notes.txt").write_text("not a student")
+    return root
+
+
+def batch(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "grader.cli", "batch", *args], capture_output=True, text=True,
+                          cwd=ROOT, timeout=600)
+
+
+def grades(out: Path) -> dict[str, dict[str, str]]:
+    return {row["student"]: row for row in csv.DictReader(io.StringIO((out / "grades.csv").read_text()))}
+
+
+@pytest.fixture(scope="module")
+def graded(klass, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("out")
+    done = batch(str(klass), "--out", str(out), "--exercises", EXERCISES, "--workers", "2")
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+def test_every_layout_is_graded_and_a_bad_archive_refused_alone(graded):
+    """Are folders, a zip of the layout and a zip with one top folder graded alike, and a zip with '..' refused for its student alone?"""
+    g = grades(graded)
+    assert sorted(g) == ["ada", "bob", "cyd", "dan", "eve", "fay", "gus"]
+    assert g["ada"]["total"] == g["eve"]["total"] == g["fay"]["total"] == "20"
+    assert g["gus"]["total"] == "0"
+    report = json.loads((graded / "reports" / "gus.json").read_text())
+    assert "points outside the submission" in report["extra_data"]["exercises"][0]["note"]
+    assert json.loads((graded / "summary.json").read_text())["unreadable"] == 1
+
+
+def test_hanging_and_broken_students_cost_only_their_own_points(graded):
+    """Do a hanging and a broken student lose their own ex05 points only, with the journal counting the timeout?"""
+    g = grades(graded)
+    assert g["cyd"]["ex05"] == g["dan"]["ex05"] == "0" and g["cyd"]["ex01"] == g["dan"]["ex01"] == "6"
+    assert 0 < float(g["bob"]["ex05"]) < 14
+    summary = json.loads((graded / "summary.json").read_text())
+    assert summary["hit_a_time_limit"] == 1
+    assert any("swapped GRU convention" in m["mistake"] for m in summary["common_mistakes"])
+
+
+def test_feedback_shows_checks_not_references(graded):
+    """Does a student's feedback name checks, points and diagnoses, and hold no line of the reference?"""
+    text = (graded / "feedback" / "bob.md").read_text()
+    assert "swapped GRU convention" in text and "ex05" in text
+    reference_lines = {line.strip() for line in REFERENCE.splitlines() if len(line.strip()) > 20}
+    assert not any(line in text for line in reference_lines)
+
+
+def test_rerun_skips_unchanged_and_regrades_a_new_upload(klass, graded, tmp_path):
+    """Does a rerun skip every unchanged student, and regrade one whose upload changed?"""
+    out = tmp_path / "out"
+    shutil.copytree(graded, out)
+    again = batch(str(klass), "--out", str(out), "--exercises", EXERCISES)
+    assert "0 graded, 7 unchanged" in again.stderr, again.stderr
+    changed = tmp_path / "class"
+    shutil.copytree(klass, changed)
+    (changed / "bob" / "ex05_gated_steps" / "gated.py").write_text(REFERENCE)
+    third = batch(str(changed), "--out", str(out), "--exercises", EXERCISES)
+    assert "1 graded, 6 unchanged" in third.stderr, third.stderr
+    assert grades(out)["bob"]["ex05"] == "14"
+
+
+def test_kill_9_then_resume_gives_the_same_grades(klass, graded, tmp_path):
+    """After kill -9 in the middle of a batch, does a rerun give byte-identical grades and reports?"""
+    out = tmp_path / "out"
+    process = subprocess.Popen([sys.executable, "-m", "grader.cli", "batch", str(klass), "--out", str(out),
+                                "--exercises", EXERCISES, "--workers", "1"], cwd=ROOT, start_new_session=True,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and process.poll() is None:
+        if len(list(out.glob("reports/*.json"))) >= 2:  # some students journaled, others not yet
+            break
+        time.sleep(0.05)
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    assert not (out / "grades.csv").exists(), "the batch finished before it could be killed"
+    resumed = batch(str(klass), "--out", str(out), "--exercises", EXERCISES)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "unchanged" in resumed.stderr and not resumed.stderr.startswith("7 students: 7 graded")
+    assert (out / "grades.csv").read_bytes() == (graded / "grades.csv").read_bytes()
+    for report in (graded / "reports").glob("*.json"):
+        assert (out / "reports" / report.name).read_bytes() == report.read_bytes(), report.name
+
+
+def test_one_worker_and_a_dask_cluster_give_identical_grades(klass, graded, tmp_path):
+    """Do --workers 1 and a real distributed.LocalCluster give the grades.csv that --workers 2 gave?"""
+    from distributed import LocalCluster
+
+    one = tmp_path / "one"
+    assert batch(str(klass), "--out", str(one), "--exercises", EXERCISES, "--workers", "1").returncode == 0
+    assert (one / "grades.csv").read_bytes() == (graded / "grades.csv").read_bytes()
+    with LocalCluster(n_workers=1, threads_per_worker=2, processes=True, dashboard_address=None) as cluster:
+        dask = tmp_path / "dask"
+        done = batch(str(klass), "--out", str(dask), "--exercises", EXERCISES, "--scheduler", cluster.scheduler_address)
+        assert done.returncode == 0, done.stderr
+    assert (dask / "grades.csv").read_bytes() == (graded / "grades.csv").read_bytes()
+
+
+REFUSED = {
+    "absolute path": [("/etc/evil.py", b"x")],
+    "parent folder": [("ex05_gated_steps/../../x.py", b"x")],
+    "symbolic link": "symlink",
+    "too many entries": [(f"f{i}.txt", b"") for i in range(501)],
+    "zip bomb": [("ex05_gated_steps/gated.py", b"0" * (40 << 20))],
+}
+
+
+@pytest.mark.parametrize("case", REFUSED)
+def test_refused_archives_say_why(tmp_path, case):
+    """Is an archive with this problem refused with a message, for that student only?"""
+    from grader.submissions.archive import ArchiveRefused, unpack
+
+    archive = tmp_path / "s.zip"
+    with zipfile.ZipFile(archive, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        if REFUSED[case] == "symlink":
+            info = zipfile.ZipInfo("ex05_gated_steps/gated.py")
+            info.external_attr = (0o120777 << 16)
+            zf.writestr(info, "/etc/passwd")
+        else:
+            for name, data in REFUSED[case]:
+                zf.writestr(name, data)
+    (tmp_path / "dest").mkdir()
+    with pytest.raises(ArchiveRefused) as refused:
+        unpack(archive, tmp_path / "dest")
+    assert "s.zip" in str(refused.value)
+    assert not (tmp_path / "escape.py").exists() and not Path("/etc/evil.py").exists()
+
+
+def test_batch_cli_usage_errors(tmp_path):
+    """Are a missing submissions folder and an unknown --student usage errors with a message?"""
+    runner = CliRunner()
+    result = runner.invoke(main, ["batch", str(tmp_path / "none"), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2 and "not a folder of submissions" in result.output
+    (tmp_path / "class").mkdir()
+    result = runner.invoke(main, ["batch", str(tmp_path / "class"), "--out", str(tmp_path / "out"), "--student", "zed"])
+    assert result.exit_code == 2 and "no such student" in result.output
