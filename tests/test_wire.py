@@ -108,3 +108,48 @@ def test_recv_times_out_and_sees_eof():
         a.close()
         with pytest.raises(EOFError):
             wire.recv(b, timeout=1, bounds=wire.Bounds())
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=8), inner, max_size=5),
+    max_leaves=40,
+)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(body=st.one_of(st.binary(max_size=400), _JSONISH.map(lambda d: __import__("json").dumps(d).encode())),
+       blob=st.binary(max_size=200))
+def test_any_reply_bytes_decode_or_raise_wire_error(body, blob):
+    """Whatever bytes a student process sends, does decoding under the reply bounds give plain data or a WireError only?"""
+    data = wire._HEADER.pack(len(body), len(blob)) + body + blob
+    try:
+        wire.unpack(data, wire.Bounds())
+    except wire.WireError:
+        pass
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(value=_JSONISH)
+def test_plain_values_round_trip(value):
+    """Does every plain value (lists, dicts, numbers within 64 bits, strings) come back equal after pack/unpack?"""
+    import math
+
+    def same(a, b):
+        if isinstance(a, float) and math.isnan(a):
+            return isinstance(b, float) and math.isnan(b)
+        if isinstance(a, list):
+            return isinstance(b, list) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+        if isinstance(a, dict):
+            return isinstance(b, dict) and a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+        return a == b and type(a) is type(b)
+
+    try:
+        back = wire.unpack(wire.pack(value), wire.Bounds())
+    except wire.WireError as e:  # only integers beyond 64 bits are refused
+        assert "not a valid message" in str(e)
+        return
+    assert same(value, back)

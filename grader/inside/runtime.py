@@ -54,6 +54,8 @@ def _call(message: dict, modules: dict, workspace: Path, device) -> dict:
     except _SubmissionError as e:
         return {"ok": False, "error": e.info}
     modules[module_name] = module
+    if function is None:  # an import on its own
+        return {"ok": True, "value": None, "grads": None}
     fn = getattr(module, function, None)
     if fn is None:
         return _error("missing", f"{module_name}.py has no function named '{function}'")

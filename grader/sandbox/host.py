@@ -37,8 +37,8 @@ OUTPUT_SHOWN = 1500
 # How long the zygote may take to import torch before the grader gives up.
 STARTUP_SECONDS = 300
 # How many checks one student process serves before a fresh one is forked (its CPU-time limit
-# covers this many checks' time limits).
-CHECKS_PER_PROCESS = 8
+# covers this many checks' time limits); every exercise's checks fit in one process.
+CHECKS_PER_PROCESS = 32
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,11 @@ class Limits:
 
 
 class StudentTimeout(StudentError):
-    """The submission's function did not return within the check's time limit."""
+    """The submission's function (or the import of its module, `importing`) did not finish within the check's time limit."""
+
+    def __init__(self, en: str, zh: str, *, importing: bool):
+        super().__init__(en, zh)
+        self.importing = importing
 
 
 class Sandbox:
@@ -174,6 +178,7 @@ class StudentProcess:
         self._checks = 0
         self._deadline = 0.0
         self._output_start = 0
+        self._imported: set[str] = set()
 
     @property
     def usable(self) -> bool:
@@ -197,13 +202,18 @@ class StudentProcess:
 
         Raises StudentError when the submission raised, hung, died or replied with junk.
         """
-        label = f"{module}.{function}"
         if self._status is not None:
             raise StudentError(
                 f"not run: the submission's process had already stopped ({self._status})",
                 f"未运行：提交的进程已结束（{self._status}）",
             )
+        if module not in self._imported:  # on its own, so that an import that hangs is known as such
+            self._exchange(f"importing {module}.py", {"module": module, "function": None}, importing=True)
+            self._imported.add(module)
         request = {"module": module, "function": function, "args": args, "kwargs": kwargs, "cotangent": cotangent}
+        return self._exchange(f"{module}.{function}", request, importing=False)
+
+    def _exchange(self, label: str, request: dict, *, importing: bool) -> dict:
         try:
             self._channel.settimeout(max(1e-3, self._deadline - time.monotonic()))
             self._channel.sendall(wire.pack(request))
@@ -214,6 +224,7 @@ class StudentProcess:
             raise StudentTimeout(
                 f"{label} did not finish within the {limit:g} s limit for this check (an endless loop?)",
                 f"{label} 未在本项检查的 {limit:g} 秒时限内结束（死循环？）",
+                importing=importing,
             ) from None
         except (EOFError, OSError):
             self._stop()

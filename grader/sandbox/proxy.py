@@ -1,8 +1,8 @@
 """The checks' handle on a submission's module: `gated.lstm_step(...)` runs in the exercise's student process.
 
-A function that timed out once in a submission is not called again in that submission, and once two
-functions of one module have timed out (an import that hangs, or every function looping) none of it
-is: later checks fail at once, so a hanging submission costs about two time limits per exercise.
+A function that timed out once in a submission is not called again in that submission; a module
+whose import timed out, or two of whose functions did, is not called at all: later checks fail at
+once, so a submission that hangs costs about one time limit per exercise (two if every function loops).
 """
 
 from __future__ import annotations
@@ -59,16 +59,21 @@ class StudentFunction:
             raise StudentError(
                 Text(f"{label} was not run: it did not finish within the time limit in an earlier check",
                      f"{label} 未运行：它在之前的检查中已超时"))
+        if f"{self._module}.py" in timed_out:
+            raise StudentError(
+                Text(f"{label} was not run: importing {self._module}.py did not finish within the time limit in an "
+                     "earlier check (code at the top level of the file that never ends?)",
+                     f"{label} 未运行：导入 {self._module}.py 在之前的检查中已超时（文件顶层有不会结束的代码？）"))
         if sum(t.startswith(f"{self._module}.") for t in timed_out) >= 2:
             raise StudentError(
                 Text(f"{label} was not run: two functions of {self._module}.py did not finish within the time limit "
-                     "in earlier checks (does importing it hang?)",
-                     f"{label} 未运行：{self._module}.py 中已有两个函数在之前的检查中超时（导入它时是否会卡住？）"))
+                     "in earlier checks",
+                     f"{label} 未运行：{self._module}.py 中已有两个函数在之前的检查中超时"))
         self._process.check_injects([v for v in leaves([args, kwargs]) if isinstance(v, Inject)])
         try:
             reply = self._process.get().call(self._module, self._function, args, kwargs, cotangent)
-        except StudentTimeout:
-            timed_out.add(label)
+        except StudentTimeout as e:
+            timed_out.add(f"{self._module}.py" if e.importing else label)
             raise
         return _to_device(reply, self._device)
 

@@ -1,0 +1,69 @@
+"""Batch grading against fresh interpreters: a synthetic class through `grade batch`, beside N fresh `import torch` runs.
+
+    python bench/bench_batch.py [--students 100] [--workers 2]
+
+The class mixes correct submissions (the references), buggy ones (an ex05 and an ex01 mistake),
+broken ones (a syntax error in every code file) and one that hangs in every code file. The
+baseline is what any torch-based grader pays at least once per student when it starts afresh:
+`python -c "import torch"`, N times, measured in this run. Goal: the class in under a quarter of it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def make_class(folder: Path, students: int) -> None:
+    solutions = ROOT / "solutions"
+    for n in range(students):
+        kind = ("correct", "buggy", "broken", "correct")[n % 4] if n else "hanging"
+        dest = folder / f"s{n:03d}-{kind}"
+        shutil.copytree(solutions, dest)
+        if kind == "buggy":
+            gated = dest / "ex05_gated_steps" / "gated.py"
+            gated.write_text(gated.read_text().replace("h_new = z * h + (1.0 - z) * candidate", "h_new = (1.0 - z) * h + z * candidate"))
+            sheet = dest / "ex01_cell_state" / "answers.toml"
+            sheet.write_text(sheet.read_text().replace("c_t = 1.5", "c_t = -0.1"))
+        elif kind in ("broken", "hanging"):
+            for code in dest.glob("*/*.py"):
+                code.write_text("while True:\n    pass\n" if kind == "hanging" else "def broken(:\n")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--students", type=int, default=100)
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        klass, out = Path(tmp) / "class", Path(tmp) / "out"
+        klass.mkdir()
+        make_class(klass, args.students)
+        start = time.perf_counter()
+        done = subprocess.run([sys.executable, "-m", "grader.cli", "batch", str(klass), "--out", str(out),
+                               "--workers", str(args.workers)], cwd=ROOT, capture_output=True, text=True)
+        batch = time.perf_counter() - start
+        if done.returncode != 0:
+            print(done.stderr[-3000:])
+            return 1
+        start = time.perf_counter()
+        for _ in range(args.students):
+            subprocess.run([sys.executable, "-c", "import torch"], check=True)
+        fresh = time.perf_counter() - start
+    print(done.stderr.strip().splitlines()[-1])
+    print(f"students                 {args.students}")
+    print(f"grade batch ({args.workers} workers)   {batch:8.1f} s   {batch / args.students:6.2f} s per student")
+    print(f"{args.students} x fresh import torch  {fresh:8.1f} s   {fresh / args.students:6.2f} s per student")
+    print(f"ratio batch / fresh imports  {batch / fresh:.2f}  (goal < 0.25)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
