@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import os
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import pytest
 
 from grader.grading.answers import AnswerSheet, SheetError, load_sheet
 from grader.checks import Fail
+from conftest import ROOT
 
 EX01_H = {"o": "gate", "c_t": "real"}
 EX04 = {"d_x": "positive_integer", "d_h": "positive_integer"}
@@ -289,3 +291,148 @@ def test_shape_accepts_arrays(value: object) -> None:
 def test_shape_wrong_or_malformed(value: object, fragment: str) -> None:
     """Is a wrong shape 'not correct' and a non-shape told how to write one?"""
     assert fragment in failure(sheet(s=value).shape, "s", [4, 2, 5]).en
+
+
+# --- hostile and odd values: each fails its own key, never the grader -----------------------------
+
+EX01_C = {"f": "gate", "c_prev": "real", "i": "gate", "g": "real"}
+PREFIX = "ex01_cell_state/answers.toml, k: "
+
+# one call of each check method on the key "k"
+CHECKS = {
+    "number": lambda answers: answers.number("k", 1.5),
+    "integer": lambda answers: answers.integer("k", 82432),
+    "formula": lambda answers: answers.formula("k", "f*c_prev + i*g", EX01_C, mistakes={"i*g": "no forget term"}),
+    "choice": lambda answers: answers.choice("k", "B", ["A", "B", "0.9"]),
+    "boolean": lambda answers: answers.boolean("k", True),
+    "shape": lambda answers: answers.shape("k", [2, 3]),
+}
+
+
+def nested(depth: int) -> list:
+    value: list = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+HOSTILE_VALUES = {
+    "401-digit integer": 10**400,
+    "negative 401-digit integer": -(10**400),
+    "5001-digit integer": 10**5000 + 1,
+    "240000-bit integer (a TOML hex literal)": 16**60_000 - 1,
+    "nan": float("nan"),
+    "inf": float("inf"),
+    "-inf": float("-inf"),
+    "5000 nested arrays": nested(5000),
+    "long array": [1] * 50_000,
+    "array of huge integers": [10**5000, 2],
+    "long string": "1" * 60_000,
+    "long digit shape": "(" + "9" * 499,
+    "deep parentheses": "(" * 200 + "c_prev" + ")" * 200,
+    "many parentheses": "(" * 10_000 + "1" + ")" * 10_000,
+    "power tower": "10^10^10",
+    "python power tower": "9**9**9",
+    "huge power of a symbol": "c_prev^(10^10)",
+    "huge literal": "9" * 30 + "e300",
+    "bidi override": "f\u202e*c_prev",
+    "line separator": "Q\u2028",
+    "paragraph separator": "maybe\u2029",
+    "lone surrogate": "\ud800",
+    "escape sequence": "\x1b[2J",
+    "table": {"a": 1},
+    "date": datetime.date(1979, 5, 27),
+    "datetime": datetime.datetime(1979, 5, 27, 7, 32, tzinfo=datetime.timezone.utc),
+    "time": datetime.time(7, 32),
+    "boolean": False,
+    "empty array": [],
+    "negative dimensions": [-1, 3],
+    "float dimensions": [2.0, 3.0],
+}
+
+
+@pytest.mark.parametrize("check", CHECKS)
+@pytest.mark.parametrize("name", HOSTILE_VALUES)
+def test_hostile_value_fails_its_key_with_printable_feedback(name: str, check: str) -> None:
+    """Does each huge, deep, non-finite, wrongly typed or odd-Unicode answer fail its own key with a printable message?"""
+    fail = failure(CHECKS[check], sheet(k=HOSTILE_VALUES[name]))
+    assert fail.en.startswith(PREFIX) and fail.zh.startswith("ex01_cell_state/answers.toml，k：")
+    for message in (fail.en, fail.zh):
+        assert message.isprintable() and len(message) < 1000, message
+
+
+@pytest.mark.parametrize(("value", "fragment"), [
+    pytest.param(10**400, "an integer of about 401 digits is beyond the range of numbers the grader reads", id="401 digits"),
+    ("1" * 600, "the answer is 600 characters long; the limit is 500"),
+    ("10^10^10", "the exponent is too large"),
+    ("(" * 60 + "1" + ")" * 60, "nested more than 50 levels"),
+    (float("inf"), "inf is not a finite number"),
+])
+def test_hostile_number_says_what_is_wrong(value: object, fragment: str) -> None:
+    """Does a number too large, too long, too deep or infinite say which limit it broke?"""
+    assert fragment in failure(sheet(k=value).number, "k", 1.5).en
+
+
+def test_huge_integer_is_compared_exactly() -> None:
+    """Is an integer answer compared exactly, however large (no float rounding, no overflow)?"""
+    sheet(k=2**80 + 1).integer("k", 2**80 + 1)
+    assert "is not correct" in failure(sheet(k=2**80).integer, "k", 2**80 + 1).en
+    assert "an integer of about 1506 digits is not correct" in failure(sheet(k=10**1505).integer, "k", 3).en
+
+
+@pytest.mark.parametrize(("check", "value"), [("choice", "A\u202eB"), ("boolean", "yes\u2028no"),
+                                              ("shape", "\ud800"), ("number", "x\u202e"), ("formula", "\u202ef")])
+def test_student_text_is_quoted_safely(check: str, value: str) -> None:
+    """Is a student's text echoed with bidi overrides, separators and lone surrogates replaced by U+FFFD?"""
+    fail = failure(CHECKS[check], sheet(k=value))
+    assert not any(c in fail.en + fail.zh for c in "\u202e\u2028\u2029\ud800")
+    if check in ("choice", "boolean", "shape"):
+        assert "\ufffd" in fail.en
+
+
+def test_sheet_values_tomllib_cannot_build_fail_only_their_key(tmp_path: Path) -> None:
+    """Do a 5001-digit integer and 5000 nested arrays fail their own keys while the other answers still grade?"""
+    write_sheet(tmp_path, f'c_t = 1.5\nh_t = {"9" * 5001}\nc_t_formula = {"[" * 5000}{"]" * 5000}\n'
+                          f'h_t_formula = {"{a = " * 20}1{"}" * 20}\n[extra]\nx = {"[" * 30}{"]" * 30}\n')
+    answers = load_sheet(Path("answers.toml"), root=tmp_path)
+    answers.number("c_t", 1.5)
+    assert "more than 4300 digits" in failure(answers.number, "h_t", 0.45).en
+    assert "nested more than 8 levels deep" in failure(answers.formula, "c_t_formula", "f", {"f": "gate"}).en
+    assert "h_t_formula: the value is nested" in failure(answers.formula, "h_t_formula", "o", {"o": "gate"}).en
+    assert answers.unknown_keys(["c_t", "h_t", "c_t_formula", "h_t_formula"]) == ["extra", "extra.x"]
+
+
+def test_brackets_and_digits_in_strings_and_comments_are_text(tmp_path: Path) -> None:
+    """Are brackets and long digit runs inside strings and comments not mistaken for nesting or numbers?"""
+    write_sheet(tmp_path, 'k = "[[[[[[[[[[[[" # [[[[[[[[[[[[\n'
+                          f"m = '''\n[[[[[[[[[[[[\n{'9' * 5000}'''\ns = [[1], [2]] # ]]]]\n"
+                          't = """a\\"""[[[[[[[[[[[[""" \n')
+    answers = load_sheet(Path("answers.toml"), root=tmp_path)
+    assert answers.raw("k") == "[[[[[[[[[[[[" and answers.raw("s") == [[1], [2]]
+    assert answers.raw("t") == 'a"""[[[[[[[[[[[[' and answers.raw("m").endswith("9")
+    assert "5,013 characters long" in failure(answers.choice, "m", "A", ["A"]).en
+
+
+def test_long_dotted_key_refuses_the_sheet(tmp_path: Path) -> None:
+    """Is a key of 30,000 dotted parts (quadratic in tomllib) refused by its length, naming the line?"""
+    write_sheet(tmp_path, "c_t = 1.5\n" + "a" + ".a" * 30_000 + " = 1\n")
+    with pytest.raises(SheetError, match="line 2: a key or table name is longer than 200 characters"):
+        load_sheet(Path("answers.toml"), root=tmp_path)
+
+
+def test_unknown_keys_are_listed_safely_and_bounded() -> None:
+    """Are unknown keys echoed without unsafe characters, at most ten of them named?"""
+    answers = sheet(c_t=1.5, **{f"k\u202e{n}": 1 for n in range(30)})
+    fail = failure(answers.expect_keys, ["c_t"])
+    assert "\u202e" not in fail.en and "and 20 more" in fail.en and fail.en.isprintable()
+
+
+def test_ex01_formulas_wrong_for_negative_values_lose_their_points(grade) -> None:
+    """Do ex01's formula checks refuse formulas wrong for negative values that hide it behind 0*sqrt(...)?"""
+    sheet_text = (ROOT / "solutions" / "ex01_cell_state" / "answers.toml").read_text(encoding="utf-8")
+    sheet_text = sheet_text.replace('"f*c_prev + i*g"', '"f*abs(c_prev) + i*g + 0*sqrt(c_prev)"')
+    sheet_text = sheet_text.replace('"o*tanh(c_t)"', '"o*tanh(abs(c_t)) + 0*sqrt(c_t)"')
+    result = grade("ex01", {"answers.toml": sheet_text})
+    failed = {v.name: v.feedback for v in result.checks if not v.passed}
+    assert result.score == result.max_score - 3, failed
+    assert all("not equivalent" in feedback for feedback in failed.values()), failed

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from grader.grading.expr import (BinOp, Call, ExpressionError, Num, Sym, UndefinedError, UnknownSymbolError, equivalent,
-                         evaluate, free_symbols, parse)
+                                 evaluate, free_symbols, parse, quote)
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -73,6 +73,7 @@ def hostile_strings(marker: str) -> list[str]:
         "9" * 5_000,
         "1" * 40,
         "1e999999",
+        "9" * 30 + "e300",
         "ｅｘｐ(1)",  # full-width look-alikes
         "\u0435xp(1)",  # Cyrillic е
         "ex\u0440(1)",  # Cyrillic р
@@ -188,6 +189,7 @@ def test_long_answer_is_reported_with_its_length() -> None:
     ("o^1001", "exponent is too large"),
     ("10^300^2", "exponent is too large"),
     ("(10^300)^2", "number is too large"),
+    ("9" * 30 + "e300", "number '999999999999999999999999999999 [...]' is too large at column 1"),
 ])
 def test_error_message_says_what_and_where(text: str, fragment: str) -> None:
     """Does each kind of malformed answer get its own message with the column?"""
@@ -304,6 +306,17 @@ PAIRS: list[tuple[dict, str, str, bool]] = [
     (EX01_H, "o*tanh(c_t)", "o*tanh(c_t)^2", False),
     (EX01_H, "o*tanh(c_t)", "tanh(c_t)", False),
     (EX01_H, "o*tanh(c_t)", "σ(o)*tanh(c_t)", False),
+    # undefined on part of the expected answer's domain: wrong there, however it is multiplied away
+    (EX01_C, "f*c_prev + i*g", "f*abs(c_prev) + i*g + 0*sqrt(c_prev)", False),
+    (EX01_C, "f*c_prev + i*g", "f*c_prev + i*abs(g) + 0*ln(g)", False),
+    (EX01_H, "o*tanh(c_t)", "o*tanh(abs(c_t)) + 0*sqrt(c_t)", False),
+    (EX01_H, "o*tanh(c_t)", "o*tanh(c_t) + 0*ln(c_t)", False),
+    (EX01_H, "o*tanh(c_t)", "o*tanh(c_t) + 0/(c_t-c_t)", False),
+    # equivalent wherever the expected answer is defined on the domain
+    (EX01_H, "o*tanh(c_t)", "exp(ln(o))*tanh(c_t)", True),
+    (EX01_H, "o*tanh(c_t)", "sqrt(o^2) tanh(c_t)", True),
+    ({"x": "real"}, "ln(x)", "ln(abs(x))", True),
+    ({"x": "real"}, "sqrt(x)", "sqrt(abs(x))", True),
     # ex02: const_gate_factor = f^k
     (EX02_GATE, "f^k", "f**k", True),
     (EX02_GATE, "f^k", "exp(k ln f)", True),
@@ -377,6 +390,37 @@ def test_cancellation_noise_is_not_agreement() -> None:
     assert equivalent(noisy, zero, symbols, fallback_seconds=0) is None
     assert equivalent(noisy, zero, symbols) is False
     assert equivalent(noisy, parse("1", symbols), symbols) is True
+
+
+def test_rounding_noise_cannot_hide_a_wrong_region() -> None:
+    """Does a term whose rounding noise is unbounded where the answer is wrong (c_prev < 0) leave the case undecided by sampling, and not right?"""
+    wrong = parse("f*abs(c_prev) + i*g + c_prev^(0.1+1.9) - c_prev^2", EX01_C)
+    expected = parse("f*c_prev + i*g", EX01_C)
+    assert equivalent(wrong, expected, EX01_C, fallback_seconds=0) is None
+    assert equivalent(wrong, expected, EX01_C) is not True
+
+
+def test_integer_exponent_up_to_rounding_is_not_undefined() -> None:
+    """Is c^((0.1+0.2)*10), an integer power whose float exponent is 3.0000000000000004, left to sympy rather than wrong for c < 0?"""
+    symbols = {"c": "real"}
+    answer, expected = parse("c^((0.1+0.2)*10)", symbols), parse("c^3", symbols)
+    assert equivalent(answer, expected, symbols, fallback_seconds=0) is None
+    assert equivalent(answer, expected, symbols) is True
+
+
+@pytest.mark.parametrize("text", ["exp(1)\u202e", "o\u2028", "x\ud800", "\\fo\u202eo", "tanh(\u2029)", "c_t\x1b[2J"])
+def test_messages_show_student_text_safely(text: str) -> None:
+    """Does an error message about an answer with bidi overrides, line separators, lone surrogates or escapes print safely?"""
+    with pytest.raises(ExpressionError) as caught:
+        parse(text, EX01_H)
+    for message in (caught.value.en, caught.value.zh):
+        assert message.isprintable() and not any(c in message for c in "\u202e\u2028\u2029\ud800\x1b")
+
+
+def test_quote_replaces_unsafe_characters() -> None:
+    """Does quote() mark a student's text as quoted, on one line, with unsafe characters replaced?"""
+    assert quote("ab\u202ec\u2028d\ud800") == "'ab\ufffdc\ufffdd\ufffd'"
+    assert quote("σ(1)") == "'σ(1)'" and quote("x" * 40, 5) == "'xxxxx [...]'"
 
 
 def test_fallback_decides_when_no_point_is_defined() -> None:

@@ -11,21 +11,32 @@ import math
 import os
 import re
 import stat
+import sys
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from grader.failures import Fail
-from grader.grading.expr import (Domain, ExpressionError, UndefinedError, UnknownSymbolError, equivalent, evaluate,
-                         free_symbols, parse, quote)
+from grader.grading.expr import (MAX_LENGTH, Domain, ExpressionError, UndefinedError, UnknownSymbolError, equivalent,
+                                 evaluate, free_symbols, parse, quote)
+from grader.text import one_line, printable
 
 MAX_SHEET_BYTES = 64 * 1024
+MAX_NESTING = 8  # arrays and inline tables within one another in one answer (a shape needs 1)
+MAX_KEY_CHARS = 200  # a key or table name (tomllib takes time quadratic in a dotted key's parts)
+MAX_INT_DIGITS = sys.int_info.default_max_str_digits  # the longest integer int() reads by default (4300)
 COARSE_FACTOR = 10  # an answer within this many tolerances is "close, give more digits"
+LISTED_KEYS = 10  # unknown keys named in a message, the rest counted
+_BIG_INT_BITS = 1024  # an integer beyond floating-point range: described in feedback, not written out
 
 Diagnosis = str | tuple[str, str]  # a named mistake: English, or (English, Chinese)
 
 _DECIMAL = re.compile(r"[+-]?([0-9]*)(\.?)([0-9]*)(?:[eE][+-]?[0-9]+)?")
 _SHAPE = re.compile(r"\s*[\[(]?\s*([0-9]+(?:\s*,\s*[0-9]+)*)\s*,?\s*[\])]?\s*")
+
+
+Reason = tuple[str, str]  # why an answer cannot be judged: English, Chinese
 
 
 class SheetError(ValueError):
@@ -40,9 +51,10 @@ class SheetError(ValueError):
 def load_sheet(path: Path, *, root: Path, rtol: float = 1e-3, fallback_seconds: float = 2.0) -> AnswerSheet:
     """Read the answer sheet `path` (relative to `root`, or absolute inside it) as TOML.
 
-    Refuses symlinks, paths that resolve outside `root`, non-regular files, files over 64 KiB
-    and non-UTF-8 text. `rtol` is the default tolerance for numbers; `fallback_seconds` bounds
-    the symbolic check of one formula.
+    Refuses symlinks, paths that resolve outside `root`, non-regular files, files over 64 KiB,
+    non-UTF-8 text and over-long keys; a value too deep or too long to read fails its own key.
+    `rtol` is the default tolerance for numbers; `fallback_seconds` bounds the symbolic check of
+    one formula.
     """
     path, root = Path(path), Path(root)
     label, data = _read_inside(path if path.is_absolute() else root / path, root)
@@ -51,11 +63,108 @@ def load_sheet(path: Path, *, root: Path, rtol: float = 1e-3, fallback_seconds: 
     except UnicodeDecodeError as e:
         raise SheetError(f"{label} is not UTF-8 text (byte {e.start}); save it as UTF-8",
                          f"{label} 不是 UTF-8 文本（第 {e.start} 字节）；请以 UTF-8 保存") from None
+    answers, unreadable = _read_toml(text, label)
+    return AnswerSheet(path, answers, rtol=rtol, label=label, fallback_seconds=fallback_seconds, unreadable=unreadable)
+
+
+@dataclass(frozen=True)
+class _Statement:
+    """One top-level line of TOML (with any continuation lines), as a lexical scan sees it."""
+
+    start: int
+    end: int
+    line: int  # 1-based
+    key: str  # the text before '=', or a table header; stripped
+    is_header: bool
+    depth: int  # deepest nesting of [ and { in its value
+    digits: int  # longest run of digits outside strings and comments
+
+
+_TOML_LEXEME = re.compile(r'"""|\'\'\'|"(?:[^"\\\n]|\\.)*"?|\'[^\'\n]*\'?|#[^\n]*|[0-9_]+|[\[\]{}=\n]'
+                          r'|[^"\'#0-9_\[\]{}=\n]+')
+_MULTILINE_END = {'"""': re.compile(r'(?:[^"\\]|\\.|"(?!""))*"""', re.DOTALL), "'''": re.compile(r".*?'''", re.DOTALL)}
+
+
+def _statements(text: str) -> list[_Statement]:
+    """Split TOML `text` into its top-level statements without building any value (linear, no recursion).
+
+    Only a guide for what tomllib may not be given: a statement it splits wrongly is still parsed by tomllib.
+    """
+    statements: list[_Statement] = []
+    start = pos = depth = deepest = digits = 0
+    key_end: int | None = None
+    while pos < len(text):
+        lexeme = _TOML_LEXEME.match(text, pos).group()  # the pattern matches any character
+        at, pos = pos, pos + len(lexeme)
+        if lexeme in _MULTILINE_END:
+            closing = _MULTILINE_END[lexeme].match(text, pos)
+            pos = closing.end() if closing else len(text)
+        elif lexeme in ("[", "{"):
+            depth += 1
+            deepest = max(deepest, depth)
+        elif lexeme in ("]", "}"):
+            depth = max(depth - 1, 0)
+            if depth == 0 and key_end is None and text[start:at].lstrip().startswith("["):
+                key_end = pos  # the end of a table header
+        elif lexeme == "=" and depth == 0 and key_end is None:
+            key_end = at
+        elif lexeme[0] in "0123456789_":
+            digits = max(digits, len(lexeme.replace("_", "")))
+        if (lexeme == "\n" and depth == 0) or pos >= len(text):
+            head = text[start:key_end if key_end is not None else start].strip()
+            statements.append(_Statement(start, pos, text.count("\n", 0, start) + 1, head,
+                                         head.startswith("["), deepest, digits))
+            start, depth, deepest, digits, key_end = pos, 0, 0, 0, None
+    return statements
+
+
+def _read_toml(text: str, label: str) -> tuple[dict, dict[str, Reason]]:
+    """The answers in TOML `text`, and why each answer left out of them cannot be read.
+
+    tomllib recurses once per level of nesting, refuses integers over Python's int-string limit and slows
+    quadratically with a dotted key's parts. A value nested too deeply or with too many digits is left out
+    (its key fails alone, with the reason); a key or table name over MAX_KEY_CHARS refuses the sheet.
+    """
+    kept: list[str] = []
+    unreadable: dict[str, Reason] = {}
+    table = ""
+    for statement in _statements(text):
+        span = text[statement.start : statement.end]
+        if len(statement.key) > MAX_KEY_CHARS:
+            raise SheetError(f"{label}, line {statement.line}: a key or table name is longer than {MAX_KEY_CHARS} "
+                             "characters; the keys are those of the stub",
+                             f"{label} 第 {statement.line} 行：键或表名超过 {MAX_KEY_CHARS} 个字符；键应与原始答题卡相同")
+        if statement.is_header:
+            table = statement.key.strip("[] \t") + "."
+        reason = None
+        if statement.key and not statement.is_header:
+            if statement.depth > MAX_NESTING:
+                reason = (f"the value is nested more than {MAX_NESTING} levels deep (arrays within arrays)",
+                          f"取值嵌套超过 {MAX_NESTING} 层（数组套数组）")
+            elif statement.digits > MAX_INT_DIGITS:
+                reason = (f"the value holds a number with more than {MAX_INT_DIGITS} digits",
+                          f"取值中有超过 {MAX_INT_DIGITS} 位的数字")
+        if reason is None:
+            kept.append(span)
+        else:
+            unreadable[table + _unquoted(statement.key)] = reason
+            kept.append("\n" * span.count("\n"))  # keeps the line numbers of later errors
     try:
-        answers = tomllib.loads(text)
+        return tomllib.loads("".join(kept)), unreadable
     except tomllib.TOMLDecodeError as e:
-        raise SheetError(f"{label} is not valid TOML: {e}", f"{label} 不是合法的 TOML：{e}") from None
-    return AnswerSheet(path, answers, rtol=rtol, label=label, fallback_seconds=fallback_seconds)
+        message = printable(str(e))
+        raise SheetError(f"{label} is not valid TOML: {message}", f"{label} 不是合法的 TOML：{message}") from None
+    except (ValueError, RecursionError):  # a value the scan above did not foresee
+        raise SheetError(f"{label} holds a value that cannot be read (nested too deeply or too long); "
+                         "write each answer as in the stub",
+                         f"{label} 中有无法读取的取值（嵌套过深或过长）；请按原始答题卡的格式作答") from None
+
+
+def _unquoted(key: str) -> str:
+    """A TOML key as tomllib names it when it is bare or simply quoted; otherwise as written."""
+    if len(key) >= 2 and key[0] == key[-1] and key[0] in "\"'" and not any(c in key[1:-1] for c in "\"'\\"):
+        return key[1:-1]
+    return key
 
 
 def _read_inside(candidate: Path, root: Path) -> tuple[str, bytes]:
@@ -91,12 +200,14 @@ class AnswerSheet:
     """The answers of one sheet and the checks that judge them."""
 
     def __init__(self, path: Path, answers: Mapping[str, object], *, rtol: float = 1e-3,
-                 label: str | None = None, fallback_seconds: float = 2.0):
+                 label: str | None = None, fallback_seconds: float = 2.0, unreadable: Mapping[str, Reason] = {}):
+        """`unreadable`: keys whose values the sheet holds but could not be read, and why (each fails alone)."""
         self.path = path
         self.rtol = rtol
         self.label = label or path.name
         self.fallback_seconds = fallback_seconds
         self._answers = dict(answers)
+        self._unreadable = dict(unreadable)
 
     def raw(self, key: str) -> object:
         """The answer as read from TOML, or None if the key is missing or blank."""
@@ -107,19 +218,22 @@ class AnswerSheet:
 
     def expect_keys(self, expected: Sequence[str]) -> None:
         """Fail unless the sheet holds exactly these keys: none lost, none added (a mistyped key leaves the real one unanswered)."""
-        missing = [k for k in expected if k not in self._answers]
+        missing = [k for k in expected if k not in self._answers and k not in self._unreadable]
         unknown = self.unknown_keys(expected)
         if missing or unknown:
+            named = ", ".join(one_line(k, limit=40) for k in unknown[:LISTED_KEYS])
+            more_en = f" and {len(unknown) - LISTED_KEYS} more" if len(unknown) > LISTED_KEYS else ""
+            more_zh = f" 等共 {len(unknown)} 个" if more_en else ""
             raise Fail(
                 f"{self.label}: missing key(s) {', '.join(missing) or 'none'}, unknown key(s) "
-                f"{', '.join(unknown) or 'none'}; the keys are those of the stub: {', '.join(expected)}",
-                f"{self.label}：缺少的键 {', '.join(missing) or '无'}，未知的键 {', '.join(unknown) or '无'}；"
+                f"{named + more_en or 'none'}; the keys are those of the stub: {', '.join(expected)}",
+                f"{self.label}：缺少的键 {', '.join(missing) or '无'}，未知的键 {named + more_zh or '无'}；"
                 f"应有的键与原始答题卡相同：{', '.join(expected)}",
             )
 
     def unknown_keys(self, expected: Iterable[str]) -> list[str]:
         """Keys in the sheet that no question asks for (typos, renamed keys), sorted."""
-        return sorted(set(self._answers) - set(expected))
+        return sorted((set(self._answers) | set(self._unreadable)) - set(expected))
 
     # --- checks ----------------------------------------------------------------------------------
 
@@ -145,11 +259,14 @@ class AnswerSheet:
     def integer(self, key: str, expected: int, *, mistakes: Mapping[int, Diagnosis] = {}) -> None:
         """A whole number, exactly (TOML integer, or an expression such as "4*128*(32+128+1)")."""
         value = self._answer(key)
-        got, _ = self._number_value(key, value)
-        if not math.isfinite(got) or abs(got - round(got)) > 1e-9 * max(1.0, abs(got)):
-            raise self._fail(key, f"{_show(value)} is not a whole number; this question asks for an integer",
-                             f"{_show(value)} 不是整数；本题要求整数")
-        got = round(got)
+        if isinstance(value, int) and not isinstance(value, bool):
+            got = value  # exactly, however large
+        else:
+            number, _ = self._number_value(key, value)
+            if abs(number - round(number)) > 1e-9 * max(1.0, abs(number)):
+                raise self._fail(key, f"{_show(value)} is not a whole number; this question asks for an integer",
+                                 f"{_show(value)} 不是整数；本题要求整数")
+            got = round(number)
         if got == expected:
             return
         if got in mistakes:
@@ -230,7 +347,7 @@ class AnswerSheet:
         if dims != list(expected):
             if tuple(dims) in mistakes:
                 raise self._diagnosis(key, mistakes[tuple(dims)])
-            raise self._fail(key, f"shape {dims} is not correct", f"形状 {dims} 不正确")
+            raise self._fail(key, f"shape {_brief(dims)} is not correct", f"形状 {_brief(dims)} 不正确")
 
     # --- helpers ---------------------------------------------------------------------------------
 
@@ -242,20 +359,33 @@ class AnswerSheet:
         return self._fail(key, f"not correct: {en}", f"不正确：{zh}")
 
     def _answer(self, key: str) -> object:
-        """The answer to `key`; a missing or blank one fails as unanswered (0 points, not an error)."""
+        """The answer to `key`; a missing or blank one fails as unanswered (0 points, not an error), an
+        unreadable or over-long one with the reason."""
+        if key in self._unreadable:
+            en, zh = self._unreadable[key]
+            raise self._fail(key, f"{en}; write the answer as in the stub", f"{zh}；请按原始答题卡的格式作答")
         value = self.raw(key)
         if value is None:
             raise self._fail(key, "unanswered", "未作答")
+        if isinstance(value, str) and len(value) > MAX_LENGTH:
+            raise self._fail(key, f"the answer is {len(value):,} characters long; the limit is {MAX_LENGTH}",
+                             f"答案长度为 {len(value):,} 个字符，上限为 {MAX_LENGTH}")
         return value
 
     def _number_value(self, key: str, value: object) -> tuple[float, int | None]:
         """The answer as a float, and its significant digits when it was typed as a plain decimal."""
         if isinstance(value, bool) or not isinstance(value, (int, float, str)):
             raise self._fail(key, f"expects a number; got {_kind(value)}", f"需要一个数；你给的是{_kind(value, 'zh')}")
-        if isinstance(value, (int, float)):
+        if isinstance(value, int):
+            try:
+                return float(value), _significant_digits(str(value))
+            except OverflowError:
+                raise self._fail(key, f"{_show(value)} is beyond the range of numbers the grader reads (±1.8e308)",
+                                 f"{_show(value)} 超出评分程序可读的数值范围（±1.8e308）") from None
+        if isinstance(value, float):
             if not math.isfinite(value):
                 raise self._fail(key, f"{value} is not a finite number", f"{value} 不是有限数")
-            return float(value), _significant_digits(repr(value))
+            return value, _significant_digits(repr(value))
         try:
             got = evaluate(parse(value, {}), {})
         except UnknownSymbolError as e:
@@ -300,6 +430,8 @@ def _pick(value: object, options: Sequence[str]) -> str | None:
     """The option `value` names: same text ignoring case and spaces, or the same decimal number."""
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         return None
+    if isinstance(value, int) and value.bit_length() > _BIG_INT_BITS:
+        return None  # no option is a number that large
     text = value.strip().casefold() if isinstance(value, str) else repr(value)
     for option in options:
         if option.strip().casefold() == text:
@@ -329,9 +461,25 @@ def _kind(value: object, language: str = "en") -> str:
 
 
 def _show(value: object, limit: int = 40) -> str:
-    """The student's answer quoted for feedback, shortened."""
+    """The student's answer quoted for feedback: shortened, safe to print, bounded however large or deep it is."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > _BIG_INT_BITS:
+        return _brief(value)
+    return quote(value.strip() if isinstance(value, str) else _brief(value), limit)
+
+
+def _brief(value: object, depth: int = 3, items: int = 4) -> str:
+    """A short text for a TOML value: `items` elements of an array at most, `depth` levels, no huge integer's digits."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int) and value.bit_length() > _BIG_INT_BITS:
+        return f"an integer of about {math.floor(math.log10(abs(value))) + 1} digits"
     if isinstance(value, str):
-        text = value.strip()
-    else:
-        text = str(value).lower() if isinstance(value, bool) else repr(value)
-    return quote(text, limit)
+        return repr(value[:40])
+    if isinstance(value, list):
+        if depth == 0:
+            return "[…]"
+        shown = [_brief(v, depth - 1, items) for v in value[:items]] + (["…"] if len(value) > items else [])
+        return "[" + ", ".join(shown) + "]"
+    if isinstance(value, dict):
+        return "{…}"
+    return str(value)

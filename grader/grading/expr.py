@@ -4,7 +4,8 @@ Student text is read by a hand-written tokenizer and precedence-climbing parser 
 immutable AST; it never reaches eval/exec/compile, Python's `ast`, or sympy's string parsers.
 Equivalence is decided by evaluating both ASTs in floating point at seeded random points of each
 symbol's declared domain, with a running bound on rounding error so that cancellation cannot fake
-agreement. Only when sampling cannot decide is sympy consulted, in a forked child that is killed
+agreement; a point counts where the expected answer is defined, and an answer undefined there is
+wrong there. Only when sampling cannot decide is sympy consulted, in a forked child that is killed
 after a time limit. sympy is imported lazily, only for that fallback.
 """
 
@@ -22,6 +23,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Literal, Union
+
+from grader.text import one_line
 
 Domain = Literal["real", "positive", "gate", "positive_integer"]
 DOMAINS: tuple[str, ...] = ("real", "positive", "gate", "positive_integer")
@@ -60,7 +63,15 @@ class UnknownSymbolError(ExpressionError):
 
 
 class UndefinedError(ArithmeticError):
-    """The expression has no finite real value at the given point (log of 0, 1/0, overflow...)."""
+    """The expression has no finite real value at the given point (log of 0, 1/0, overflow...).
+
+    `certain` is False where floating point cannot tell: an overflow, or an argument that lies within
+    its rounding error of the edge of a function's domain (such as a divisor that is 0 only by rounding).
+    """
+
+    def __init__(self, message: str, *, certain: bool):
+        super().__init__(message)
+        self.certain = certain
 
 
 # --- the AST -------------------------------------------------------------------------------------
@@ -129,6 +140,7 @@ _NUMBER = re.compile(r"([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]+))?")
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 _COMMAND = re.compile(r"[A-Za-z]+")
 _SUBSCRIPT = re.compile(r"\{([A-Za-z0-9]+)\}")
+_FLOAT_LIMIT = Fraction(2) ** 1024  # the first number beyond floating-point range
 _SUPERSCRIPTS = {c: d for d, c in enumerate("⁰¹²³⁴⁵⁶⁷⁸⁹")}
 _UNICODE: dict[str, tuple[str, str]] = {
     "σ": ("name", "sigma"), "ε": ("name", "epsilon"), "ϵ": ("name", "epsilon"), "π": ("name", "pi"),
@@ -173,9 +185,8 @@ def _error(en: str, zh: str, column: int, hint: tuple[str, str] = ("", "")) -> E
 
 
 def quote(text: str, limit: int = 30) -> str:
-    """`text` quoted for a message, shortened, with invisible characters escaped."""
-    short = text if len(text) <= limit else text[:limit] + "…"
-    return ascii(short) if not short.isprintable() else f"'{short}'"
+    """`text` (a student's) quoted for a message: one line, shortened, unsafe characters replaced (grader.text)."""
+    return f"'{one_line(text, limit=limit)}'"
 
 
 def _describe_char(ch: str) -> str:
@@ -243,6 +254,8 @@ def _number(text: str, i: int) -> tuple[_Token, int]:
                          f"数字 {quote(literal)} 的指数超出 ±{MAX_LITERAL_EXPONENT}", column)
         power = int(exponent)
     value = Fraction(int(whole + frac or "0")) * Fraction(10) ** (power - len(frac))
+    if value >= _FLOAT_LIMIT:
+        raise _error(f"number {quote(literal)} is too large", f"数字 {quote(literal)} 太大", column)
     return _Token("num", literal, column, value), match.end()
 
 
@@ -412,8 +425,8 @@ class _Parser:
         if not free_symbols(exponent):
             try:
                 size = abs(evaluate(exponent, {}))
-            except UndefinedError as e:  # an overflowing exponent is too large; 1/0 is just undefined
-                size = math.inf if isinstance(e.__cause__, OverflowError) else 0.0
+            except UndefinedError as e:  # an exponent floating point cannot compute is too large; 1/0 is just undefined
+                size = 0.0 if e.certain else math.inf
             if size > MAX_EXPONENT:
                 raise _error(f"the exponent is too large (the limit is {MAX_EXPONENT})",
                              f"指数太大（上限 {MAX_EXPONENT}）", tok.column)
@@ -421,7 +434,7 @@ class _Parser:
                 try:
                     evaluate(node, {})
                 except UndefinedError as e:
-                    if isinstance(e.__cause__, OverflowError):
+                    if not e.certain:
                         raise _error("the number is too large", "数值太大", tok.column) from None
         return node
 
@@ -511,6 +524,7 @@ def parse(text: str, symbols: Mapping[str, Domain]) -> Expr:
 # --- floating-point evaluation with a rounding-error bound ---------------------------------------
 
 _U = 2.0**-53  # unit roundoff of IEEE double
+_SAFETY = 4.0  # margin on the first-order rounding-error bound
 
 
 def evaluate(expr: Expr, values: Mapping[str, float]) -> float:
@@ -519,14 +533,16 @@ def evaluate(expr: Expr, values: Mapping[str, float]) -> float:
 
 
 def _evaluate(expr: Expr, values: Mapping[str, float]) -> tuple[float, float]:
-    """Value and a first-order bound on its accumulated rounding error."""
+    """Value and a first-order bound on its accumulated rounding error (inf where it cannot be bounded)."""
     try:
         value, error = _eval(expr, values)
-    except (ArithmeticError, ValueError) as e:  # ZeroDivisionError, OverflowError, math domain error
-        raise UndefinedError(str(e)) from e
+    except UndefinedError:
+        raise
+    except (ArithmeticError, ValueError) as e:  # overflow, or a case the domain checks below do not foresee
+        raise UndefinedError(str(e), certain=False) from None
     if not math.isfinite(value):
-        raise UndefinedError("the value is not finite") from OverflowError()
-    return value, error
+        raise UndefinedError("the value is not finite", certain=False)
+    return value, error if error == error else math.inf  # a NaN bound bounds nothing
 
 
 def _eval(node: Expr, values: Mapping[str, float]) -> tuple[float, float]:
@@ -548,14 +564,21 @@ def _eval(node: Expr, values: Mapping[str, float]) -> tuple[float, float]:
     raise TypeError(f"not an expression: {node!r}")
 
 
+def _surely_negative(value: float, error: float) -> bool:
+    """Whether a value computed as `value` with this rounding error is negative in exact arithmetic too."""
+    return value + _SAFETY * error < 0
+
+
 def _binop(op: str, a: float, ea: float, b: float, eb: float) -> tuple[float, float]:
     if op == "+":
         value, error = a + b, ea + eb
     elif op == "-":
         value, error = a - b, ea + eb
     elif op == "*":
-        value, error = a * b, abs(a) * eb + abs(b) * ea + ea * eb
+        value, error = a * b, _times(abs(a), eb) + _times(abs(b), ea) + _times(ea, eb)
     elif op == "/":
+        if b == 0:
+            raise UndefinedError("division by zero", certain=eb == 0)
         value = a / b
         error = (ea + abs(value) * eb) / (abs(b) - eb) if eb < abs(b) else math.inf
     else:
@@ -565,13 +588,24 @@ def _binop(op: str, a: float, ea: float, b: float, eb: float) -> tuple[float, fl
     return value, error + _U * abs(value)
 
 
+def _times(x: float, y: float) -> float:
+    """x * y for error terms, where an exact zero times an unbounded error is still zero."""
+    return 0.0 if x == 0 or y == 0 else x * y
+
+
 def _power(a: float, ea: float, b: float, eb: float) -> tuple[float, float]:
-    value = math.pow(a, b)  # raises for a negative base with a fractional exponent, and for 0**-1
+    if a == 0 and b < 0:
+        raise UndefinedError("zero to a negative power", certain=ea == 0)
+    if a < 0 and not b.is_integer():  # certain unless the base or the exponent may differ by rounding
+        near_integer = abs(b - round(b)) <= _SAFETY * eb
+        raise UndefinedError("a negative number to a fractional power",
+                             certain=_surely_negative(a, ea) and not near_integer)
+    value = math.pow(a, b)
     error = 0.0
     if ea:
         error += abs(value * b / a) * ea if a else (math.pow(ea, b) if b >= 1 else math.inf)
     if eb:
-        error += abs(value * math.log(a)) * eb if a > 0 else (0.0 if a == 0 else math.inf)
+        error += _times(abs(value * math.log(a)), eb) if a > 0 else (0.0 if a == 0 else math.inf)
     return value, error
 
 
@@ -580,9 +614,13 @@ def _call(func: str, a: float, ea: float) -> tuple[float, float]:
         value = math.exp(a)
         error = value * math.expm1(min(ea, 700.0))
     elif func == "log":
+        if a <= 0:
+            raise UndefinedError("logarithm of a number that is not positive", certain=a + _SAFETY * ea <= 0)
         value = math.log(a)
         error = ea / (a - ea) if ea < a else math.inf
     elif func == "sqrt":
+        if a < 0:
+            raise UndefinedError("square root of a negative number", certain=_surely_negative(a, ea))
         value = math.sqrt(a)
         error = min(ea / value if value else math.inf, math.sqrt(ea))
     elif func == "tanh":
@@ -601,7 +639,8 @@ _SEED = 20_241_107
 _POINTS_NEEDED = 8  # agreeing points that decide "equivalent"
 _MAX_TRIES = 64  # sampled points before sampling gives up
 _ATOL = 1e-12
-_SAFETY = 4.0  # margin on the first-order rounding-error bound
+
+Outcome = Literal["agree", "disagree", "unsure", "outside"]
 
 
 def _sample(domain: str, rng: random.Random) -> float:
@@ -615,51 +654,66 @@ def _sample(domain: str, rng: random.Random) -> float:
     return float(rng.randint(1, 50))
 
 
-def _compare_at(a: Expr, b: Expr, point: Mapping[str, float], rtol: float) -> bool | None:
-    """True/False where the point decides, None where either side is undefined or too noisy."""
+def _compare_at(answer: Expr, expected: Expr, point: Mapping[str, float], rtol: float) -> Outcome:
+    """What one point says, judged on the expected answer's domain.
+
+    "outside": the expected answer is undefined here, so the point says nothing; "disagree": the answer
+    differs, or is certainly undefined where the expected answer is defined; "unsure": floating point cannot
+    tell (an overflow, or rounding noise larger than the tolerance).
+    """
     try:
-        va, ea = _evaluate(a, point)
-        vb, eb = _evaluate(b, point)
+        ve, ee = _evaluate(expected, point)
     except UndefinedError:
-        return None
-    tolerance = rtol * max(abs(va), abs(vb)) + _ATOL
-    noise = _SAFETY * (ea + eb)
-    if abs(va - vb) > tolerance + noise:
-        return False
-    return True if noise <= tolerance else None
+        return "outside"
+    try:
+        va, ea = _evaluate(answer, point)
+    except UndefinedError as e:
+        return "disagree" if e.certain else "unsure"
+    tolerance = rtol * max(abs(va), abs(ve)) + _ATOL
+    noise = _SAFETY * (ea + ee)
+    if abs(va - ve) > tolerance + noise:
+        return "disagree"
+    return "agree" if noise <= tolerance else "unsure"
 
 
-def _sampling_verdict(a: Expr, b: Expr, symbols: Mapping[str, str], rtol: float) -> bool | None:
-    """Decide by evaluation at seeded random points; None when too few points are conclusive."""
-    names = sorted(free_symbols(a) | free_symbols(b))
+def _sampling_verdict(answer: Expr, expected: Expr, symbols: Mapping[str, str], rtol: float) -> bool | None:
+    """Decide by evaluation at seeded random points; None when sampling cannot settle it.
+
+    One disagreeing point refutes. Agreement needs enough agreeing points and no unsure one: a region where
+    floating point cannot tell must not hide a region where the answer is wrong, so it leaves the case to sympy.
+    """
+    names = sorted(free_symbols(answer) | free_symbols(expected))
     undeclared = [n for n in names if n not in symbols]
     if undeclared:
         raise ValueError(f"expressions use undeclared symbols {undeclared}")
     rng = random.Random(_SEED)
     needed = _POINTS_NEEDED if names else 1
-    agreed = 0
+    agreed, unsure = 0, False
     for _ in range(_MAX_TRIES if names else 1):
-        outcome = _compare_at(a, b, {n: _sample(symbols[n], rng) for n in names}, rtol)
-        if outcome is False:
+        outcome = _compare_at(answer, expected, {n: _sample(symbols[n], rng) for n in names}, rtol)
+        if outcome == "disagree":
             return False
-        agreed += outcome is True
-        if agreed >= needed:
+        agreed += outcome == "agree"
+        unsure = unsure or outcome == "unsure"
+        if agreed >= needed and not unsure:
             return True
     return None
 
 
-def equivalent(a: Expr, b: Expr, symbols: Mapping[str, Domain], *, rtol: float = 1e-9,
+def equivalent(answer: Expr, expected: Expr, symbols: Mapping[str, Domain], *, rtol: float = 1e-9,
                fallback_seconds: float = 2.0) -> bool | None:
-    """Whether `a` and `b` agree on the symbols' domains; None if it could not be verified in time.
+    """Whether `answer` equals `expected` wherever `expected` is defined on the symbols' domains; None if it
+    could not be verified in time.
 
+    An answer undefined where the expected one is defined is wrong there (`0*sqrt(c)` hides nothing).
     Sampling decides almost every case in microseconds; sympy runs only when it cannot, in a child
     process limited to `fallback_seconds` (0 disables the fallback).
     """
     _check_symbols(symbols)
-    verdict = _sampling_verdict(a, b, symbols, rtol)
+    verdict = _sampling_verdict(answer, expected, symbols, rtol)
     if verdict is not None:
         return verdict
-    return _symbolic_verdict(a, b, symbols, fallback_seconds)
+    return _symbolic_verdict(answer, expected, symbols, fallback_seconds)
 
 
 # --- symbolic fallback in a time-limited child ---------------------------------------------------
