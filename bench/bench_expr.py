@@ -104,8 +104,8 @@ def us(seconds: float) -> str:
 
 def main() -> None:
     bare, checks, answers = (import_seconds(code) for code in
-                             ("pass", "import grader.checks", "import grader.answers"))
-    print(f"start-up: import grader.answers          {(answers - bare) * 1e3:7.1f} ms in a fresh interpreter, "
+                             ("pass", "import grader.checks", "import grader.grading.answers"))
+    print(f"start-up: import grader.grading.answers  {(answers - bare) * 1e3:7.1f} ms in a fresh interpreter, "
           f"of which grader.checks {(checks - bare) * 1e3:.1f} ms, expr + answers {(answers - checks) * 1e3:.1f} ms")
     print(f"          sympy or torch imported by it:  {'sympy' in sys.modules or 'torch' in sys.modules}")
 

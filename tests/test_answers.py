@@ -436,3 +436,25 @@ def test_ex01_formulas_wrong_for_negative_values_lose_their_points(grade) -> Non
     failed = {v.name: v.feedback for v in result.checks if not v.passed}
     assert result.score == result.max_score - 3, failed
     assert all("not equivalent" in feedback for feedback in failed.values()), failed
+
+
+def test_the_symbolic_fallback_has_one_budget_per_sheet(tmp_path, monkeypatch):
+    """Do undecidable formulas on one sheet share one sympy budget, rather than each getting its own?"""
+    import grader.grading.answers as answers_module
+
+    now, given = [0.0], []
+
+    def undecided(answer, expected, symbols, *, fallback_seconds):
+        given.append(fallback_seconds)
+        now[0] += fallback_seconds  # as if sympy ran out the time it was allowed
+        return None
+
+    monkeypatch.setattr(answers_module, "equivalent", undecided)
+    monkeypatch.setattr(answers_module.time, "monotonic", lambda: now[0])
+    path = tmp_path / "answers.toml"
+    path.write_text("".join(f'f{i} = "x^2"\n' for i in range(4)))
+    sheet = load_sheet(path, root=tmp_path, fallback_seconds=2.0)
+    for i in range(4):
+        with pytest.raises(Fail, match="could not be verified"):
+            sheet.formula(f"f{i}", "x", {"x": "positive"})
+    assert given == [2.0, 0.0, 0.0, 0.0]

@@ -12,6 +12,7 @@ import os
 import re
 import stat
 import sys
+import time
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -205,7 +206,8 @@ class AnswerSheet:
         self.path = path
         self.rtol = rtol
         self.label = label or path.name
-        self.fallback_seconds = fallback_seconds
+        self.fallback_seconds = fallback_seconds  # one budget for the whole sheet: undecidable formulas cannot add up
+        self._fallback_left = fallback_seconds
         self._answers = dict(answers)
         self._unreadable = dict(unreadable)
 
@@ -293,7 +295,9 @@ class AnswerSheet:
             raise self._fail(key, f"could not read your formula: {e.en}", f"无法读取你的公式：{e.zh}") from None
         if free_symbols(reference) and not free_symbols(answer):
             raise self._fail(key, *as_number)
-        verdict = equivalent(answer, reference, symbols, fallback_seconds=self.fallback_seconds)
+        started = time.monotonic()
+        verdict = equivalent(answer, reference, symbols, fallback_seconds=max(self._fallback_left, 0.0))
+        self._fallback_left -= time.monotonic() - started
         if verdict:
             return
         if verdict is None:
