@@ -44,8 +44,11 @@ def serve_forks(control: socket.socket, course_root: Path) -> None:
     isolation.become_subreaper()
     alive, alive_w = os.pipe()  # students read EOF once the zygote is gone
     uid = isolation.UID_BASE + os.getpid()
-    import torch  # noqa: F401 - preloaded once so each fork starts in milliseconds
+    import torch  # preloaded once so each fork starts in milliseconds
     import safetensors.torch  # noqa: F401
+
+    torch.set_num_threads(1)  # before any op: a fork of a process that ran a multi-threaded op hangs
+    _warm_up(torch)
 
     control.send(json.dumps({"ready": True, "protections": protections}).encode())
     live: dict[int, Path | None] = {}  # pid -> its memory cgroup
@@ -83,6 +86,28 @@ def serve_forks(control: socket.socket, course_root: Path) -> None:
             _kill_orphans(keep=set(live))
             MemoryCage.remove(group)
             control.send(json.dumps({"status": _describe_status(status)}).encode())
+
+
+def _warm_up(torch) -> None:
+    """Run once, single-threaded, what every check's first call would otherwise pay for in each fresh fork.
+
+    A forward and backward pass through the ops of a gated step and of tiny RNN/GRU/LSTM models, in
+    float32 and float64, and a safetensors round trip; the results are thrown away.
+    """
+    from safetensors.torch import load, save
+
+    for dtype in (torch.float32, torch.float64):
+        x = torch.randn(3, 5, dtype=dtype, requires_grad=True)
+        w = torch.randn(4, 5, dtype=dtype, requires_grad=True)
+        h = torch.sigmoid(x @ w.T) * torch.tanh(torch.cat([x, x], dim=-1) @ torch.ones(10, 4, dtype=dtype))
+        torch.autograd.grad((h * h).sum(), [x, w])
+    embed, head = torch.nn.Embedding(4, 3), torch.nn.Linear(3, 4)
+    for kind in (torch.nn.RNN, torch.nn.GRU, torch.nn.LSTM):
+        rnn = kind(3, 3, batch_first=True)
+        logits = head(rnn(embed(torch.tensor([[1, 2]])))[0])
+        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, 4), torch.tensor([0, 1]))
+        torch.autograd.grad(loss, [*rnn.parameters(), *head.parameters()])
+    load(save({"t": torch.zeros(2)}))
 
 
 def _kill_orphans(*, keep: set[int]) -> None:
