@@ -57,6 +57,11 @@ def with_answers(sheet: str, **answers: str) -> str:
     return sheet
 
 
+def earned(result: ExerciseResult) -> dict[str, float]:
+    """{check name: points earned} for every check that earned something: a degenerate submission must get {}."""
+    return {v.name: v.earned for v in result.checks if v.earned}
+
+
 def assert_named(result: ExerciseResult, diagnosis: str) -> None:
     """The submission lost points, and a failed check's feedback names `diagnosis`."""
     assert result.score < result.max_score

@@ -5,11 +5,12 @@ import importlib.util
 import pytest
 from torch import nn
 
-from conftest import ROOT, mutate
+from conftest import ROOT, earned, mutate
 
 FOLDER = ROOT / "solutions" / "ex04_param_counts"
 CODE = (FOLDER / "params.py").read_text()
 SHEET = (FOLDER / "answers.toml").read_text()
+STUB_SHEET = (ROOT / "exercises" / "ex04_param_counts" / "answers.toml").read_text()
 
 # name: (text in the reference params.py, the mistake, words the feedback must contain)
 CODE_MUTANTS = {
@@ -165,3 +166,23 @@ def test_reference_sheet_agrees_with_the_reference_code():
     for key, config in hidden.ITEMS.items():
         options = {k: v for k, v in config.items() if k not in ("cell", "d_x", "d_h")}
         assert sheet[key] == count(config["cell"], config["d_x"], config["d_h"], **options), key
+
+
+COUNT_PARAMS = "def count_params(cell, d_x, d_h, *, num_layers=1, bidirectional=False, framework_biases=False):\n"
+VALIDATION = ("    if cell not in ('rnn', 'gru', 'lstm') or min(d_x, d_h, num_layers) <= 0:\n"
+              "        raise ValueError('no such layer')\n")
+# Submissions that compute nothing: each earns nothing (the sheet is the unanswered stub's). A constant
+# of 100 would be right by chance for nn.RNN(3, 5, num_layers=2) and keep 1 of that check's 36 counts.
+DEGENERATE = {
+    "zero": COUNT_PARAMS + "    return 0\n",
+    "constant": COUNT_PARAMS + "    return 1\n",
+    "returns its input": COUNT_PARAMS + "    return d_h\n",
+    "validates, then returns zero": COUNT_PARAMS + VALIDATION + "    return 0\n",
+}
+
+
+@pytest.mark.parametrize("name", DEGENERATE)
+def test_degenerate_submission_earns_nothing(grade, name):
+    """Does a count_params that computes nothing earn nothing, its ValueError cases included?"""
+    result = grade("ex04", {"params.py": DEGENERATE[name], "answers.toml": STUB_SHEET})
+    assert earned(result) == {}

@@ -2,7 +2,7 @@
 
 import pytest
 
-from conftest import ROOT, mutate, assert_named
+from conftest import ROOT, earned, mutate, assert_named
 
 REFERENCE = (ROOT / "solutions" / "ex05_gated_steps" / "gated.py").read_text()
 
@@ -71,6 +71,38 @@ def test_hostile_value_fails_cleanly(grade, name):
     old, new, diagnosis = HOSTILE[name]
     result = grade("ex05", {"gated.py": mutate(REFERENCE, old, new)})
     assert_named(result, diagnosis)
+
+
+LSTM_RETURN = '    return {"i": i, "f": f, "o": o, "candidate": candidate, "c": c_new, "h": h_new}\n'
+GRU_RETURN = '    return {"z": z, "r": r, "candidate": candidate, "h": h_new}\n'
+LSTM_INPUTS, GRU_INPUTS = "x, h, c, W_i, W_f, W_o, W_c, b_i, b_f, b_o, b_c", "x, h, W_z, U_z, W_r, U_r, W_h, U_h, b_z, b_r, b_h"
+
+
+def returning(lstm: str, gru: str) -> str:
+    """The reference, its shape validation kept, with both steps returning these expressions for every output."""
+    source = mutate(REFERENCE, LSTM_RETURN, f"    return {{k: {lstm} for k in ('i', 'f', 'o', 'candidate', 'c', 'h')}}\n")
+    return mutate(source, GRU_RETURN, f"    return {{k: {gru} for k in ('z', 'r', 'candidate', 'h')}}\n")
+
+
+def wired(inputs: str) -> str:
+    """Zeros of the right shape that depend on every input, so that a gradient reaches each of them."""
+    return f"torch.zeros_like(h) + 0 * sum(t.sum() for t in ({inputs}))"
+
+
+# Submissions that compute nothing, each with the reference's shape validation (so they raise every ValueError
+# the statement asks for): each earns nothing – no gradient, dtype, finiteness, validation or library-cell point.
+DEGENERATE = {
+    "zeros wired to every input": returning(wired(LSTM_INPUTS), wired(GRU_INPUTS)),
+    "constant outputs": returning("torch.full_like(h, 0.5)", "torch.full_like(h, 0.5)"),
+    "returns its input": returning("h * 1 + 0 * x.sum()", "h * 1 + 0 * x.sum()"),
+    "empty results": mutate(mutate(REFERENCE, LSTM_RETURN, "    return {}\n"), GRU_RETURN, "    return {}\n"),
+}
+
+
+@pytest.mark.parametrize("name", DEGENERATE)
+def test_degenerate_submission_earns_nothing(grade, name):
+    """Does a gated.py that computes nothing (zeros, constants, its input, empty dicts) earn nothing?"""
+    assert earned(grade("ex05", {"gated.py": DEGENERATE[name]})) == {}
 
 
 def test_reference_scores_full_marks(grade):

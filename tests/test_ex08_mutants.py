@@ -3,11 +3,12 @@
 
 import pytest
 
-from conftest import ROOT, mutate, assert_named, with_answers
+from conftest import ROOT, earned, mutate, assert_named, with_answers
 
 SOLUTION = ROOT / "solutions" / "ex08_delayed_copy"
 REFERENCE = (SOLUTION / "protocol.py").read_text()
 ANSWERS = (SOLUTION / "answers.toml").read_text()
+STUB_SHEET = (ROOT / "exercises" / "ex08_delayed_copy" / "answers.toml").read_text()
 LOOP_FAILURE = "            except Exception:\n                continue\n"
 STATUS = '            row["status"] = "ok" if math.isfinite(result["final_loss"]) else "diverged"\n'
 
@@ -145,3 +146,70 @@ def test_reference_scores_full_marks(grade):
     result = grade("ex08", {"protocol.py": REFERENCE, "answers.toml": ANSWERS})
     assert result.max_score == 10
     assert result.score == result.max_score, [v.feedback for v in result.checks if not v.passed]
+
+
+ZERO_DATA = '''import torch
+
+def make_delayed_copy(n, T, delay, vocab, seed):
+    return torch.zeros(n, T, dtype=torch.int64), torch.zeros(n, T, dtype=torch.int64)
+
+def make_splits(sizes, T, delay, vocab, seed):
+    return {name: make_delayed_copy(n, T, delay, vocab, seed) for name, n in sizes.items()}
+'''
+CONSTANT_DATA = '''import torch
+
+def make_delayed_copy(n, T, delay, vocab, seed):
+    inputs = torch.ones(n, T, dtype=torch.int64)
+    targets = torch.zeros_like(inputs)
+    targets[:, delay:] = inputs[:, :T - delay]
+    return inputs, targets
+
+def make_splits(sizes, T, delay, vocab, seed):
+    if sum(sizes.values()) > (vocab - 1) ** T:
+        raise ValueError("not enough distinct sequences")
+    return {name: make_delayed_copy(n, T, delay, vocab, seed) for name, n in sizes.items()}
+'''
+NO_ROWS = '''
+def run_comparison(bench, splits, widths, settings):
+    return []
+
+def comparison_tables(bench, splits, settings, d_h, matched_widths):
+    return {"equal_width": [], "matched_params": []}
+'''
+# One row per (cell, seed) that repeats the settings it was given, and trains nothing.
+ECHOED_ROWS = '''
+def run_comparison(bench, splits, widths, settings):
+    return [dict(cell=cell, d_h=d_h, seed=seed, status="ok", params=0, batch_size=settings["batch_size"],
+                 updates=settings["updates"], lr=settings["lr"], cell_calls=0, test_acc=0.0, train_time=0.0,
+                 predict_time=0.0, peak_memory=0)
+            for cell, d_h in widths.items() for seed in settings["seeds"]]
+
+def comparison_tables(bench, splits, settings, d_h, matched_widths):
+    return {"equal_width": run_comparison(bench, splits, {cell: d_h for cell in matched_widths}, settings),
+            "matched_params": run_comparison(bench, splits, dict(matched_widths), settings)}
+'''
+# Submissions that compute nothing (the sheet is the unanswered stub's): each earns nothing. The constant data
+# is shifted right and make_splits refuses the impossible, yet neither earns: constant inputs show no shift.
+DEGENERATE = {
+    "zeros and no rows": ZERO_DATA + NO_ROWS,
+    "constant data and echoed rows": CONSTANT_DATA + ECHOED_ROWS,
+    "zeros and echoed rows": ZERO_DATA + ECHOED_ROWS,
+    "empty results": ("def make_delayed_copy(n, T, delay, vocab, seed):\n    return ()\n\n"
+                      "def make_splits(sizes, T, delay, vocab, seed):\n    return {}\n\n"
+                      "def run_comparison(bench, splits, widths, settings):\n    return []\n\n"
+                      "def comparison_tables(bench, splits, settings, d_h, matched_widths):\n    return {}\n"),
+}
+
+
+@pytest.mark.parametrize("name", DEGENERATE)
+def test_degenerate_submission_earns_nothing(grade, name):
+    """Does a protocol.py that computes nothing (zeros, constants, no rows, empty results) earn nothing?"""
+    assert earned(grade("ex08", {"protocol.py": DEGENERATE[name], "answers.toml": STUB_SHEET})) == {}
+
+
+def test_no_rows_earn_only_the_data_points(grade):
+    """Does the reference's data with a run_comparison that reports no rows keep the data points only (3 of 10)?"""
+    source = REFERENCE.split("class CopyModel")[0] + NO_ROWS
+    got = earned(grade("ex08", {"protocol.py": source, "answers.toml": STUB_SHEET}))
+    assert sorted(got.values()) == [1.5, 1.5], got  # make_delayed_copy and make_splits, the reference's own code
+    assert all(name.startswith(("make_delayed_copy", "make_splits")) for name in got), got

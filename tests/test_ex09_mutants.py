@@ -5,7 +5,7 @@ import importlib.util
 import pytest
 from torch import nn
 
-from conftest import ROOT, mutate
+from conftest import ROOT, earned, mutate
 
 REFERENCE = (ROOT / "solutions" / "ex09_param_matching" / "matching.py").read_text()
 
@@ -139,3 +139,29 @@ def test_tie_cases_are_real_ties():
         width = ref.match_widths(target, vocab, d_e, cells=(cell,))[cell]
         gaps = [abs(ref.total_params(cell, vocab, d_e, h) - target) for h in (width, width + 1)]
         assert gaps[0] == gaps[1] > 0
+
+
+MATCHING = '''def total_params(cell, vocab, d_e, d_h):
+    return {total}
+
+def match_widths(target, vocab, d_e, cells=("rnn", "gru", "lstm"), max_width=4096):
+    return {widths}
+
+def macs_per_step(cell, vocab, d_e, d_h):
+    return {macs}
+'''
+# Submissions that compute nothing: each earns nothing. A constant width of 1 or max_width is right for the
+# targets below or above every total, yet earns no range-end points: it finds no width inside the range.
+DEGENERATE = {
+    "zeros": MATCHING.format(total="0", widths="{cell: 0 for cell in cells}", macs="0"),
+    "constant width 1": MATCHING.format(total="1", widths="{cell: 1 for cell in cells}", macs="1"),
+    "constant max_width": MATCHING.format(total="1", widths="{cell: max_width for cell in cells}", macs="1"),
+    "returns its input": MATCHING.format(total="d_h", widths="{cell: target for cell in cells}", macs="d_h"),
+    "empty results": MATCHING.format(total="0", widths="{}", macs="0"),
+}
+
+
+@pytest.mark.parametrize("name", DEGENERATE)
+def test_degenerate_submission_earns_nothing(grade, name):
+    """Does a matching.py that computes nothing (zeros, constant widths, its input, {}) earn nothing?"""
+    assert earned(grade("ex09", {"matching.py": DEGENERATE[name]})) == {}

@@ -16,18 +16,26 @@ ROW_KEYS = ("cell", "d_h", "seed", "status", "params", "batch_size", "updates", 
 
 def test_delayed_copy_shapes(protocol):
     """make_delayed_copy(4, 5, 1, 3, 0) returns two int64 tensors of shape (4, 5)"""
-    inputs, targets = protocol.make_delayed_copy(4, 5, 1, 3, 0)
+    pair = protocol.make_delayed_copy(4, 5, 1, 3, 0)
+    assert isinstance(pair, (list, tuple)) and len(pair) == 2, "make_delayed_copy returns a pair (inputs, targets)"
+    inputs, targets = pair
     expect_tensor(inputs, name="inputs", shape=(4, 5), dtype=torch.int64)
     expect_tensor(targets, name="targets", shape=(4, 5), dtype=torch.int64)
 
 
 def test_one_comparison_row(protocol, device):
     """run_comparison with one cell and one seed returns one row with every key"""
-    splits = protocol.make_splits({"train": 8, "val": 4, "test": 520}, 5, 1, 6, 0)
-    splits = {k: [x.to(device), y.to(device)] for k, (x, y) in splits.items()}
+    sizes = {"train": 8, "val": 4, "test": 520}
+    splits = protocol.make_splits(sizes, 5, 1, 6, 0)
+    assert isinstance(splits, dict) and set(splits) == set(sizes), "make_splits returns a dict with keys train, val, test"
+    for name, n in sizes.items():
+        pair = splits[name]
+        assert isinstance(pair, (list, tuple)) and len(pair) == 2, f"make_splits()[{name!r}] is a pair (inputs, targets)"
+        splits[name] = [expect_tensor(t, name=f"make_splits()[{name!r}]", shape=(n, 5), dtype=torch.int64).to(device)
+                        for t in pair]
     settings = {"vocab": 6, "d_e": 3, "delay": 1, "seeds": [0], "batch_size": 4, "updates": 2, "lr": 0.01}
     bench = inject("fake_bench", train_unit=0.001, predict_unit=0.0001)
     rows = protocol.run_comparison(bench, splits, {"gru": 5}, settings)
-    assert isinstance(rows, list) and len(rows) == 1, "one cell × one seed gives one row"
+    assert isinstance(rows, list) and len(rows) == 1 and isinstance(rows[0], dict), "one cell × one seed gives one row (a dict)"
     missing = [k for k in ROW_KEYS if k not in rows[0]]
     assert not missing, f"the row lacks {missing}"

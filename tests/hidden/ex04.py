@@ -204,21 +204,27 @@ WHAT_ZH = {"single-layer": "单层", "single-layer framework": "单层框架", "
 
 def charged_elsewhere(params, config: dict, got: int, excused, probes: dict) -> bool:
     """Whether `got` is this configuration's count under an excused mistake that the student's single-layer
-    count shows too (so a single-layer check has charged it already)."""
+    counts show too, at these sizes and at d_x + 1 (so a single-layer check has charged it already; a
+    count that only happens to match, such as a constant, is not excused)."""
     for diagnosis, count in MISTAKES:
         if diagnosis not in excused or count(config) != got:
             continue
         single = {k: config[k] for k in ("cell", "d_x", "d_h")}
         if diagnosis == FW_FORGOT:
             single["framework_biases"] = True
-        key = tuple(single.items())
-        if key not in probes:
-            options = {k: v for k, v in single.items() if k not in ("cell", "d_x", "d_h")}
-            probes[key] = params.count_params(single["cell"], single["d_x"], single["d_h"], **options)
-        prediction = count(single)
-        if prediction is not None and prediction != _count(**single) and type(probes[key]) is int and probes[key] == prediction:
+        if all(shows(params, count, probe, probes) for probe in (single, single | {"d_x": single["d_x"] + 1})):
             return True
     return False
+
+
+def shows(params, count, single: dict, probes: dict) -> bool:
+    """Whether the student's count for this single-layer configuration is the mistaken `count`, not the right one."""
+    key = tuple(single.items())
+    if key not in probes:
+        options = {k: v for k, v in single.items() if k not in ("cell", "d_x", "d_h")}
+        probes[key] = params.count_params(single["cell"], single["d_x"], single["d_h"], **options)
+    prediction = count(single)
+    return prediction is not None and prediction != _count(**single) and type(probes[key]) is int and probes[key] == prediction
 
 
 def grid_check(params, configs: list[dict], expected, what: str, *, excused=(), strict_type=False) -> None:
@@ -354,8 +360,24 @@ BAD_CALLS = (
 )
 
 
+def counts(params, reference) -> bool:
+    """Whether count_params computes counts for some cell: at two sizes, the reference's or one known mistake's."""
+    for cell in CELLS:
+        configs = [dict(cell=cell, d_x=5, d_h=4), dict(cell=cell, d_x=7, d_h=2)]
+        got = [params.count_params(c["cell"], c["d_x"], c["d_h"]) for c in configs]
+        if not all(type(g) in (int, float) for g in got):
+            continue
+        rules = [lambda c: reference.count_params(**c)] + [count for _, count in MISTAKES]
+        if any(all(rule(c) == g for c, g in zip(configs, got)) for rule in rules if rule(configs[0]) is not None):
+            return True
+    return False
+
+
 @check(points=0.5)
-def test_value_errors(params):
-    """An unknown cell or a non-positive size raises ValueError"""
+def test_value_errors(params, reference):
+    """An unknown cell or a non-positive size raises ValueError (counts once count_params counts)"""
+    if not counts(params, reference):
+        raise Fail("count_params's ValueError cases count once it computes counts (see the single-layer check)",
+                   "count_params 能计算参数量后，它的 ValueError 情况才计分（见单层检查）")
     expect_value_errors({case: lambda args=args, kwargs=kwargs: params.count_params(*args, **kwargs)
                               for case, args, kwargs in BAD_CALLS}, fn="count_params")

@@ -10,8 +10,8 @@ import math
 import torch
 
 from grader.checks import (
-    Fail, StudentError, assert_close, check, expect_tensor, expect_value_errors, parse_source, reference_module,
-    student_module,
+    Fail, StudentError, assert_close, check, expect_tensor, expect_value_errors, parse_source, partial,
+    reference_module, student_module,
 )
 from grader.grading import policy
 from grader.text import Text
@@ -211,22 +211,36 @@ def test_gru_given_gates(gated, device):
         )
 
 
+def right_keys(student_fn, reference_fn, inputs, keys, fn) -> list[str]:
+    """The outputs the student's function gets right on these float64 inputs: the work that exists."""
+    out = result_dict(student_fn(**inputs), keys, shape=(B, D_H), dtype=torch.float64, fn=fn)
+    wrong = wrong_keys(out, reference_fn(**inputs), keys)
+    return [k for k in keys if k not in wrong]
+
+
 @check(points=1)
-def test_float32_preserved(gated, device):
-    """float32 inputs give float32 outputs that agree with your own float64 results"""
+def test_float32_preserved(gated, reference, device):
+    """float32 inputs give float32 outputs with the reference's values (partial: per output)"""
+    problems, right, total = [], 0, 0
     for fn, make, keys in (("lstm_step", lstm_inputs, LSTM_KEYS), ("gru_step", gru_inputs, GRU_KEYS)):
-        inputs = make(device)
-        out64 = result_dict(getattr(gated, fn)(**inputs), keys, shape=(B, D_H), dtype=torch.float64, fn=fn)
-        inputs32 = {k: v.float() for k, v in inputs.items()}
+        inputs32 = {k: v.float() for k, v in make(device).items()}
         out32 = result_dict(getattr(gated, fn)(**inputs32), keys, shape=(B, D_H), dtype=torch.float32, fn=f"{fn} (float32)")
+        expected = getattr(reference, fn)(**{k: v.double() for k, v in inputs32.items()})
+        total += len(keys)
         for k in keys:
-            assert_close(out32[k], out64[k].float(), name=f"{fn}()[{k!r}] in float32", rtol=1e-4, atol=1e-5)
+            try:
+                assert_close(out32[k], expected[k].float(), name=f"{fn}()[{k!r}] in float32", rtol=1e-4, atol=1e-5)
+                right += 1
+            except Fail as failure:
+                problems.append(failure.message)
+    if problems:
+        raise Fail(Text.join("\n", problems[:4]), share=right / total)
 
 
 @check(points=2)
 def test_gradients(gated, reference, device):
-    """Gradients reach every input and parameter and equal autograd through the reference"""
-    problems = []
+    """Gradients reach every input and parameter and equal autograd through the reference (partial: per function, once its values are right)"""
+    problems, right = [], 0
     for fn, make, keys in (("lstm_step", lstm_inputs, LSTM_KEYS), ("gru_step", gru_inputs, GRU_KEYS)):
         inputs = make(device)
         g = torch.Generator().manual_seed(11)
@@ -235,9 +249,13 @@ def test_gradients(gated, reference, device):
         out = result_dict(value, keys, shape=(B, D_H), dtype=torch.float64, fn=fn)
         leaves = {k: v.clone().requires_grad_(True) for k, v in inputs.items()}
         expected = getattr(reference, fn)(**leaves)
+        if wrong_keys(out, {k: v.detach() for k, v in expected.items()}, keys):
+            problems.append(Text(f"{fn}: its gradients count once its values are right (see the check on its values)",
+                                 f"{fn}：数值正确后才评它的梯度（见数值检查）"))
+            continue
         loss = sum((expected[k] * cotangent[k]).sum() for k in keys)
         ref_grads = dict(zip(leaves, torch.autograd.grad(loss, list(leaves.values()))))
-        values_right = not wrong_keys(out, {k: v.detach() for k, v in expected.items()}, keys)
+        before = len(problems)
         for name, ref in ref_grads.items():
             got = grads.get(name)
             if got is None:
@@ -245,27 +263,46 @@ def test_gradients(gated, reference, device):
             elif (not isinstance(got, torch.Tensor) or got.shape != ref.shape or got.dtype != ref.dtype
                   or not torch.isfinite(got).all()):
                 problems.append(f"{fn}: the gradient w.r.t. {name} is malformed or not finite")
-            elif values_right and not torch.allclose(got, ref, rtol=1e-7, atol=1e-9):
+            elif not torch.allclose(got, ref, rtol=1e-7, atol=1e-9):
                 problems.append(f"{fn}: the gradient w.r.t. {name} differs from autograd through the reference")
+        right += len(problems) == before
     if problems:
-        shown = "; ".join(problems[:4]) + (f"; and {len(problems) - 4} more" if len(problems) > 4 else "")
-        raise Fail(shown, shown)
+        shown = [p if isinstance(p, Text) else Text(p, p) for p in problems[:4]]
+        if len(problems) > 4:
+            shown.append(Text(f"and {len(problems) - 4} more", f"另有 {len(problems) - 4} 处"))
+        raise Fail(Text.join("; ", shown), share=right / 2)
 
 
 @check(points=1)
-def test_extreme_preactivations(gated, device):
-    """Outputs stay finite for pre-activations around ±1e4 (use torch.sigmoid/torch.tanh)"""
+def test_extreme_preactivations(gated, reference, device):
+    """Outputs stay finite and right for pre-activations around ±1e4 (use torch.sigmoid/torch.tanh; partial: per output)"""
+    problems, right, total = [], 0, 0
     for fn, make, keys in (("lstm_step", lstm_inputs, LSTM_KEYS), ("gru_step", gru_inputs, GRU_KEYS)):
+        student_fn, reference_fn = getattr(gated, fn), getattr(reference, fn)
+        normal = right_keys(student_fn, reference_fn, make(device), keys, fn)
         inputs = make(device, scale=2e4)
-        out = result_dict(getattr(gated, fn)(**inputs), keys, shape=(B, D_H), dtype=torch.float64, fn=fn)
+        out = result_dict(student_fn(**inputs), keys, shape=(B, D_H), dtype=torch.float64, fn=fn)
+        expected = reference_fn(**inputs)
+        total += len(keys)
         for k in keys:
             if not torch.isfinite(out[k]).all():
-                raise Fail(
+                problems.append(Text(
                     f"{fn}()[{k!r}] has NaN or infinity for large pre-activations: a hand-written sigmoid or "
                     "tanh through exp overflows; use torch.sigmoid and torch.tanh",
                     f"{fn}()[{k!r}] 在预激活值很大时出现 NaN 或无穷大：用 exp 手写的 sigmoid 或 tanh 会溢出；"
                     "请使用 torch.sigmoid 和 torch.tanh",
-                )
+                ))
+            elif k not in normal:
+                problems.append(Text(f"{fn}()[{k!r}] counts here once it is right at normal scale (see the check on its values)",
+                                     f"{fn}()[{k!r}] 在正常尺度下正确后才在此计分（见数值检查）"))
+            elif not torch.allclose(out[k], expected[k], rtol=1e-6, atol=1e-6):
+                problems.append(Text(f"{fn}()[{k!r}] is finite but wrong for large pre-activations",
+                                     f"{fn}()[{k!r}] 在预激活值很大时是有限值，但数值错误"))
+            else:
+                right += 1
+    if problems:
+        shown = problems[:3] + ([Text(f"and {len(problems) - 3} more", f"另有 {len(problems) - 3} 处")] if len(problems) > 3 else [])
+        raise Fail(Text.join("; ", shown), share=right / total)
 
 
 def _bad_shapes(device):
@@ -281,10 +318,18 @@ def _bad_shapes(device):
 
 
 @check(points=1)
-def test_value_errors(gated, device):
-    """Bad shapes raise ValueError (not a torch RuntimeError, not a silent broadcast)"""
-    expect_value_errors({f"{fn} with {case}": lambda fn=fn, inputs=inputs: getattr(gated, fn)(**inputs)
-                            for fn, case, inputs in _bad_shapes(device)})
+def test_value_errors(gated, reference, device):
+    """Bad shapes raise ValueError (not a torch RuntimeError, not a silent broadcast; partial: per function and case)"""
+    cases = list(_bad_shapes(device))
+
+    def validation(fn, make, keys):
+        if not right_keys(getattr(gated, fn), getattr(reference, fn), make(device), keys, fn):
+            raise Fail(f"{fn}: its ValueError cases count once it computes some output right (see the check on its values)",
+                       f"{fn}：至少有一个输出正确后，它的 ValueError 情况才计分（见数值检查）")
+        expect_value_errors({f"{fn} with {case}": lambda inputs=inputs: getattr(gated, fn)(**inputs)
+                             for name, case, inputs in cases if name == fn})
+
+    partial([lambda: validation("lstm_step", lstm_inputs, LSTM_KEYS), lambda: validation("gru_step", gru_inputs, GRU_KEYS)])
 
 
 # gated.py stands alone: it may import these only (see grader.grading.policy for what it may not reach).

@@ -103,22 +103,28 @@ HX = ("[h, x] order: ex05's lstm_step acts on u = [x, h], so weight_ih comes fir
       "[h, x] 顺序：ex05 的 lstm_step 作用在 u = [x, h] 上，因此 weight_ih 在前、weight_hh 在后")
 
 
+LSTM_OPTIONS = {"W": [dict(order=o, columns=c) for o in itertools.permutations("ifco") for c in ("xh", "hx")],
+                "b": [dict(order=o, bias=b) for o in itertools.permutations("ifco") for b in ("both", "ih", "hh")]}
+
+
+def part_option(m: dict, weights: dict, part: str) -> dict | None:
+    """The mapping option (gate order, bias, column order) that gives exactly the student's W's (part "W") or b's."""
+    keys = [k for k in LSTM_KEYS if k.startswith(part)]
+    return next((option for option in LSTM_OPTIONS[part]
+                 if all(close(m[k], lstm_mapping(weights, **option)[k], rtol=1e-12, atol=1e-14) for k in keys)), None)
+
+
 def lstm_diagnosis(m: dict, weights: dict) -> str:
     """Name what the W's and the b's of a wrong mapping have in common with known mistakes."""
     found = []
-    orders = list(itertools.permutations("ifco"))
-    for keys, options in (("W", [dict(order=o, columns=c) for o in orders for c in ("xh", "hx")]),
-                          ("b", [dict(order=o, bias=b) for o in orders for b in ("both", "ih", "hh")])):
-        part = [k for k in LSTM_KEYS if k.startswith(keys)]
-        for option in options:
-            candidate = lstm_mapping(weights, **option)
-            if all(close(m[k], candidate[k], rtol=1e-12, atol=1e-14) for k in part):
-                order = option["order"]
-                if order != ("i", "f", "c", "o"):
-                    found.append(ORDER_IFOG if order == ("i", "f", "o", "c") else ORDER_OTHER)
-                found += [BIAS_HH] if option.get("bias") == "ih" else [BIAS_IH] if option.get("bias") == "hh" else []
-                found += [HX] if option.get("columns") == "hx" else []
-                break
+    for part in "Wb":
+        option = part_option(m, weights, part)
+        if option is not None:
+            order = option["order"]
+            if order != ("i", "f", "c", "o"):
+                found.append(ORDER_IFOG if order == ("i", "f", "o", "c") else ORDER_OTHER)
+            found += [BIAS_HH] if option.get("bias") == "ih" else [BIAS_IH] if option.get("bias") == "hh" else []
+            found += [HX] if option.get("columns") == "hx" else []
     correct = lstm_mapping(weights)
     if not found and all(close(m[k], correct[k].float().double(), rtol=1e-6, atol=1e-7) for k in LSTM_KEYS):
         found.append(FLOAT32)
@@ -179,10 +185,17 @@ def report(problems: list[str], zh: list[str]) -> None:
         raise Fail(shown, shown_zh)
 
 
-def compare_grads(fn: str, got: dict, expected: dict, values_right: bool, problems: list, zh: list) -> None:
-    """Missing, malformed or (when the values are right) wrong gradients, by name."""
+def compare_grads(fn: str, got: dict, expected: dict | None, problems: list, zh: list) -> None:
+    """Missing, malformed or wrong gradients, by name. `expected` is autograd through what the student computed
+    (the torch cell, or the known mistake the values match); None when that is unknown: then none are credited."""
+    if expected is None:
+        problems.append(f"{fn}: the gradients count once the values are right (see the check on the values)")
+        zh.append(f"{fn}：数值正确后才评梯度（见数值检查）")
+        return
     for name, ref in expected.items():
         g = got.get(name) if isinstance(got, dict) else None
+        if g is None and not ref.any():  # the function computed does not use it: no gradient is right
+            continue
         if g is None:
             problems.append(f"{fn}: no gradient reaches {name} (a .detach(), .data, .item(), torch.no_grad() "
                             "or a tensor rebuilt from values cuts the graph)")
@@ -190,11 +203,11 @@ def compare_grads(fn: str, got: dict, expected: dict, values_right: bool, proble
         elif not isinstance(g, torch.Tensor) or g.shape != ref.shape or not torch.isfinite(g).all():
             problems.append(f"{fn}: the gradient w.r.t. {name} is malformed or not finite")
             zh.append(f"{fn}：关于 {name} 的梯度格式错误或不是有限值")
-        elif values_right and ((g == 0) & (ref != 0)).any():
+        elif ((g == 0) & (ref != 0)).any():
             problems.append(f"{fn}: part of the gradient w.r.t. {name} is missing, exactly zero where autograd through "
                             "the torch cell is not (a .detach() on one slice?)")
             zh.append(f"{fn}：关于 {name} 的梯度缺了一部分，在经过 torch 单元的自动求导不为零处恰为零（对某个切片用了 .detach()？）")
-        elif values_right and not torch.allclose(g.to(ref.dtype), ref, rtol=GRAD_RTOL, atol=GRAD_ATOL):
+        elif not torch.allclose(g.to(ref.dtype), ref, rtol=GRAD_RTOL, atol=GRAD_ATOL):
             problems.append(f"{fn}: the gradient w.r.t. {name} differs from autograd through the torch cell "
                             f"(rtol={GRAD_RTOL:g}, atol={GRAD_ATOL:g})")
             zh.append(f"{fn}：关于 {name} 的梯度与经过 torch 单元的自动求导结果不一致（rtol={GRAD_RTOL:g}，atol={GRAD_ATOL:g}）")
@@ -212,10 +225,25 @@ def torch_grads(kind: str, weights: dict, s: dict, cotangent: dict) -> tuple[tor
         h = cell(leaves["x"], leaves["h"])
         loss = (h * cotangent["h"]).sum()
         out = h.detach()
-    params = dict(cell.named_parameters())
-    grads = torch.autograd.grad(loss, [*leaves.values(), *params.values()])
-    names = [f"{k}0" if k in ("h", "c") else k for k in leaves] + [f"cell.{k}" for k in params]
-    return out, dict(zip(names, grads))
+    return out, named_grads(loss, leaves, dict(cell.named_parameters()))
+
+
+def named_grads(loss, leaves: dict, weights: dict) -> dict:
+    """Autograd of `loss` w.r.t. the states ("x", "h0", "c0") and the cell parameters ("cell.weight_ih", ...);
+    zero for one the loss does not use (a mistake that drops bias_hh)."""
+    tensors = [*leaves.values(), *weights.values()]
+    grads = torch.autograd.grad(loss, tensors, allow_unused=True)
+    names = [f"{k}0" if k in ("h", "c") else k for k in leaves] + [f"cell.{k}" for k in weights]
+    return {n: torch.zeros_like(t) if g is None else g for n, g, t in zip(names, grads, tensors)}
+
+
+def known_lstm_grads(weights: dict, s: dict, cot: dict, options: dict, gated_reference) -> dict:
+    """Autograd through the known mistaken mapping `options` (for W and for b) and ex05's reference lstm_step."""
+    w = {k: v.clone().requires_grad_(True) for k, v in weights.items()}
+    leaves = {k: v.clone().requires_grad_(True) for k, v in s.items()}
+    m = {k: v for part, option in options.items() for k, v in lstm_mapping(w, **option).items() if k.startswith(part)}
+    out = gated_reference.lstm_step(**leaves, **m)
+    return named_grads((out["h"] * cot["h"]).sum() + (out["c"] * cot["c"]).sum(), leaves, w)
 
 
 @check(points=2)
@@ -233,13 +261,15 @@ def test_lstm_gradients(parity, gated_reference, device):
     out = gated_reference.lstm_step(**leaves)
     loss = (out["h"] * cot["h"]).sum() + (out["c"] * cot["c"]).sum()
     grads = dict(zip(leaves, torch.autograd.grad(loss, list(leaves.values()))))
-    values_right = close(out["h"].detach(), h_ref) and close(out["c"].detach(), c_ref)
+    if not (close(out["h"].detach(), h_ref) and close(out["c"].detach(), c_ref)):
+        options = {part: part_option(m, weights, part) for part in "Wb"}
+        expected = None if None in options.values() else known_lstm_grads(weights, s, cot, options, gated_reference)
 
     _, mapped = parity.lstm_params_from_torch.with_grad({k: grads[k] for k in LSTM_KEYS}, cell=inject("lstm_cell", **weights))
     got = {"x": grads["x"], "h0": grads["h"], "c0": grads["c"]}
     got |= {f"cell.{k}": v for k, v in (mapped.get("cell") or {}).items()}
     problems, zh = [], []
-    compare_grads("lstm_params_from_torch", got, expected, values_right, problems, zh)
+    compare_grads("lstm_params_from_torch", got, expected, problems, zh)
     report(problems, zh)
 
 
@@ -284,15 +314,25 @@ GRU_NAMES = {
 }
 
 
-def gru_diagnosis(out, weights: dict, s: dict) -> tuple[str, str]:
-    options = {"order": ("rzn", "zrn"), "reset": ("after", "before", "outside"),
+GRU_OPTIONS = {"order": ("rzn", "zrn"), "reset": ("after", "before", "outside"),
                "convention": ("torch", "swapped"), "bias": ("both", "ih", "no_hn")}
-    for combo in itertools.product(*options.values()):
-        chosen = dict(zip(options, combo))
+
+
+def gru_mistake(out, weights: dict, s: dict) -> dict | None:
+    """The known mistakes (as gru_variant options) whose step gives exactly the student's output, if any."""
+    for combo in itertools.product(*GRU_OPTIONS.values()):
+        chosen = dict(zip(GRU_OPTIONS, combo))
+        if any((k, v) in GRU_NAMES for k, v in chosen.items()) and close(out, gru_variant(weights, s["x"], s["h"], **chosen)):
+            return chosen
+    return None
+
+
+def gru_diagnosis(out, weights: dict, s: dict) -> tuple[str, str]:
+    chosen = gru_mistake(out, weights, s)
+    if chosen is not None:
         names = [GRU_NAMES[(k, v)] for k, v in chosen.items() if (k, v) in GRU_NAMES]
-        if names and close(out, gru_variant(weights, s["x"], s["h"], **chosen)):
-            return (" Likely mistake: " + "; ".join(en for en, _ in names) + ".",
-                    " 可能的错误：" + "；".join(zh for _, zh in names) + "。")
+        return (" Likely mistake: " + "; ".join(en for en, _ in names) + ".",
+                " 可能的错误：" + "；".join(zh for _, zh in names) + "。")
     if torch.allclose(out, gru_variant(weights, s["x"], s["h"], dtype=torch.float32), rtol=1e-5, atol=1e-6):
         return f" Likely mistake: {FLOAT32[0]}.", f" 可能的错误：{FLOAT32[1]}。"
     return "", ""
@@ -363,13 +403,20 @@ def test_gru_gradients(parity, device):
 
     params = gru_params_of(parity.gru_params_from_torch(cell=inject("gru_cell", **weights)))
     value, step_grads = parity.torch_gru_step.with_grad(cot, x=s["x"], h=s["h"], params=params)
-    values_right = close(gru_output(value, d_h), h_ref)
+    out = gru_output(value, d_h)
+    if not close(out, h_ref):
+        chosen = gru_mistake(out, weights, s)
+        expected = None
+        if chosen is not None:  # the gradients of the mistaken step the values show
+            w = {k: v.clone().requires_grad_(True) for k, v in weights.items()}
+            leaves = {k: s[k].clone().requires_grad_(True) for k in ("x", "h")}
+            expected = named_grads((gru_variant(w, leaves["x"], leaves["h"], **chosen) * cot).sum(), leaves, w)
     _, mapped = parity.gru_params_from_torch.with_grad(
         without_none(step_grads.get("params")) or {}, cell=inject("gru_cell", **weights))
     got = {"x": step_grads.get("x"), "h0": step_grads.get("h")}
     got |= {f"cell.{k}": v for k, v in (mapped.get("cell") or {}).items()}
     problems, zh = [], []
-    compare_grads("torch_gru_step / gru_params_from_torch", got, expected, values_right, problems, zh)
+    compare_grads("torch_gru_step / gru_params_from_torch", got, expected, problems, zh)
     report(problems, zh)
 
 

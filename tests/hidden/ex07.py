@@ -13,7 +13,7 @@ from pathlib import Path
 
 import torch
 
-from grader.checks import Fail, check, course_code, expect_value_errors, inject, partial, reference_module, student_module
+from grader.checks import Fail, StudentError, check, course_code, expect_value_errors, inject, partial, reference_module, student_module
 
 decay = student_module("decay")
 reference = reference_module("decay")
@@ -113,9 +113,29 @@ def test_constant_gate_params(decay):
     partial([lambda kind=kind: both(kind) for kind in ("lstm", "gru")])
 
 
+def bias_follows_retain(decay, kind: str) -> bool:
+    """Whether constant_gate_params computes the retention gate's bias from retain: a (d_h,) tensor that differs
+    between two retains (right or not: that is the other check's business)."""
+    biases = []
+    for retain in (0.9, 0.25):
+        try:
+            params = decay.constant_gate_params(kind=kind, retain=retain, d_x=D_X, d_h=D_H)
+        except StudentError:
+            return False
+        b = params.get(RETENTION[kind]) if isinstance(params, dict) else None
+        if not isinstance(b, torch.Tensor) or tuple(b.shape) != (D_H,) or not b.is_floating_point() or not torch.isfinite(b).all():
+            return False
+        biases.append(b.double())
+    return not torch.equal(*biases)
+
+
 @check(points=1)
 def test_value_errors(decay):
-    """constant_gate_params raises ValueError unless 0 < retain < 1 and kind is "lstm" or "gru" """
+    """constant_gate_params raises ValueError unless 0 < retain < 1 and kind is "lstm" or "gru" (counts once it computes)"""
+    if not any(bias_follows_retain(decay, kind) for kind in ("lstm", "gru")):
+        raise Fail("constant_gate_params's ValueError cases count once it computes the retention gate's bias from retain "
+                   "(see the check on its parameters)",
+                   "constant_gate_params 根据 retain 计算保留门的偏置后，它的 ValueError 情况才计分（见参数检查）")
     cases = [("lstm", 0.0), ("gru", 1.0), ("lstm", -0.5), ("gru", 1.5), ("rnn", 0.5)]
     expect_value_errors({f"kind={kind!r}, retain={retain}":
                             lambda kind=kind, retain=retain: decay.constant_gate_params(kind=kind, retain=retain, d_x=D_X, d_h=D_H)

@@ -90,6 +90,18 @@ def compare(protocol, reference, device, widths=None, bench=None) -> list[dict]:
     return rows_of(value, "run_comparison")
 
 
+def complete(rows: list[dict], widths: dict | None = None) -> list[dict]:
+    """`rows` itself, after checking it holds exactly one row per (cell, seed): what the rows report counts for every run."""
+    widths = widths or {cell: D_H for cell in GATES}
+    runs = sorted((r["cell"], r["seed"]) for r in rows)
+    if runs != sorted((cell, seed) for cell in widths for seed in SETTINGS["seeds"]):
+        raise Fail(f"run_comparison must report exactly one row per (cell, seed), {len(widths) * len(SETTINGS['seeds'])} "
+                   f"rows here; got {len(rows)}: what the rows report is checked on every run",
+                   f"run_comparison 应为每个 (cell, seed) 恰好报告一行，此处应有 {len(widths) * len(SETTINGS['seeds'])} 行，"
+                   f"实际为 {len(rows)} 行：各行报告的内容要在每次运行上检查")
+    return rows
+
+
 def by_run(rows: list[dict]) -> dict:
     return {(r["cell"], r["seed"]): r for r in rows}
 
@@ -122,6 +134,9 @@ def test_delayed_copy(protocol, reference):
                        "token vocab−1 从未出现：torch.randint 的上界不含在内，应写 randint(1, vocab, ...)")
 
     def shift():
+        if len(x.unique()) < 2:
+            raise Fail("the shift counts once the inputs vary: on constant inputs it cannot be seen",
+                       "输入有变化后平移才计分：在常数输入上看不出平移")
         expected = torch.zeros_like(x)
         expected[:, delay:] = x[:, :-delay]
         if torch.equal(y, expected):
@@ -166,6 +181,20 @@ def test_splits(protocol):
                 raise Fail(f"{name} inputs contain tokens outside 1..vocab−1", f"{name} 的 inputs 含有 1..vocab−1 之外的 token")
             if not (torch.equal(y[:, delay:], x[:, :-delay]) and (y[:, :delay] == 0).all()):
                 raise Fail(f"{name} targets are not the inputs shifted by delay", f"{name} 的 targets 不是 inputs 平移 delay 的结果")
+        if not any((x == vocab - 1).any() for x, _ in data.values()):
+            raise Fail("token vocab−1 never appears in the splits: draw tokens from 1..vocab−1, both ends included",
+                       "各划分中从未出现 token vocab−1：应从 1..vocab−1（两端都包含）中抽取 token")
+
+    def working(part):
+        """A property of the splits (reproducible, refusing the impossible) counts once they hold valid sequences."""
+        def gated():
+            try:
+                valid()
+            except Fail:
+                raise Fail("reproducibility and the ValueError count once the splits hold valid delayed-copy sequences",
+                           "各划分包含有效的延迟复制序列后，可复现性与 ValueError 才计分") from None
+            part()
+        return gated
 
     def no_repeats():
         for name, (x, _) in data.items():
@@ -201,7 +230,7 @@ def test_splits(protocol):
         raise Fail("asking for 140 distinct sequences where only 128 exist must raise ValueError",
                    "只存在 128 个不同序列却要求 140 个时应抛出 ValueError")
 
-    partial([valid, no_repeats, disjoint, seeded, impossible])
+    partial([valid, no_repeats, disjoint, working(seeded), working(impossible)])
 
 
 # -- the protocol, with the simulated bench --------------------------------------------------------
@@ -221,7 +250,7 @@ def test_shared_settings(protocol, reference, device):
                 problems.append((f"the {cell} rows report a different {key} from the shared settings",
                                  f"{cell} 的行报告的 {key} 与共享设置不同"))
         expected = SETTINGS["updates"] * SETTINGS["batch_size"] * TRAIN_UNIT
-        if any(r["train_time"] is not None and not close(r["train_time"], expected) for r in mine):
+        if any(not close(r["train_time"], expected) for r in mine):
             problems.append((f"the {cell} runs were trained with a different batch size or update count than the others "
                              "(the bench's training time is updates × batch size × its unit)",
                              f"{cell} 的训练使用了与其他模型不同的批量大小或更新次数（模拟训练时间 = 更新次数 × 批量 × 单位）"))
@@ -233,7 +262,7 @@ def test_shared_settings(protocol, reference, device):
 @check(points=1)
 def test_parameter_counts(protocol, reference, device):
     """Reported parameter counts are the modules' own, sum(p.numel() for p in model.parameters())"""
-    rows = compare(protocol, reference, device)
+    rows = complete(compare(protocol, reference, device))
     for r in rows:
         expected = total_params(r["cell"], D_H)
         actual = number(r["peak_memory"]) / 16 if number(r["peak_memory"]) else None  # the bench saw this many
@@ -253,7 +282,7 @@ def test_parameter_counts(protocol, reference, device):
 @check(points=1)
 def test_prediction_timing(protocol, reference, device):
     """Prediction time is measured on exactly 512 test sequences"""
-    for r in compare(protocol, reference, device):
+    for r in complete(compare(protocol, reference, device)):
         got = number(r["predict_time"])
         if got is None:
             raise Fail(f"the {r['cell']} row has no prediction time", f"{r['cell']} 行没有预测时间")
@@ -291,7 +320,7 @@ def test_row_metrics(protocol, reference, device):
     """Test accuracy (positions t ≥ delay), training time, peak memory and recurrent-cell calls are right"""
     test_y = reference.make_splits(SIZES, T, DELAY, VOCAB, seed=5)["test"][1]
     problems = []
-    for r in compare(protocol, reference, device):
+    for r in complete(compare(protocol, reference, device)):
         k = fake_class(r["cell"], D_H, r["seed"])
         if not close(r["test_acc"], (test_y[:, DELAY:] == k).double().mean().item()):
             blanks = close(r["test_acc"], (test_y == k).double().mean().item())
@@ -325,6 +354,9 @@ def test_two_tables(protocol, reference, device):
         if sorted((r["cell"], r["d_h"]) for r in rows) != sorted((c, w) for c, w in widths.items() for _ in SETTINGS["seeds"]):
             raise Fail(f"the {name} table does not run each cell at its {'equal' if name == 'equal_width' else 'matched'} width for every seed",
                        f"{name} 表没有让每个模型在其{'相同' if name == 'equal_width' else '匹配'}宽度下以每个种子运行")
+        if not all(close(r["train_time"], SETTINGS["updates"] * SETTINGS["batch_size"] * TRAIN_UNIT) for r in rows):
+            raise Fail(f"the {name} table holds rows of runs that were not trained with the bench (see the check on shared settings)",
+                       f"{name} 表中有未经 bench 训练的运行行（见共享设置检查）")
 
 
 @check(points=0.5)

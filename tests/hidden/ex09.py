@@ -356,7 +356,15 @@ def test_tie_rule(matching, reference):
 
 @check(points=0.5)
 def test_width_range(matching, reference):
-    """Widths run from 1 to max_width, both included: targets below and above every total"""
+    """Widths run from 1 to max_width, both included: targets below and above every total (counts once it searches)"""
+    inside = [(reference.total_params(cell, 12, 5, 9) + 1, 12, 5, {"cells": [cell], "max_width": 20}) for cell in CELLS]
+    try:
+        widths_check(matching, reference, inside, "range ends")
+    except Fail as failure:
+        if failure.share < 1:
+            raise Fail("the range ends count once match_widths finds the closest width for targets inside the range "
+                       "(see the check on the closest widths)",
+                       "match_widths 对范围内的目标能找到最接近的宽度后，范围两端才计分（见最接近宽度的检查）") from None
     calls = [(1, 12, 5, {"max_width": 20}), (10**9, 12, 5, {"max_width": 20}), (10**9, 40, 8, {"cells": ["gru"], "max_width": 7})]
     widths_check(matching, reference, calls, "range ends")
 
