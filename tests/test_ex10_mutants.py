@@ -3,11 +3,12 @@
 
 import pytest
 
-from conftest import ROOT, mutate, assert_named, with_answers
+from conftest import ROOT, earned, mutate, assert_named, with_answers
 
 SOLUTION = ROOT / "solutions" / "ex10_length_sweep"
 REFERENCE = (SOLUTION / "sweep.py").read_text()
 ANSWERS = (SOLUTION / "answers.toml").read_text()
+STUB_SHEET = (ROOT / "exercises" / "ex10_length_sweep" / "answers.toml").read_text()
 STATUS = '                    status = "ok" if math.isfinite(result["final_loss"]) else "diverged"\n'
 FAILED_ROW = '                        rows.append(row | {"status": "failed", "val_acc": None, "test_acc": None})\n'
 
@@ -87,7 +88,7 @@ HOSTILE = {
                                  'row = {"model": model, "length": length, "lr": [lr], "seed": seed}',
                                  "run_sweep: row 0['lr']: expected int or float or None, got list"),
     "select_lr values as lists": ("        chosen[key] = best\n", "        chosen[key] = [best]\n",
-                                  "['lr']: expected int or float, got list"),
+                                  "select_lr()[(\"gru\", 4)]: expected int or float, got list"),
     "summary runs as the list of rows": ('"runs": len(mine),', '"runs": mine,', "summarize: entry 0['runs']: expected"),
     "summary model as a list": ('"model": model, "length": length, "lr": lr,\n',
                                 '"model": [model], "length": length, "lr": lr,\n',
@@ -106,8 +107,54 @@ def test_hostile_value_fails_cleanly(grade, name):
     assert_named(result, diagnosis)
 
 
+def test_tuple_keyed_select_lr_earns_every_selection_point(grade):
+    """Does select_lr written as the statement asks (a dict keyed by (model, length) tuples, no wrapper) earn full selection points?"""
+    assert "def select_lr_table" not in REFERENCE and "return chosen\n" in REFERENCE
+    result = grade("ex10", {"sweep.py": REFERENCE, "answers.toml": ANSWERS})
+    selection = [v for v in result.checks if "select_lr" in v.name and v.points > 0]
+    assert sum(v.points for v in selection) == 3, [v.name for v in result.checks]
+    assert all(v.earned == v.points for v in selection), [v.feedback for v in selection]
+    assert result.score == result.max_score
+
+
 def test_reference_scores_full_marks(grade):
     """Does the reference itself, graded as a submission, earn every point?"""
     result = grade("ex10", {"sweep.py": REFERENCE, "answers.toml": ANSWERS})
     assert result.max_score == 10
     assert result.score == result.max_score, [v.feedback for v in result.checks if not v.passed]
+
+
+SWEEP = '''TAIL = 8
+
+def length_data(make_splits, lengths, sizes, vocab, seed):
+    return {data}
+
+def run_sweep(train_fn, models, lengths, lrs, seeds):
+    return {rows}
+
+def select_lr(rows):
+    return {chosen}
+
+def summarize(rows):
+    return {summary}
+'''
+GRID = "[dict(model=m, length=n, lr=lr, seed=s{extra}) for m in models for n in lengths for lr in lrs for s in seeds]"
+# Submissions that compute nothing (the sheet is the unanswered stub's): each earns nothing. The grid of rows
+# that never called train_fn, the all-"ok" statuses and the smallest lr (which wins the scripted tie) earn
+# nothing either; nor does 0.01, which is the right lr of every scripted (model, length) but the tied one.
+DEGENERATE = {
+    "empty results": SWEEP.format(data="[]", rows="[]", chosen="{}", summary="[]"),
+    "returns its input": SWEEP.format(data="lengths", rows=GRID.format(extra=""), chosen="rows", summary="rows"),
+    "constant rows and the smallest lr": SWEEP.format(
+        data="[make_splits(sizes, TAIL, 0, vocab, seed) for _ in lengths]",
+        rows=GRID.format(extra=", status='ok', val_acc=0.0, test_acc=0.0"),
+        chosen="{(r['model'], r['length']): min(q['lr'] for q in rows) for r in rows}", summary="[]"),
+    "a constant lr": SWEEP.format(data="[]", rows="[]", chosen="{(r['model'], r['length']): 0.01 for r in rows}",
+                                  summary="[]"),
+}
+
+
+@pytest.mark.parametrize("name", DEGENERATE)
+def test_degenerate_submission_earns_nothing(grade, name):
+    """Does a sweep.py that computes nothing (no rows, its input, constant rows or lrs) earn nothing?"""
+    assert earned(grade("ex10", {"sweep.py": DEGENERATE[name], "answers.toml": STUB_SHEET})) == {}

