@@ -61,3 +61,36 @@ def batch(*, course: Course, exercises: list[Exercise], submissions: Path, out: 
     return grade_batch(course=course, exercises=exercises, submissions=submissions, out=out, workers=workers,
                        device=resolve_device(device or course.device), strict=strict, scheduler=scheduler,
                        only=student, progress=progress)
+
+
+def status(*, course: Course, submission: Path) -> list[tuple[Exercise, str]]:
+    """Each exercise as "not submitted", "not started" (its files are the stub's), "in progress" or "public checks pass"."""
+    import dataclasses
+    import filecmp
+
+    from grader.grading.pipeline import grade_submission, open_sandbox
+
+    public = dataclasses.replace(course, public_only=True)
+    present = [e for e in public.exercises if (submission / e.folder).is_dir()]
+    started = [e for e in present if not all(
+        (submission / e.folder / n).is_file() and filecmp.cmp(submission / e.folder / n, e.stub_dir / n, shallow=False)
+        for n in e.student_files)]
+    with open_sandbox(public, started, "cpu") as sandbox:
+        result = grade_submission(course=public, exercises=started, submission=submission, device="cpu", sandbox=sandbox)
+    passing = {r.id for r in result.exercises if r.checks and all(v.passed for v in r.checks)}
+    return [(e, "not submitted" if e not in present else "not started" if e not in started
+             else "public checks pass" if e.id in passing else "in progress") for e in course.exercises]
+
+
+def pack(*, course: Course, submission: Path, out: Path) -> list[str]:
+    """The hand-in zip of `submission` (see grader.handout.pack)."""
+    from grader.handout.pack import pack as write
+
+    return write(course=course, submission=submission, out=out)
+
+
+def release(*, course: Course, out: Path) -> list[Path]:
+    """The student bundle in `out` (see grader.handout.release)."""
+    from grader.handout.release import build_release
+
+    return build_release(course=course, out=out)

@@ -18,9 +18,29 @@ def _course():
     return _guard(api.course)
 
 
-@click.group()
+# Commands that need the TA's material (hidden checks, solutions): not offered in a student bundle.
+TA_ONLY = ("batch", "check", "release")
+
+
+class _Commands(click.Group):
+    """`grade`'s commands; in a student bundle (no tests/hidden) only those that work there."""
+
+    def list_commands(self, ctx):
+        return [n for n in super().list_commands(ctx) if n not in TA_ONLY or _teaching()]
+
+    def get_command(self, ctx, name):
+        return super().get_command(ctx, name) if name not in TA_ONLY or _teaching() else None
+
+
+def _teaching() -> bool:
+    from grader.course import find_root
+
+    return (find_root(Path.cwd()) / "tests" / "hidden").is_dir()
+
+
+@click.group(cls=_Commands)
 def main() -> None:
-    """Autograder for the LSTM/GRU chapter: list, run and self-check the exercises."""
+    """Autograder for the LSTM/GRU chapter: run the checks, see your status, pack your hand-in (TAs: grade a class)."""
 
 
 @main.command("list", short_help="List the exercises with their points.")
@@ -43,6 +63,9 @@ def run(exercise_ids: tuple[str, ...], submission: Path | None, device: str | No
     from grader.submissions.workspace import default_submission
 
     course = _course()
+    here = [e.id for e in course.exercises if Path.cwd().name == e.folder]
+    if not exercise_ids and submission is None and here:  # inside an exercise folder: that exercise
+        exercise_ids = tuple(here)
     try:
         exercises = api.select(course, exercise_ids)
     except KeyError as e:
@@ -70,6 +93,43 @@ def run(exercise_ids: tuple[str, ...], submission: Path | None, device: str | No
 
             Console().print(Text(summary(result.protections)))
     sys.exit(1 if result.internal_errors else 0)
+
+
+@main.command("status", short_help="List every exercise: not started, in progress, or public checks pass.")
+@click.option("--submission", "-s", type=click.Path(path_type=Path), help="Folder laid out like exercises/ (default: as for run).")
+def status(submission: Path | None) -> None:
+    """Run the public checks of every exercise you have started and say where each one stands."""
+    from grader.submissions.workspace import default_submission
+
+    course = _course()
+    submission = submission or default_submission(Path.cwd(), course)
+    console = Console()
+    for exercise, state in _guard(lambda: api.status(course=course, submission=submission)):
+        style = {"public checks pass": "green", "in progress": "yellow"}.get(state, "dim")
+        console.print(Text.assemble(f"{exercise.id}  {exercise.folder:<24} ", (state, style)))
+
+
+@main.command("pack", short_help="Zip the files you edit for hand-in.")
+@click.option("--out", "-o", type=click.Path(path_type=Path), default=Path("handin.zip"), show_default=True, help="The zip to write.")
+@click.option("--submission", "-s", type=click.Path(path_type=Path), help="Folder laid out like exercises/ (default: as for run).")
+def pack(out: Path, submission: Path | None) -> None:
+    """Pack exactly the files students edit, in their folders; refuse (naming the file) what grading would refuse."""
+    from grader.submissions.workspace import default_submission
+
+    course = _course()
+    submission = submission or default_submission(Path.cwd(), course)
+    names = _guard(lambda: api.pack(course=course, submission=submission, out=out))
+    for name in names:
+        click.echo(f"  {name}")
+    click.echo(f"packed {len(names)} files into {out}")
+
+
+@main.command("release", short_help="Write the student bundle (no solutions, no hidden checks).")
+@click.option("--out", "-o", type=click.Path(path_type=Path), required=True, help="A new folder for the bundle.")
+def release(out: Path) -> None:
+    """Statements, stubs, public checks, the engine, course.toml and a student README: installable on its own."""
+    files = _guard(lambda: api.release(course=_course(), out=out))
+    click.echo(f"wrote {len(files)} files to {out}")
 
 
 @main.command("batch", short_help="Grade a whole class: one folder or .zip per student.")

@@ -79,6 +79,7 @@ class Course:
     device: str
     exercises: tuple[Exercise, ...]
     root: Path
+    public_only: bool = False  # run the public checks alone (`grade status`), even where hidden checks exist
 
     @property
     def ids(self) -> list[str]:
@@ -92,8 +93,8 @@ class Course:
 
     @property
     def has_hidden_checks(self) -> bool:
-        """False in a student bundle, which ships without `tests/` and `solutions/`."""
-        return (self.root / "tests" / "hidden").is_dir()
+        """False in a student bundle, which ships without `tests/` and `solutions/` (and for `public_only`)."""
+        return not self.public_only and (self.root / "tests" / "hidden").is_dir()
 
 
 _SCHEMA = {

@@ -1,13 +1,10 @@
-"""ex10: stand-ins for train_fn and make_splits, and one real tiny trainer on data the grader made."""
+"""ex10: stand-ins for train_fn and make_splits (the hidden checks' real tiny trainer is in tests/given/ex10.py)."""
 
 from __future__ import annotations
 
 from typing import Callable
 
-import torch
-
 from grader.inside.given import builder
-from grader.inside.given.training import CopyModel, accuracy, train_copy_model
 
 
 @builder
@@ -27,26 +24,6 @@ def scripted_trainer(*, device, runs) -> Callable:
         if "raise" in run:
             raise RuntimeError(run["raise"])
         return {"val_acc": run["val_acc"], "test_acc": run["test_acc"], "final_loss": run["final_loss"]}
-
-    return train_fn
-
-
-@builder
-def tiny_copy_trainer(*, device, data, vocab: int, d_e: int, d_h: int, batch_size: int, updates: int) -> Callable:
-    """ex10: a real train_fn(model, length, lr, seed) on delayed-copy data the grader made.
-
-    `data[str(length)]` holds "train", "val" and "test" as (inputs, targets). It builds
-    embedding → nn.GRU/nn.LSTM → head with torch.manual_seed(seed), runs Adam for `updates`
-    updates and returns val_acc and test_acc (positions t >= length) and the last loss.
-    """
-
-    def train_fn(model, length, lr, seed) -> dict:
-        splits = data[str(int(length))]
-        torch.manual_seed(int(seed))
-        net = CopyModel(model, vocab, d_e, d_h)
-        loss = train_copy_model(net, *splits["train"], batch_size=batch_size, updates=updates, lr=lr, seed=seed)
-        return {"val_acc": accuracy(net, *splits["val"], int(length)),
-                "test_acc": accuracy(net, *splits["test"], int(length)), "final_loss": loss}
 
     return train_fn
 

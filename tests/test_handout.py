@@ -1,0 +1,101 @@
+"""The student's side: the release bundle (nothing that grades leaks into it, it installs and runs alone) and grade pack."""
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import ROOT
+from grader.cli import main
+
+def nontrivial_lines(paths) -> set[str]:
+    lines = set()
+    for path in paths:
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            line = line.strip()
+            if len(line) >= 25 and not line.startswith(("#", "import ", "from ", '"""')):
+                lines.add(line)
+    return lines
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("release") / "bundle"
+    result = CliRunner().invoke(main, ["release", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_bundle_holds_the_student_material_only(bundle):
+    """Does the bundle hold statements, stubs, public checks, the engine and a student README – no solutions, tests or examples?"""
+    top = sorted(p.name for p in bundle.iterdir())
+    assert top == ["README.md", "course.toml", "exercises", "grader", "pyproject.toml"]
+    readme = (bundle / "README.md").read_text()
+    assert "grade pack" in readme and "grade batch" not in readme and "solutions" not in readme
+
+
+def files(root: Path):
+    return [p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+
+
+def test_no_line_of_a_reference_or_hidden_check_reaches_the_bundle(bundle):
+    """Is every non-trivial line of solutions/, the hidden checks and their given code absent from the bundle (bar the stubs' own)?
+
+    References are scanned whole; a line of a hidden check or its given code is allowed where the
+    engine itself holds it (the check-author API's example, a shared signature), never a reference's line.
+    """
+    public = nontrivial_lines(files(ROOT / "exercises"))  # signatures and docstrings the stubs share with the references
+    engine = "\n".join(p.read_text(encoding="utf-8") for p in files(ROOT / "grader") if p.suffix == ".py")
+    secret = nontrivial_lines(files(ROOT / "solutions")) - public
+    hidden = nontrivial_lines(files(ROOT / "tests" / "hidden") + files(ROOT / "tests" / "given")) - public
+    secret |= {line for line in hidden if line not in engine}
+    assert secret, "the scan found nothing to look for"
+    leaks = []
+    for path in bundle.rglob("*"):
+        if path.is_file():
+            text = path.read_text(encoding="utf-8", errors="replace")
+            leaks += [f"{path.relative_to(bundle)}: {line}" for line in secret if line in text]
+    assert not leaks, leaks[:10]
+
+
+def test_bundle_installs_and_runs_public_checks_alone(bundle, tmp_path):
+    """Installed into a fresh venv, does `grade run ex05` in the bundle run the public checks and say what is graded at hand-in?"""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    install = subprocess.run([venv / "bin" / "pip", "install", "-q", "torch==2.13.0", str(bundle)],
+                             capture_output=True, text=True, timeout=600)
+    assert install.returncode == 0, install.stderr
+    work = tmp_path / "work"
+    subprocess.run(["cp", "-r", str(bundle), str(work)], check=True)
+    run = subprocess.run([venv / "bin" / "grade", "run", "ex05"], cwd=work, capture_output=True, text=True, timeout=300,
+                         env={"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "COLUMNS": "200"})
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "14 points are graded at hand-in" in run.stdout and "NotImplementedError" in run.stdout
+    helped = subprocess.run([venv / "bin" / "grade", "--help"], cwd=work, capture_output=True, text=True)
+    assert "pack" in helped.stdout and "status" in helped.stdout
+    assert not any(f"  {c} " in helped.stdout for c in ("batch", "check", "release")), helped.stdout
+
+
+def test_pack_zips_exactly_the_edited_files_and_batch_accepts_it(tmp_path):
+    """Does grade pack zip the student files in their folders, and does that zip grade like the folder?"""
+    out = tmp_path / "handin.zip"
+    result = CliRunner().invoke(main, ["pack", "-s", str(ROOT / "solutions"), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    names = sorted(zipfile.ZipFile(out).namelist())
+    assert "ex05_gated_steps/gated.py" in names and "ex01_cell_state/answers.toml" in names
+    assert not any(n.endswith(("README.md", "test_public.py")) for n in names)
+    graded = CliRunner().invoke(main, ["run", "ex05", "-s", str(out), "--json"])
+    assert graded.exit_code == 0 and '"score": 14' in graded.output
+
+
+def test_pack_refuses_what_grading_would_refuse(tmp_path):
+    """Is a symbolic link or an oversized file refused by grade pack, naming the file, with nothing written?"""
+    folder = tmp_path / "mine" / "ex05_gated_steps"
+    folder.mkdir(parents=True)
+    (folder / "gated.py").symlink_to(ROOT / "solutions" / "ex05_gated_steps" / "gated.py")
+    result = CliRunner().invoke(main, ["pack", "-s", str(tmp_path / "mine"), "--out", str(tmp_path / "h.zip")])
+    assert result.exit_code == 2 and "ex05_gated_steps/gated.py is (or is in) a symbolic link" in result.output
+    assert not (tmp_path / "h.zip").exists()
