@@ -10,7 +10,7 @@ REFERENCE = (SOLUTION / "sweep.py").read_text()
 ANSWERS = (SOLUTION / "answers.toml").read_text()
 STUB_SHEET = (ROOT / "exercises" / "ex10_length_sweep" / "answers.toml").read_text()
 STATUS = '                    status = "ok" if math.isfinite(result["final_loss"]) else "diverged"\n'
-FAILED_ROW = '                        rows.append(row | {"status": "failed", "val_acc": None, "test_acc": None})\n'
+FAILED_ROW = '                        rows.append(row | {"status": "failed"} | {key: None for key in MEASURED})\n'
 
 # name: (text in the reference, the mistake, words the feedback must contain)
 MUTANTS = {
@@ -22,8 +22,10 @@ MUTANTS = {
     "failing run not caught": ("except Exception:", "except KeyError:", "must be caught"),
     "only NaN counts as diverged": ('math.isfinite(result["final_loss"])', 'not math.isnan(result["final_loss"])',
                                     "infinite final loss"),
-    "failed run with accuracies 0": ('"status": "failed", "val_acc": None, "test_acc": None',
-                                     '"status": "failed", "val_acc": 0.0, "test_acc": 0.0', "not 0: nothing was measured"),
+    "failed run with accuracies 0": ('{"status": "failed"} | {key: None for key in MEASURED}',
+                                     '{"status": "failed"} | {key: 0.0 for key in MEASURED}', "not 0: nothing was measured"),
+    "report fields dropped": ('{key: result[key] for key in MEASURED}', '{key: result[key] for key in MEASURED[:3]}',
+                              "train_seconds, predict_seconds, peak_memory, grad_norm, updates as train_fn returned them"),
     "ties to the larger lr": ("by_lr[lr] > by_lr[best]", "by_lr[lr] >= by_lr[best]", "tie went to the larger lr"),
     "ties by grid order": ("for lr in sorted(by_lr):", "for lr in by_lr:", "tie went to the larger lr"),
     "diverged accuracy counted": ('return row[metric] if row["status"] == "ok" else 0.0',

@@ -15,7 +15,11 @@ def length_data(make_splits, lengths: list, sizes: dict, vocab: int, seed: int) 
 
 
 def run_sweep(train_fn, models: list, lengths: list, lrs: list, seeds: list) -> list[dict]:
-    """One row per train_fn(model, length, lr, seed) call over the full grid; diverged and failed runs keep their rows."""
+    """One row per train_fn(model, length, lr, seed) call over the full grid; diverged and failed runs keep their rows.
+
+    A row: model, length, lr, seed, status, val_acc, test_acc, and final_loss, train_seconds,
+    predict_seconds, peak_memory, grad_norm, updates as train_fn returned them (all None when it raised).
+    """
     raise NotImplementedError("ex10: implement run_sweep")
 
 

@@ -8,8 +8,9 @@ from grader.checks import inject, student_module
 
 sweep = student_module("sweep")
 
-RUNS = [{"model": "gru", "length": 4, "lr": lr, "seed": 0, "val_acc": 0.5, "test_acc": 0.5, "final_loss": 1.0}
-        for lr in (0.1, 0.01)]
+REPORTED = {"final_loss": 1.0, "train_seconds": 2.0, "predict_seconds": 0.01, "peak_memory": 4096, "grad_norm": 0.5,
+            "updates": 100}
+RUNS = [{"model": "gru", "length": 4, "lr": lr, "seed": 0, "val_acc": 0.5, "test_acc": 0.5} | REPORTED for lr in (0.1, 0.01)]
 
 
 def test_rows_have_every_key(sweep):
@@ -18,7 +19,7 @@ def test_rows_have_every_key(sweep):
     assert isinstance(rows, list) and len(rows) == 2, "2 runs give 2 rows"
     for row in rows:
         assert isinstance(row, dict), "each row is a dict"
-        missing = {"model", "length", "lr", "seed", "status", "val_acc", "test_acc"} - set(row)
+        missing = {"model", "length", "lr", "seed", "status", "val_acc", "test_acc", *REPORTED} - set(row)
         assert not missing, f"a row lacks {sorted(missing)}"
 
 

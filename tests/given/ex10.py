@@ -6,6 +6,7 @@ checks, reaches only ex10's student process while it is graded, and never ships 
 
 from __future__ import annotations
 
+import time
 from typing import Callable
 
 import torch
@@ -39,15 +40,23 @@ def tiny_copy_trainer(*, device, data, vocab: int, d_e: int, d_h: int, batch_siz
 
     `data[str(length)]` holds "train", "val" and "test" as (inputs, targets). It builds
     embedding → nn.GRU/nn.LSTM → head with torch.manual_seed(seed), runs Adam for `updates`
-    updates and returns val_acc and test_acc (positions t >= length) and the last loss.
+    updates and returns val_acc and test_acc (positions t >= length), the last loss, and what
+    answer-key item 10 reports: train_seconds, predict_seconds (the validation batch), peak_memory
+    (16 bytes per parameter: weights, gradients, two Adam moments), grad_norm and updates.
     """
 
     def train_fn(model, length, lr, seed) -> dict:
         splits = data[str(int(length))]
         torch.manual_seed(int(seed))
         net = CopyModel(model, vocab, d_e, d_h)
-        loss = train_copy_model(net, *splits["train"], batch_size=batch_size, updates=updates, lr=lr, seed=seed)
-        return {"val_acc": accuracy(net, *splits["val"], int(length)),
-                "test_acc": accuracy(net, *splits["test"], int(length)), "final_loss": loss}
+        started = time.perf_counter()
+        trained = train_copy_model(net, *splits["train"], batch_size=batch_size, updates=updates, lr=lr, seed=seed)
+        train_seconds = time.perf_counter() - started
+        started = time.perf_counter()
+        val_acc = accuracy(net, *splits["val"], int(length))
+        predict_seconds = time.perf_counter() - started
+        return {"val_acc": val_acc, "test_acc": accuracy(net, *splits["test"], int(length)),
+                "train_seconds": train_seconds, "predict_seconds": predict_seconds,
+                "peak_memory": 16 * sum(p.numel() for p in net.parameters())} | trained
 
     return train_fn

@@ -34,10 +34,22 @@ SCRIPT = {
     ("lstm", 16): {0.1: [(0.99, 0.99, NAN), (0.99, 0.99, INF)], 0.01: [(0.6, 0.6, 0.6), (0.7, 0.6, 0.6)],
                    0.001: [(0.55, 0.5, 0.7)] * 2},
 }
+# What each row must keep as train_fn returned it (answer key item 10: every combination's report).
+MEASURED = ("val_acc", "test_acc", "final_loss", "train_seconds", "predict_seconds", "peak_memory", "grad_norm", "updates")
+
+
+def measured(n: int, o: tuple) -> dict:
+    """Run n's scripted outcome: the accuracies and loss of SCRIPT, and report fields distinct per run."""
+    return {"val_acc": o[0], "test_acc": o[1], "final_loss": o[2], "train_seconds": 1.5 + 0.25 * n,
+            "predict_seconds": 0.01 * (n + 1), "peak_memory": 4096 * (n + 1), "grad_norm": 0.5 + n / 8,
+            "updates": 200 - n}
+
+
 RUNS = [
-    {"model": m, "length": n, "lr": lr, "seed": seed}
-    | ({"raise": o} if isinstance(o, str) else {"val_acc": o[0], "test_acc": o[1], "final_loss": o[2]})
-    for (m, n), by_lr in SCRIPT.items() for lr, outcomes in by_lr.items() for seed, o in zip(SEEDS, outcomes)
+    {"model": m, "length": length, "lr": lr, "seed": seed} | ({"raise": o} if isinstance(o, str) else measured(n, o))
+    for n, (m, length, lr, seed, o) in enumerate(
+        (m, length, lr, seed, o) for (m, length), by_lr in SCRIPT.items() for lr, outcomes in by_lr.items()
+        for seed, o in zip(SEEDS, outcomes))
 ]
 DIVERGED = {("lstm", 16, 0.1, 0), ("lstm", 16, 0.1, 1)}
 FAILED = ("lstm", 4, 0.001, 1)
@@ -99,12 +111,12 @@ def same(a, b) -> bool:
 # -- run_sweep -------------------------------------------------------------------------------------
 
 def holding(rows: list[dict], expected: dict) -> list[tuple]:
-    """The runs whose rows (every one with that key) hold val_acc and test_acc as train_fn returned them."""
+    """The runs whose rows (every one with that key) hold every measured value as train_fn returned it."""
     got = {}
     for r in rows:
         got.setdefault(key(r), []).append(r)
     return [k for k, r in expected.items()
-            if k in got and all(m in g and same(g[m], r[m]) for g in got[k] for m in ("val_acc", "test_acc"))]
+            if k in got and all(m in g and same(g[m], r[m]) for g in got[k] for m in MEASURED)]
 
 
 @check(points=2)
@@ -132,8 +144,8 @@ def test_full_grid(sweep, reference):
         if not present or wrong:
             example = f"the row {wrong[0]} does not" if wrong else "no row does"
             example_zh = f"行 {wrong[0]} 的" if wrong else "没有任何一行的"
-            raise Fail(f"{example} hold val_acc and test_acc as train_fn returned them (None when it raised)",
-                       f"{example_zh} val_acc、test_acc 不是 train_fn 返回的值（抛出异常时应为 None）",
+            raise Fail(f"{example} hold {', '.join(MEASURED)} as train_fn returned them (None when it raised)",
+                       f"{example_zh} {', '.join(MEASURED)} 不是 train_fn 返回的值（抛出异常时应为 None）",
                        share=len(held) / len(present) if present else 0.0)
 
     partial([grid, values])

@@ -11,9 +11,10 @@ from grader.inside.given import builder
 def scripted_trainer(*, device, runs) -> Callable:
     """ex10: train_fn(model, length, lr, seed) that returns a scripted outcome and trains nothing.
 
-    `runs` lists one dict per (model, length, lr, seed): either val_acc, test_acc and final_loss
-    (returned as they are, NaN or infinite losses included), or "raise": a message, raised as
-    RuntimeError. A call the script does not list raises KeyError.
+    `runs` lists one dict per (model, length, lr, seed): either the outcome (val_acc, test_acc,
+    final_loss, train_seconds, predict_seconds, peak_memory, grad_norm, updates: every key but the
+    four of the call, returned as they are, NaN or infinite losses included), or "raise": a message,
+    raised as RuntimeError. A call the script does not list raises KeyError.
     """
     script = {(r["model"], int(r["length"]), float(r["lr"]), int(r["seed"])): r for r in runs}
 
@@ -23,7 +24,7 @@ def scripted_trainer(*, device, runs) -> Callable:
             raise KeyError(f"no scripted run for model={model!r}, length={length!r}, lr={lr!r}, seed={seed!r}")
         if "raise" in run:
             raise RuntimeError(run["raise"])
-        return {"val_acc": run["val_acc"], "test_acc": run["test_acc"], "final_loss": run["final_loss"]}
+        return {k: v for k, v in run.items() if k not in ("model", "length", "lr", "seed")}
 
     return train_fn
 
