@@ -41,6 +41,14 @@ def zip_of(folder: Path, archive: Path, *, top: str | None = None) -> Path:
     return archive
 
 
+HOSTILE = {
+    "hal": "import os\nwhile True:\n    os.fork()",
+    "ian": "import torch\nhoard = []\nwhile True:\n    hoard.append(torch.ones(1 << 26))",
+    "jo": "import sys\nsys.modules['grader.inside.runtime']._call = lambda *a, **k: {'ok': True}\nraise RuntimeError('forged')",
+    "kai": "import sys\nfor _ in range(100):\n    print('A' * 1_000_000)\n    print('B' * 1_000_000, file=sys.stderr)",
+}
+
+
 @pytest.fixture(scope="module")
 def klass(tmp_path_factory) -> Path:
     """A small class: right, buggy, broken, hanging, zipped two ways, and one refused archive."""
@@ -54,6 +62,8 @@ def klass(tmp_path_factory) -> Path:
     zip_of(source, root / "fay.zip", top="my-homework")
     with zipfile.ZipFile(root / "gus.zip", "w") as zf:
         zf.writestr("../../escape.py", "x = 1")
+    for name, attack in HOSTILE.items():  # the sandbox corpus's attacks, each in a student of the class
+        student(root / name, f"{REFERENCE}\n\ndef lstm_step(**inputs):\n" + "".join(f"    {l}\n" for l in attack.splitlines()))
     (root / "notes.txt").write_text("not a student")
     return root
 
@@ -78,12 +88,20 @@ def graded(klass, tmp_path_factory) -> Path:
 def test_every_layout_is_graded_and_a_bad_archive_refused_alone(graded):
     """Are folders, a zip of the layout and a zip with one top folder graded alike, and a zip with '..' refused for its student alone?"""
     g = grades(graded)
-    assert sorted(g) == ["ada", "bob", "cyd", "dan", "eve", "fay", "gus"]
+    assert sorted(g) == ["ada", "bob", "cyd", "dan", "eve", "fay", "gus", *HOSTILE]
     assert g["ada"]["total"] == g["eve"]["total"] == g["fay"]["total"] == "20"
     assert g["gus"]["total"] == "0"
     report = json.loads((graded / "reports" / "gus.json").read_text())
     assert "points outside the submission" in report["extra_data"]["exercises"][0]["note"]
     assert json.loads((graded / "summary.json").read_text())["unreadable"] == 1
+
+
+def test_hostile_students_cost_only_their_own_points(graded):
+    """Does each hostile student of the sandbox corpus lose lstm_step's points only, the class graded as usual?"""
+    g = grades(graded)
+    for name in HOSTILE:
+        assert g[name]["ex01"] == "6" and 0 <= float(g[name]["ex05"]) < 14, (name, g[name])
+    assert g["ada"]["total"] == "20"
 
 
 def test_hanging_and_broken_students_cost_only_their_own_points(graded):
@@ -92,7 +110,7 @@ def test_hanging_and_broken_students_cost_only_their_own_points(graded):
     assert g["cyd"]["ex05"] == g["dan"]["ex05"] == "0" and g["cyd"]["ex01"] == g["dan"]["ex01"] == "6"
     assert 0 < float(g["bob"]["ex05"]) < 14
     summary = json.loads((graded / "summary.json").read_text())
-    assert summary["hit_a_time_limit"] == 1
+    assert summary["hit_a_time_limit"] >= 1  # dan (a fork bomb may hit it too)
     assert any("swapped GRU convention" in m["mistake"] for m in summary["common_mistakes"])
 
 
@@ -109,12 +127,12 @@ def test_rerun_skips_unchanged_and_regrades_a_new_upload(klass, graded, tmp_path
     out = tmp_path / "out"
     shutil.copytree(graded, out)
     again = batch(str(klass), "--out", str(out), "--exercises", EXERCISES)
-    assert "0 graded, 7 unchanged" in again.stderr, again.stderr
+    assert f"0 graded, {len(g := grades(graded))} unchanged" in again.stderr, again.stderr
     changed = tmp_path / "class"
     shutil.copytree(klass, changed)
     (changed / "bob" / "ex05_gated_steps" / "gated.py").write_text(REFERENCE)
     third = batch(str(changed), "--out", str(out), "--exercises", EXERCISES)
-    assert "1 graded, 6 unchanged" in third.stderr, third.stderr
+    assert f"1 graded, {len(g) - 1} unchanged" in third.stderr, third.stderr
     assert grades(out)["bob"]["ex05"] == "14"
 
 
@@ -134,10 +152,11 @@ def test_kill_9_then_resume_gives_the_same_grades(klass, graded, tmp_path):
     assert not (out / "grades.csv").exists(), "the batch finished before it could be killed"
     resumed = batch(str(klass), "--out", str(out), "--exercises", EXERCISES)
     assert resumed.returncode == 0, resumed.stderr
-    assert "unchanged" in resumed.stderr and not resumed.stderr.startswith("7 students: 7 graded")
+    assert "unchanged" in resumed.stderr and " 0 unchanged" not in resumed.stderr, resumed.stderr
     assert (out / "grades.csv").read_bytes() == (graded / "grades.csv").read_bytes()
     for report in (graded / "reports").glob("*.json"):
-        assert (out / "reports" / report.name).read_bytes() == report.read_bytes(), report.name
+        if report.stem not in HOSTILE:  # how far a fork bomb gets before it is stopped varies from run to run
+            assert (out / "reports" / report.name).read_bytes() == report.read_bytes(), report.name
 
 
 def test_one_worker_and_a_dask_cluster_give_identical_grades(klass, graded, tmp_path):
