@@ -24,13 +24,15 @@ from pathlib import Path
 import pytest
 
 from grader.failures import Fail, StudentError
+from grader.grading.answers import Boolean, Choice, Form, Formula, Integer, Number, Shape
 from grader.inside.wire import Inject
 from grader.sandbox.proxy import StudentModule
 from grader.text import Text, quoted
 
 __all__ = [
-    "Fail", "StudentError", "assert_close", "check", "choices", "course_code", "expect_kind", "expect_row",
-    "expect_tensor", "expect_value_errors", "inject", "parse_source", "partial", "reference_module", "student_module",
+    "Boolean", "Choice", "Fail", "Formula", "Integer", "Number", "Shape", "StudentError", "assert_close", "check",
+    "check_sheet_form", "choices", "course_code", "expect_kind", "expect_row", "expect_tensor", "expect_value_errors",
+    "inject", "parse_source", "partial", "reference_module", "student_module",
 ]
 
 
@@ -168,6 +170,32 @@ def expect_row(row: object, kinds: dict[str, dict], *, name: str) -> dict:
     for key, kind in kinds.items():
         expect_kind(row[key], name=f"{name}[{key!r}]", **kind)
     return row
+
+
+def check_sheet_form(answers, forms: dict[str, Form]) -> None:
+    """The public check of an answer sheet: exactly the keys of `forms`, each answered in its form; every problem at once.
+
+    `forms` is the course's own list of keys (never the sheet being edited), and each answer is read with the
+    graded check's parser and messages (`AnswerSheet.form`); whether an answer is right is not judged.
+    """
+    missing = answers.missing_keys(forms)
+    unanswered = answers.unanswered(forms)
+    problems = []
+    try:
+        answers.expect_keys(list(forms))
+    except Fail as failure:
+        problems.append(failure.message)
+    for key, form in forms.items():
+        if key not in missing and key not in unanswered:
+            try:
+                answers.form(key, form)
+            except Fail as failure:
+                problems.append(failure.message)
+    if unanswered:
+        problems.append(Text(f"{answers.label}: still unanswered: {', '.join(unanswered)}",
+                             f"{answers.label}：尚未作答：{'、'.join(unanswered)}"))
+    if problems:
+        raise Fail(Text.join("\n", problems))
 
 
 def choices(answers, reference_answers: dict, mistakes: dict[str, dict], *,

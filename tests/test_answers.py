@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.grading.answers import AnswerSheet, SheetError, load_sheet
+from grader.grading.answers import AnswerSheet, Boolean, Choice, Formula, Integer, Number, Shape, SheetError, load_sheet
 from grader.checks import Fail
 from conftest import ROOT
 
@@ -458,3 +458,35 @@ def test_the_symbolic_fallback_has_one_budget_per_sheet(tmp_path, monkeypatch):
         with pytest.raises(Fail, match="could not be verified"):
             sheet.formula(f"f{i}", "x", {"x": "positive"})
     assert given == [2.0, 0.0, 0.0, 0.0]
+
+
+# --- forms (the public checks) -------------------------------------------------------------------
+
+
+def test_a_float_keeps_the_digits_typed(tmp_path: Path) -> None:
+    """Does 0.3660 count 4 significant digits though Python writes it 0.366, and 0.73 count 2?"""
+    write_sheet(tmp_path, "a = 0.3660\nb = 0.73  # two\nc = 3.660e-01\nd = 1_000.5\n")
+    answers = load_sheet(Path("answers.toml"), root=tmp_path)
+    for key in "acd":
+        answers.form(key, Number(digits=4))
+    message = failure(answers.form, "b", Number(digits=4)).en
+    assert "'0.73' has 2 significant digits; this question asks for at least 4" in message
+
+
+@pytest.mark.parametrize(("form", "wrong_but_well_formed"), [
+    (Number(digits=4), "0.1234"), (Integer(), "7"), (Formula(EX01_C), '"f*i"'), (Choice(), '"d"'),
+    (Boolean(), "false"), (Shape(), "[9, 9]"),
+])
+def test_form_never_judges_the_answer(tmp_path: Path, form, wrong_but_well_formed: str) -> None:
+    """Does a wrong answer of the right form pass its form check (a public check gives nothing away)?"""
+    write_sheet(tmp_path, f"k = {wrong_but_well_formed}\n")
+    load_sheet(Path("answers.toml"), root=tmp_path).form("k", form)
+
+
+def test_form_fails_as_the_graded_check_does() -> None:
+    """Is a malformed answer refused by its form check with the graded check's own message?"""
+    for value, form, check in [("o*tanh(c_t", Formula(EX01_H), lambda s: s.formula("k", "o*tanh(c_t)", EX01_H)),
+                               ("C)", Choice(), lambda s: s.choice("k", "C", ["A", "B", "C", "D"])),
+                               ("2x3", Shape(), lambda s: s.shape("k", [2, 3])),
+                               ("", Boolean(), lambda s: s.boolean("k", True))]:
+        assert failure(sheet(k=value).form, "k", form).message == failure(check, sheet(k=value)).message

@@ -15,8 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from grader.failures import Fail
-from grader.grading.answers import MAX_SHEET_BYTES, AnswerSheet, SheetError, load_sheet
-from test_answers import CHECKS, nested
+from grader.grading.answers import (MAX_SHEET_BYTES, AnswerSheet, Boolean, Choice, Formula, Integer, Number, Shape,
+                                    SheetError, load_sheet)
+from test_answers import CHECKS, EX01_C, nested
 
 FUZZ = settings(max_examples=400, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -46,9 +47,13 @@ VALUES = st.one_of(
 )
 
 
+FORMS = (Number(), Number(digits=4), Integer(), Formula(EX01_C), Choice(("A", "B", "0.9")), Boolean(), Shape())
+
+
 def judged(answers: AnswerSheet) -> None:
-    """Every check of key "k" and the key check: each returns, or raises Fail with printable feedback."""
-    for check in [*CHECKS.values(), lambda sheet: sheet.expect_keys(["k"])]:
+    """Every check and form check of key "k" and the key check: each returns, or raises Fail with printable feedback."""
+    forms = [lambda sheet, form=form: sheet.form("k", form) for form in FORMS]
+    for check in [*CHECKS.values(), *forms, lambda sheet: sheet.expect_keys(["k"])]:
         try:
             check(answers)
         except Fail as fail:

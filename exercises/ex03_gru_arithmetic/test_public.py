@@ -1,8 +1,19 @@
-"""Public checks for ex03 (worth no points): the sheet is readable and keeps the stub's keys. Run: grade run ex03
+"""Public checks for ex03 (worth no points): answers.toml holds the course's keys, each answered in the form its
+question asks. Run: grade run ex03
 
-They check the form of the sheet only; whether an answer is right is decided by the hidden checks.
+The form only (a number, a formula in the question's symbols, an option, the digits asked): whether an answer is
+right is decided by the hidden checks. The keys and forms below are the course's, not your sheet's.
 """
 
-def test_sheet_keeps_the_stub_keys(answers, stub_keys):
-    """answers.toml is valid TOML with exactly the stub's keys (a mistyped key would leave the real one unanswered)"""
-    answers.expect_keys(stub_keys)
+from grader.checks import Number, check_sheet_form
+
+FORMS = {
+    "h_t": Number(),
+    "direct_factor": Number(),
+    "h_t_other_convention": Number(),
+}
+
+
+def test_sheet_form(answers):
+    """answers.toml has exactly the course's keys, each answered in the form its question asks"""
+    check_sheet_form(answers, FORMS)

@@ -1,13 +1,13 @@
 """Public checks for ex07 (worth no points; the graded checks are hidden). Run: grade run ex07
 
-They check the form of the answer sheet and of constant_gate_params' result, and one worked example
-that gives no graded value away: with a step function that halves the state (and ignores its
-weights), ‖∂s_1/∂s_0‖ = 0.5. The graded checks pass the chapter's own step functions instead.
+They check the form of the answer sheet (the course's keys, each answered in the form its question asks)
+and of constant_gate_params' result, and one worked example that gives no graded value away: with a
+step function that halves the state (and ignores its weights), ‖∂s_1/∂s_0‖ = 0.5. The graded checks pass the chapter's own step functions instead.
 """
 
 import torch
 
-from grader.checks import expect_tensor, inject, student_module
+from grader.checks import Choice, Number, check_sheet_form, expect_tensor, inject, student_module
 
 decay = student_module("decay")
 
@@ -17,11 +17,13 @@ SHAPES = {
     "gru": {**{f"W_{g}": (D_H, D_X) for g in "zrh"}, **{f"U_{g}": (D_H, D_H) for g in "zrh"},
             **{f"b_{g}": (D_H,) for g in "zrh"}},
 }
+FORMS = {"bias_for_090": Number(digits=4), "retain09_T20": Number(digits=4),
+         "slowest_decay": Choice(("0.1", "0.5", "0.9"))}
 
 
-def test_sheet_keeps_the_stub_keys(answers, stub_keys):
-    """answers.toml is valid TOML with exactly the stub's keys (a mistyped key would leave the real one unanswered)"""
-    answers.expect_keys(stub_keys)
+def test_sheet_form(answers):
+    """answers.toml has exactly the course's keys, each answered in the form its question asks"""
+    check_sheet_form(answers, FORMS)
 
 
 def test_constant_gate_params_keys_and_shapes(decay):

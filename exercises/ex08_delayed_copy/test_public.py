@@ -1,17 +1,24 @@
 """Public checks for ex08 (worth no points; the graded checks are hidden). Run: grade run ex08
 
-They check the form of the data and of one comparison row, with the simulated bench of
-grader/inside/given/ex08.py (fake_bench). Whether the values are right is decided by the hidden checks.
+They check the form of the answer sheet (the course's keys, each one of the options A–D), of the data
+and of one comparison row, with the simulated bench of grader/inside/given/ex08.py (fake_bench).
+Whether the answers and values are right is decided by the hidden checks.
 """
 
 import torch
 
-from grader.checks import expect_tensor, inject, student_module
+from grader.checks import Choice, check_sheet_form, expect_tensor, inject, student_module
 
 protocol = student_module("protocol")
 
 ROW_KEYS = ("cell", "d_h", "seed", "status", "params", "batch_size", "updates", "lr", "cell_calls",
             "test_acc", "train_time", "predict_time", "peak_memory")
+FORMS = {"equal_width_shows": Choice(), "equal_params_shows": Choice()}
+
+
+def test_sheet_form(answers):
+    """answers.toml has exactly the course's keys, each answered in the form its question asks"""
+    check_sheet_form(answers, FORMS)
 
 
 def test_delayed_copy_shapes(protocol):

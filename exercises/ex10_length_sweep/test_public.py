@@ -1,16 +1,23 @@
 """Public checks for ex10 (worth no points; the graded checks are hidden). Run: grade run ex10
 
-They check the form of run_sweep's rows and of select_lr's choice on a two-run sweep with the
-scripted trainer of grader/inside/given/ex10.py. Whether the values are right is decided by the hidden checks.
+They check the form of the answer sheet (the course's keys, each one of the options A–D), of run_sweep's
+rows and of select_lr's choice on a two-run sweep with the scripted trainer of grader/inside/given/ex10.py.
+Whether the answers and values are right is decided by the hidden checks.
 """
 
-from grader.checks import inject, student_module
+from grader.checks import Choice, check_sheet_form, inject, student_module
 
 sweep = student_module("sweep")
 
 REPORTED = {"final_loss": 1.0, "train_seconds": 2.0, "predict_seconds": 0.01, "peak_memory": 4096, "grad_norm": 0.5,
             "updates": 100}
 RUNS = [{"model": "gru", "length": 4, "lr": lr, "seed": 0, "val_acc": 0.5, "test_acc": 0.5} | REPORTED for lr in (0.1, 0.01)]
+FORMS = {"time_vs_length": Choice(), "failed_runs": Choice()}
+
+
+def test_sheet_form(answers):
+    """answers.toml has exactly the course's keys, each answered in the form its question asks"""
+    check_sheet_form(answers, FORMS)
 
 
 def test_rows_have_every_key(sweep):

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.failures import Fail
-from grader.grading.expr import (MAX_LENGTH, Domain, ExpressionError, UndefinedError, UnknownSymbolError, equivalent,
-                                 evaluate, free_symbols, parse, quote)
+from grader.grading.expr import (MAX_LENGTH, Domain, Expr, ExpressionError, UndefinedError, UnknownSymbolError,
+                                 equivalent, evaluate, free_symbols, parse, quote)
 from grader.text import one_line, printable
 
 MAX_SHEET_BYTES = 64 * 1024
@@ -49,6 +49,49 @@ class SheetError(ValueError):
         self.zh = zh or en
 
 
+# --- answer forms: what kind of answer a key asks for, as public checks declare it (`AnswerSheet.form`) ----------
+
+
+class Form:
+    """The kind of answer a key asks for; the graded check of that key reads the answer the same way."""
+
+
+@dataclass(frozen=True)
+class Number(Form):
+    """A number or constant expression; `digits`: significant digits the question asks for when typed as a decimal."""
+
+    digits: int | None = None
+
+
+@dataclass(frozen=True)
+class Integer(Form):
+    """A whole number, or an expression with a whole value."""
+
+
+@dataclass(frozen=True)
+class Formula(Form):
+    """A formula that uses the question's symbols (name → domain, as the graded check declares them)."""
+
+    symbols: Mapping[str, Domain]
+
+
+@dataclass(frozen=True)
+class Choice(Form):
+    """One of the options."""
+
+    options: tuple[str, ...] = ("A", "B", "C", "D")
+
+
+@dataclass(frozen=True)
+class Boolean(Form):
+    """true or false."""
+
+
+@dataclass(frozen=True)
+class Shape(Form):
+    """A tensor shape: an array of non-negative integers."""
+
+
 def load_sheet(path: Path, *, root: Path, rtol: float = 1e-3, fallback_seconds: float = 2.0) -> AnswerSheet:
     """Read the answer sheet `path` (relative to `root`, or absolute inside it) as TOML.
 
@@ -64,8 +107,9 @@ def load_sheet(path: Path, *, root: Path, rtol: float = 1e-3, fallback_seconds: 
     except UnicodeDecodeError as e:
         raise SheetError(f"{label} is not UTF-8 text (byte {e.start}); save it as UTF-8",
                          f"{label} 不是 UTF-8 文本（第 {e.start} 字节）；请以 UTF-8 保存") from None
-    answers, unreadable = _read_toml(text, label)
-    return AnswerSheet(path, answers, rtol=rtol, label=label, fallback_seconds=fallback_seconds, unreadable=unreadable)
+    answers, unreadable, literals = _read_toml(text, label)
+    return AnswerSheet(path, answers, rtol=rtol, label=label, fallback_seconds=fallback_seconds, unreadable=unreadable,
+                       literals=literals)
 
 
 @dataclass(frozen=True)
@@ -79,6 +123,7 @@ class _Statement:
     is_header: bool
     depth: int  # deepest nesting of [ and { in its value
     digits: int  # longest run of digits outside strings and comments
+    value: str  # the text after '=' (with any comment), as typed; "" for a table header
 
 
 _TOML_LEXEME = re.compile(r'"""|\'\'\'|"(?:[^"\\\n]|\\.)*"?|\'[^\'\n]*\'?|#[^\n]*|[0-9_]+|[\[\]{}=\n]'
@@ -113,14 +158,15 @@ def _statements(text: str) -> list[_Statement]:
             digits = max(digits, len(lexeme.replace("_", "")))
         if (lexeme == "\n" and depth == 0) or pos >= len(text):
             head = text[start:key_end if key_end is not None else start].strip()
+            value = text[key_end + 1 : pos] if key_end is not None and not head.startswith("[") else ""
             statements.append(_Statement(start, pos, text.count("\n", 0, start) + 1, head,
-                                         head.startswith("["), deepest, digits))
+                                         head.startswith("["), deepest, digits, value))
             start, depth, deepest, digits, key_end = pos, 0, 0, 0, None
     return statements
 
 
-def _read_toml(text: str, label: str) -> tuple[dict, dict[str, Reason]]:
-    """The answers in TOML `text`, and why each answer left out of them cannot be read.
+def _read_toml(text: str, label: str) -> tuple[dict, dict[str, Reason], dict[str, str]]:
+    """The answers in TOML `text`, why each answer left out of them cannot be read, and each top-level value as typed.
 
     tomllib recurses once per level of nesting, refuses integers over Python's int-string limit and slows
     quadratically with a dotted key's parts. A value nested too deeply or with too many digits is left out
@@ -128,6 +174,7 @@ def _read_toml(text: str, label: str) -> tuple[dict, dict[str, Reason]]:
     """
     kept: list[str] = []
     unreadable: dict[str, Reason] = {}
+    literals: dict[str, str] = {}
     table = ""
     for statement in _statements(text):
         span = text[statement.start : statement.end]
@@ -147,11 +194,13 @@ def _read_toml(text: str, label: str) -> tuple[dict, dict[str, Reason]]:
                           f"取值中有超过 {MAX_INT_DIGITS} 位的数字")
         if reason is None:
             kept.append(span)
+            if statement.key and not statement.is_header:
+                literals[table + _unquoted(statement.key)] = statement.value.split("#")[0].strip()
         else:
             unreadable[table + _unquoted(statement.key)] = reason
             kept.append("\n" * span.count("\n"))  # keeps the line numbers of later errors
     try:
-        return tomllib.loads("".join(kept)), unreadable
+        return tomllib.loads("".join(kept)), unreadable, literals
     except tomllib.TOMLDecodeError as e:
         message = printable(str(e))
         raise SheetError(f"{label} is not valid TOML: {message}", f"{label} 不是合法的 TOML：{message}") from None
@@ -201,8 +250,10 @@ class AnswerSheet:
     """The answers of one sheet and the checks that judge them."""
 
     def __init__(self, path: Path, answers: Mapping[str, object], *, rtol: float = 1e-3,
-                 label: str | None = None, fallback_seconds: float = 2.0, unreadable: Mapping[str, Reason] = {}):
-        """`unreadable`: keys whose values the sheet holds but could not be read, and why (each fails alone)."""
+                 label: str | None = None, fallback_seconds: float = 2.0, unreadable: Mapping[str, Reason] = {},
+                 literals: Mapping[str, str] = {}):
+        """`unreadable`: keys whose values the sheet holds but could not be read, and why (each fails alone);
+        `literals`: values as typed, so that a float keeps the significant digits written (0.3660 has 4)."""
         self.path = path
         self.rtol = rtol
         self.label = label or path.name
@@ -210,6 +261,7 @@ class AnswerSheet:
         self._fallback_left = fallback_seconds
         self._answers = dict(answers)
         self._unreadable = dict(unreadable)
+        self._literals = dict(literals)
 
     def raw(self, key: str) -> object:
         """The answer as read from TOML, or None if the key is missing or blank."""
@@ -220,7 +272,7 @@ class AnswerSheet:
 
     def expect_keys(self, expected: Sequence[str]) -> None:
         """Fail unless the sheet holds exactly these keys: none lost, none added (a mistyped key leaves the real one unanswered)."""
-        missing = [k for k in expected if k not in self._answers and k not in self._unreadable]
+        missing = self.missing_keys(expected)
         unknown = self.unknown_keys(expected)
         if missing or unknown:
             named = ", ".join(one_line(k, limit=40) for k in unknown[:LISTED_KEYS])
@@ -236,6 +288,40 @@ class AnswerSheet:
     def unknown_keys(self, expected: Iterable[str]) -> list[str]:
         """Keys in the sheet that no question asks for (typos, renamed keys), sorted."""
         return sorted((set(self._answers) | set(self._unreadable)) - set(expected))
+
+    def missing_keys(self, expected: Iterable[str]) -> list[str]:
+        """Keys of `expected` the sheet lacks (deleted or mistyped), in the order given."""
+        return [k for k in expected if k not in self._answers and k not in self._unreadable]
+
+    def unanswered(self, keys: Iterable[str]) -> list[str]:
+        """Keys of `keys` the sheet holds with a blank answer, in the order given."""
+        return [k for k in keys if k in self._answers and self.raw(k) is None]
+
+    def form(self, key: str, form: Form) -> None:
+        """Fail unless the answer to `key` has `form`, read and worded exactly as its graded check reads it.
+
+        Judges the form only (the kind of answer, the symbols, the options, the significant digits asked),
+        never whether it is right: a public check may call this without revealing anything.
+        """
+        value = self._answer(key)
+        if isinstance(form, Number):
+            _, typed = self._number_value(key, value)
+            if form.digits is not None and typed is not None and typed < form.digits:
+                raise self._fail(key, f"{_show(value)} has {typed} significant digit{'s' * (typed > 1)}; this question "
+                                      f"asks for at least {form.digits} (or an exact expression)",
+                                 f"{_show(value)} 只有 {typed} 位有效数字；本题要求至少 {form.digits} 位（或写精确表达式）")
+        elif isinstance(form, Integer):
+            self._integer_value(key, value)
+        elif isinstance(form, Formula):
+            self._formula_value(key, value, form.symbols, constant=False)
+        elif isinstance(form, Choice):
+            self._picked(key, value, form.options)
+        elif isinstance(form, Boolean):
+            self._boolean_value(key, value)
+        elif isinstance(form, Shape):
+            self._shape_value(key, value)
+        else:
+            raise TypeError(f"{key}: {form!r} is not an answer form")
 
     # --- checks ----------------------------------------------------------------------------------
 
@@ -261,14 +347,7 @@ class AnswerSheet:
     def integer(self, key: str, expected: int, *, mistakes: Mapping[int, Diagnosis] = {}) -> None:
         """A whole number, exactly (TOML integer, or an expression such as "4*128*(32+128+1)")."""
         value = self._answer(key)
-        if isinstance(value, int) and not isinstance(value, bool):
-            got = value  # exactly, however large
-        else:
-            number, _ = self._number_value(key, value)
-            if abs(number - round(number)) > 1e-9 * max(1.0, abs(number)):
-                raise self._fail(key, f"{_show(value)} is not a whole number; this question asks for an integer",
-                                 f"{_show(value)} 不是整数；本题要求整数")
-            got = round(number)
+        got = self._integer_value(key, value)
         if got == expected:
             return
         if got in mistakes:
@@ -280,21 +359,7 @@ class AnswerSheet:
         """A formula in `symbols` equivalent to `expected` on the symbols' domains."""
         reference = parse(expected, symbols)
         value = self._answer(key)
-        names = ", ".join(symbols)
-        as_number = (f"this question asks for a formula in {names}, but your answer is a number; "
-                     "write it in terms of the symbols",
-                     f"本题要求用 {names} 表示的公式，但你的答案是一个数；请用这些符号写出公式")
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            raise self._fail(key, *as_number)
-        if not isinstance(value, str):
-            raise self._fail(key, f"expects a formula written as a string, e.g. {key} = \"...\"; got {_kind(value)}",
-                             f"需要写成字符串的公式，例如 {key} = \"...\"；你给的是{_kind(value, 'zh')}")
-        try:
-            answer = parse(value, symbols)
-        except ExpressionError as e:
-            raise self._fail(key, f"could not read your formula: {e.en}", f"无法读取你的公式：{e.zh}") from None
-        if free_symbols(reference) and not free_symbols(answer):
-            raise self._fail(key, *as_number)
+        answer = self._formula_value(key, value, symbols, constant=not free_symbols(reference))
         started = time.monotonic()
         verdict = equivalent(answer, reference, symbols, fallback_seconds=max(self._fallback_left, 0.0))
         self._fallback_left -= time.monotonic() - started
@@ -316,11 +381,7 @@ class AnswerSheet:
         if _pick(expected, options) is None:
             raise ValueError(f"expected answer {expected!r} is not among the options {list(options)}")
         value = self._answer(key)
-        listed = ", ".join(options)
-        picked = _pick(value, options)
-        if picked is None:
-            raise self._fail(key, f"{_show(value)} is not one of the options: {listed}",
-                             f"{_show(value)} 不是选项之一：{listed}")
+        picked = self._picked(key, value, options)
         if picked == _pick(expected, options):
             return
         for wrong, diagnosis in mistakes.items():
@@ -331,10 +392,7 @@ class AnswerSheet:
     def boolean(self, key: str, expected: bool, *, mistake: Diagnosis | None = None) -> None:
         """true or false (TOML boolean, or the string "true"/"false" in any case); `mistake` names the opposite."""
         value = self._answer(key)
-        got = {"true": True, "false": False}.get(value.strip().lower()) if isinstance(value, str) else value
-        if not isinstance(got, bool):
-            raise self._fail(key, f"{_show(value)} is not true or false; write {key} = true or {key} = false",
-                             f"{_show(value)} 不是 true 或 false；请写 {key} = true 或 {key} = false")
+        got = self._boolean_value(key, value)
         if got != expected:
             if mistake is not None:
                 raise self._diagnosis(key, mistake)
@@ -344,10 +402,7 @@ class AnswerSheet:
               mistakes: Mapping[tuple[int, ...], Diagnosis] = {}) -> None:
         """A tensor shape as a TOML array of integers, e.g. [2, 4, 10] ("(2, 4, 10)" also accepted)."""
         value = self._answer(key)
-        dims = _shape_of(value)
-        if dims is None:
-            raise self._fail(key, f"{_show(value)} is not a shape; write an array of integers such as {key} = [2, 3]",
-                             f"{_show(value)} 不是形状；请写整数数组，例如 {key} = [2, 3]")
+        dims = self._shape_value(key, value)
         if dims != list(expected):
             if tuple(dims) in mistakes:
                 raise self._diagnosis(key, mistakes[tuple(dims)])
@@ -389,7 +444,7 @@ class AnswerSheet:
         if isinstance(value, float):
             if not math.isfinite(value):
                 raise self._fail(key, f"{value} is not a finite number", f"{value} 不是有限数")
-            return value, _significant_digits(repr(value))
+            return value, self._float_digits(key, value)
         try:
             got = evaluate(parse(value, {}), {})
         except UnknownSymbolError as e:
@@ -405,6 +460,69 @@ class AnswerSheet:
                                   "non-positive number, or overflow)",
                              f"{_show(value)} 没有有限值（除以零、对非正数取对数或溢出）") from None
         return got, _significant_digits(value.strip())
+
+    def _float_digits(self, key: str, value: float) -> int | None:
+        """The significant digits of a TOML float as typed (0.3660 has 4), else as Python writes it."""
+        literal = self._literals.get(key, "").replace("_", "")
+        try:
+            typed = float(literal) == value
+        except ValueError:
+            typed = False
+        return _significant_digits(literal if typed else repr(value))
+
+    def _integer_value(self, key: str, value: object) -> int:
+        """The answer as a whole number: a TOML integer exactly, or a number or expression with an integral value."""
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value  # exactly, however large
+        number, _ = self._number_value(key, value)
+        if abs(number - round(number)) > 1e-9 * max(1.0, abs(number)):
+            raise self._fail(key, f"{_show(value)} is not a whole number; this question asks for an integer",
+                             f"{_show(value)} 不是整数；本题要求整数")
+        return round(number)
+
+    def _formula_value(self, key: str, value: object, symbols: Mapping[str, Domain], *, constant: bool) -> Expr:
+        """The answer parsed as a formula in `symbols`; unless `constant`, one that uses none of them is refused."""
+        names = ", ".join(symbols)
+        as_number = (f"this question asks for a formula in {names}, but your answer is a number; "
+                     "write it in terms of the symbols",
+                     f"本题要求用 {names} 表示的公式，但你的答案是一个数；请用这些符号写出公式")
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            raise self._fail(key, *as_number)
+        if not isinstance(value, str):
+            raise self._fail(key, f"expects a formula written as a string, e.g. {key} = \"...\"; got {_kind(value)}",
+                             f"需要写成字符串的公式，例如 {key} = \"...\"；你给的是{_kind(value, 'zh')}")
+        try:
+            answer = parse(value, symbols)
+        except ExpressionError as e:
+            raise self._fail(key, f"could not read your formula: {e.en}", f"无法读取你的公式：{e.zh}") from None
+        if not constant and not free_symbols(answer):
+            raise self._fail(key, *as_number)
+        return answer
+
+    def _picked(self, key: str, value: object, options: Sequence[str]) -> str:
+        """The option the answer names."""
+        picked = _pick(value, options)
+        if picked is None:
+            listed = ", ".join(options)
+            raise self._fail(key, f"{_show(value)} is not one of the options: {listed}",
+                             f"{_show(value)} 不是选项之一：{listed}")
+        return picked
+
+    def _boolean_value(self, key: str, value: object) -> bool:
+        """The answer as true or false (a TOML boolean, or the string "true"/"false" in any case)."""
+        got = {"true": True, "false": False}.get(value.strip().lower()) if isinstance(value, str) else value
+        if not isinstance(got, bool):
+            raise self._fail(key, f"{_show(value)} is not true or false; write {key} = true or {key} = false",
+                             f"{_show(value)} 不是 true 或 false；请写 {key} = true 或 {key} = false")
+        return got
+
+    def _shape_value(self, key: str, value: object) -> list[int]:
+        """The answer as a tensor shape."""
+        dims = _shape_of(value)
+        if dims is None:
+            raise self._fail(key, f"{_show(value)} is not a shape; write an array of integers such as {key} = [2, 3]",
+                             f"{_show(value)} 不是形状；请写整数数组，例如 {key} = [2, 3]")
+        return dims
 
 
 def _close(got: float, target: float, rtol: float) -> bool:

@@ -87,13 +87,6 @@ class GraderPlugin:
             return Fail(e.en, e.zh)
 
     @pytest.fixture
-    def stub_keys(self, exercise) -> tuple[str, ...]:
-        """The keys of the exercise's stub answers.toml, in order: the sheet's contract."""
-        import tomllib
-
-        return tuple(tomllib.loads((exercise.stub_dir / "answers.toml").read_text(encoding="utf-8")))
-
-    @pytest.fixture
     def reference_answers(self, exercise) -> dict:
         import tomllib
 
