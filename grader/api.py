@@ -26,15 +26,18 @@ def select(course: Course, exercise_ids: list[str] | tuple[str, ...] = ()) -> li
 
 
 def grade(*, course: Course, exercises: list[Exercise], submission: Path, device: str | None = None,
-          strict: bool = False) -> GradeResult:
-    """Grade one submission (a folder laid out like exercises/, or a .zip of one) in a sandbox of its own."""
+          strict: bool = False, label: str | None = None) -> GradeResult:
+    """Grade one submission (a folder laid out like exercises/, or a .zip of one) in a sandbox of its own.
+
+    `label` names it in the result and its notes (default: the path given).
+    """
     from grader.grading.pipeline import grade_submission, open_sandbox, resolve_device
     from grader.submissions import opened
 
     device = resolve_device(device or course.device)
     with open_sandbox(course, exercises, device, strict=strict) as sandbox, opened(submission) as folder:
         return grade_submission(course=course, exercises=exercises, submission=folder, device=device, sandbox=sandbox,
-                                label=str(submission))
+                                label=label or str(submission))
 
 
 def self_check(*, course: Course, device: str | None = None):
@@ -53,14 +56,15 @@ def protections(*, course: Course) -> list[dict]:
 
 def batch(*, course: Course, exercises: list[Exercise], submissions: Path, out: Path, workers: int,
           device: str | None = None, strict: bool = False, scheduler: str | None = None, student: str | None = None,
-          progress=None):
-    """Grade a class (one folder or .zip per student in `submissions`) into `out`; see grader.batch.run."""
+          progress=None, nbgrader_db: Path | None = None):
+    """Grade a class (one folder or .zip per student in `submissions`) into `out`, and into the nbgrader
+    gradebook `nbgrader_db` if given; see grader.batch.run."""
     from grader.batch.run import grade_batch
     from grader.grading.pipeline import resolve_device
 
     return grade_batch(course=course, exercises=exercises, submissions=submissions, out=out, workers=workers,
                        device=resolve_device(device or course.device), strict=strict, scheduler=scheduler,
-                       only=student, progress=progress)
+                       only=student, progress=progress, nbgrader_db=nbgrader_db)
 
 
 def status(*, course: Course, submission: Path) -> list[tuple[Exercise, str]]:
@@ -94,3 +98,17 @@ def release(*, course: Course, out: Path) -> list[Path]:
     from grader.handout.release import build_release
 
     return build_release(course=course, out=out)
+
+
+def autograder(*, course: Course, out: Path) -> list[str]:
+    """Gradescope's autograder zip `out` (see grader.handout.gradescope); return its entries."""
+    from grader.handout.gradescope import export
+
+    return export(course=course, out=out)
+
+
+def nbgrader_export(*, course: Course, course_dir: Path) -> list[Path]:
+    """The nbgrader course in `course_dir` (see grader.handout.nbgrader); return the files written."""
+    from grader.handout.nbgrader import export
+
+    return export(course=course, course_dir=course_dir)

@@ -1,0 +1,174 @@
+"""Gradescope: the exported autograder zip, and its runner grading a temporary /autograder layout."""
+
+import json
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import ROOT, mutate
+from grader import api
+from grader.cli import main
+from grader.course import load_course
+from grader.errors import CourseError
+from grader.handout import gradescope
+
+REFERENCE = (ROOT / "solutions" / "ex05_gated_steps" / "gated.py").read_text()
+SWAPPED = mutate(REFERENCE, "h_new = z * h + (1.0 - z) * candidate", "h_new = (1.0 - z) * h + z * candidate")
+
+
+@pytest.fixture(scope="module")
+def autograder_zip(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("gradescope") / "autograder.zip"
+    result = CliRunner().invoke(main, ["gradescope", "export", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def autograder(tmp_path: Path, autograder_zip: Path) -> Path:
+    """A fresh /autograder layout: source/ (the zip unpacked, as Gradescope does), an empty submission/ and results/."""
+    root = tmp_path / "autograder"
+    with zipfile.ZipFile(autograder_zip) as zf:
+        zf.extractall(root / "source")
+    (root / "submission").mkdir()
+    (root / "results").mkdir()
+    return root
+
+
+def run_autograder(root: Path) -> tuple[dict, str]:
+    """What run_autograder runs, in a process of its own from /autograder: (results.json, what it printed)."""
+    done = subprocess.run([sys.executable, "-m", "grader.handout.gradescope", str(root)], cwd=root,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return json.loads((root / "results" / "results.json").read_text(encoding="utf-8")), done.stdout
+
+
+def by_exercise(doc: dict, exercise_id: str) -> list[dict]:
+    return [t for t in doc["tests"] if t["name"].startswith(f"{exercise_id}: ")]
+
+
+def test_export_holds_the_scripts_and_the_course_that_grades(autograder_zip):
+    """Does the zip hold setup.sh, an executable run_autograder and the TA's course – no bench/, examples/, .ci or mutant banks?"""
+    with zipfile.ZipFile(autograder_zip) as zf:
+        names = set(zf.namelist())
+        modes = {i.filename: (i.external_attr >> 16) & 0o777 for i in zf.infolist()}
+        scripts = {n: zf.read(n).decode() for n in ("setup.sh", "run_autograder")}
+    for name in ("course.toml", "pyproject.toml", "README.md", "exercises/ex05_gated_steps/gated.py",
+                 "solutions/ex05_gated_steps/gated.py", "tests/hidden/ex05.py", "tests/given/ex07.py",
+                 "grader/handout/gradescope.py"):
+        assert name in names, name
+    assert not [n for n in names if n.startswith(("bench/", "examples/", ".ci", "tests/test_")) or "__pycache__" in n]
+    assert modes["run_autograder"] == 0o755 and modes["setup.sh"] == 0o755
+    assert "pip install --no-cache-dir torch==2.13.0 ." in scripts["setup.sh"]
+    assert "-m grader.handout.gradescope /autograder" in scripts["run_autograder"]
+    for name, text in scripts.items():
+        assert text.startswith("#!/usr/bin/env bash\n")
+        assert subprocess.run(["bash", "-n"], input=text, text=True).returncode == 0, name
+
+
+def test_a_correct_handin_scores_full_marks(tmp_path, autograder_zip):
+    """Does the zip grade pack makes of the references score 100, hidden checks after publication, the sandbox for instructors only?"""
+    root = autograder(tmp_path, autograder_zip)
+    api.pack(course=load_course(ROOT), submission=ROOT / "solutions", out=root / "submission" / "handin.zip")
+    doc, printed = run_autograder(root)
+    assert doc["score"] == 100 and doc["extra_data"]["errors"] == []
+    assert {"score", "execution_time", "tests", "output", "stdout_visibility"} <= set(doc)
+    assert doc["stdout_visibility"] == "hidden"
+    for test in doc["tests"]:
+        assert set(test) == {"name", "score", "max_score", "status", "output", "visibility"}
+    assert {t["visibility"] for t in doc["tests"]} == {"visible", "after_published", "hidden"}
+    [sandbox] = [t for t in doc["tests"] if t["visibility"] == "hidden"]
+    assert sandbox["max_score"] == 0 and sandbox["output"].startswith("sandbox: ") and "private file-system view" in sandbox["output"]
+    assert "sandbox: " in printed and "score 100/100" in printed
+    assert "100" not in doc["output"]  # students see their score once grades are published, not before
+    assert (root / "source" / "solutions").stat().st_mode & 0o777 == 0o700
+
+
+def test_a_buggy_ex05_loses_points_with_its_diagnosis(tmp_path, autograder_zip):
+    """Does a folder hand-in with ex05's GRU convention swapped score less, with the diagnosis in ex05's outputs?"""
+    root = autograder(tmp_path, autograder_zip)
+    shutil.copytree(ROOT / "solutions", root / "submission", dirs_exist_ok=True)
+    (root / "submission" / "ex05_gated_steps" / "gated.py").write_text(SWAPPED)
+    doc, _ = run_autograder(root)
+    ex05 = by_exercise(doc, "ex05")
+    assert 86 <= doc["score"] < 100 and sum(t["score"] for t in ex05) == pytest.approx(doc["score"] - 86)
+    assert any("swapped GRU convention" in t["output"] for t in ex05 if t["status"] == "failed")
+
+
+def test_loose_files_are_graded_in_their_exercise_folders(tmp_path, autograder_zip):
+    """Are gated.py and parity.py uploaded loose graded as ex05 and ex06, with what was read, ignored and missing said?"""
+    root = autograder(tmp_path, autograder_zip)
+    (root / "submission" / "gated.py").write_text(REFERENCE)
+    shutil.copy(ROOT / "solutions" / "ex06_framework_parity" / "parity.py", root / "submission" / "parity.py")
+    (root / "submission" / "notes.txt").write_text("my notes")
+    doc, _ = run_autograder(root)
+    assert doc["score"] == 24
+    assert sum(t["score"] for t in by_exercise(doc, "ex05")) == 14
+    assert "Read gated.py as ex05_gated_steps/gated.py." in doc["output"]
+    assert "Ignored (no exercise asks for it): notes.txt." in doc["output"]
+    assert "Not in your hand-in, 0 points: ex01 (ex01_cell_state/)" in doc["output"]
+
+
+def test_a_loose_answers_toml_is_refused_saying_where_it_goes(tmp_path, autograder_zip):
+    """Is answers.toml uploaded loose (several exercises have one) refused with 0 points and the folders it may belong to?"""
+    root = autograder(tmp_path, autograder_zip)
+    (root / "submission" / "gated.py").write_text(REFERENCE)
+    (root / "submission" / "answers.toml").write_text('c_t = 1.5\n')
+    doc, _ = run_autograder(root)
+    assert doc["score"] == 0 and doc["tests"] == []
+    assert doc["output"].startswith("the autograder failed: answers.toml belongs to 8 exercises")
+    assert "ex01_cell_state/answers.toml" in doc["output"] and "grade pack" in doc["output"]
+
+
+def test_a_corrupt_zip_still_writes_a_results_json(tmp_path, autograder_zip):
+    """Does a hand-in that is not a zip give a valid results.json: score 0, the reason, the time it took?"""
+    root = autograder(tmp_path, autograder_zip)
+    (root / "submission" / "handin.zip").write_bytes(b"PK\x03\x04 this is not a zip")
+    doc, printed = run_autograder(root)
+    assert doc["score"] == 0 and doc["tests"] == [] and doc["max_score"] == 100
+    assert doc["output"] == "the autograder failed: handin.zip: not a valid zip file (File is not a zip file)"
+    assert doc["execution_time"] >= 0 and doc["stdout_visibility"] == "hidden"
+    assert "the autograder failed" in printed
+
+
+def test_a_grader_crash_still_writes_a_results_json(tmp_path, autograder_zip, monkeypatch, capsys):
+    """Does a failure inside the grader give score 0 and a message for the student, with the traceback for instructors only?
+
+    While grading runs, results.json already says the run did not finish: what Gradescope keeps if it stops the run.
+    """
+    root = autograder(tmp_path, autograder_zip)
+    (root / "submission" / "gated.py").write_text(REFERENCE)
+    during = []
+
+    def crash(**kwargs):
+        during.append(json.loads((root / "results" / "results.json").read_text()))
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(api, "grade", crash)
+    doc = gradescope.run(root)
+    assert json.loads((root / "results" / "results.json").read_text()) == doc
+    assert doc["score"] == 0
+    assert doc["output"] == ("the autograder failed: internal error (RuntimeError: boom); "
+                             "your instructor can see the details")
+    assert "Traceback" in capsys.readouterr().out
+    assert during[0]["score"] == 0 and during[0]["output"].startswith("the autograder failed: it did not finish")
+
+
+def test_a_missing_course_still_writes_a_results_json(tmp_path):
+    """Without a course in source/, is there still a results.json saying so?"""
+    root = tmp_path / "autograder"
+    (root / "submission").mkdir(parents=True)
+    doc, _ = run_autograder(root)
+    assert doc["score"] == 0 and "course.toml: not found" in doc["output"]
+
+
+def test_export_refuses_a_student_bundle(tmp_path):
+    """Is exporting from a course without solutions/ and hidden checks refused, naming what is missing?"""
+    bundle = tmp_path / "bundle"
+    api.release(course=load_course(ROOT), out=bundle)
+    with pytest.raises(CourseError, match="has no solutions, tests/hidden, tests/given"):
+        api.autograder(course=load_course(bundle), out=tmp_path / "autograder.zip")
