@@ -1,4 +1,4 @@
-"""GPU check: on CUDA, every reference earns full marks, every stub zero, every ex05 mutant is caught.
+"""GPU check: on CUDA, every reference earns full marks, every stub zero, every bank's known mistake is caught.
 
     python bench/gpu_check.py            # exits 1 on any problem; prints one line per item
 
@@ -7,21 +7,58 @@ Run it whenever a GPU is available; its output goes into the closing note of the
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path.insert(0, str(ROOT))
+
+
+def load_mutants():
+    """The package tests/mutants (the banks as data), imported from its path: no test module, no test folder on sys.path."""
+    spec = importlib.util.spec_from_file_location("mutants", ROOT / "tests" / "mutants" / "__init__.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["mutants"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def check_mutants(course, device: str) -> list[str]:
+    """Grade every bank's mutants on `device`, one sandbox per exercise; print caught/MISSED for each."""
+    from grader.grading.pipeline import grade_submission, open_sandbox
+
+    mutants = load_mutants()
+    problems = []
+    for exercise in course.exercises:
+        bank = [m for m in mutants.ALL if m.exercise == exercise.id]
+        start = time.perf_counter()
+        with open_sandbox(course, [exercise], device) as sandbox, tempfile.TemporaryDirectory() as tmp:
+            for n, mutant in enumerate(bank):
+                folder = Path(tmp) / str(n) / exercise.folder
+                folder.mkdir(parents=True)
+                for name, text in mutants.submission(mutant).items():
+                    (folder / name).write_text(text, encoding="utf-8")
+                result = grade_submission(course=course, exercises=[exercise], submission=folder.parent, device=device,
+                                          sandbox=sandbox)
+                graded = result.exercises[0]
+                named = any(mutant.diagnosis in v.feedback for v in graded.checks if not v.passed)
+                caught = graded.score < graded.max_score and named and not result.internal_errors
+                print(f"  mutant {mutant.id:56} {graded.score:5g}/{graded.max_score:g}  {'caught' if caught else 'MISSED'}")
+                if not caught:
+                    problems.append(f"mutant {mutant.id!r} not caught and named on {device}"
+                                    + "".join(f"; {error}" for error in result.internal_errors))
+        print(f"{exercise.id}: {len(bank)} mutants on {device} ({time.perf_counter() - start:.1f} s)")
+    return problems
 
 
 def main() -> int:
     import torch
 
     from grader.course import load_course
-    from grader.grading.pipeline import check_course, grade_submission, open_sandbox
-    from test_ex05_mutants import MUTANTS, REFERENCE
+    from grader.grading.pipeline import check_course
 
     if not torch.cuda.is_available():
         print("CUDA is not available here; nothing checked")
@@ -32,20 +69,7 @@ def main() -> int:
     (references, stubs), problems = check_course(course=course, device="cuda")
     print(f"references {references.score:g}/{references.max_score:g}, stubs {stubs.score:g}/{stubs.max_score:g} "
           f"on cuda ({time.perf_counter() - start:.1f} s)")
-
-    ex05 = course.exercise("ex05")
-    with open_sandbox(course, [ex05], "cuda") as sandbox, tempfile.TemporaryDirectory() as tmp:
-        for name, (old, new, diagnosis) in MUTANTS.items():
-            folder = Path(tmp) / name.replace(" ", "_") / ex05.folder
-            folder.mkdir(parents=True)
-            (folder / "gated.py").write_text(REFERENCE.replace(old, new))
-            result = grade_submission(course=course, exercises=[ex05], submission=folder.parent, device="cuda", sandbox=sandbox)
-            exercise = result.exercises[0]
-            named = any(diagnosis in v.feedback for v in exercise.checks if not v.passed)
-            caught = exercise.score < exercise.max_score and named and not result.internal_errors
-            print(f"  mutant {name:32} {exercise.score:5g}/{exercise.max_score:g}  {'caught' if caught else 'MISSED'}")
-            if not caught:
-                problems.append(f"ex05 mutant {name!r} not caught and named on cuda")
+    problems += check_mutants(course, "cuda")
     for problem in problems:
         print(f"problem: {problem}")
     print("all good on cuda" if not problems else f"{len(problems)} problem(s)")

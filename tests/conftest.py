@@ -8,6 +8,7 @@ import pytest
 from grader.course import load_course
 from grader.grading.pipeline import grade_submission, open_sandbox
 from grader.results import ExerciseResult
+from mutants import mutate  # noqa: F401  (the test modules import it from here)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -40,12 +41,6 @@ def grade(course, sandbox, tmp_path):
         return result.exercises[0]
 
     return grade
-
-
-def mutate(source: str, old: str, new: str) -> str:
-    """The reference with one mistake put in; fails loudly if the reference no longer has `old`."""
-    assert old in source, f"mutant no longer applies: {old!r} is not in the reference"
-    return source.replace(old, new)
 
 
 def with_answers(sheet: str, **answers: str) -> str:

@@ -1,4 +1,5 @@
-"""The ex04 mutant bank: each known mistake, in params.py or on the sheet, loses points and is named."""
+"""ex04 beyond its known mistakes (tests/mutants/ex04.py): mistakes charged once, other correct forms, the reference
+against torch, degenerate submissions."""
 
 import importlib.util
 
@@ -6,78 +7,15 @@ import pytest
 from torch import nn
 
 from conftest import ROOT, earned, mutate
+from mutants import named, submission
 
 FOLDER = ROOT / "solutions" / "ex04_param_counts"
 CODE = (FOLDER / "params.py").read_text()
 SHEET = (FOLDER / "answers.toml").read_text()
 STUB_SHEET = (ROOT / "exercises" / "ex04_param_counts" / "answers.toml").read_text()
 
-# name: (text in the reference params.py, the mistake, words the feedback must contain)
-CODE_MUTANTS = {
-    "no bias": ("(d_in + d_h + biases)", "(d_in + d_h)", "no bias"),
-    "LSTM counted as 3 blocks": ('"lstm": 4', '"lstm": 3', "LSTM counted as 3 blocks"),
-    "GRU counted as 4 blocks": ('"gru": 3', '"gru": 4', "wrong number of blocks for the GRU"),
-    "d_x used for every layer": ("d_in = d_x if layer == 0 else directions * d_h", "d_in = d_x", "d_x used for every layer"),
-    "later layers read d_h": ("else directions * d_h", "else d_h", "later layers take D·d_h inputs"),
-    "bidirectional not doubled": ("total += directions * k", "total += k", "bidirectional not doubled"),
-    "bidirectional ignored": ("directions = 2 if bidirectional else 1", "directions = 1", "bidirectional not doubled"),
-    "framework double bias forgotten": ("biases = 2 if framework_biases else 1", "biases = 1", "framework double bias forgotten"),
-    "always two biases": ("biases = 2 if framework_biases else 1", "biases = 2", "two biases per block counted"),
-    "num_layers ignored": ("range(num_layers)", "range(1)", "num_layers ignored"),
-    "zero sizes accepted": ("if value <= 0:", "if value < 0:", "no ValueError for: d_x = 0"),
-    "unknown cell gives KeyError": (
-        "    if cell not in _BLOCKS:\n        raise ValueError", "    if False:\n        raise ValueError",
-        "no ValueError for: an unknown cell 'cnn' (KeyError)"),
-    "float result": ("return total", "return float(total)", "must return an int"),
-}
-
-# name: (line in the reference answers.toml, the wrong line, words the feedback must contain)
-SHEET_MUTANTS = {
-    "N_lstm without bias": ('N_lstm = "4*d_h*(d_x + d_h + 1)"', 'N_lstm = "4 d_h (d_x + d_h)"', "no bias"),
-    "N_lstm with 3 blocks": ('N_lstm = "4*d_h*(d_x + d_h + 1)"', 'N_lstm = "3d_h(d_x+d_h+1)"', "LSTM counted as 3 blocks"),
-    "N_lstm with one bias for the cell": (
-        'N_lstm = "4*d_h*(d_x + d_h + 1)"', 'N_lstm = "4*d_h*(d_x+d_h) + d_h"', "one bias vector for the whole cell"),
-    "N_lstm with PyTorch's biases": ('N_lstm = "4*d_h*(d_x + d_h + 1)"', 'N_lstm = "4*d_h*(d_x+d_h+2)"', "two biases per block"),
-    "N_gru with 4 blocks": ('N_gru = "3*d_h*(d_x + d_h + 1)"', 'N_gru = "4*d_h*(d_x + d_h + 1)"', "wrong number of blocks"),
-    "N_gru without the candidate": ('N_gru = "3*d_h*(d_x + d_h + 1)"', 'N_gru = "2 d_h (d_x + d_h + 1)"', "wrong number of blocks"),
-    "N_rnn without W_hh": ('N_rnn = "d_h*(d_x + d_h + 1)"', 'N_rnn = "d_h*d_x + d_h"', "recurrent matrix is missing"),
-    "N_rnn with a scalar bias": ('N_rnn = "d_h*(d_x + d_h + 1)"', 'N_rnn = "d_h*(d_x + d_h) + 1"', "scalar bias"),
-    "N_rnn as a number": ('N_rnn = "d_h*(d_x + d_h + 1)"', "N_rnn = 40", "asks for a formula"),
-    "gru_dx5_dh4 without bias": ("gru_dx5_dh4 = 120", "gru_dx5_dh4 = 108", "no bias"),
-    "lstm_dx32_dh128 with PyTorch's biases": ("lstm_dx32_dh128 = 82432", "lstm_dx32_dh128 = 82944", "two biases per block"),
-    "lstm_dx32_dh128 with 3 blocks": ("lstm_dx32_dh128 = 82432", 'lstm_dx32_dh128 = "3*128*(32+128+1)"', "LSTM counted as 3 blocks"),
-    "torch count without bias_hh": ("lstm_dx32_dh128_torch = 82944", "lstm_dx32_dh128_torch = 82432", "framework double bias forgotten"),
-    "GRUCell without bias_hh": ("grucell_dx3_dh5_torch = 150", "grucell_dx3_dh5_torch = 135", "framework double bias forgotten"),
-    "stack with d_x for every layer": (
-        "lstm_dx3_dh5_2layers_bidir_torch = 1080", "lstm_dx3_dh5_2layers_bidir_torch = 800", "d_x used for every layer"),
-    "stack not doubled": (
-        "lstm_dx3_dh5_2layers_bidir_torch = 1080", "lstm_dx3_dh5_2layers_bidir_torch = 540", "bidirectional not doubled"),
-    "stack with d_h into layer 2": (
-        "lstm_dx3_dh5_2layers_bidir_torch = 1080", "lstm_dx3_dh5_2layers_bidir_torch = 880", "later layers take D·d_h inputs"),
-    "a fraction for a count": ("gru_dx5_dh4 = 120", "gru_dx5_dh4 = 120.5", "not a whole number"),
-}
-
-
 def failed_feedback(result) -> list[str]:
     return [v.feedback for v in result.checks if not v.passed]
-
-
-@pytest.mark.parametrize("name", CODE_MUTANTS)
-def test_code_mutant_is_caught_and_named(grade, name):
-    """Does this mistake in count_params lose points, with its diagnosis in the feedback?"""
-    old, new, diagnosis = CODE_MUTANTS[name]
-    result = grade("ex04", {"params.py": mutate(CODE, old, new), "answers.toml": SHEET})
-    assert result.score < result.max_score
-    assert any(diagnosis in feedback for feedback in failed_feedback(result)), failed_feedback(result)
-
-
-@pytest.mark.parametrize("name", SHEET_MUTANTS)
-def test_sheet_mutant_is_caught_and_named(grade, name):
-    """Does this mistake on the answer sheet lose points, with its diagnosis in the feedback?"""
-    old, new, diagnosis = SHEET_MUTANTS[name]
-    result = grade("ex04", {"params.py": CODE, "answers.toml": mutate(SHEET, old, new)})
-    assert result.score < result.max_score
-    assert any(diagnosis in feedback for feedback in failed_feedback(result)), failed_feedback(result)
 
 
 def test_reference_scores_full_marks(grade):
@@ -103,23 +41,22 @@ def test_equivalent_forms_earn_full_marks(grade):
     assert result.score == result.max_score, failed_feedback(result)
 
 
+# name of a known mistake in params.py (tests/mutants/ex04.py): the one check that must charge it
 CHARGED_ONCE = {
-    "no bias": ("(d_in + d_h + biases)", "(d_in + d_h)", "count_params for one layer, one bias per block"),
-    "LSTM counted as 3 blocks": ('"lstm": 4', '"lstm": 3', "count_params for one layer, one bias per block"),
-    "framework double bias forgotten": (
-        "biases = 2 if framework_biases else 1", "biases = 1", "count_params(..., framework_biases=True)"),
-    "always two biases": ("biases = 2 if framework_biases else 1", "biases = 2", "count_params for one layer, one bias per block"),
-    "float result": ("return total", "return float(total)", "count_params for one layer, one bias per block"),
+    "no bias": "count_params for one layer, one bias per block",
+    "LSTM counted as 3 blocks": "count_params for one layer, one bias per block",
+    "framework double bias forgotten": "count_params(..., framework_biases=True)",
+    "always two biases": "count_params for one layer, one bias per block",
+    "float result": "count_params for one layer, one bias per block",
 }
 
 
 @pytest.mark.parametrize("name", CHARGED_ONCE)
 def test_mistake_is_charged_once(grade, name):
     """Does a mistake in the count of one layer cost points in one check only, not again in the stacking checks?"""
-    old, new, charged = CHARGED_ONCE[name]
-    result = grade("ex04", {"params.py": mutate(CODE, old, new), "answers.toml": SHEET})
+    result = grade("ex04", submission(named("ex04", name)))
     lost = [v.name for v in result.checks if v.earned < v.points]
-    assert len(lost) == 1 and lost[0].startswith(charged), lost
+    assert len(lost) == 1 and lost[0].startswith(CHARGED_ONCE[name]), lost
 
 
 def test_stacking_mistake_with_a_layer_mistake_is_still_charged(grade):

@@ -1,91 +1,23 @@
-"""The ex08 mutant bank: each known mistake in the data or the comparison protocol loses points and is named."""
-
+"""ex08 beyond its known mistakes (tests/mutants/ex08.py): what a sheet mistake costs, hostile values, allowed
+variants, the reference, degenerate submissions."""
 
 import pytest
 
-from conftest import ROOT, earned, mutate, assert_named, with_answers
+from conftest import ROOT, earned, mutate, assert_named
+from mutants import ex08, submission
+from mutants.ex08 import LOOP_FAILURE
 
 SOLUTION = ROOT / "solutions" / "ex08_delayed_copy"
 REFERENCE = (SOLUTION / "protocol.py").read_text()
 ANSWERS = (SOLUTION / "answers.toml").read_text()
 STUB_SHEET = (ROOT / "exercises" / "ex08_delayed_copy" / "answers.toml").read_text()
-LOOP_FAILURE = "            except Exception:\n                continue\n"
-STATUS = '            row["status"] = "ok" if math.isfinite(result["final_loss"]) else "diverged"\n'
-
-# name: (text in the reference, the mistake, words the feedback must contain)
-MUTANTS = {
-    "blank token 0 in the inputs": ("torch.randint(1, vocab, (n, T)", "torch.randint(0, vocab, (n, T)", "blank token 0"),
-    "exclusive upper bound": ("torch.randint(1, vocab, (n, T)", "torch.randint(1, vocab - 1, (n, T)", "never appears"),
-    "delay off by one": (
-        "targets[:, delay:] = inputs[:, : inputs.shape[1] - delay]",
-        "targets[:, delay + 1:] = inputs[:, : inputs.shape[1] - delay - 1]", "delay off by one"),
-    "seed ignored": (
-        "g = torch.Generator().manual_seed(seed)\n    inputs", "g = torch.Generator()\n    inputs", "the seed is ignored"),
-    "repeated sequences": ("if tuple(row) not in seen:", "if True:", "repeated sequences"),
-    "overlapping splits": (
-        "(inputs[start : start + n], targets[start : start + n])", "(inputs[:n], targets[:n])", "overlapping splits"),
-    "batch size differs across models": (
-        'batch_size=settings["batch_size"],\n', 'batch_size=settings["batch_size"] * (2 if cell == "lstm" else 1),\n',
-        "settings differ across models"),
-    "seeds differ across models": (
-        'for seed in settings["seeds"]:',
-        'for seed in (settings["seeds"] if cell != "lstm" else [s + 1 for s in settings["seeds"]]):',
-        "not the shared seed set"),
-    "update count differs across models": (
-        'updates=settings["updates"], lr=', 'updates=settings["updates"] + (cell == "rnn"), lr=',
-        "different batch size or update count"),
-    "parameters hand-counted with one bias": (
-        '"params": sum(p.numel() for p in model.parameters()),',
-        '"params": {"rnn": 1, "gru": 3, "lstm": 4}[cell] * d_h * (settings["d_e"] + d_h + 1)'
-        ' + settings["vocab"] * (settings["d_e"] + d_h + 1),',
-        "one bias per block"),
-    "parameters of the recurrent layer only": (
-        '"params": sum(p.numel() for p in model.parameters()),', '"params": sum(p.numel() for p in model.rnn.parameters()),',
-        "recurrent layer alone"),
-    "timing 500 sequences": ("model(test_x[:PREDICT_SEQUENCES])", "model(test_x[:500])", "covers 500 sequences"),
-    "timing all test sequences": ("model(test_x[:PREDICT_SEQUENCES])", "model(test_x)", "all test sequences"),
-    "dropping failed runs": (LOOP_FAILURE, "            except Exception:\n                rows.pop()\n                continue\n",
-                             "dropped the failed run"),
-    "dropping diverged runs": (
-        STATUS, STATUS + '            if row["status"] == "diverged":\n                rows.pop()\n                continue\n',
-        "dropped the diverged run"),
-    "diverged runs reported as ok": (STATUS, '            row["status"] = "ok"\n', 'status "diverged"'),
-    "failing run not caught": (LOOP_FAILURE, "            except ZeroDivisionError:\n                continue\n",
-                               "must be caught"),
-    "accuracy over blank positions": (
-        "(predicted[:, delay:] == targets[:, delay:])", "(predicted == targets)", "counted the blank positions"),
-    "cell calls without T": (' * settings["batch_size"] * train_x.shape[1],', ' * settings["batch_size"],', "cell_calls"),
-    "matched table at equal width": (
-        '"matched_params": run_comparison(bench, splits, dict(matched_widths), settings)',
-        '"matched_params": run_comparison(bench, splits, {cell: d_h for cell in matched_widths}, settings)',
-        "matched_params table"),
-}
-
-# name: (key, the wrong answer, words the feedback must contain)
-SHEET_MUTANTS = {
-    "equal width means equal cost": ("equal_width_shows", "A", "not equal cost"),
-    "equal width credits extra parameters": ("equal_width_shows", "C", "cannot say which difference"),
-    "equal parameters means equal time": ("equal_params_shows", "A", "close parameter counts do not mean"),
-    "equal parameters isolates the gates": ("equal_params_shows", "B", "state widths differ"),
-}
 
 
-@pytest.mark.parametrize("name", MUTANTS)
-def test_mutant_is_caught_and_named(grade, name):
-    """Does this known mistake lose points, with its diagnosis in the feedback?"""
-    old, new, diagnosis = MUTANTS[name]
-    result = grade("ex08", {"protocol.py": mutate(REFERENCE, old, new), "answers.toml": ANSWERS})
-    assert_named(result, diagnosis)
-
-
-@pytest.mark.parametrize("name", SHEET_MUTANTS)
-def test_sheet_mistake_is_caught_and_named(grade, name):
-    """Does this misconception on the answer sheet lose its share, named in the feedback?"""
-    key, wrong, diagnosis = SHEET_MUTANTS[name]
-    sheet = with_answers(ANSWERS, **{key: f'"{wrong}"'})
-    result = grade("ex08", {"protocol.py": REFERENCE, "answers.toml": sheet})
-    assert result.score == pytest.approx(result.max_score - 0.5)
-    assert any(diagnosis in v.feedback for v in result.checks if not v.passed)
+@pytest.mark.parametrize("mutant", ex08.SHEET_MUTANTS, ids=lambda m: m.name)
+def test_sheet_mistake_costs_its_share(grade, mutant):
+    """Does this misconception on the answer sheet cost exactly its share, 0.5 (its diagnosis: tests/test_mutants.py)?"""
+    result = grade("ex08", submission(mutant))
+    assert result.score == pytest.approx(result.max_score - 0.5), [v.feedback for v in result.checks if not v.passed]
 
 
 # Odd but plausible values in what the submission returns: a Fail naming the value, never an internal error.

@@ -1,79 +1,22 @@
-"""The ex10 mutant bank: each known mistake in the sweep or the selection loses points and is named."""
-
+"""ex10 beyond its known mistakes (tests/mutants/ex10.py): what a sheet mistake costs, string keys, hostile values,
+the tuple-keyed selection, the reference, degenerate submissions."""
 
 import pytest
 
-from conftest import ROOT, earned, mutate, assert_named, with_answers
+from conftest import ROOT, earned, mutate, assert_named
+from mutants import ex10, submission
 
 SOLUTION = ROOT / "solutions" / "ex10_length_sweep"
 REFERENCE = (SOLUTION / "sweep.py").read_text()
 ANSWERS = (SOLUTION / "answers.toml").read_text()
 STUB_SHEET = (ROOT / "exercises" / "ex10_length_sweep" / "answers.toml").read_text()
-STATUS = '                    status = "ok" if math.isfinite(result["final_loss"]) else "diverged"\n'
-FAILED_ROW = '                        rows.append(row | {"status": "failed"} | {key: None for key in MEASURED})\n'
-
-# name: (text in the reference, the mistake, words the feedback must contain)
-MUTANTS = {
-    "selecting on test accuracy": ('_means(rows, "val_acc").items()', '_means(rows, "test_acc").items()',
-                                   "selected on test accuracy"),
-    "dropping diverged rows": (STATUS, STATUS + '                    if status == "diverged":\n                        continue\n',
-                               "dropped the diverged run"),
-    "dropping failed rows": (FAILED_ROW, "                        pass\n", "dropped the failed run"),
-    "failing run not caught": ("except Exception:", "except KeyError:", "must be caught"),
-    "only NaN counts as diverged": ('math.isfinite(result["final_loss"])', 'not math.isnan(result["final_loss"])',
-                                    "infinite final loss"),
-    "failed run with accuracies 0": ('{"status": "failed"} | {key: None for key in MEASURED}',
-                                     '{"status": "failed"} | {key: 0.0 for key in MEASURED}', "not 0: nothing was measured"),
-    "report fields dropped": ('{key: result[key] for key in MEASURED}', '{key: result[key] for key in MEASURED[:3]}',
-                              "train_seconds, predict_seconds, peak_memory, grad_norm, updates as train_fn returned them"),
-    "ties to the larger lr": ("by_lr[lr] > by_lr[best]", "by_lr[lr] >= by_lr[best]", "tie went to the larger lr"),
-    "ties by grid order": ("for lr in sorted(by_lr):", "for lr in by_lr:", "tie went to the larger lr"),
-    "diverged accuracy counted": ('return row[metric] if row["status"] == "ok" else 0.0',
-                                  'return row[metric] if row["status"] != "failed" else 0.0', "diverged run's accuracy"),
-    "failed run left out of the mean": ("    for row in rows:\n        runs.setdefault",
-                                        '    for row in [r for r in rows if r["status"] != "failed"]:\n        runs.setdefault',
-                                        "failed run was left out"),
-    "summary reports the best test accuracy": ('"test_acc": test[(model, length)][lr],',
-                                               '"test_acc": max(test[(model, length)].values()),',
-                                               "best test accuracy over all lrs"),
-    "summary counts one lr only": ('"diverged": sum(r["status"] == "diverged" for r in mine),',
-                                   '"diverged": sum(r["status"] == "diverged" for r in mine if r["lr"] == lr),',
-                                   "all lrs"),
-    "length without a fixed tail": ("make_splits(sizes, length + TAIL, length, vocab, seed)",
-                                    "make_splits(sizes, length, length, vocab, seed)", "T is not length + 8"),
-    "delay off by one": ("make_splits(sizes, length + TAIL, length, vocab, seed)",
-                         "make_splits(sizes, length + TAIL, length - 1, vocab, seed)", "the dependency length is the delay"),
-    "sizes grow with length": ("make_splits(sizes, length + TAIL, length, vocab, seed)",
-                               "make_splits({k: n * length for k, n in sizes.items()}, length + TAIL, length, vocab, seed)",
-                               "same split sizes"),
-}
-
-# name: (key, the wrong answer, words the feedback must contain)
-SHEET_MUTANTS = {
-    "longer time means harder optimisation": ("time_vs_length", "A", "time measures computation"),
-    "time is noise": ("time_vs_length", "D", "systematic"),
-    "drop failed runs": ("failed_runs", "A", "hides exactly the instability"),
-    "rerun until success": ("failed_runs", "C", "rerunning until a seed succeeds"),
-    "tune only the failing model": ("failed_runs", "D", "same lr grid"),
-}
 
 
-@pytest.mark.parametrize("name", MUTANTS)
-def test_mutant_is_caught_and_named(grade, name):
-    """Does this known mistake lose points, with its diagnosis in the feedback?"""
-    old, new, diagnosis = MUTANTS[name]
-    result = grade("ex10", {"sweep.py": mutate(REFERENCE, old, new), "answers.toml": ANSWERS})
-    assert_named(result, diagnosis)
-
-
-@pytest.mark.parametrize("name", SHEET_MUTANTS)
-def test_sheet_mistake_is_caught_and_named(grade, name):
-    """Does this misconception on the answer sheet lose its share, named in the feedback?"""
-    key, wrong, diagnosis = SHEET_MUTANTS[name]
-    sheet = with_answers(ANSWERS, **{key: f'"{wrong}"'})
-    result = grade("ex10", {"sweep.py": REFERENCE, "answers.toml": sheet})
-    assert result.score == pytest.approx(result.max_score - 0.5)
-    assert any(diagnosis in v.feedback for v in result.checks if not v.passed)
+@pytest.mark.parametrize("mutant", ex10.SHEET_MUTANTS, ids=lambda m: m.name)
+def test_sheet_mistake_costs_its_share(grade, mutant):
+    """Does this misconception on the answer sheet cost exactly its share, 0.5 (its diagnosis: tests/test_mutants.py)?"""
+    result = grade("ex10", submission(mutant))
+    assert result.score == pytest.approx(result.max_score - 0.5), [v.feedback for v in result.checks if not v.passed]
 
 
 def test_select_lr_with_string_keys_is_explained(grade):

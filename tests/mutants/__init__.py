@@ -1,0 +1,65 @@
+"""The banks of known mistakes, as data: one module per exercise (`exNN.py`), each a list of `Mutant`.
+
+tests/test_mutants.py grades every mutant and asserts it loses points with its diagnosis named;
+bench/gpu_check.py runs the same banks on CUDA. Nothing here imports pytest or torch.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from grader.course import Course, load_course
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One known mistake: `old` replaced by `new` in the reference `file`; a failed check must name `diagnosis`."""
+
+    exercise: str
+    file: str
+    old: str
+    new: str
+    diagnosis: str
+    name: str
+
+    @property
+    def id(self) -> str:
+        return f"{self.exercise}: {self.name}"
+
+
+def bank(exercise: str, file: str, mistakes: dict[str, tuple[str, str, str]]) -> list[Mutant]:
+    """The mutants of one reference file, from {name: (text in the reference, the mistake, words the feedback must contain)}."""
+    return [Mutant(exercise, file, old, new, diagnosis, name) for name, (old, new, diagnosis) in mistakes.items()]
+
+
+def mutate(source: str, old: str, new: str) -> str:
+    """The reference with one mistake put in; fails loudly if the reference no longer has `old`."""
+    assert old in source, f"mutant no longer applies: {old!r} is not in the reference"
+    return source.replace(old, new)
+
+
+@cache
+def course() -> Course:
+    return load_course(ROOT)
+
+
+def submission(mutant: Mutant) -> dict[str, str]:
+    """{file name: text} of the mutant's submission: its exercise's reference folder with the one file changed."""
+    exercise = course().exercise(mutant.exercise)
+    files = {name: (exercise.solution_dir / name).read_text(encoding="utf-8") for name in exercise.student_files}
+    assert mutant.file in files, f"{mutant.id}: {mutant.file} is not a file of {exercise.folder}"
+    files[mutant.file] = mutate(files[mutant.file], mutant.old, mutant.new)
+    return files
+
+
+def named(exercise: str, name: str) -> Mutant:
+    """The known mistake of `exercise` called `name`, for a test that grades it for another reason."""
+    return next(m for m in ALL if m.exercise == exercise and m.name == name)
+
+
+ALL: list[Mutant] = [m for e in course().exercises for m in importlib.import_module(f"{__name__}.{e.id}").MUTANTS]

@@ -1,0 +1,27 @@
+"""ex01's known mistakes on the answer sheet."""
+
+from . import bank
+
+# name: (answer in the reference, the wrong answer, words the feedback must contain)
+MUTANTS = bank("ex01", "answers.toml", {
+    "h without tanh": ("h_t = 0.4525741268224332", "h_t = 0.75", "forgot the tanh"),
+    "tanh outside": ("h_t = 0.4525741268224332", 'h_t = "tanh(0.5*1.5)"', "tanh outside"),
+    "old cell state": ("h_t = 0.4525741268224332", 'h_t = "0.5 tanh(2)"', "old cell state"),
+    "coupled gate value": ("c_t = 1.5", "c_t = 1.52", "coupled gate"),
+    "forget-gate term dropped": ("c_t = 1.5", 'c_t = "0.25*(-0.4)"', "the forget-gate term is missing"),
+    "coupled gate, forget-gate term dropped": ("c_t = 1.5", "c_t = -0.08", "two mistakes"),
+    "old state not scaled by f": ("c_t = 1.5", 'c_t = "2 + 0.25*(-0.4)"', "the forget gate is missing"),
+    "terms multiplied": ("c_t = 1.5", "c_t = -0.16", "multiplied the two terms"),
+    "coupled gate formula": ('c_t_formula = "f*c_prev + i*g"', 'c_t_formula = "f c_prev + (1 - f) g"', "coupled gate"),
+    "formula without the forget-gate term": ('c_t_formula = "f*c_prev + i*g"', 'c_t_formula = "i g"',
+                                             "the forget-gate term is missing"),
+    "formula with an unscaled old state": ('c_t_formula = "f*c_prev + i*g"', 'c_t_formula = "c_prev + i g"',
+                                           "the forget gate is missing"),
+    "formula with the terms multiplied": ('c_t_formula = "f*c_prev + i*g"', 'c_t_formula = "f c_prev i g"',
+                                          "multiplied the two terms"),
+    "formula without tanh": ('h_t_formula = "o*tanh(c_t)"', 'h_t_formula = "o c_t"', "forgot the tanh"),
+    "formula tanh outside": ('h_t_formula = "o*tanh(c_t)"', 'h_t_formula = "\\\\tanh(o \\\\cdot c_t)"', "tanh outside"),
+    "too coarse": ("h_t = 0.4525741268224332", "h_t = 0.45", "significant digits"),
+    "number for a formula": ('h_t_formula = "o*tanh(c_t)"', "h_t_formula = 0.45257", "formula"),
+    "unknown symbol": ('c_t_formula = "f*c_prev + i*g"', 'c_t_formula = "f*c_old + i*g"', "c_old"),
+})

@@ -1,0 +1,56 @@
+"""ex07's known mistakes, in decay.py and on the answer sheet."""
+
+from . import bank
+
+CLOSED_FORM = '''    bias = params["b_f"] if kind == "lstm" else params["b_z"]
+    return float(torch.sigmoid(bias).max()) ** T
+'''
+
+# name: (text in the reference, the mistake, words the feedback must contain)
+CODE_MUTANTS = bank("ex07", "decay.py", {
+    "closed-form shortcut retain ** T": (
+        '    bias = params["b_f"] if kind == "lstm" else params["b_z"]\n', CLOSED_FORM, "closed-form shortcut"),
+    "Frobenius norm": ("matrix_norm(jacobian.reshape(d_h, d_h), ord=2)", "matrix_norm(jacobian.reshape(d_h, d_h))",
+                       "Frobenius norm instead of the spectral norm"),
+    "nuclear norm": ("matrix_norm(jacobian.reshape(d_h, d_h), ord=2)", 'matrix_norm(jacobian.reshape(d_h, d_h), ord="nuc")',
+                     "nuclear norm"),
+    "largest entry": ("torch.linalg.matrix_norm(jacobian.reshape(d_h, d_h), ord=2)", "jacobian.abs().max()",
+                      "largest entry"),
+    "gradient of the sum": ("torch.linalg.matrix_norm(jacobian.reshape(d_h, d_h), ord=2)",
+                            "jacobian.reshape(d_h, d_h).sum(0).norm()", "gradient of sum(s_T)"),
+    "Jacobian w.r.t. h for the LSTM": ("h, c = h0, s0", "h, c = s0, h0", "w.r.t. h instead of c"),
+    "h_T instead of c_T for the LSTM": ("            return c\n", "            return h\n", "∂h_T/∂c_0 instead of ∂c_T/∂c_0"),
+    "one step too few": ("for _ in range(T):\n                out", "for _ in range(T - 1):\n                out", "off by one step"),
+    "retain as the bias": ("bias = math.log(retain / (1 - retain))", "bias = retain", "retain itself used as the bias"),
+    "sigmoid instead of logit": ("bias = math.log(retain / (1 - retain))", "bias = 1 / (1 + math.exp(-retain))",
+                                 "σ applied to retain"),
+    "logit sign (LSTM)": ('params["b_f"] = torch.full((d_h,), bias', 'params["b_f"] = torch.full((d_h,), -bias', "logit sign"),
+    "GRU retain via the (1 - z) convention": (
+        'params["b_z"] = torch.full((d_h,), bias', 'params["b_z"] = torch.full((d_h,), -bias', "(1 − z) convention"),
+    "log10 logit": ("bias = math.log(retain / (1 - retain))", "bias = math.log10(retain / (1 - retain))", "log10"),
+    "bias in the wrong gate": ('params["b_f"] = torch.full', 'params["b_i"] = torch.full', "the bias went to b_i"),
+    "non-zero weights": ('zeros(d_h, d_x + d_h) for g in "ifoc"', 'torch.ones(d_h, d_x + d_h, dtype=torch.float64) for g in "ifoc"',
+                         "every W/U must be zero"),
+    "float32 parameters": ("zeros = lambda *shape: torch.zeros(*shape, dtype=torch.float64)",
+                           "zeros = lambda *shape: torch.zeros(*shape)", "float64 tensor"),
+    "no range check": ("    if not 0 < retain < 1:\n        raise", "    if False:\n        raise", "no ValueError for"),
+})
+
+# name: (answer in the reference, the wrong answer, words the feedback must contain)
+SHEET_MUTANTS = bank("ex07", "answers.toml", {
+    "gate value as the bias": ("bias_for_090 = 2.1972245773362196", "bias_for_090 = 0.9", "that is the gate value"),
+    "negative logit": ("bias_for_090 = 2.1972245773362196", 'bias_for_090 = "-ln(9)"', "logit sign"),
+    "log10 of 9": ("bias_for_090 = 2.1972245773362196", 'bias_for_090 = "log(9)/log(10)"', "log10"),
+    "sigma instead of its inverse": ("bias_for_090 = 2.1972245773362196", 'bias_for_090 = "sigma(0.9)"', "applied σ to 0.9"),
+    "ln(0.9)": ("bias_for_090 = 2.1972245773362196", 'bias_for_090 = "ln(0.9)"', "is not the logit"),
+    "retain times T": ("retain09_T20 = 0.12157665459056931", "retain09_T20 = 18", "multiplied retain by T"),
+    "off by one power": ("retain09_T20 = 0.12157665459056931", 'retain09_T20 = "0.9^19"', "off by one"),
+    "off by one power, one too many": ("retain09_T20 = 0.12157665459056931", 'retain09_T20 = "0.9^21"', "off by one"),
+    "forgotten share": ("retain09_T20 = 0.12157665459056931", 'retain09_T20 = "0.1^20"', "1 − retain"),
+    "sigma of the gate": ("retain09_T20 = 0.12157665459056931", 'retain09_T20 = "sigma(0.9)^20"', "already the gate value"),
+    "fastest instead of slowest": ('slowest_decay = "0.9"', 'slowest_decay = "0.1"', "largest retention decays most slowly"),
+    "middle retention": ('slowest_decay = "0.9"', 'slowest_decay = "0.5"', "closer retain is to 1"),
+    "not an option": ('slowest_decay = "0.9"', 'slowest_decay = "0.99"', "not one of the options"),
+})
+
+MUTANTS = CODE_MUTANTS + SHEET_MUTANTS
