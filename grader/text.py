@@ -81,3 +81,15 @@ def quoted(text: object, *, limit: int = 300) -> str:
 def one_line(text: str, *, limit: int = 300) -> str:
     text = " ".join(printable(text).split())
     return text[:limit] + " [...]" if len(text) > limit else text
+
+
+def shown_path(path: str) -> str:
+    """A path as a person reads it where the command runs: relative to the current directory when that is
+    shorter ("exercises", "..", "mywork/ex05_gated_steps"), else as given; a label that is no path stays as it is."""
+    import os
+
+    try:
+        relative = os.path.relpath(path)
+    except (ValueError, OSError):  # another drive, or no current directory
+        return path
+    return relative if len(relative) < len(path) else path

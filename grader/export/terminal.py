@@ -1,64 +1,150 @@
-"""What `grade` prints for people: a table per exercise, wrapped (never cut) to the terminal."""
+"""What `grade` prints for people: a table per exercise in the course's language, wrapped (never cut) to the terminal.
+
+Lines break at spaces and between Chinese characters, never inside a file name, key or path unless it alone
+is wider than the terminal; paths are shown relative to where the command runs.
+"""
 
 from __future__ import annotations
 
+import unicodedata
+
+from rich.cells import cell_len, chop_cells
 from rich.console import Console
 from rich.table import Table
-from rich.text import Text
+from rich.text import Text as RichText
 
 from grader.course import Course
 from grader.results import GradeResult
-from grader.text import printable
+from grader.text import Text, printable, shown_path
+
+_OPENING = "（《「『【“‘"  # punctuation that stays with what follows it
+_CLOSING = "，。：；、！？）》」』】”’"  # punctuation that stays with what precedes it
+_BORDERS = 4 + 3 * 2  # a three-column table's vertical lines and cell padding
 
 
 def print_grade(console: Console, result: GradeResult, *, verbose: bool) -> None:
-    if verbose:
-        console.print(Text(f"submission: {result.submission}   device: {result.device}"))
     language = result.language
+
+    def say(en: str, zh: str) -> str:
+        return Text(en, zh).render(language)
+
+    def line(text: str, style: str = "") -> None:
+        console.print(RichText(_wrap(printable(text), console.width), style=style), overflow="fold")
+
+    submission = shown_path(result.submission)
+    if verbose:
+        line(say(f"submission: {submission}   device: {result.device}", f"提交：{submission}   设备：{result.device}"))
+    passed_word, failed_word = say("passed", "通过"), say("failed", "未通过")
     for exercise in result.exercises:
         heading = f"{exercise.id}  {exercise.title}"
-        note = printable(exercise.note.render(language))
+        note = exercise.note.render(language)
+        score = f" — {_points(exercise.score)}/{_points(exercise.max_score)}"
         if not exercise.checks:
-            points = f" — {_points(exercise.score)}/{_points(exercise.max_score)}" if exercise.max_score else ""
-            console.print(Text.assemble((f"{heading}{points}", "bold"), f": {note}"))
+            line(f"{heading}{score if exercise.max_score else ''}: {note}", "bold")
             continue
-        score = "" if exercise.public_only else f" — {_points(exercise.score)}/{_points(exercise.max_score)}"
-        table = Table(title=f"{heading}{score}", title_justify="left")
-        table.add_column("check", ratio=3, overflow="fold")
-        table.add_column("points", justify="right", no_wrap=True)
-        table.add_column("status", no_wrap=True)
-        table.add_column("feedback", ratio=5, overflow="fold")
-        for v in exercise.checks:
-            name = v.name if not v.visible else f"{v.name} (public)"
-            status = Text("passed", style="green") if v.passed else Text("failed", style="red")
-            points = "–" if exercise.public_only else f"{_points(v.earned)}/{_points(v.points)}"
-            # Text() keeps the submission's own words from being read as rich markup.
-            table.add_row(Text(printable(name)), points, status, Text(printable(v.feedback.render(language))))
+        points = ["–" if exercise.public_only or not v.points else f"{_points(v.earned)}/{_points(v.points)}"
+                  for v in exercise.checks]  # a public check is worth nothing
+        headers = (say("check and feedback", "检查与反馈"), say("points", "得分"), say("status", "结果"))
+        points_width = max(cell_len(p) for p in [headers[1], *points])
+        status_width = max(cell_len(w) for w in (headers[2], passed_word, failed_word))
+        width = max(console.width - _BORDERS - points_width - status_width, 16)
+        title = RichText(_wrap(printable(heading + ("" if exercise.public_only else score)), console.width))
+        table = Table(title=title, title_justify="left")
+        table.add_column(headers[0], width=width, overflow="fold")
+        table.add_column(headers[1], width=points_width, justify="right", overflow="fold")
+        table.add_column(headers[2], width=status_width, overflow="fold")
+        for v, shown_points in zip(exercise.checks, points):
+            name = v.name + (say(" (public)", "（公开）") if v.visible else "")
+            # RichText keeps the submission's own words from being read as rich markup.
+            cell = RichText(_wrap(printable(name), width))
+            feedback = printable(v.feedback.render(language))
+            if feedback:
+                cell.append("\n" + _wrap(feedback, width - 2, indent="  "), style="dim" if v.passed else "")
+            status = RichText(passed_word, style="green") if v.passed else RichText(failed_word, style="red")
+            table.add_row(cell, shown_points, status)
         console.print(table)
         if note:
-            console.print(Text(note))
+            line(note)
     for error in result.internal_errors:
-        console.print(Text(f"internal error: {printable(error)}", style="bold red"))
+        line(say(f"internal error: {error}", f"内部错误：{error}"), "bold red")
     if any(e.public_only for e in result.exercises):
-        graded = sum(e.graded_points for e in result.exercises)
-        total = f"Public checks: {sum(v.passed for e in result.exercises for v in e.checks)}/" \
-                f"{sum(len(e.checks) for e in result.exercises)} passed; {_points(graded)} points are graded at hand-in"
+        passed = sum(v.passed for e in result.exercises for v in e.checks)
+        checks = sum(len(e.checks) for e in result.exercises)
+        graded = _points(sum(e.graded_points for e in result.exercises))
+        total = say(f"Public checks: {passed}/{checks} passed; {graded} points are graded at hand-in",
+                    f"公开检查：通过 {passed}/{checks} 项；{graded} 分在提交后评定")
     else:
-        total = f"Total: {_points(result.score)}/{_points(result.max_score)} points"
-    console.print(Text.assemble((total, "bold"), f"  ({printable(result.submission)})"))
+        score, most = _points(result.score), _points(result.max_score)
+        total = say(f"Total: {score}/{most} points", f"总分：{score}/{most} 分")
+    line(f"{total}  ({submission})", "bold")
 
 
 def print_course(console: Console, course: Course) -> None:
-    table = Table(title=course.title, title_justify="left")
-    table.add_column("id")
-    table.add_column("title")
-    table.add_column("points", justify="right")
-    table.add_column("folder")
+    def say(en: str, zh: str) -> str:
+        return Text(en, zh).render(course.language)
+
+    table = Table(title=RichText(course.title), title_justify="left")
+    table.add_column(say("id", "编号"))
+    table.add_column(say("title", "标题"), overflow="fold")
+    table.add_column(say("points", "分值"), justify="right")
+    table.add_column(say("folder", "文件夹"), overflow="fold")
     for e in course.exercises:
-        title = e.title if e.available else f"{e.title} (not yet available)"
+        title = e.title if e.available else e.title + say(" (not yet available)", "（尚未开放）")
         table.add_row(e.id, title, _points(e.points), f"exercises/{e.folder}/")
     console.print(table)
-    console.print(f"Total: {_points(sum(e.points for e in course.exercises))} points")
+    total = _points(sum(e.points for e in course.exercises))
+    console.print(say(f"Total: {total} points", f"总分：{total} 分"))
+
+
+def _wrap(text: str, width: int, *, indent: str = "") -> str:
+    """`text` in lines of at most `width` cells (after `indent`), broken at spaces and between Chinese characters.
+
+    A name, key or path is never split unless it alone is wider than `width`; then it is folded, never cut.
+    """
+    width = max(width, 1)
+    lines: list[str] = []
+    for paragraph in text.expandtabs(4).split("\n"):
+        line = ""
+        for piece in _pieces(paragraph):
+            if piece.isspace() or cell_len(line + piece) <= width:
+                line += piece  # spaces that overflow end the line and are dropped with it
+                continue
+            if line.strip():
+                lines.append(line.rstrip())
+            line = piece
+            while cell_len(line) > width:
+                head, *rest = chop_cells(line, width)
+                lines.append(head)
+                line = "".join(rest)
+        lines.append(line.rstrip())
+    return "\n".join(indent + line for line in lines)
+
+
+def _pieces(line: str) -> list[str]:
+    """The unbreakable pieces of a line: runs of spaces, runs of other characters, and each Chinese character
+    (with the punctuation that belongs to it)."""
+    pieces: list[str] = []
+    glued = False  # whether the next character joins the last piece
+    for c in line:
+        if c.isspace():
+            pieces.append(c)
+            glued = False
+        elif c in _CLOSING and pieces and not pieces[-1].isspace():
+            pieces[-1] += c
+            glued = False
+        elif unicodedata.east_asian_width(c) in "WF":
+            if glued and pieces[-1][-1] in _OPENING:
+                pieces[-1] += c
+            else:
+                pieces.append(c)
+            glued = c in _OPENING
+        else:
+            if glued:
+                pieces[-1] += c
+            else:
+                pieces.append(c)
+            glued = True
+    return pieces
 
 
 def _points(x: float) -> str:

@@ -22,7 +22,7 @@ from grader.grading.plugin import GraderPlugin
 from grader.results import ExerciseResult, GradeResult, Verdict
 from grader.sandbox.host import Limits, Sandbox
 from grader.submissions.workspace import load_submission
-from grader.text import Text
+from grader.text import Text, shown_path
 
 
 def resolve_device(requested: str) -> str:
@@ -73,7 +73,7 @@ def grade_submission(*, course: Course, exercises: list[Exercise], submission: P
     finally:
         workspace.remove()
     results = [
-        not_submitted(e, label, hidden=course.has_hidden_checks) if e.id in workspace.absent
+        not_submitted(e, shown_path(label), hidden=course.has_hidden_checks) if e.id in workspace.absent
         else score(e, plugin.verdicts, hidden=course.has_hidden_checks)
         for e in exercises
     ]

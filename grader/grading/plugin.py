@@ -164,14 +164,15 @@ class GraderPlugin:
             earned, feedback = points, Text("")
         elif isinstance(error, CheckBug):
             earned, internal = 0.0, True
-            feedback = Text(f"internal grader error in this check: {error}")
+            feedback = Text(f"internal grader error in this check: {error}", f"此检查中评分程序内部出错：{error}")
         elif isinstance(error, Fail):
             earned, feedback = points * error.share, error.message
         elif isinstance(error, AssertionError) and str(error):
             earned, feedback = 0.0, Text(str(error).split("\nassert ")[0])
         else:
             earned, internal = 0.0, True
-            feedback = Text(f"internal grader error in this check: {type(error).__name__}: {error}")
+            feedback = Text(f"internal grader error in this check: {type(error).__name__}: {error}",
+                            f"此检查中评分程序内部出错：{type(error).__name__}: {error}")
         output = item.stash.get(_OUTPUT, "")
         if output and error is not None:
             feedback += Text(f"\n--- your code's own output (truncated) ---\n{output}",
