@@ -3,7 +3,12 @@
 Where the zygote runs as root on Linux, a student process is PID 1 of a new PID namespace (its end
 kills every process it started), with no network, a view of only system and Python files, its
 submission's copy and a private /tmp, an unprivileged uid, a memory cgroup of its own and rlimits.
-Without root (or off Linux) it is only a separate, rlimited process in its own session.
+Where the zygote is root but namespaces are forbidden (Docker's default seccomp profile, as on
+Gradescope), it still drops to an unprivileged uid with its rlimits, in a private folder holding a
+copy of its files – provided the Python installation is readable by that uid. Without root (or
+off Linux) it is only a separate, rlimited process in its own session.
+
+`GRADE_SANDBOX_NAMESPACES=off` makes the zygote behave as in such a container (to try that mode).
 """
 
 from __future__ import annotations
@@ -49,6 +54,8 @@ class View:
         self.mountpoint = mountpoint
         self.binds = binds
         self.why_not = why_not  # why isolation is unavailable here; "" when it works
+        self.why_no_uid = why_not  # why no unprivileged uid either; "" when a uid of its own is possible
+        self.exposed = ""  # without namespaces: which secrets every user (so the student's uid) can read
 
     @property
     def isolated(self) -> bool:
@@ -64,7 +71,14 @@ class View:
         binds = [p for p in dict.fromkeys(candidates) if not any(inside(p, q) and p != q for q in candidates)]
         view = cls(mountpoint, binds, "")
         view.why_not = view._why_not(secrets)
+        if not view.isolated:
+            view.why_no_uid, view.exposed = _why_no_uid(secrets)
         return view
+
+    @property
+    def own_uid(self) -> bool:
+        """Whether a student process runs as an unprivileged uid of its own (isolated, or uid only)."""
+        return not self.why_no_uid
 
     def _why_not(self, secrets: list[Path]) -> str:
         if sys.platform != "linux":
@@ -73,6 +87,8 @@ class View:
             return f"no pivot_root syscall number known for {platform.machine()}"
         if os.geteuid() != 0:
             return "needs root (namespaces, mounts and a uid of its own); run grade as root, e.g. in CI"
+        if os.environ.get("GRADE_SANDBOX_NAMESPACES") == "off":
+            return "namespaces turned off (GRADE_SANDBOX_NAMESPACES=off)"
         for secret in secrets:
             exposed = [b for b in self.binds if inside(str(secret.resolve()), os.path.realpath(b))]
             if exposed:
@@ -82,6 +98,62 @@ class View:
 
 def inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def _why_no_uid(secrets: list[Path]) -> tuple[str, str]:
+    """Without namespaces: why an unprivileged uid cannot run Python here ('' if it can), and which secrets it could read."""
+    if sys.platform != "linux" or os.geteuid() != 0:
+        return "needs root on Linux", ""
+    import sysconfig
+
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    probes = [stdlib / "colorsys.py", Path(importlib.util.find_spec("torch").origin)]
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setgroups([])
+            os.setresgid(UID_BASE, UID_BASE, UID_BASE)
+            os.setresuid(UID_BASE, UID_BASE, UID_BASE)
+            for probe in probes:
+                with open(probe, "rb"):
+                    pass
+        except BaseException:
+            os._exit(1)
+        for secret in secrets:
+            try:
+                os.listdir(secret)
+                os._exit(2)
+            except OSError:
+                pass
+        os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1
+    if code == 1:
+        return (f"no namespaces here, and an unprivileged uid cannot read the Python installation ({stdlib}): "
+                "install Python where every user can read it to get a uid of its own"), ""
+    exposed = (f"the references or hidden checks are readable by every user: chmod 700 "
+               f"{' '.join(str(s) for s in secrets)}") if code == 2 else ""
+    return "", exposed
+
+
+def drop_to(uid: int, workspace: str, private: Path) -> Path:
+    """Without namespaces: copy the submission into `private`, give it to `uid`, become `uid` there; return the copy."""
+    copy = private / "submission"
+    copy.mkdir()
+    for f in Path(workspace).iterdir():
+        if f.is_file() and not f.is_symlink():
+            shutil.copyfile(f, copy / f.name)
+    for path in (private, copy, *copy.iterdir()):
+        os.chown(path, uid, uid)
+    os.chmod(private, 0o700)
+    os.chdir(private)
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+    prctl(_PR_SET_NO_NEW_PRIVS, 1)
+    os.environ.update(HOME=str(private), TMPDIR=str(private))
+    tempfile.tempdir = str(private)
+    return copy
 
 
 def _trial(view: View) -> str:
@@ -121,10 +193,13 @@ def describe(view: View, memory: MemoryCage) -> list[dict]:
         {"name": "memory limit (all kinds)", "active": memory.complete, "note": memory.note},
         {"name": "leftover processes killed", "active": linux or isolated,
          "note": "PID namespace" if isolated else ("subreaper sweep (best effort)" if linux else "process group only")},
-        {"name": "unprivileged uid", "active": isolated, "note": "a uid per check; RLIMIT_NPROC" if isolated else why},
+        {"name": "unprivileged uid", "active": view.own_uid,
+         "note": ("a uid per check; RLIMIT_NPROC" if isolated else
+                  "a uid per check, RLIMIT_NPROC, in a private folder (no namespaces here)" if view.own_uid else view.why_no_uid)},
         {"name": "no network", "active": isolated, "note": "network namespace" if isolated else why},
         {"name": "private file-system view", "active": isolated,
-         "note": "mount namespace: system and Python files, the submission's copy, private /tmp" if isolated else why},
+         "note": "mount namespace: system and Python files, the submission's copy, private /tmp" if isolated
+         else f"{why}; {view.exposed}" if view.exposed else why},
     ]
 
 

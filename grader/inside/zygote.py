@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import sys
@@ -51,7 +52,7 @@ def serve_forks(control: socket.socket, course_root: Path) -> None:
     _warm_up(torch)
 
     control.send(json.dumps({"ready": True, "protections": protections}).encode())
-    live: dict[int, Path | None] = {}  # pid -> its memory cgroup
+    live: dict[int, tuple] = {}  # pid -> its memory cgroup and private folder (each None where unused)
     count = 0
     while True:
         try:
@@ -69,22 +70,25 @@ def serve_forks(control: socket.socket, course_root: Path) -> None:
                 control.send(json.dumps({"error": f"memory cgroup: {e}"}).encode())
                 os.close(fds[0])
                 continue
+            private = None if view.isolated or not view.own_uid else Path(tempfile.mkdtemp(prefix="grade-student-"))
             pid = isolation.fork(isolated=view.isolated)
             if pid == 0:
                 control.close()
                 os.close(alive_w)
                 try:
-                    _student_process(fds[0], request, view, uid, alive, group, address_space=group is None)
+                    _student_process(fds[0], request, view, uid, alive, group, private, address_space=group is None)
                 finally:
                     os._exit(1)
             os.close(fds[0])
-            live[pid] = group
+            live[pid] = (group, private)
             control.send(json.dumps({"pid": pid}).encode())
         elif request["op"] == "reap":
             _, status = os.waitpid(request["pid"], 0)
-            group = live.pop(request["pid"], None)
+            group, private = live.pop(request["pid"], (None, None))
             _kill_orphans(keep=set(live))
             MemoryCage.remove(group)
+            if private is not None:
+                shutil.rmtree(private, ignore_errors=True)
             control.send(json.dumps({"status": _describe_status(status)}).encode())
 
 
@@ -139,7 +143,8 @@ def _describe_status(status: int) -> str:
     return f"exit code {os.WEXITSTATUS(status)}"
 
 
-def _student_process(channel_fd: int, request: dict, view: View, uid: int, alive: int, group, *, address_space: bool) -> None:
+def _student_process(channel_fd: int, request: dict, view: View, uid: int, alive: int, group, private,
+                     *, address_space: bool) -> None:
     """Set up the student process (given code, sandbox, limits, captured output), then serve calls; never returns."""
     scratch = Path(request["scratch"])
     failed = os.open(scratch / SETUP_FAILED_FILE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -151,10 +156,12 @@ def _student_process(channel_fd: int, request: dict, view: View, uid: int, alive
         if view.isolated:
             isolation.unshare(isolation.CHECK_NAMESPACES)
             workspace = isolation.isolate(request["workspace"], request["device"], view, uid)
+        elif private is not None:
+            workspace = isolation.drop_to(uid, request["workspace"], private)
         else:
             workspace = Path(request["workspace"])
             os.chdir(request["scratch"])
-        isolation.set_limits(request["limits"], isolated=view.isolated, address_space=address_space and request["device"] != "cuda")
+        isolation.set_limits(request["limits"], isolated=view.own_uid, address_space=address_space and request["device"] != "cuda")
         isolation.end_with_zygote(alive)
     except BaseException:
         os.write(failed, traceback.format_exc().encode())
