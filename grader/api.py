@@ -56,14 +56,15 @@ def protections(*, course: Course) -> list[dict]:
 
 def batch(*, course: Course, exercises: list[Exercise], submissions: Path, out: Path, workers: int,
           device: str | None = None, strict: bool = False, scheduler: str | None = None, student: str | None = None,
-          progress=None):
-    """Grade a class (one folder or .zip per student in `submissions`) into `out`; see grader.batch.run."""
+          progress=None, nbgrader_db: Path | None = None):
+    """Grade a class (one folder or .zip per student in `submissions`) into `out`, and into the nbgrader
+    gradebook `nbgrader_db` if given; see grader.batch.run."""
     from grader.batch.run import grade_batch
     from grader.grading.pipeline import resolve_device
 
     return grade_batch(course=course, exercises=exercises, submissions=submissions, out=out, workers=workers,
                        device=resolve_device(device or course.device), strict=strict, scheduler=scheduler,
-                       only=student, progress=progress)
+                       only=student, progress=progress, nbgrader_db=nbgrader_db)
 
 
 def status(*, course: Course, submission: Path) -> list[tuple[Exercise, str]]:
@@ -104,3 +105,10 @@ def autograder(*, course: Course, out: Path) -> list[str]:
     from grader.handout.gradescope import export
 
     return export(course=course, out=out)
+
+
+def nbgrader_export(*, course: Course, course_dir: Path) -> list[Path]:
+    """The nbgrader course in `course_dir` (see grader.handout.nbgrader); return the files written."""
+    from grader.handout.nbgrader import export
+
+    return export(course=course, course_dir=course_dir)

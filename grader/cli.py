@@ -19,7 +19,7 @@ def _course():
 
 
 # Commands that need the TA's material (hidden checks, solutions): not offered in a student bundle.
-TA_ONLY = ("batch", "check", "gradescope", "release")
+TA_ONLY = ("batch", "check", "gradescope", "nbgrader", "release")
 
 
 class _Commands(click.Group):
@@ -145,6 +145,19 @@ def gradescope_export(out: Path) -> None:
     click.echo(f"wrote {len(names)} files into {out}; upload it as the autograder of a Gradescope programming assignment")
 
 
+@main.group("nbgrader", short_help="nbgrader: export the course as an nbgrader course.")
+def nbgrader_commands() -> None:
+    """nbgrader: source notebooks whose autograder cells grade with this course's checks."""
+
+
+@nbgrader_commands.command("export", short_help="Write nbgrader_config.py and source/<id>/<id>.ipynb for every exercise.")
+@click.option("--course-dir", "-c", type=click.Path(file_okay=False, path_type=Path), required=True, help="The nbgrader course folder (created if absent).")
+def nbgrader_export(course_dir: Path) -> None:
+    """Write the nbgrader course: then `nbgrader generate_assignment <id>` there gives the student notebooks."""
+    files = _guard(lambda: api.nbgrader_export(course=_course(), course_dir=course_dir))
+    click.echo(f"wrote {len(files)} files to {course_dir}; next, there: nbgrader generate_assignment <id>")
+
+
 @main.command("batch", short_help="Grade a whole class: one folder or .zip per student.")
 @click.argument("submissions", type=click.Path(path_type=Path))
 @click.option("--out", "-o", type=click.Path(path_type=Path), required=True, help="Folder for grades.csv, reports/, feedback/, summary and the journal (a rerun resumes).")
@@ -154,8 +167,9 @@ def gradescope_export(out: Path) -> None:
 @click.option("--sandbox", "sandbox_mode", type=click.Choice(["auto", "strict"]), default="auto", show_default=True, help="strict: refuse to run unless every protection is active.")
 @click.option("--scheduler", help="Address of a Dask scheduler: grade on that cluster instead of local processes.")
 @click.option("--student", help="Regrade this student only (the others keep their journal rows).")
+@click.option("--nbgrader-db", type=click.Path(dir_okay=False, path_type=Path), help="Also write every student's scores into this nbgrader gradebook (created if absent).")
 def batch(submissions: Path, out: Path, workers: int | None, exercise_list: str | None, device: str | None,
-          sandbox_mode: str, scheduler: str | None, student: str | None) -> None:
+          sandbox_mode: str, scheduler: str | None, student: str | None, nbgrader_db: Path | None) -> None:
     """Grade every student in SUBMISSIONS whose submission or the course changed since the last run into OUT."""
     from grader.batch.run import default_workers
 
@@ -169,7 +183,7 @@ def batch(submissions: Path, out: Path, workers: int | None, exercise_list: str 
         result = _guard(lambda: api.batch(
             course=course, exercises=exercises, submissions=submissions, out=out,
             workers=workers or default_workers(), device=device, strict=sandbox_mode == "strict",
-            scheduler=scheduler, student=student, progress=report))
+            scheduler=scheduler, student=student, progress=report, nbgrader_db=nbgrader_db))
     statuses = [r["status"] for r in result.rows]
     console.print(Text(
         f"{len(result.rows)} students: {result.graded} graded, {result.skipped} unchanged; "

@@ -41,17 +41,23 @@ def files(root: Path):
     return [p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
 
 
-def test_no_line_of_a_reference_or_hidden_check_reaches_the_bundle(bundle):
-    """Is every non-trivial line of solutions/, the hidden checks and their given code absent from the bundle (bar the stubs' own)?
+def secret_lines() -> set[str]:
+    """Every non-trivial line of solutions/, the hidden checks and their given code that no student may see.
 
-    References are scanned whole; a line of a hidden check or its given code is allowed where the
-    engine itself holds it (the check-author API's example, a shared signature), never a reference's line.
+    References count whole, bar the lines the stubs share with them (signatures, docstrings); a line of a
+    hidden check or its given code is allowed where the engine itself holds it (the check-author API's
+    example, a shared signature), never a reference's line.
     """
-    public = nontrivial_lines(files(ROOT / "exercises"))  # signatures and docstrings the stubs share with the references
+    public = nontrivial_lines(files(ROOT / "exercises"))
     engine = "\n".join(p.read_text(encoding="utf-8") for p in files(ROOT / "grader") if p.suffix == ".py")
     secret = nontrivial_lines(files(ROOT / "solutions")) - public
     hidden = nontrivial_lines(files(ROOT / "tests" / "hidden") + files(ROOT / "tests" / "given")) - public
-    secret |= {line for line in hidden if line not in engine}
+    return secret | {line for line in hidden if line not in engine}
+
+
+def test_no_line_of_a_reference_or_hidden_check_reaches_the_bundle(bundle):
+    """Is every non-trivial line of solutions/, the hidden checks and their given code absent from the bundle (bar the stubs' own)?"""
+    secret = secret_lines()
     assert secret, "the scan found nothing to look for"
     leaks = []
     for path in bundle.rglob("*"):

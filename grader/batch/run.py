@@ -89,8 +89,10 @@ def submission_hash(path: Path) -> str:
 
 def grade_batch(*, course: Course, exercises: list[Exercise], submissions: Path, out: Path, workers: int,
                 device: str, strict: bool, scheduler: str | None = None, only: str | None = None,
-                progress: Callable[[dict, int, int], None] | None = None) -> BatchResult:
-    """Grade every student of `submissions` whose content or course changed since the journal in `out`."""
+                progress: Callable[[dict, int, int], None] | None = None,
+                nbgrader_db: Path | None = None) -> BatchResult:
+    """Grade every student of `submissions` whose content or course changed since the journal in `out`;
+    then, with `nbgrader_db`, write every student's scores into that nbgrader gradebook."""
     started = time.monotonic()
     out.mkdir(parents=True, exist_ok=True)
     students = discover(submissions)
@@ -122,6 +124,10 @@ def grade_batch(*, course: Course, exercises: list[Exercise], submissions: Path,
     class_summary = summary.summarize(rows, ids)
     write_atomic(out / "summary.json", summary.to_json(class_summary))
     write_atomic(out / "summary.md", summary.to_markdown(class_summary))
+    if nbgrader_db is not None:
+        from grader.export import nbgrader_db as gradebook
+
+        gradebook.write(db=nbgrader_db, course=course, exercises=exercises, rows=rows)
     return BatchResult(len(todo), len(keyed) - len(todo), rows, time.monotonic() - started)
 
 

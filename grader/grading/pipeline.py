@@ -136,8 +136,8 @@ def not_submitted(exercise: Exercise, submission: str, *, hidden: bool) -> Exerc
     """An exercise whose folder the submission lacks: no checks run, all of its points lost."""
     return ExerciseResult(
         exercise.id, exercise.title, 0.0, exercise.points if hidden else 0.0, [],
-        note=Text(f"not submitted: {submission} has no folder {exercise.folder}/",
-                  f"未提交：{submission} 中没有文件夹 {exercise.folder}/"),
+        note=Text(f"not submitted: {submission} has no folder {exercise.folder}/ and no notebook {exercise.id}.ipynb",
+                  f"未提交：{submission} 中没有文件夹 {exercise.folder}/，也没有笔记本 {exercise.id}.ipynb"),
     )
 
 

@@ -1,8 +1,8 @@
 """Find a submission and copy the files students edit into a private workspace.
 
 Checks and student processes only ever see the workspace: the submission's own tests, extra files,
-symlinks and anything outside the exercise folders stay behind. (A zip or notebook loader will
-produce the same workspace.)
+symlinks and anything outside the exercise folders stay behind. A notebook handed in for an
+exercise (see `notebook.py`) gives the same workspace: its cells become the exercise's files.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from pathlib import Path
 
 from grader.course import Course, Exercise
 from grader.errors import SubmissionError
+from grader.submissions import notebook
 
 # Largest student file accepted.
 FILE_BYTES = 1 << 20
@@ -38,8 +39,8 @@ class Workspace:
 
 
 def looks_like_submission(path: Path, course: Course) -> bool:
-    """A submission is a folder holding at least one exercise folder."""
-    return any((path / e.folder).is_dir() for e in course.exercises)
+    """A submission is a folder holding at least one exercise folder or exercise notebook."""
+    return any((path / e.folder).is_dir() or notebook.find(path, e) for e in course.exercises)
 
 
 def default_submission(cwd: Path, course: Course) -> Path:
@@ -67,32 +68,63 @@ def load_submission(path: Path, exercises: list[Exercise]) -> Workspace:
 
 def _fill(workspace: Workspace, path: Path, exercises: list[Exercise]) -> None:
     for exercise in exercises:
-        if not (path / exercise.folder).exists() and not (path / exercise.folder).is_symlink():
+        notebooks = notebook.find(path, exercise)
+        if not notebooks and not (path / exercise.folder).exists() and not (path / exercise.folder).is_symlink():
             workspace.absent.add(exercise.id)
             continue
         dest = workspace.folder(exercise)
         dest.mkdir()
+        if notebooks:  # a notebook, where one is handed in, is the exercise's work
+            problems = _from_notebook(notebooks, exercise, dest, inside=path)
+            workspace.problems.update({f"{exercise.id}/{name}": why for name, why in problems.items()})
+            continue
         for name in exercise.student_files:
             problem = _copy(path / exercise.folder / name, dest / name, inside=path, shown=f"{exercise.folder}/{name}")
             if problem:
                 workspace.problems[f"{exercise.id}/{name}"] = problem
 
 
+def _from_notebook(notebooks: list[Path], exercise: Exercise, dest: Path, *, inside: Path) -> dict[str, str]:
+    """Write the exercise's files from its notebook into `dest`; return why any could not be written, by file name."""
+    shown = [str(p.relative_to(inside)) for p in notebooks]
+    if len(notebooks) > 1:
+        return {name: f"{' and '.join(shown)} are both notebooks for {exercise.id}; hand in one"
+                for name in exercise.student_files}
+    data, problem = _read(notebooks[0], inside=inside, shown=shown[0], limit=notebook.NOTEBOOK_BYTES)
+    if problem:
+        return {name: problem for name in exercise.student_files}
+    files, problems = notebook.student_files(data, exercise, shown[0])
+    for name, content in files.items():
+        if len(content) > FILE_BYTES:
+            problems[name] = f"the cells of {shown[0]} for {name} come to {len(content)} bytes; the limit is {FILE_BYTES}"
+        else:
+            (dest / name).write_bytes(content)
+    return problems
+
+
 def _copy(src: Path, dest: Path, *, inside: Path, shown: str) -> str | None:
     """Copy one student file; return why it was refused (naming it as `shown`, relative to the submission), or None."""
+    data, problem = _read(src, inside=inside, shown=shown, limit=FILE_BYTES)
+    if problem is None:
+        dest.write_bytes(data)
+    return problem
+
+
+def _read(src: Path, *, inside: Path, shown: str, limit: int) -> tuple[bytes, str | None]:
+    """One handed-in file's bytes, or why it was refused (naming it as `shown`, relative to the submission)."""
     if src.is_symlink() or src.parent.is_symlink():
-        return f"{shown} is (or is in) a symbolic link; submit the file itself"
+        return b"", f"{shown} is (or is in) a symbolic link; submit the file itself"
     if not src.resolve().is_relative_to(inside.resolve()):
-        return f"{shown} lies outside the submission folder"
+        return b"", f"{shown} lies outside the submission folder"
     if not src.exists():
-        return f"{shown} is missing from the submission"
+        return b"", f"{shown} is missing from the submission"
     if not src.is_file():
-        return f"{shown} is not a regular file"
+        return b"", f"{shown} is not a regular file"
     try:
-        size = src.stat().st_size
-        if size > FILE_BYTES:
-            return f"{shown} is {size} bytes; the limit is {FILE_BYTES} bytes"
-        shutil.copyfile(src, dest)
+        with open(src, "rb") as f:
+            data = f.read(limit + 1)
     except OSError as e:
-        return f"{shown} could not be read: {e.strerror}"
-    return None
+        return b"", f"{shown} could not be read: {e.strerror}"
+    if len(data) > limit:
+        return b"", f"{shown} is {src.stat().st_size} bytes; the limit is {limit} bytes"
+    return data, None

@@ -1,0 +1,203 @@
+"""A notebook hand-in (`exNN.ipynb`) read as the exercise's files: code cells become its module, answer cells its answers.toml.
+
+Nothing in a notebook runs here: cells are parsed and compiled, never executed. Which cell is
+which: a cell's `grader.file` metadata (what `grade nbgrader export` writes) names its file;
+otherwise a code cell that assigns an answer-sheet key at top level is an answer cell, and every
+other code cell belongs to the exercise's module. nbgrader's autograder-test cells are skipped.
+An answer cell holds `key = value` lines: a number, string, True/False or list is that answer;
+any other expression is kept as its text, i.e. judged as a formula (`c_t = 0.8*2 - 0.1`).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import math
+import tomllib
+from pathlib import Path
+
+from grader.course import Exercise
+
+NOTEBOOK_BYTES = 16 << 20  # largest notebook read (outputs count; only the cells' sources are kept)
+SHEET = "answers.toml"
+METADATA = "grader"  # cell metadata: {"file": "gated.py"} on hand-in cells, {"role": "autograde"} on the grade cell
+
+
+def find(submission: Path, exercise: Exercise) -> list[Path]:
+    """The notebooks handed in for `exercise`: `<folder>/<id>.ipynb`, nbgrader's `<id>/<id>.ipynb`, or `<id>.ipynb`."""
+    name = f"{exercise.id}.ipynb"
+    places = [submission / exercise.folder / name, submission / exercise.id / name, submission / name]
+    return [p for p in places if p.exists() or p.is_symlink()]
+
+
+def student_files(data: bytes, exercise: Exercise, shown: str) -> tuple[dict[str, bytes], dict[str, str]]:
+    """The exercise's student files built from notebook bytes (`shown` names the notebook), and why any could not be.
+
+    Returns (files, problems): every student file of the exercise is in exactly one of the two.
+    """
+    try:
+        cells = _cells(data, shown)
+    except NotebookError as e:
+        return {}, {name: str(e) for name in exercise.student_files}
+    modules = [n for n in exercise.student_files if n.endswith(".py")]
+    keys = _sheet_keys(exercise)
+    sources: dict[str, list[str]] = {name: [] for name in exercise.student_files if name != SHEET}
+    answers: dict[str, str] = {}  # key -> its TOML value, from every answer cell in order (the last one wins)
+    problems: dict[str, str] = {}
+    for number, cell in cells:
+        where = f"{shown}, cell {number}"
+        name = _marked_file(cell, exercise)
+        try:
+            tree = _parse(cell["source"], where)
+        except NotebookError as e:  # unreadable, so unsorted: it costs the file it would most likely belong to
+            for owner in [name] if name else modules or [SHEET]:
+                problems.setdefault(owner, str(e))
+            continue
+        if name is None:
+            name = SHEET if keys and _assigns(tree, keys) else modules[0] if len(modules) == 1 else None
+        if name is None:  # a quiz's scratch cell, or a cell of an exercise with several modules
+            for owner in modules:
+                problems.setdefault(owner, f"{where}: this exercise has several modules ({', '.join(modules)}); "
+                                           f"give each code cell the metadata {METADATA}.file naming its file")
+            continue
+        if name == SHEET:
+            _read_answers(tree, cell["source"], where, answers, problems)
+        else:
+            sources[name].append(cell["source"])
+    files = {}
+    if SHEET in exercise.student_files and SHEET not in problems:
+        files[SHEET] = "".join(f"{_toml_string(k)} = {v}\n" for k, v in answers.items()).encode("utf-8", errors="replace")
+    for name, parts in sources.items():
+        if name in problems:
+            continue
+        if parts:
+            files[name] = ("\n\n".join(p.rstrip("\n") for p in parts) + "\n").encode("utf-8", errors="replace")
+        else:
+            problems[name] = f"{shown} has no code cell for {name}"
+    return files, problems
+
+
+class NotebookError(ValueError):
+    """A notebook, or one of its cells, that cannot be read; the message names it."""
+
+
+def _cells(data: bytes, shown: str) -> list[tuple[int, dict]]:
+    """The code cells of a valid nbformat-4 notebook, numbered from 1 as Jupyter shows them, with string sources."""
+    import nbformat
+
+    try:
+        doc = json.loads(data.decode("utf-8-sig"))
+    except UnicodeDecodeError as e:
+        raise NotebookError(f"{shown} is not UTF-8 text (byte {e.start}); save it again from Jupyter") from None
+    except json.JSONDecodeError as e:
+        raise NotebookError(f"{shown} is not a notebook: its JSON does not parse (line {e.lineno}, column {e.colno}: "
+                            f"{e.msg}); save it again from Jupyter") from None
+    except RecursionError:
+        raise NotebookError(f"{shown} is not a notebook: its JSON is nested too deeply") from None
+    if not isinstance(doc, dict):
+        raise NotebookError(f"{shown} is not a notebook: its JSON is not an object; save it again from Jupyter")
+    if doc.get("nbformat") != 4:
+        version = f"nbformat {doc['nbformat']!r}" if "nbformat" in doc else "no nbformat version"
+        raise NotebookError(f"{shown} has {version}; the grader reads nbformat 4 notebooks (save it again from Jupyter)")
+    try:
+        nbformat.validate(nbformat.from_dict(doc), version=4)
+    except nbformat.ValidationError as e:
+        where = "/".join(str(p) for p in e.absolute_path) if getattr(e, "absolute_path", None) else "top level"
+        raise NotebookError(f"{shown} is not a valid nbformat 4 notebook ({where}: {str(e.message)[:200]}); "
+                            f"save it again from Jupyter") from None
+    cells = []
+    for number, cell in enumerate(doc["cells"], 1):
+        if cell["cell_type"] != "code" or _is_test(cell):
+            continue
+        source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+        cells.append((number, {**cell, "source": source}))
+    return cells
+
+
+def _is_test(cell: dict) -> bool:
+    """An autograder cell: ours, or any nbgrader grade cell that is not a solution cell."""
+    ours = cell["metadata"].get(METADATA)
+    nbgrader = cell["metadata"].get("nbgrader")
+    return (isinstance(ours, dict) and ours.get("role") == "autograde") or (
+        isinstance(nbgrader, dict) and bool(nbgrader.get("grade")) and not nbgrader.get("solution"))
+
+
+def _marked_file(cell: dict, exercise: Exercise) -> str | None:
+    ours = cell["metadata"].get(METADATA)
+    name = ours.get("file") if isinstance(ours, dict) else None
+    return name if name in exercise.student_files else None
+
+
+def _sheet_keys(exercise: Exercise) -> set[str]:
+    if SHEET not in exercise.student_files:
+        return set()
+    return set(tomllib.loads((exercise.stub_dir / SHEET).read_text(encoding="utf-8")))
+
+
+def _parse(source: str, where: str) -> ast.Module:
+    """The cell's syntax tree; compiled too (never run), so that `return` outside a function is caught here."""
+    try:
+        compile(source, where, "exec", dont_inherit=True)
+        return ast.parse(source)
+    except SyntaxError as e:
+        line = f"line {e.lineno}: " if e.lineno else ""
+        raise NotebookError(f"{where} is not valid Python ({line}{e.msg}); IPython magics and ! commands "
+                            f"cannot be handed in") from None
+    except (ValueError, RecursionError, MemoryError) as e:
+        raise NotebookError(f"{where} cannot be read as Python ({type(e).__name__})") from None
+
+
+def _assigns(tree: ast.Module, keys: set[str]) -> bool:
+    return any(name in keys for statement in tree.body for name in _targets(statement) or ())
+
+
+def _targets(statement: ast.stmt) -> list[str] | None:
+    """The names a `key = value` statement assigns, or None for any other statement."""
+    if isinstance(statement, ast.Assign) and all(isinstance(t, ast.Name) for t in statement.targets):
+        return [t.id for t in statement.targets]
+    if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) and statement.value is not None:
+        return [statement.target.id]
+    return None
+
+
+def _read_answers(tree: ast.Module, source: str, where: str, answers: dict[str, str], problems: dict[str, str]) -> None:
+    """Add an answer cell's `key = value` statements to `answers` as TOML values; any other statement is a problem."""
+    for statement in tree.body:
+        names = _targets(statement)
+        if names is None:
+            problems.setdefault(SHEET, f"{where}, line {statement.lineno}: an answer cell holds only `key = answer` "
+                                       f"lines; move other code to a cell of its own")
+            return
+        value = _toml_value(statement.value, source)
+        answers.update(dict.fromkeys(names, value))
+
+
+def _toml_value(node: ast.expr, source: str) -> str:
+    try:
+        value = ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+        value = None
+    text = _toml_literal(value)
+    if text is None:  # an expression, or a literal TOML cannot hold: judged as the formula it spells
+        text = _toml_string(ast.get_source_segment(source, node) or "")
+    return text
+
+
+def _toml_literal(value) -> str | None:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value) if math.isfinite(value) else None
+    if isinstance(value, str):
+        return _toml_string(value)
+    if isinstance(value, (list, tuple)):
+        items = [_toml_literal(v) for v in value]
+        return None if None in items else "[" + ", ".join(items) + "]"
+    return None
+
+
+def _toml_string(text: str) -> str:
+    """A TOML basic string: JSON's escapes are TOML's, bar DEL, which TOML wants escaped too."""
+    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
