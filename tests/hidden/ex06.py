@@ -1,7 +1,7 @@
 """Hidden checks for ex06: parity with nn.LSTMCell and nn.GRUCell (10 points).
 
 Every check builds the torch cell here, in the grading process, from the same float64 weights that
-are injected into the student process (grader.injected), with d_x != d_h, a batch of three distinct
+are injected into the student process (grader/inside/given/ex06.py), with d_x != d_h, a batch of three distinct
 rows and random non-zero states. The LSTM mapping is run through ex05's *reference* lstm_step, so a
 wrong ex05 never costs points here. Gradients to the cell parameters are taken by the chain rule
 across the student's two functions: the vector-Jacobian product of the step (or of the reference
@@ -48,7 +48,7 @@ def cell_weights(kind: str, d_x: int, d_h: int, device, seed: int) -> dict:
 
 
 def torch_cell(kind: str, weights: dict) -> torch.nn.Module:
-    """The library cell holding `weights`, built here (the same recipe as grader.injected)."""
+    """The library cell holding `weights`, built here (the same recipe as grader/inside/given/ex06.py)."""
     rows, d_x = weights["weight_ih"].shape
     blocks = 4 if kind == "lstm" else 3
     cls = torch.nn.LSTMCell if kind == "lstm" else torch.nn.GRUCell
