@@ -10,6 +10,7 @@ from pathlib import Path
 
 from grader.course import Course, Exercise, find_root, load_course
 from grader.results import GradeResult
+from grader.text import Text
 
 
 def course(*, root: Path | None = None) -> Course:
@@ -67,8 +68,16 @@ def batch(*, course: Course, exercises: list[Exercise], submissions: Path, out: 
                        only=student, progress=progress, nbgrader_db=nbgrader_db)
 
 
+STATES = {
+    "not submitted": Text("not submitted", "未提交"),
+    "not started": Text("not started", "未开始"),
+    "in progress": Text("in progress", "进行中"),
+    "public checks pass": Text("public checks pass", "公开检查全部通过"),
+}
+
+
 def status(*, course: Course, submission: Path) -> list[tuple[Exercise, str]]:
-    """Each exercise as "not submitted", "not started" (its files are the stub's), "in progress" or "public checks pass"."""
+    """Each exercise as "not submitted", "not started" (its files are the stub's), "in progress" or "public checks pass" (keys of STATES)."""
     import dataclasses
     import filecmp
 

@@ -106,7 +106,7 @@ def status(submission: Path | None) -> None:
     console = Console()
     for exercise, state in _guard(lambda: api.status(course=course, submission=submission)):
         style = {"public checks pass": "green", "in progress": "yellow"}.get(state, "dim")
-        console.print(Text.assemble(f"{exercise.id}  {exercise.folder:<24} ", (state, style)))
+        console.print(Text.assemble(f"{exercise.id}  {exercise.folder:<24} ", (api.STATES[state].render(course.language), style)))
 
 
 @main.command("pack", short_help="Zip the files you edit for hand-in.")
@@ -121,7 +121,7 @@ def pack(out: Path, submission: Path | None) -> None:
     names = _guard(lambda: api.pack(course=course, submission=submission, out=out))
     for name in names:
         click.echo(f"  {name}")
-    click.echo(f"packed {len(names)} files into {out}")
+    click.echo(f"packed {len(names)} files into {out}" if course.language != "zh" else f"已将 {len(names)} 个文件打包到 {out}")
 
 
 @main.command("release", short_help="Write the student bundle (no solutions, no hidden checks).")

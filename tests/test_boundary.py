@@ -153,3 +153,37 @@ def lstm_step(x, h, c, W_i, W_f, W_o, W_c, b_i, b_f, b_o, b_c):
     result = grade("ex05", {"gated.py": source})
     lstm = [v for v in result.checks if v.name.startswith("lstm_step:")][0]
     assert lstm.earned == 0 and "library recurrent cells are unavailable" in lstm.feedback.en, lstm.feedback.en
+
+
+# ex07's process is given ex05's reference step; its graded functions are decay.py's. A decay.py that
+# looks for someone else's constant_gate_params / state_jacobian_norm – in the injected step's
+# globals, in gc, in sys.modules – finds none.
+BORROWING_DECAY = '''import gc
+import sys
+
+
+def _borrowed(name, step=None):
+    places = [getattr(step, "__globals__", {})] + [vars(m) for m in list(sys.modules.values()) if m is not None]
+    places += [getattr(o, "__globals__", {}) for o in gc.get_objects() if callable(o)]
+    for place in (p for p in places if type(p) is dict):  # mocks answer any attribute
+        found = place.get(name)
+        if callable(found) and getattr(found, "__module__", "") != __name__:
+            return found
+    raise LookupError(f"nothing to borrow for {name}")
+
+
+def constant_gate_params(kind, retain, d_x, d_h):
+    return _borrowed("constant_gate_params")(kind=kind, retain=retain, d_x=d_x, d_h=d_h)
+
+
+def state_jacobian_norm(kind, step, params, T, d_x):
+    return _borrowed("state_jacobian_norm", step)(kind=kind, step=step, params=params, T=T, d_x=d_x)
+'''
+
+
+def test_borrowing_through_injected_code_scores_nothing_on_ex07(grade):
+    """Does a decay.py that borrows through the injected step's globals, gc or sys.modules earn none of ex07's code points?"""
+    sheet = (ROOT / "exercises" / "ex07_gate_bias_decay" / "answers.toml").read_text()
+    result = grade("ex07", {"decay.py": BORROWING_DECAY, "answers.toml": sheet})
+    assert result.score == 0, [(v.name, v.earned) for v in result.checks if v.earned]
+    assert any("nothing to borrow" in v.feedback.en for v in result.checks)
