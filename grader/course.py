@@ -120,7 +120,8 @@ def find_root(start: Path) -> Path:
 
 
 def load_course(root: Path) -> Course:
-    """Read `root/course.toml`, check every key, and return the course it describes."""
+    """Read `root/course.toml`, check every key, and return the course it describes (its paths absolute)."""
+    root = root.resolve()
     path = root / COURSE_FILE
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))

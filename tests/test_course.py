@@ -1,6 +1,7 @@
 """course.toml is validated on load, with messages that name the key."""
 
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -70,3 +71,10 @@ def test_missing_course_file(tmp_path):
     """Is a missing course.toml a clear error rather than a traceback?"""
     with pytest.raises(CourseError, match="not found"):
         load_course(tmp_path)
+
+
+def test_a_relative_course_root_becomes_absolute(monkeypatch):
+    """Is a course loaded from a relative path given absolute paths (the zygote runs in another folder)?"""
+    monkeypatch.chdir(ROOT.parent)
+    course = load_course(Path(ROOT.name))
+    assert course.root.is_absolute() and all(p.is_absolute() for e in course.exercises for p in e.given_code(hidden=True))

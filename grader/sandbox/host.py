@@ -118,7 +118,7 @@ class Sandbox:
             "scratch": str(scratch),
             "device": self._device,
             "limits": self.limits.for_child(),
-            "given": [str(p) for p in given],
+            "given": [str(Path(p).resolve()) for p in given],  # the zygote's working folder is not ours
         }
         try:
             socket.send_fds(self._control, [json.dumps(request).encode()], [theirs.fileno()])
