@@ -211,3 +211,17 @@ def test_batch_cli_usage_errors(tmp_path):
     (tmp_path / "class").mkdir()
     result = runner.invoke(main, ["batch", str(tmp_path / "class"), "--out", str(tmp_path / "out"), "--student", "zed"])
     assert result.exit_code == 2 and "no such student" in result.output
+
+
+def test_feedback_speaks_the_course_language():
+    """Is a feedback file's every fixed word in Chinese when the course's language is zh?"""
+    from grader.export.feedback import to_markdown
+
+    report = {"score": 1.0, "max_score": 2.0, "tests": [
+        {"name": "ex01: c_t", "score": 1.0, "max_score": 1.0, "status": "passed", "output": "", "visibility": "visible"},
+        {"name": "ex01: h_t", "score": 0.0, "max_score": 1.0, "status": "failed", "output": "错", "visibility": "visible"}],
+        "extra_data": {"submission": "ada", "language": "zh", "exercises": [
+            {"id": "ex01", "title": "Cell-state arithmetic", "score": 1.0, "max_score": 2.0, "note": ""}]}}
+    text = to_markdown(report)
+    assert "总分: 1/2 分" in text and "通过" in text and "未通过" in text
+    assert not any(word in text for word in ("Feedback for", "Total", "passed", "failed"))

@@ -7,10 +7,18 @@ code, reference values or another student's data (checks never put those in it).
 from __future__ import annotations
 
 
+# The file's fixed words, in the report's feedback language.
+WORDS = {
+    "en": {"title": "Feedback for", "total": "Total", "points": "points", "passed": "passed", "failed": "failed"},
+    "zh": {"title": "评分反馈：", "total": "总分", "points": "分", "passed": "通过", "failed": "未通过"},
+}
+
+
 def to_markdown(report: dict) -> str:
     extra = report["extra_data"]
-    lines = [f"# Feedback for {_plain(extra['submission'])}", "",
-             f"**Total: {_number(report['score'])}/{_number(report['max_score'])} points**", ""]
+    words = WORDS.get(extra.get("language"), WORDS["en"])
+    lines = [f"# {words['title']} {_plain(extra['submission'])}", "",
+             f"**{words['total']}: {_number(report['score'])}/{_number(report['max_score'])} {words['points']}**", ""]
     by_exercise: dict[str, list[dict]] = {}
     for test in report["tests"]:
         by_exercise.setdefault(test["name"].split(":", 1)[0], []).append(test)
@@ -19,7 +27,7 @@ def to_markdown(report: dict) -> str:
         if exercise["note"]:
             lines += [_plain(exercise["note"]), ""]
         for test in by_exercise.get(exercise["id"], []):
-            mark = "passed" if test["status"] == "passed" else "failed"
+            mark = words["passed"] if test["status"] == "passed" else words["failed"]
             name = test["name"].split(": ", 1)[1]
             lines.append(f"- **{_plain(name)}** — {_number(test['score'])}/{_number(test['max_score'])}, {mark}")
             if test["output"]:

@@ -32,6 +32,7 @@ def to_dict(result: GradeResult, *, timing: bool = True) -> dict:
     ]
     extra = {
         "submission": result.submission,
+        "language": language,
         "device": result.device,
         "exercises": [
             {"id": e.id, "title": e.title, "score": round(e.score, 4), "max_score": e.max_score,
