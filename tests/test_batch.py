@@ -179,9 +179,24 @@ REFUSED = {
     "symbolic link": "symlink",
     "too many entries": [(f"f{i}.txt", b"") for i in range(501)],
     "zip bomb": [("ex05_gated_steps/gated.py", b"0" * (40 << 20))],
+    "an entry twice": [("ex05_gated_steps/gated.py", b"x = 1"), ("ex05_gated_steps/gated.py", b"x = 2")],
 }
 
 
+def test_a_zip_without_file_types_is_read(tmp_path):
+    """Is a zip whose entries record no file type (as Python's zipfile writes them) unpacked, not refused?"""
+    from grader.submissions.archive import unpack
+
+    archive = tmp_path / "s.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        info = zipfile.ZipInfo("ex05_gated_steps/gated.py")
+        info.external_attr = 0o600 << 16
+        zf.writestr(info, REFERENCE)
+    (tmp_path / "dest").mkdir()
+    assert (unpack(archive, tmp_path / "dest") / "ex05_gated_steps" / "gated.py").read_text() == REFERENCE
+
+
+@pytest.mark.filterwarnings("ignore:Duplicate name")  # zipfile warns as it writes the "entry twice" archive
 @pytest.mark.parametrize("case", REFUSED)
 def test_refused_archives_say_why(tmp_path, case):
     """Is an archive with this problem refused with a message, for that student only?"""

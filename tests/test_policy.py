@@ -73,3 +73,40 @@ def test_a_gru_helper_in_ex06_keeps_the_written_out_point(grade):
     source = reference + "\n\ndef gru(value):\n    return value\n"
     result = grade("ex06", {"parity.py": source})
     assert result.score == result.max_score, [v.feedback.en for v in result.checks if not v.passed]
+
+
+PRIVATE = {
+    "torch._decomp": "from torch._decomp.decompositions import gru_impl",
+    "torch._refs": "import torch._refs as refs",
+    "a private attribute": "import torch\nf = torch._C._nn",
+    "the grader's runtime": "from grader.inside import given\ngiven._BLOCKS.clear()",
+}
+
+
+@pytest.mark.parametrize("case", PRIVATE)
+def test_torch_internals_and_the_grader_are_flagged(case):
+    """Are torch's private modules (its own pure-Python GRU in torch._decomp) and the grader's runtime flagged?"""
+    tree = ast.parse(PRIVATE[case])
+    assert policy.library_cells(tree) | policy.indirect_access(tree)
+
+
+def test_ex06_with_torchs_decomposed_gru_loses_the_written_out_point(grade):
+    """Does a torch_gru_step built on torch._decomp's gru_impl lose the written-out point (the reviewer's 10/10)?"""
+    reference = (ROOT / "solutions" / "ex06_framework_parity" / "parity.py").read_text()
+    source = reference + '''
+
+from torch._decomp.decompositions import gru_impl
+
+
+def torch_gru_step(x, h, params):
+    p = params
+    w_ih, w_hh = torch.cat([p["W_r"], p["W_z"], p["W_n"]]), torch.cat([p["U_r"], p["U_z"], p["U_n"]])
+    zero = torch.zeros_like(p["b_r"])
+    b_ih, b_hh = torch.cat([p["b_r"], p["b_z"], p["b_in"]]), torch.cat([zero, zero, p["b_hn"]])
+    out, _ = gru_impl(x[None], h[None], [w_ih, w_hh, b_ih, b_hh], True, 1, 0.0, False, False, False)
+    return out[0]
+'''
+    result = grade("ex06", {"parity.py": source})
+    written = [v for v in result.checks if "writes the GRU equations out" in v.name]
+    assert result.score == result.max_score - 1, [(v.name, v.earned) for v in result.checks]  # the values are torch's
+    assert written and written[0].earned == 0 and "torch._decomp" in written[0].feedback.en

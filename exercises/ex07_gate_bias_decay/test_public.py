@@ -31,7 +31,7 @@ def test_constant_gate_params_keys_and_shapes(decay):
     for kind, shapes in SHAPES.items():
         params = decay.constant_gate_params(kind=kind, retain=0.5, d_x=D_X, d_h=D_H)
         assert isinstance(params, dict), "constant_gate_params must return a dict"
-        assert sorted(params) == sorted(shapes), f"{kind}: the keys must be exactly {', '.join(shapes)}"
+        assert set(params) == set(shapes), f"{kind}: the keys must be exactly {', '.join(shapes)}"
         for key, shape in shapes.items():
             expect_tensor(params[key], name=f"constant_gate_params({kind!r}, ...)[{key!r}]", shape=shape, dtype=torch.float64)
 

@@ -16,13 +16,13 @@ def test_total_params_matches_torch_once(matching):
     model = nn.ModuleList([nn.Embedding(20, 6), nn.GRU(6, 9), nn.Linear(9, 20)])
     expected = sum(p.numel() for p in model.parameters())
     got = matching.total_params("gru", 20, 6, 9)
-    assert got == expected, f"total_params('gru', 20, 6, 9) returned {got!r}; PyTorch counts {expected}"
+    assert type(got) is int and got == expected, f"total_params('gru', 20, 6, 9) returned {got!r}; PyTorch counts {expected}"
 
 
 def test_match_widths_default_cells(matching):
     """match_widths(50_000, 30, 8) returns an int width in 1..4096 for each of "rnn", "gru", "lstm\""""
     got = matching.match_widths(50_000, 30, 8)
-    assert isinstance(got, dict) and sorted(got) == ["gru", "lstm", "rnn"], (
+    assert isinstance(got, dict) and set(got) == {"gru", "lstm", "rnn"}, (
         f"match_widths must return a dict keyed by 'rnn', 'gru', 'lstm'; got {got!r}"[:200])
     for cell, width in got.items():
         assert isinstance(width, int) and not isinstance(width, bool) and 1 <= width <= 4096, (

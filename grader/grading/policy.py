@@ -22,21 +22,31 @@ LIBRARY_NAMES = frozenset({
 # Sequence operators: flagged as attributes of torch's operator namespaces only (`torch.lstm`, `aten.gru`).
 SEQUENCE_OPS = frozenset({"lstm", "gru", "rnn_tanh", "rnn_relu"})
 OPERATOR_NAMESPACES = frozenset({"torch", "_VF", "aten", "_C", "_VariableFunctions", "ops"})
-# Ways of reaching modules and objects the source does not name.
+# Ways of reaching modules and objects the source does not name (the grader's own runtime among them).
 INDIRECT = frozenset({"__import__", "importlib", "sys", "__builtins__", "builtins", "globals", "vars", "locals",
-                      "eval", "exec", "compile", "gc", "inspect", "_getframe", "__subclasses__", "__globals__"})
+                      "eval", "exec", "compile", "gc", "inspect", "_getframe", "__subclasses__", "__globals__",
+                      "grader"})
 
 
 def library_cells(tree: ast.AST) -> set[str]:
-    """What in `tree` reaches a library recurrent cell, as it is written there (type annotations aside)."""
+    """What in `tree` reaches a library recurrent cell, as it is written there (type annotations aside).
+
+    torch's private modules (`torch._decomp`, `torch._refs`, `torch._C`, ...) hold its own pure-Python
+    RNN/GRU/LSTM implementations, below any dispatcher block: every private name of torch counts.
+    """
     torch_names = _torch_aliases(tree)
     annotations = _annotation_nodes(tree)
     found = set()
     for node in ast.walk(tree):
         if id(node) in annotations:
             continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            found |= {m for m in modules if m.split(".")[0] == "torch" and _private(m.split(".")[1:])}
         if isinstance(node, ast.Attribute):
-            if node.attr in LIBRARY_NAMES:
+            if node.attr.startswith("_") and not node.attr.startswith("__") and _root(node) in torch_names:
+                found.add(_dotted(node))
+            elif node.attr in LIBRARY_NAMES:
                 found.add(_dotted(node))
             elif node.attr in SEQUENCE_OPS and _last(node.value) in OPERATOR_NAMESPACES | torch_names:
                 found.add(_dotted(node))
@@ -79,6 +89,10 @@ def imported_modules(tree: ast.AST) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             found.add("." if node.level else (node.module or ".").split(".")[0])
     return found
+
+
+def _private(parts: list[str]) -> bool:
+    return any(p.startswith("_") and not p.startswith("__") for p in parts)
 
 
 def _annotation_nodes(tree: ast.AST) -> set[int]:

@@ -1,7 +1,7 @@
 """A `.zip` hand-in unpacked into a folder laid out like exercises/, refusing archives that could do harm.
 
 Refused, with a message naming the entry: absolute paths, `..`, symbolic links and other special
-files, more entries or bytes than a submission may hold, and entries that inflate past their
+files, an entry that appears twice, more entries or bytes than a submission may hold, and entries that inflate past their
 declared size (zip bombs are stopped while inflating, not trusted from the header). The zip's root,
 or its single top folder, must be laid out like exercises/.
 """
@@ -32,6 +32,10 @@ def unpack(archive: Path, dest: Path) -> Path:
             entries = zf.infolist()
             if len(entries) > MAX_ENTRIES:
                 raise ArchiveRefused(f"{archive.name}: {len(entries)} entries; a submission holds at most {MAX_ENTRIES}")
+            names = [e.filename.replace("\\", "/").rstrip("/") for e in entries]
+            twice = sorted({n for n in names if names.count(n) > 1})
+            if twice:  # which copy is graded would depend on the unpacker: a TA could read another
+                raise ArchiveRefused(f"{archive.name}: the entry {twice[0]!r} appears more than once")
             total = 0
             for entry in entries:
                 target = _target(archive, entry, dest)
@@ -43,9 +47,14 @@ def unpack(archive: Path, dest: Path) -> Path:
     except (OSError, RuntimeError, NotImplementedError) as e:  # encrypted entries, unsupported compression
         raise ArchiveRefused(f"{archive.name}: could not be read ({e})") from None
     tops = [p for p in dest.iterdir() if p.name != "__MACOSX"]
-    if len(tops) == 1 and tops[0].is_dir():
+    if len(tops) == 1 and tops[0].is_dir() and _wraps(tops[0]):
         return tops[0]
     return dest
+
+
+def _wraps(folder: Path) -> bool:
+    """Whether a lone top folder wraps a submission (holds folders or notebooks) rather than being one exercise's folder."""
+    return any(p.is_dir() or p.suffix == ".ipynb" for p in folder.iterdir())
 
 
 def _target(archive: Path, entry: zipfile.ZipInfo, dest: Path) -> Path | None:
@@ -54,8 +63,9 @@ def _target(archive: Path, entry: zipfile.ZipInfo, dest: Path) -> Path | None:
     path = PurePosixPath(name)
     if name.startswith("/") or (len(name) > 1 and name[1] == ":") or ".." in path.parts:
         raise ArchiveRefused(f"{archive.name}: the entry {name!r} points outside the submission")
-    mode = entry.external_attr >> 16
-    if mode and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+    kind = stat.S_IFMT(entry.external_attr >> 16)  # 0: no file type recorded (zips made by Python's zipfile)
+    if kind and kind not in (stat.S_IFREG, stat.S_IFDIR):
+        mode = entry.external_attr >> 16
         kind = "a symbolic link" if stat.S_ISLNK(mode) else "a special file"
         raise ArchiveRefused(f"{archive.name}: the entry {name!r} is {kind}; submit plain files only")
     if entry.is_dir():

@@ -234,6 +234,8 @@ def own_total(matching, reference, cell: str, vocab: int, d_e: int):
         probes = [matching.total_params(cell, vocab, d_e, h) for h in PROBE_WIDTHS]
     except StudentError:
         return reference.total_params
+    if not all(is_int(p) for p in probes):  # a tensor or float is no count to match (and == on a tensor is no bool)
+        return reference.total_params
     for count in (reference.total_params, *(count for _, count in TOTAL_MISTAKES)):
         if count(cell, vocab, d_e, 1) is not None and probes == [count(cell, vocab, d_e, h) for h in PROBE_WIDTHS]:
             return count
