@@ -181,7 +181,10 @@ class GraderPlugin:
                        timed_out=isinstance(error, StudentTimeout))
 
     def _exercise_of(self, node) -> Exercise:
-        return self._by_file[Path(node.path).resolve()]
+        path = str(node.path)
+        if path not in self._by_file:  # resolved once per file: hooks ask for every check several times
+            self._by_file[path] = self._by_file[Path(path).resolve()]
+        return self._by_file[path]
 
 
 _OUTPUT = pytest.StashKey[str]()
