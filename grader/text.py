@@ -71,6 +71,11 @@ def printable(text: str) -> str:
     return "".join(out)
 
 
+def format_points(x: float, *, digits: int = 2) -> str:
+    """A number of points as people write it: 14, 2.5, 0.33 (at most `digits` decimals, no trailing zeros)."""
+    return f"{x:.{digits}f}".rstrip("0").rstrip(".")
+
+
 def quoted(text: object, *, limit: int = 300) -> str:
     """Text the submission controls, as one printable line, truncated, in quotes that mark it as its own."""
     if not isinstance(text, str):

@@ -22,7 +22,7 @@ from grader.export.files import write_atomic
 
 # What decides a grade besides the submission: a change to any of these regrades everyone.
 _COURSE_PARTS = ("course.toml", "tests/hidden", "tests/given", "solutions", "exercises", "grader")
-_HASHED_SUFFIXES = {".py", ".toml"}
+_HASHED_SUFFIXES = {".py", ".toml", ".md"}
 _MAX_HASHED = 64 << 20  # bytes of one submission read for its key (the archive refuses more anyway)
 
 
@@ -65,7 +65,7 @@ def course_hash(course: Course) -> str:
     digest = hashlib.sha256()
     for part in _COURSE_PARTS:
         root = course.root / part
-        files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in _HASHED_SUFFIXES | {".md"})
+        files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in _HASHED_SUFFIXES)
         for path in files:
             if "__pycache__" in path.parts:
                 continue
@@ -106,9 +106,10 @@ def grade_batch(*, course: Course, exercises: list[Exercise], submissions: Path,
     try:
         todo = [s for s in keyed if s.id == only or (only is None and (
             journal.key_of(s.id) != s.key or not (out / "reports" / f"{s.id}.json").is_file()))]
+        keys = {s.id: s.key for s in todo}
         done = 0
         for row in _grade_all(todo, course, exercises, device, strict, workers, scheduler):
-            key = next(s.key for s in todo if s.id == row["student"])
+            key = keys[row["student"]]
             write_atomic(out / "reports" / f"{row['student']}.json", _report_text(row["report"]))
             write_atomic(out / "feedback" / f"{row['student']}.md", feedback.to_markdown(row["report"]))
             # A grader failure is recorded without its key, so that the next run grades that student again.

@@ -6,6 +6,8 @@ code, reference values or another student's data (checks never put those in it).
 
 from __future__ import annotations
 
+from grader.text import format_points
+
 
 # The file's fixed words, in the report's feedback language.
 WORDS = {
@@ -18,18 +20,18 @@ def to_markdown(report: dict) -> str:
     extra = report["extra_data"]
     words = WORDS.get(extra.get("language"), WORDS["en"])
     lines = [f"# {words['title']} {_plain(extra['submission'])}", "",
-             f"**{words['total']}: {_number(report['score'])}/{_number(report['max_score'])} {words['points']}**", ""]
+             f"**{words['total']}: {format_points(report['score'])}/{format_points(report['max_score'])} {words['points']}**", ""]
     by_exercise: dict[str, list[dict]] = {}
     for test in report["tests"]:
         by_exercise.setdefault(test["name"].split(":", 1)[0], []).append(test)
     for exercise in extra["exercises"]:
-        lines += [f"## {exercise['id']} {exercise['title']} — {_number(exercise['score'])}/{_number(exercise['max_score'])}", ""]
+        lines += [f"## {exercise['id']} {exercise['title']} — {format_points(exercise['score'])}/{format_points(exercise['max_score'])}", ""]
         if exercise["note"]:
             lines += [_plain(exercise["note"]), ""]
         for test in by_exercise.get(exercise["id"], []):
             mark = words["passed"] if test["status"] == "passed" else words["failed"]
             name = test["name"].split(": ", 1)[1]
-            lines.append(f"- **{_plain(name)}** — {_number(test['score'])}/{_number(test['max_score'])}, {mark}")
+            lines.append(f"- **{_plain(name)}** — {format_points(test['score'])}/{format_points(test['max_score'])}, {mark}")
             if test["output"]:
                 lines += ["", "  ```text", *[f"  {line}" for line in test["output"].replace("```", "'''").splitlines()],
                           "  ```"]
@@ -40,7 +42,3 @@ def to_markdown(report: dict) -> str:
 def _plain(text: str) -> str:
     """Text shown outside a code block, with Markdown's active characters escaped."""
     return "".join("\\" + c if c in "\\`*_[]<>#|" else c for c in text)
-
-
-def _number(x: float) -> str:
-    return f"{x:.2f}".rstrip("0").rstrip(".")

@@ -15,7 +15,7 @@ from rich.text import Text as RichText
 
 from grader.course import Course
 from grader.results import GradeResult
-from grader.text import Text, printable, shown_path
+from grader.text import Text, format_points, printable, shown_path
 
 _OPENING = "（《「『【“‘"  # punctuation that stays with what follows it
 _CLOSING = "，。：；、！？）》」』】”’"  # punctuation that stays with what precedes it
@@ -38,11 +38,11 @@ def print_grade(console: Console, result: GradeResult, *, verbose: bool) -> None
     for exercise in result.exercises:
         heading = f"{exercise.id}  {exercise.title}"
         note = exercise.note.render(language)
-        score = f" — {_points(exercise.score)}/{_points(exercise.max_score)}"
+        score = f" — {format_points(exercise.score)}/{format_points(exercise.max_score)}"
         if not exercise.checks:
             line(f"{heading}{score if exercise.max_score else ''}: {note}", "bold")
             continue
-        points = ["–" if exercise.public_only or not v.points else f"{_points(v.earned)}/{_points(v.points)}"
+        points = ["–" if exercise.public_only or not v.points else f"{format_points(v.earned)}/{format_points(v.points)}"
                   for v in exercise.checks]  # a public check is worth nothing
         headers = (say("check and feedback", "检查与反馈"), say("points", "得分"), say("status", "结果"))
         points_width = max(cell_len(p) for p in [headers[1], *points])
@@ -70,11 +70,11 @@ def print_grade(console: Console, result: GradeResult, *, verbose: bool) -> None
     if any(e.public_only for e in result.exercises):
         passed = sum(v.passed for e in result.exercises for v in e.checks)
         checks = sum(len(e.checks) for e in result.exercises)
-        graded = _points(sum(e.graded_points for e in result.exercises))
+        graded = format_points(sum(e.graded_points for e in result.exercises))
         total = say(f"Public checks: {passed}/{checks} passed; {graded} points are graded at hand-in",
                     f"公开检查：通过 {passed}/{checks} 项；{graded} 分在提交后评定")
     else:
-        score, most = _points(result.score), _points(result.max_score)
+        score, most = format_points(result.score), format_points(result.max_score)
         total = say(f"Total: {score}/{most} points", f"总分：{score}/{most} 分")
     line(f"{total}  ({submission})", "bold")
 
@@ -90,9 +90,9 @@ def print_course(console: Console, course: Course) -> None:
     table.add_column(say("folder", "文件夹"), overflow="fold")
     for e in course.exercises:
         title = e.title if e.available else e.title + say(" (not yet available)", "（尚未开放）")
-        table.add_row(e.id, title, _points(e.points), f"exercises/{e.folder}/")
+        table.add_row(e.id, title, format_points(e.points), f"exercises/{e.folder}/")
     console.print(table)
-    total = _points(sum(e.points for e in course.exercises))
+    total = format_points(sum(e.points for e in course.exercises))
     console.print(say(f"Total: {total} points", f"总分：{total} 分"))
 
 
@@ -145,7 +145,3 @@ def _pieces(line: str) -> list[str]:
                 pieces.append(c)
             glued = True
     return pieces
-
-
-def _points(x: float) -> str:
-    return f"{x:.2f}".rstrip("0").rstrip(".")

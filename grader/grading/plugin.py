@@ -25,6 +25,7 @@ class GraderPlugin:
         self.sandbox = sandbox
         self.device_name = device
         self._by_file = {}
+        self._by_node_path: dict[str, Exercise] = {}
         for e in exercises:
             for path in [*e.public_checks, e.hidden_checks]:
                 self._by_file[path.resolve()] = e
@@ -182,9 +183,9 @@ class GraderPlugin:
 
     def _exercise_of(self, node) -> Exercise:
         path = str(node.path)
-        if path not in self._by_file:  # resolved once per file: hooks ask for every check several times
-            self._by_file[path] = self._by_file[Path(path).resolve()]
-        return self._by_file[path]
+        if path not in self._by_node_path:  # resolved once per file: hooks ask for every check several times
+            self._by_node_path[path] = self._by_file[Path(path).resolve()]
+        return self._by_node_path[path]
 
 
 _OUTPUT = pytest.StashKey[str]()

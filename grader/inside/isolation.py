@@ -139,10 +139,7 @@ def _why_no_uid(secrets: list[Path]) -> tuple[str, str]:
 def drop_to(uid: int, workspace: str, private: Path) -> Path:
     """Without namespaces: copy the submission into `private`, give it to `uid`, become `uid` there; return the copy."""
     copy = private / "submission"
-    copy.mkdir()
-    for f in Path(workspace).iterdir():
-        if f.is_file() and not f.is_symlink():
-            shutil.copyfile(f, copy / f.name)
+    _copy_files(workspace, copy)
     for path in (private, copy, *copy.iterdir()):
         os.chown(path, uid, uid)
     os.chmod(private, 0o700)
@@ -239,11 +236,7 @@ def isolate(workspace: str, device: str, view: View, uid: int) -> Path:
         _bind(path, root, readonly=True)
     for node in [*_DEVICES, *(sorted(str(p) for p in Path("/dev").glob("nvidia*")) if cuda else [])]:
         _bind(node, root, readonly=False)
-    copy = Path(root + SUBMISSION_DIR)
-    copy.mkdir()
-    for f in Path(workspace).iterdir():
-        if f.is_file() and not f.is_symlink():
-            shutil.copyfile(f, copy / f.name)
+    _copy_files(workspace, Path(root + SUBMISSION_DIR))
     os.mkdir(root + "/proc")
     _mount("proc", root + "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
     os.chdir(root)
@@ -259,6 +252,14 @@ def isolate(workspace: str, device: str, view: View, uid: int) -> Path:
     os.environ.update(HOME="/tmp", TMPDIR="/tmp")
     tempfile.tempdir = "/tmp"
     return Path(SUBMISSION_DIR)
+
+
+def _copy_files(workspace: str, copy: Path) -> None:
+    """The student process's own copy of its submission's files (plain files only)."""
+    copy.mkdir()
+    for f in Path(workspace).iterdir():
+        if f.is_file() and not f.is_symlink():
+            shutil.copyfile(f, copy / f.name)
 
 
 def _bind(path: str, root: str, *, readonly: bool) -> None:

@@ -207,7 +207,7 @@ def _flatten(obj: object, tensors: dict, where: str) -> object:
             return {k: _flatten(v, tensors, f"{where}[{k!r}]") for k, v in obj.items()}
         pairs = []
         for k, v in obj.items():
-            if isinstance(k, (list, dict)) or not _hashable_plain(k):
+            if not _hashable_plain(k):
                 raise WireError(f"{where}: dict key {k!r} is not a number, string, bool, None or tuple of those")
             pairs.append([_flatten(k, tensors, f"{where} key"), _flatten(v, tensors, f"{where}[{k!r}]")])
         return {_DICT: pairs}
