@@ -24,6 +24,7 @@ class GraderPlugin:
         self.workspace = workspace
         self.sandbox = sandbox
         self.device_name = device
+        self._exercises = exercises
         self._by_file = {}
         self._by_node_path: dict[str, Exercise] = {}
         for e in exercises:
@@ -51,6 +52,12 @@ class GraderPlugin:
     @pytest.fixture
     def student_process(self, request, exercise):
         """The exercise's student process for this check, forked (or reused) on first use."""
+        process = self._process_of(exercise)
+        process.begin_check()
+        yield process
+        request.node.stash[_OUTPUT] = process.end_check()
+
+    def _process_of(self, exercise: Exercise) -> ExerciseProcess:
         process = self.processes.get(exercise.id)
         if process is None:
             missing = [p for name in exercise.student_files
@@ -58,9 +65,7 @@ class GraderPlugin:
             process = self.processes[exercise.id] = ExerciseProcess(
                 self.sandbox, self.workspace.folder(exercise),
                 given=exercise.given_code(hidden=self.course.has_hidden_checks), missing=missing)
-        process.begin_check()
-        yield process
-        request.node.stash[_OUTPUT] = process.end_check()
+        return process
 
     @pytest.fixture
     def answers(self, exercise):
@@ -112,6 +117,18 @@ class GraderPlugin:
 
     def pytest_configure(self, config) -> None:
         config.addinivalue_line("markers", "check(points): a graded check worth `points`")
+
+    def pytest_sessionstart(self) -> None:
+        """Every code exercise's process is forked and sent its imports now, while pytest collects the checks.
+
+        So the exercises' imports run side by side, each within its own time limit: files that all hang
+        at import cost about one limit for the whole submission.
+        """
+        if self.sandbox is None:
+            return
+        for exercise in self._exercises:
+            if exercise.runs_code:
+                self._process_of(exercise).prefetch([n[:-3] for n in exercise.student_files if n.endswith(".py")])
 
     @pytest.hookimpl(trylast=True)
     def pytest_runtest_teardown(self, item, nextitem) -> None:

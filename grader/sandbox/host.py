@@ -179,6 +179,7 @@ class StudentProcess:
         self._deadline = 0.0
         self._output_start = 0
         self._imported: set[str] = set()
+        self._importing: dict[str, float] = {}  # module -> deadline of its import, sent ahead (`start_import`)
 
     @property
     def usable(self) -> bool:
@@ -186,10 +187,27 @@ class StudentProcess:
         return self._status is None and self._checks < CHECKS_PER_PROCESS
 
     def begin_check(self) -> None:
-        """Start the clock of a new check; its output is what the process prints from now on."""
+        """Start the clock of a new check; its output is what the process prints from now on (from the start for
+        the first check, so that it shows what an import sent ahead printed)."""
         self._checks += 1
         self._deadline = time.monotonic() + self._sandbox.limits.time_limit
-        self._output_start = self._output_size()
+        self._output_start = self._output_size() if self._checks > 1 else 0
+
+    def start_import(self, module: str) -> None:
+        """Send the import of `module` now, with a time limit of its own from now; the first call to it reads the outcome.
+
+        The grader sends every exercise's import as grading starts, so that the exercises' imports (and the
+        setup of their processes) run side by side: files that all hang at import cost about one limit in all.
+        """
+        if self._status is not None or module in self._imported or module in self._importing:
+            return
+        try:
+            self._channel.settimeout(1.0)
+            self._channel.sendall(wire.pack({"module": module, "function": None}))
+        except OSError:  # the process is already gone: the first call says so
+            self._stop()
+            return
+        self._importing[module] = time.monotonic() + self._sandbox.limits.time_limit
 
     def _output_size(self) -> int:
         try:
@@ -207,24 +225,36 @@ class StudentProcess:
                 f"not run: the submission's process had already stopped ({self._status})",
                 f"未运行：提交的进程已结束（{self._status}）",
             )
-        if module not in self._imported:  # on its own, so that an import that hangs is known as such
+        if module in self._importing:  # sent ahead: its outcome, within its own limit
+            self._exchange(f"importing {module}.py", None, importing=True, deadline=self._importing.pop(module))
+            self._imported.add(module)
+        elif module not in self._imported:  # on its own, so that an import that hangs is known as such
             self._exchange(f"importing {module}.py", {"module": module, "function": None}, importing=True)
             self._imported.add(module)
         request = {"module": module, "function": function, "args": args, "kwargs": kwargs, "cotangent": cotangent}
         return self._exchange(f"{module}.{function}", request, importing=False)
 
-    def _exchange(self, label: str, request: dict, *, importing: bool) -> dict:
+    def _exchange(self, label: str, request: dict | None, *, importing: bool, deadline: float | None = None) -> dict:
+        """Send `request` (None: it was sent ahead) and read its reply by `deadline` (default: the check's)."""
+        deadline = self._deadline if deadline is None else deadline
         try:
-            self._channel.settimeout(max(1e-3, self._deadline - time.monotonic()))
-            self._channel.sendall(wire.pack(request))
-            reply = wire.recv(self._channel, timeout=max(0.0, self._deadline - time.monotonic()), bounds=REPLY_BOUNDS)
+            if request is not None:
+                self._channel.settimeout(max(1e-3, deadline - time.monotonic()))
+                self._channel.sendall(wire.pack(request))
+            reply = wire.recv(self._channel, timeout=max(0.0, deadline - time.monotonic()), bounds=REPLY_BOUNDS)
         except TimeoutError:
             self._stop()
             limit = self._sandbox.limits.time_limit
+            if importing:
+                raise StudentTimeout(
+                    f"{label} did not finish within its {limit:g} s limit (code at the top level of the file that never ends?)",
+                    f"{label} 未在 {limit:g} 秒时限内结束（文件顶层有不会结束的代码？）",
+                    importing=True,
+                ) from None
             raise StudentTimeout(
                 f"{label} did not finish within the {limit:g} s limit for this check (an endless loop?)",
                 f"{label} 未在本项检查的 {limit:g} 秒时限内结束（死循环？）",
-                importing=importing,
+                importing=False,
             ) from None
         except (EOFError, OSError):
             self._stop()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 
+from grader.errors import SandboxError
 from grader.failures import StudentError
 from grader.inside.wire import Inject, leaves, map_leaves
 from grader.sandbox.host import StudentTimeout
@@ -70,12 +71,36 @@ class StudentFunction:
                      "in earlier checks",
                      f"{label} 未运行：{self._module}.py 中已有两个函数在之前的检查中超时"))
         self._process.check_injects([v for v in leaves([args, kwargs]) if isinstance(v, Inject)])
+        self._process.check_compiles(self._module)
         try:
             reply = self._process.get().call(self._module, self._function, args, kwargs, cotangent)
         except StudentTimeout as e:
             timed_out.add(f"{self._module}.py" if e.importing else label)
             raise
         return _to_device(reply, self._device)
+
+
+def syntax_error(path) -> dict | None:
+    """The student process's own import report for a file whose source is not valid Python, else None.
+
+    Compiled, never run, in the grader; anything but a SyntaxError (a file that is missing, null bytes, a
+    parser that gives up) is left to the import in the student process, which reports it as it does.
+    """
+    import warnings
+
+    try:
+        source = path.read_bytes()
+    except OSError:
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a SyntaxWarning is the submission's business, never the grader's stderr
+            compile(source, path.name, "exec", dont_inherit=True)
+    except SyntaxError as e:
+        return {"kind": "import", "message": f"SyntaxError: {e.msg}", "where": f"{path.name}, line {e.lineno}"}
+    except Exception:  # noqa: BLE001 – ValueError, RecursionError, MemoryError: the import reports them
+        return None
+    return None
 
 
 def _to_device(obj, device):
@@ -101,7 +126,31 @@ class ExerciseProcess:
         self._missing = missing  # why a student file the process needs is absent: every call fails with it
         self._process = None
         self._used = False
+        self._syntax: dict[str, dict | None] = {}  # module -> the import error its source gives, None if it compiles
         self.timed_out: set[str] = set()
+
+    def prefetch(self, modules: list[str]) -> None:
+        """Fork the process now and send it the imports of `modules` (those that compile), before any check asks."""
+        modules = [m for m in modules if self._syntax_error(m) is None]
+        if self._missing or not modules or self._process is not None:
+            return
+        try:
+            self._process = self._sandbox.open(self._folder, given=self._given)
+        except SandboxError:
+            return  # the first check forks its process again, and reports what goes wrong then
+        for module in modules:
+            self._process.start_import(module)
+
+    def check_compiles(self, module: str) -> None:
+        """A file that does not compile fails as its import would, without a process: its SyntaxError and line."""
+        error = self._syntax_error(module)
+        if error is not None:
+            raise StudentError.from_report(f"importing {module}.py", error)
+
+    def _syntax_error(self, module: str) -> dict | None:
+        if module not in self._syntax:
+            self._syntax[module] = syntax_error(self._folder / f"{module}.py")
+        return self._syntax[module]
 
     def check_injects(self, injects: list[Inject]) -> None:
         """A check that injects code its exercise is not given is the check's bug, found before anything runs."""
