@@ -362,7 +362,7 @@ def test_two_tables(protocol, reference, device):
 @check(points=0.5)
 def test_real_tiny_run(protocol, reference, device):
     """One real tiny run: three cells train on the delayed-copy task and report sane rows"""
-    settings = SETTINGS | {"seeds": [0], "updates": 30}
+    settings = SETTINGS | {"seeds": [0], "updates": 5}  # a few real updates: the rows are checked, not what was learnt
     data = splits(reference, device)
     rows = rows_of(protocol.run_comparison(inject("tiny_bench"), data, {c: D_H for c in GATES}, settings), "run_comparison")
     if sorted(r["cell"] for r in rows) != sorted(GATES):

@@ -352,7 +352,7 @@ def _disjoint_splits(length: int, vocab: int, sizes: dict, device) -> dict:
 def test_real_tiny_sweep(sweep, reference, device):
     """One real tiny sweep: GRU and LSTM train on delayed copy, every run reported, an lr chosen from the grid"""
     data = {"2": _disjoint_splits(2, 4, {"train": 64, "val": 32, "test": 32}, device)}
-    train_fn = inject("tiny_copy_trainer", data=data, vocab=4, d_e=4, d_h=8, batch_size=16, updates=20)
+    train_fn = inject("tiny_copy_trainer", data=data, vocab=4, d_e=4, d_h=8, batch_size=16, updates=5)
     expected = {key(r): r for r in expected_rows(reference)}
     if len(holding(student_rows(sweep), expected)) < len(expected) / 2:
         raise Fail("the real sweep counts once run_sweep keeps what train_fn returns (see the check on the full grid)",

@@ -2,7 +2,7 @@
 
 A protocol (which runs to make, with which settings, what to report) is graded by handing it a
 bench whose every output is a documented, deterministic function of what it was given. Only the
-real `tiny_bench` trains anything, and only for a few dozen updates.
+real `tiny_bench` trains anything, and only for a few updates.
 """
 
 from __future__ import annotations
