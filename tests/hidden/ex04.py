@@ -6,6 +6,8 @@ of configurations. Wrong results are recomputed under the known mistakes of the 
 the feedback names the mistake without printing the expected count.
 """
 
+import functools
+
 from grader.checks import Fail, check, expect_value_errors, reference_module, student_module
 
 params = student_module("params")
@@ -176,10 +178,14 @@ def test_lstm_dx3_dh5_2layers_bidir_torch(answers, reference_answers):
 
 def torch_count(config: dict) -> int:
     """sum(p.numel()) of the torch module for this configuration (small sizes, built on the CPU)."""
+    return _torch_count(config["cell"], config["d_x"], config["d_h"], config.get("num_layers", 1),
+                        config.get("bidirectional", False))
+
+
+@functools.cache  # a constant of the course: built once per grading process, not once per student
+def _torch_count(cell: str, d_x: int, d_h: int, layers: int, bidirectional: bool) -> int:
     from torch import nn
 
-    cell, d_x, d_h = config["cell"], config["d_x"], config["d_h"]
-    layers, bidirectional = config.get("num_layers", 1), config.get("bidirectional", False)
     if layers == 1 and not bidirectional:
         module = {"rnn": nn.RNNCell, "gru": nn.GRUCell, "lstm": nn.LSTMCell}[cell](d_x, d_h)
     else:

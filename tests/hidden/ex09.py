@@ -166,6 +166,7 @@ def count_check(student_fn, name: str, cases: list[tuple], expected: list[int], 
 
 # -- total_params ---------------------------------------------------------------------------------
 
+@functools.cache  # a constant of the course: built once per grading process, not once per student
 def torch_total(cell: str, vocab: int, d_e: int, d_h: int) -> int:
     """sum(p.numel()) of Embedding → RNN/GRU/LSTM → Linear (small sizes, built on the CPU)."""
     from torch import nn
@@ -189,6 +190,7 @@ def test_total_params(matching):
 
 # -- match_widths ---------------------------------------------------------------------------------
 
+@functools.cache  # every argument is the course's own (the grader's counts, the checks' targets): one search per process
 def brute_force(total, cell, target, vocab, d_e, max_width, *, widths=None, rule="closest") -> int | None:
     """The width for `target` by trying every width; `rule` and `widths` can reproduce known mistakes."""
     widths = range(1, max_width + 1) if widths is None else widths
@@ -205,9 +207,10 @@ def brute_force(total, cell, target, vocab, d_e, max_width, *, widths=None, rule
     return best[1]
 
 
-@functools.lru_cache(maxsize=32)
+@functools.cache
 def _totals(total, cell, vocab, d_e, widths: range) -> tuple:
-    """The total for every width tried; cached, as several targets share one model."""
+    """The total for every width tried; cached for the grading process, as every student and several targets share
+    one model (`total` is the reference's count or a known mistake's, both the grader's own code)."""
     return tuple(total(cell, vocab, d_e, h) for h in widths)
 
 
