@@ -3,7 +3,7 @@
     resolve_device   pick cpu/cuda before anything starts
     open_sandbox     start the zygote first: its torch import overlaps all that follows
     load_submission  copy the student files into a workspace before any check reads them
-    run_checks       one pytest session over the selected exercises' public and hidden checks
+    check_session    one pytest session over the selected exercises' checks, collected once per process
     score            turn verdicts into per-exercise results
 
 Several submissions can share one sandbox (`grade check` grades the references and the stubs).
@@ -12,13 +12,12 @@ Several submissions can share one sandbox (`grade check` grades the references a
 from __future__ import annotations
 
 import contextlib
-import os
 import time
 from pathlib import Path
 
 from grader.course import Course, Exercise
 from grader.errors import DeviceError
-from grader.grading.plugin import GraderPlugin
+from grader.grading.session import CheckSession
 from grader.results import ExerciseResult, GradeResult, Verdict
 from grader.sandbox.host import Limits, Sandbox
 from grader.submissions.workspace import load_submission
@@ -56,6 +55,7 @@ def open_sandbox(course: Course, exercises: list[Exercise], device: str, *, stri
             sandbox.protections  # waits for the zygote and raises IsolationUnavailable
         yield sandbox
     finally:
+        _close_sessions(sandbox)
         sandbox.close()
 
 
@@ -68,17 +68,15 @@ def grade_submission(*, course: Course, exercises: list[Exercise], submission: P
     workspace = load_submission(submission, available)
     present = [e for e in available if e.id not in workspace.absent]
     try:
-        plugin = GraderPlugin(course=course, exercises=present, workspace=workspace, sandbox=sandbox, device=device)
-        run_checks(plugin, present, hidden=course.has_hidden_checks)
+        verdicts, errors = check_session(course, available, sandbox, device).grade(workspace, present)
     finally:
         workspace.remove()
     results = [
         not_submitted(e, shown_path(label), hidden=course.has_hidden_checks) if e.id in workspace.absent
-        else score(e, plugin.verdicts, hidden=course.has_hidden_checks)
+        else score(e, verdicts, hidden=course.has_hidden_checks)
         for e in exercises
     ]
-    errors = list(plugin.collection_errors)
-    errors += [f"{v.exercise}: {v.name}: {v.feedback.en}" for v in plugin.verdicts if v.internal_error]
+    errors += [f"{v.exercise}: {v.name}: {v.feedback.en}" for v in verdicts if v.internal_error]
     if course.has_hidden_checks:
         errors += [
             f"{r.id}: its checks are worth {r.max_score:g} points but course.toml gives {e.points:g}"
@@ -89,35 +87,22 @@ def grade_submission(*, course: Course, exercises: list[Exercise], submission: P
                        sandbox.protections if sandbox else None, seconds=time.monotonic() - started)
 
 
-def run_checks(plugin: GraderPlugin, exercises: list[Exercise], *, hidden: bool) -> None:
-    """One quiet in-process pytest session; verdicts land in `plugin`."""
-    import pytest
+def check_session(course: Course, exercises: list[Exercise], sandbox, device: str) -> CheckSession:
+    """The check session for these exercises on this sandbox: pytest is configured and the checks collected once
+    per grading process, then reused for every submission (it ends with its sandbox)."""
+    key = (sandbox, id(course), tuple(e.id for e in exercises), device)  # the session holds `course`: its id stays its own
+    if key not in _SESSIONS:
+        _SESSIONS[key] = CheckSession(course=course, exercises=exercises, sandbox=sandbox, device=device,
+                                      hidden=course.has_hidden_checks)
+    return _SESSIONS[key]
 
-    # Each exercise's checks run together (public, then hidden), so its student process can end with them.
-    paths = [
-        str(p) for e in exercises
-        for p in [*e.public_checks, *([e.hidden_checks] if hidden and e.hidden_checks.is_file() else [])]
-    ]
-    if not paths:
-        return
-    args = [
-        *paths,
-        "-c", os.devnull,              # ignore the project's own pytest configuration
-        "--rootdir", str(plugin.course.root),
-        "--import-mode=importlib",     # hidden modules are named ex05.py, not test_*.py
-        "--noconftest",
-        "--disable-plugin-autoload",
-        "-p", "no:terminal",
-        "-p", "no:cacheprovider",
-        "-p", "no:stepwise",
-        "-p", "no:warnings",
-        "-p", "no:logging",            # checks do not log; capturing it costs ~2 ms a check
-        "-p", "no:unraisableexception",  # its gc.collect() calls cost ~0.1 s a session
-        "-p", "no:threadexception",
-        "--capture=no",
-        "--assert=plain",              # checks fail with their own messages; rewriting each module costs ~40 ms a session
-    ]
-    pytest.main(args, plugins=[plugin])
+
+_SESSIONS: dict[tuple, CheckSession] = {}
+
+
+def _close_sessions(sandbox) -> None:
+    for key in [k for k in _SESSIONS if k[0] is sandbox]:
+        _SESSIONS.pop(key).close()
 
 
 def score(exercise: Exercise, verdicts: list[Verdict], *, hidden: bool) -> ExerciseResult:

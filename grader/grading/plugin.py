@@ -17,24 +17,46 @@ from grader.text import Text
 
 
 class GraderPlugin:
-    """Registered with `pytest.main(plugins=[...])` for one submission."""
+    """Registered once with a check session (`grader.grading.session`); `begin` and `finish` frame each submission."""
 
-    def __init__(self, *, course: Course, exercises: list[Exercise], workspace: Workspace, sandbox, device: str):
+    def __init__(self, *, course: Course, exercises: list[Exercise], sandbox, device: str):
         self.course = course
-        self.workspace = workspace
         self.sandbox = sandbox
         self.device_name = device
-        self._exercises = exercises
         self._by_file = {}
         self._by_node_path: dict[str, Exercise] = {}
         for e in exercises:
             for path in [*e.public_checks, e.hidden_checks]:
                 self._by_file[path.resolve()] = e
+        self.collection_errors: list[str] = []
+        self.begin(None, [])
+
+    def begin(self, workspace: Workspace | None, exercises: list[Exercise]) -> None:
+        """Start grading a submission on `exercises`: fresh state, and every code exercise's process forked and
+        sent its imports now, so that the imports run side by side, each within its own time limit (files that
+        all hang at import cost about one limit for the whole submission)."""
+        self.workspace = workspace
+        self.exercises = exercises
         self.verdicts: list[Verdict] = []
         self.processes: dict[str, ExerciseProcess] = {}  # exercise id -> its student process across its checks
         self._sheets: dict[str, object] = {}  # exercise id -> its AnswerSheet, or the Fail reading it gave
-        self.collection_errors: list[str] = []
         self._failures: dict[str, BaseException] = {}
+        if self.sandbox is None:
+            return
+        for exercise in exercises:
+            if exercise.runs_code:
+                self._process_of(exercise).prefetch([n[:-3] for n in exercise.student_files if n.endswith(".py")])
+
+    def grades(self, item) -> bool:
+        """Whether `item` is a check of an exercise this submission is graded on."""
+        return self._exercise_of(item).id in {e.id for e in self.exercises}
+
+    def finish(self) -> list[Verdict]:
+        """End the submission: its processes stop; its verdicts."""
+        for process in self.processes.values():
+            process.close()
+        self.processes.clear()
+        return self.verdicts
 
     # -- fixtures -------------------------------------------------------------------------
 
@@ -118,17 +140,9 @@ class GraderPlugin:
     def pytest_configure(self, config) -> None:
         config.addinivalue_line("markers", "check(points): a graded check worth `points`")
 
-    def pytest_sessionstart(self) -> None:
-        """Every code exercise's process is forked and sent its imports now, while pytest collects the checks.
-
-        So the exercises' imports run side by side, each within its own time limit: files that all hang
-        at import cost about one limit for the whole submission.
-        """
-        if self.sandbox is None:
-            return
-        for exercise in self._exercises:
-            if exercise.runs_code:
-                self._process_of(exercise).prefetch([n[:-3] for n in exercise.student_files if n.endswith(".py")])
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item) -> None:
+        item.stash[_OUTPUT] = ""  # the check runs again for every submission: never show an earlier one's output
 
     @pytest.hookimpl(trylast=True)
     def pytest_runtest_teardown(self, item, nextitem) -> None:
@@ -140,9 +154,7 @@ class GraderPlugin:
                 process.close()
 
     def pytest_sessionfinish(self) -> None:
-        for process in self.processes.values():
-            process.close()
-        self.processes.clear()
+        self.finish()
 
     def pytest_collectreport(self, report) -> None:
         if report.failed:

@@ -1,0 +1,94 @@
+"""A check session: one in-process pytest session whose checks are collected once, then run for one submission after another.
+
+pytest runs in a thread of its own while the session is open; `grade` hands it a workspace and waits
+for that submission's verdicts, so a batch worker configures pytest and collects the checks once,
+not once per student. The pipeline keeps one session per sandbox and selection of exercises.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import threading
+
+import pytest
+
+from grader.course import Course, Exercise
+from grader.errors import GraderError
+from grader.grading.plugin import GraderPlugin
+from grader.results import Verdict
+from grader.submissions.workspace import Workspace
+
+
+class CheckSession:
+    def __init__(self, *, course: Course, exercises: list[Exercise], sandbox, device: str, hidden: bool):
+        self.plugin = GraderPlugin(course=course, exercises=exercises, sandbox=sandbox, device=device)
+        # Each exercise's checks run together (public, then hidden), so its student process can end with them.
+        self._paths = [str(p) for e in exercises
+                       for p in [*e.public_checks, *([e.hidden_checks] if hidden and e.hidden_checks.is_file() else [])]]
+        self._root = course.root
+        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
+        self._results: queue.SimpleQueue = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._ended = ""
+
+    def grade(self, workspace: Workspace, exercises: list[Exercise]) -> tuple[list[Verdict], list[str]]:
+        """Run the checks of `exercises` on `workspace`; its verdicts and the checks' collection errors."""
+        if not self._paths:
+            return [], []
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run_pytest, name="checks", daemon=True)
+            self._thread.start()
+        if self._ended:
+            raise GraderError(self._ended)
+        self._jobs.put((workspace, exercises))
+        result = self._results.get()
+        if isinstance(result, BaseException):
+            raise result
+        return result, list(self.plugin.collection_errors)
+
+    def close(self) -> None:
+        if self._thread is not None and not self._ended:
+            self._jobs.put(None)
+            self._thread.join()
+
+    def _run_pytest(self) -> None:
+        args = [
+            *self._paths,
+            "-c", os.devnull,              # ignore the project's own pytest configuration
+            "--rootdir", str(self._root),
+            "--import-mode=importlib",     # hidden modules are named ex05.py, not test_*.py
+            "--noconftest",
+            "--disable-plugin-autoload",
+            "-p", "no:terminal",
+            "-p", "no:cacheprovider",
+            "-p", "no:stepwise",
+            "-p", "no:warnings",
+            "-p", "no:logging",            # checks do not log; capturing it costs ~2 ms a check
+            "-p", "no:unraisableexception",  # its gc.collect() calls cost ~0.1 s a session
+            "-p", "no:threadexception",
+            "-p", "no:faulthandler",       # it belongs to the main thread; this session runs in its own
+            "--capture=no",
+            "--assert=plain",              # checks fail with their own messages; rewriting each module costs ~40 ms a session
+        ]
+        try:
+            code = pytest.main(args, plugins=[self.plugin, self])
+            self._ended = f"the check session ended (pytest exit code {int(code)}); see the collection errors"
+        except BaseException as e:  # noqa: BLE001 – whatever ends pytest is the grader's error, reported to the caller
+            self._ended = f"the check session failed: {type(e).__name__}: {e}"
+        self._results.put(GraderError(self._ended))
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session) -> bool:
+        """Grade each submission handed over by `grade`, until `close`; checks that failed to collect are reported, not fatal."""
+        while (job := self._jobs.get()) is not None:
+            try:
+                self.plugin.begin(*job)
+                items = [item for item in session.items if self.plugin.grades(item)]
+                for item, nextitem in zip(items, [*items[1:], None]):
+                    item.ihook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+                self._results.put(self.plugin.finish())
+            except BaseException as e:  # noqa: BLE001 – handed to the waiting caller
+                self.plugin.finish()
+                self._results.put(e)
+        return True
