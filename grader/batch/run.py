@@ -153,8 +153,11 @@ def _grade_all(todo: list[Student], course: Course, exercises: list[Exercise], d
     from grader.batch import worker
 
     workers = max(1, min(workers, len(todo)))
-    # spawn: a worker starts clean (no torch threads or CUDA state of this process), then keeps its sandbox.
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+    # forkserver: workers are forked from a clean server that imported torch once (no op run, no CUDA touched),
+    # not from this process; each keeps its sandbox.
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["torch", "grader.batch.worker"])
+    with ProcessPoolExecutor(workers, mp_context=context,
                              initializer=worker.start_pool_process, initargs=args) as pool:
         pending = {pool.submit(worker.pool_task, s.id, str(s.path)) for s in todo}
         while pending:
