@@ -27,7 +27,7 @@ from grader.grading.pipeline import grade_submission
 from grader.errors import IsolationUnavailable
 from grader.inside.isolation import PROCESSES
 from grader.inside.zygote import probe
-from grader.sandbox.host import OUTPUT_SHOWN, Limits, Sandbox
+from grader.sandbox.host import OUTPUT_SHOWN, Limits, Sandbox, StudentTimeout
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = (ROOT / "solutions" / "ex05_gated_steps" / "gated.py").read_text(encoding="utf-8")
@@ -99,6 +99,61 @@ def test_syntax_error(sandbox, tmp_path):
     verdicts = grade(sandbox, submission(tmp_path, source="import torch\ndef lstm_step(:\n    pass\n"))
     assert all(v.earned == 0 for v in verdicts.values())
     assert "SyntaxError" in feedback(verdicts) and "gated.py, line 2" in feedback(verdicts)
+
+
+def test_syntax_error_is_found_without_a_process_and_reads_as_the_import_would(sandbox, tmp_path, monkeypatch):
+    """Is a file that does not compile failed in the grader, with the very feedback its import in a process gives?"""
+    folder = submission(tmp_path, source="import torch\ndef lstm_step(:\n    pass\n")
+    opened = []
+    monkeypatch.setattr(sandbox, "open", lambda *a, **k: opened.append(a) or Sandbox.open(sandbox, *a, **k))
+    compiled = grade(sandbox, folder)
+    assert opened == []
+    monkeypatch.setattr("grader.sandbox.proxy.syntax_error", lambda path: None)  # the import in a process instead
+    imported = grade(sandbox, folder)
+    assert opened and {n: v.feedback.en for n, v in compiled.items()} == {n: v.feedback.en for n, v in imported.items()}
+
+
+def test_imports_are_sent_side_by_side(sandbox, tmp_path, monkeypatch):
+    """Are all exercises' imports sent before any of them can time out, each timing out once (one limit in all)?"""
+    from grader.sandbox.host import StudentProcess
+
+    code = [e for e in COURSE.exercises if e.runs_code]
+    for e in code:
+        (tmp_path / e.folder).mkdir()
+        for name in e.student_files:
+            if name.endswith(".py"):
+                (tmp_path / e.folder / name).write_text("while True:\n    pass\n")
+    events = []
+    start_import, exchange = StudentProcess.start_import, StudentProcess._exchange
+
+    def sent(self, module):
+        events.append(("sent", module))
+        return start_import(self, module)
+
+    def received(self, label, request, **kw):
+        try:
+            return exchange(self, label, request, **kw)
+        except StudentTimeout:
+            events.append(("timed out", label))
+            raise
+
+    monkeypatch.setattr(StudentProcess, "start_import", sent)
+    monkeypatch.setattr(StudentProcess, "_exchange", received)
+    result = grade_submission(course=COURSE, exercises=code, submission=tmp_path, device="cpu", sandbox=sandbox)
+    assert not result.internal_errors
+    kinds = [kind for kind, _ in events]
+    assert kinds == ["sent"] * len(code) + ["timed out"] * len(code), events
+    for e in result.exercises:
+        assert sum("did not finish within its" in v.feedback.en for v in e.checks) == 1, e.id
+        assert e.score == 0 or e.id in ("ex04", "ex07", "ex08", "ex10")  # their answer sheets still count
+
+
+def test_no_check_shows_an_earlier_submissions_output(sandbox, tmp_path):
+    """Checks run again for every submission in one session: does feedback show only this submission's output?"""
+    first = grade(sandbox, submission(tmp_path / "a", source="print('SECRET-OF-A')\ndef lstm_step(**kw):\n    raise ValueError\n"))
+    second = grade(sandbox, submission(tmp_path / "b", source="def lstm_step(**kw):\n    raise ValueError\n"))
+    assert "SECRET-OF-A" in feedback(first)
+    assert "SECRET-OF-A" not in feedback(second)
 
 
 def test_missing_function(sandbox, tmp_path):
