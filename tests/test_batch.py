@@ -4,6 +4,7 @@ import csv
 import io
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -171,6 +172,31 @@ def test_one_worker_and_a_dask_cluster_give_identical_grades(klass, graded, tmp_
         done = batch(str(klass), "--out", str(dask), "--exercises", EXERCISES, "--scheduler", cluster.scheduler_address)
         assert done.returncode == 0, done.stderr
     assert (dask / "grades.csv").read_bytes() == (graded / "grades.csv").read_bytes()
+
+
+def test_each_worker_of_a_pool_keeps_its_student_processes_on_one_cpu(tmp_path):
+    """In a pool of two, does each student process run on a single CPU, so that a spinning student takes only its own worker's?"""
+    tell = "import os\nraise RuntimeError(f'on cpus {sorted(os.sched_getaffinity(0))}')\n"
+    for name in ("pia", "quinn"):
+        student(tmp_path / "class" / name, tell, sheet=None)
+    done = batch(str(tmp_path / "class"), "--out", str(tmp_path / "out"), "--exercises", "ex05", "--workers", "2")
+    assert done.returncode == 0, done.stderr
+    for name in ("pia", "quinn"):
+        said = re.findall(r"on cpus \[([0-9, ]+)\]", (tmp_path / "out" / "feedback" / f"{name}.md").read_text())
+        assert said and all(len(cpus.split(",")) == 1 for cpus in said), said
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="one CPU: every worker shares it")
+def test_pool_processes_take_cpus_in_turn():
+    """Do the first two pool processes take two different CPUs, each single-threaded, and do the processes they start inherit it?"""
+    show = ("import os, subprocess, sys, torch; from grader.batch.worker import _pin; _pin(int(sys.argv[1])); "
+            "print(sorted(os.sched_getaffinity(0)), torch.get_num_threads(), "
+            "subprocess.run([sys.executable, '-c', 'import os; print(sorted(os.sched_getaffinity(0)))'], "
+            "capture_output=True, text=True).stdout.strip())")
+    seen = [subprocess.run([sys.executable, "-c", show, str(n)], capture_output=True, text=True, cwd=ROOT, check=True)
+            .stdout.strip().split(maxsplit=2) for n in (0, 1)]
+    assert [s[1] for s in seen] == ["1", "1"], seen
+    assert all(s[0] == s[2] and s[0].count(",") == 0 for s in seen) and seen[0][0] != seen[1][0], seen
 
 
 REFUSED = {

@@ -157,8 +157,9 @@ def _grade_all(todo: list[Student], course: Course, exercises: list[Exercise], d
     # not from this process; each keeps its sandbox.
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["torch", "grader.batch.worker"])
+    started = context.Value("i", 0) if workers > 1 else None  # numbers the workers, each pinned to its own CPU
     with ProcessPoolExecutor(workers, mp_context=context,
-                             initializer=worker.start_pool_process, initargs=args) as pool:
+                             initializer=worker.start_pool_process, initargs=(*args, started)) as pool:
         pending = {pool.submit(worker.pool_task, s.id, str(s.path)) for s in todo}
         while pending:
             finished, pending = wait(pending, return_when=FIRST_COMPLETED)
