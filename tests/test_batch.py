@@ -174,29 +174,54 @@ def test_one_worker_and_a_dask_cluster_give_identical_grades(klass, graded, tmp_
     assert (dask / "grades.csv").read_bytes() == (graded / "grades.csv").read_bytes()
 
 
+CPUSETS = os.geteuid() == 0 and Path("/sys/fs/cgroup/cpuset").is_dir()
+
+
 def test_each_worker_of_a_pool_keeps_its_student_processes_on_one_cpu(tmp_path):
-    """In a pool of two, does each student process run on a single CPU, so that a spinning student takes only its own worker's?"""
-    tell = "import os\nraise RuntimeError(f'on cpus {sorted(os.sched_getaffinity(0))}')\n"
-    for name in ("pia", "quinn"):
-        student(tmp_path / "class" / name, tell, sheet=None)
+    """In a pool of two, does each student process run on one CPU – even one that widens its affinity, where cpusets exist?"""
+    tell = "raise RuntimeError(f'on cpus {sorted(os.sched_getaffinity(0))}')\n"
+    student(tmp_path / "class" / "pia", "import os\n" + tell, sheet=None)
+    student(tmp_path / "class" / "quinn", "import os\nos.sched_setaffinity(0, range(os.cpu_count()))\n" + tell, sheet=None)
     done = batch(str(tmp_path / "class"), "--out", str(tmp_path / "out"), "--exercises", "ex05", "--workers", "2")
     assert done.returncode == 0, done.stderr
-    for name in ("pia", "quinn"):
+    for name in ("pia", "quinn") if CPUSETS else ("pia",):
         said = re.findall(r"on cpus \[([0-9, ]+)\]", (tmp_path / "out" / "feedback" / f"{name}.md").read_text())
-        assert said and all(len(cpus.split(",")) == 1 for cpus in said), said
+        assert said and all(len(cpus.split(",")) == 1 for cpus in said), (name, said)
+
+
+def _in_slot(slots, queue) -> None:
+    slots.take()
+    import torch
+
+    child = subprocess.run([sys.executable, "-c", "import os; print(sorted(os.sched_getaffinity(0)))"],
+                           capture_output=True, text=True).stdout.strip()
+    queue.put((str(sorted(os.sched_getaffinity(0))), torch.get_num_threads(), child, Path("/proc/self/cgroup").read_text()))
 
 
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="one CPU: every worker shares it")
-def test_pool_processes_take_cpus_in_turn():
-    """Do the first two pool processes take two different CPUs, each single-threaded, and do the processes they start inherit it?"""
-    show = ("import os, subprocess, sys, torch; from grader.batch.worker import _pin; _pin(int(sys.argv[1])); "
-            "print(sorted(os.sched_getaffinity(0)), torch.get_num_threads(), "
-            "subprocess.run([sys.executable, '-c', 'import os; print(sorted(os.sched_getaffinity(0)))'], "
-            "capture_output=True, text=True).stdout.strip())")
-    seen = [subprocess.run([sys.executable, "-c", show, str(n)], capture_output=True, text=True, cwd=ROOT, check=True)
-            .stdout.strip().split(maxsplit=2) for n in (0, 1)]
-    assert [s[1] for s in seen] == ["1", "1"], seen
-    assert all(s[0] == s[2] and s[0].count(",") == 0 for s in seen) and seen[0][0] != seen[1][0], seen
+def test_pool_processes_take_cpus_in_turn_and_the_cpusets_go_with_the_pool():
+    """Do two pool processes take two CPUs (and cpusets, as root), single-threaded, inherited by what they start – and are the cpusets removed after?"""
+    import multiprocessing
+
+    from grader.batch.cpus import CpuSlots
+
+    context = multiprocessing.get_context("spawn")
+    slots = CpuSlots(2, context)
+    queue = context.Queue()
+    processes = [context.Process(target=_in_slot, args=(slots, queue)) for _ in range(2)]
+    for p in processes:
+        p.start()
+    seen = [queue.get(timeout=120) for _ in processes]
+    for p in processes:
+        p.join()
+    assert [s[1] for s in seen] == [1, 1], seen
+    assert all(s[0] == s[2] and "," not in s[0] for s in seen) and seen[0][0] != seen[1][0], seen
+    assert all(g is not None for g in slots.groups) == CPUSETS
+    if CPUSETS:
+        assert sorted(g.name for g in slots.groups) == sorted(
+            next(line for line in s[3].splitlines() if "cpuset" in line).rsplit("/", 1)[1] for s in seen)
+    slots.close()
+    assert not any(g.exists() for g in slots.groups if g is not None)
 
 
 REFUSED = {

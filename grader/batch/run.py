@@ -14,6 +14,7 @@ from concurrent.futures import FIRST_COMPLETED, wait
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.batch.cpus import CpuSlots
 from grader.batch.journal import Journal
 from grader.course import Course, Exercise
 from grader.errors import SubmissionError
@@ -157,14 +158,18 @@ def _grade_all(todo: list[Student], course: Course, exercises: list[Exercise], d
     # not from this process; each keeps its sandbox.
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["torch", "grader.batch.worker"])
-    started = context.Value("i", 0) if workers > 1 else None  # numbers the workers, each pinned to its own CPU
-    with ProcessPoolExecutor(workers, mp_context=context,
-                             initializer=worker.start_pool_process, initargs=(*args, started)) as pool:
-        pending = {pool.submit(worker.pool_task, s.id, str(s.path)) for s in todo}
-        while pending:
-            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in finished:
-                yield future.result()
+    slots = CpuSlots(workers, context) if workers > 1 else None  # each worker on a CPU of its own
+    try:
+        with ProcessPoolExecutor(workers, mp_context=context,
+                                 initializer=worker.start_pool_process, initargs=(*args, slots)) as pool:
+            pending = {pool.submit(worker.pool_task, s.id, str(s.path)) for s in todo}
+            while pending:
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    yield future.result()
+    finally:
+        if slots is not None:
+            slots.close()
 
 
 def _on_dask(todo: list[Student], scheduler: str, args: tuple):

@@ -1,9 +1,7 @@
 """One student's grading, as a batch worker runs it: locally in a pool process, or as a Dask task in a fresh process.
 
-A pool process keeps torch loaded and one sandbox (zygote) for every student it grades. In a pool
-of several, each process is pinned with its zygote and student processes to one CPU of its own (in
-turn, when there are more processes than CPUs): a student whose code spins takes its own worker's
-CPU, never another worker's, so nobody else's checks slow down or time out because of it. A Dask
+A pool process keeps torch loaded and one sandbox (zygote) for every student it grades; in a pool
+of several, it first takes a CPU of its own (`grader.batch.cpus`). A Dask
 task runs `python -m grader.batch.worker` in a fresh subprocess – Dask workers are multi-threaded,
 and namespaces must be set up from a fresh single-threaded process, never inside a task's thread.
 """
@@ -48,40 +46,25 @@ def grade_one(*, course, exercises, device: str, sandbox, student: str, path: Pa
 
 # -- a local pool process -----------------------------------------------------------------------
 
-def start_pool_process(course_root: str, exercise_ids: list[str], device: str, strict: bool, started=None) -> None:
+def start_pool_process(course_root: str, exercise_ids: list[str], device: str, strict: bool, slots=None) -> None:
     """Pool initializer: load the course and start this process's sandbox, kept for every student it grades.
 
-    `started` (a shared counter, in a pool of several processes) numbers this process, which then
-    takes the CPU of that number, before its zygote starts so that the zygote and its forks inherit it.
+    With `slots` (a `CpuSlots`, in a pool of several processes) this process takes its CPU first, so
+    that its zygote and every student process inherit it.
     """
     from multiprocessing.util import Finalize
 
     from grader.course import load_course
     from grader.grading.pipeline import open_sandbox
 
-    if started is not None:
-        with started.get_lock():
-            number = started.value
-            started.value += 1
-        _pin(number)
+    if slots is not None:
+        slots.take()
     course = load_course(Path(course_root))
     exercises = [course.exercise(i) for i in exercise_ids]
     context = open_sandbox(course, exercises, device, strict=strict)
     sandbox = context.__enter__()
     Finalize(None, context.__exit__, args=(None, None, None), exitpriority=10)  # the zygote ends with this process
     _STATE.update(course=course, exercises=exercises, device=device, sandbox=sandbox)
-
-
-def _pin(number: int) -> None:
-    """Keep this process, and all it starts, on one CPU (the `number`th allowed here, in turn), single-threaded."""
-    import os
-
-    import torch
-
-    if hasattr(os, "sched_setaffinity"):
-        cpus = sorted(os.sched_getaffinity(0))
-        os.sched_setaffinity(0, {cpus[number % len(cpus)]})
-    torch.set_num_threads(1)  # one CPU: more intra-op threads would only spin on it
 
 
 def pool_task(student: str, path: str) -> dict:

@@ -1,0 +1,85 @@
+"""One CPU per worker of a local pool: what a spinning student may take is its own worker's CPU.
+
+`CpuSlots(n)`, made by `grade batch` before its pool starts, numbers the workers; each worker calls
+`take()` before it starts its zygote, so that the zygote and every student process inherit the CPU:
+
+- the affinity is pinned to one CPU (in turn, when there are more workers than CPUs) and torch is
+  single-threaded;
+- as root with a cgroup v1 cpuset hierarchy, the worker also joins a cpuset cgroup of that one CPU.
+  A process may widen its own affinity (`sched_setaffinity` needs no privilege), never its cpuset,
+  so a student who spins in many threads on purpose still cannot take another worker's CPU. Without
+  it (not root, cgroup v2 only, not Linux) the pin holds for code that spins by mistake; the time
+  limit bounds the rest, as in a single `grade run`.
+
+`close()` (in the batch process, after the pool is gone) removes the cgroups.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+import time
+from pathlib import Path
+
+_CPUSET = Path("/sys/fs/cgroup/cpuset")
+
+
+class CpuSlots:
+    def __init__(self, workers: int, context=multiprocessing):
+        cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+        self.cpus = [cpus[n % len(cpus)] for n in range(workers)] if cpus else []
+        self.groups = [_cpuset_of(cpu, f"grade-batch-{os.getpid()}-{n}") for n, cpu in enumerate(self.cpus)]
+        self._taken = context.Value("i", 0)  # shared with the pool's processes, which inherit it
+
+    def take(self) -> None:
+        """In a pool process: take the next slot's CPU (and cpuset), single-threaded, for this process and all it starts."""
+        import torch
+
+        with self._taken.get_lock():
+            number = self._taken.value
+            self._taken.value += 1
+        if number < len(self.cpus):
+            group = self.groups[number]
+            if group is not None:
+                (group / "cgroup.procs").write_text(str(os.getpid()))
+            os.sched_setaffinity(0, {self.cpus[number]})
+        torch.set_num_threads(1)  # one CPU: more intra-op threads would only spin on it
+
+    def close(self) -> None:
+        """Remove the cpusets once the pool's processes have ended (their student processes end just after)."""
+        for group in self.groups:
+            if group is None:
+                continue
+            for _ in range(50):
+                try:
+                    group.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:  # busy until the last student process of that worker has exited
+                    time.sleep(0.05)
+
+
+def _cpuset_of(cpu: int, name: str) -> Path | None:
+    """A fresh cgroup v1 cpuset holding `cpu` alone, beside this process's own; None where none can be made."""
+    if sys.platform != "linux" or os.geteuid() != 0:
+        return None
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+        mine = next(line.split(":", 2)[2] for line in lines if "cpuset" in line.split(":", 2)[1].split(","))
+    except (OSError, StopIteration):
+        return None
+    parent = _CPUSET / mine.lstrip("/")
+    group = parent / name
+    try:
+        group.mkdir()
+        (group / "cpuset.cpus").write_text(str(cpu))
+        (group / "cpuset.mems").write_text((parent / "cpuset.mems").read_text().strip())
+        return group
+    except OSError:
+        try:
+            group.rmdir()
+        except OSError:
+            pass
+        return None
