@@ -20,6 +20,7 @@ from conftest import ROOT, mutate
 from grader.cli import main
 
 EXERCISES = "ex01,ex05"  # one answer sheet, one code exercise: every kind of work, in a few seconds
+CPUSETS = os.geteuid() == 0 and Path("/sys/fs/cgroup/cpuset").is_dir()  # pool workers get one each
 REFERENCE = (ROOT / "solutions" / "ex05_gated_steps" / "gated.py").read_text()
 SHEET = (ROOT / "solutions" / "ex01_cell_state" / "answers.toml").read_text()
 
@@ -138,10 +139,12 @@ def test_rerun_skips_unchanged_and_regrades_a_new_upload(klass, graded, tmp_path
 
 
 def test_kill_9_then_resume_gives_the_same_grades(klass, graded, tmp_path):
-    """After kill -9 in the middle of a batch, does a rerun give byte-identical grades and reports?"""
+    """After kill -9 in the middle of a batch, does a rerun give byte-identical grades and reports, and remove the killed one's cpusets?"""
+    from grader.batch.cpus import _own_cpuset
+
     out = tmp_path / "out"
     process = subprocess.Popen([sys.executable, "-m", "grader.cli", "batch", str(klass), "--out", str(out),
-                                "--exercises", EXERCISES, "--workers", "1"], cwd=ROOT, start_new_session=True,
+                                "--exercises", EXERCISES, "--workers", "2"], cwd=ROOT, start_new_session=True,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and process.poll() is None:
@@ -151,9 +154,15 @@ def test_kill_9_then_resume_gives_the_same_grades(klass, graded, tmp_path):
     os.killpg(process.pid, signal.SIGKILL)
     process.wait()
     assert not (out / "grades.csv").exists(), "the batch finished before it could be killed"
+
+    def left() -> list:
+        return list(_own_cpuset().glob(f"grade-batch-{process.pid}-*")) if CPUSETS else []
+
+    assert left() or not CPUSETS  # what the next batch must clean up
     resumed = batch(str(klass), "--out", str(out), "--exercises", EXERCISES)
     assert resumed.returncode == 0, resumed.stderr
     assert "unchanged" in resumed.stderr and " 0 unchanged" not in resumed.stderr, resumed.stderr
+    assert not left()
     assert (out / "grades.csv").read_bytes() == (graded / "grades.csv").read_bytes()
     for report in (graded / "reports").glob("*.json"):
         if report.stem not in HOSTILE:  # how far a fork bomb gets before it is stopped varies from run to run
@@ -172,9 +181,6 @@ def test_one_worker_and_a_dask_cluster_give_identical_grades(klass, graded, tmp_
         done = batch(str(klass), "--out", str(dask), "--exercises", EXERCISES, "--scheduler", cluster.scheduler_address)
         assert done.returncode == 0, done.stderr
     assert (dask / "grades.csv").read_bytes() == (graded / "grades.csv").read_bytes()
-
-
-CPUSETS = os.geteuid() == 0 and Path("/sys/fs/cgroup/cpuset").is_dir()
 
 
 def test_each_worker_of_a_pool_keeps_its_student_processes_on_one_cpu(tmp_path):

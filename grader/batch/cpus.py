@@ -29,7 +29,11 @@ class CpuSlots:
     def __init__(self, workers: int, context=multiprocessing):
         cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
         self.cpus = [cpus[n % len(cpus)] for n in range(workers)] if cpus else []
-        self.groups = [_cpuset_of(cpu, f"grade-batch-{os.getpid()}-{n}") for n, cpu in enumerate(self.cpus)]
+        parent = _own_cpuset()
+        if parent is not None:
+            _remove_stale(parent)
+        self.groups = [_cpuset_of(parent, cpu, f"grade-batch-{os.getpid()}-{n}") if parent else None
+                       for n, cpu in enumerate(self.cpus)]
         self._taken = context.Value("i", 0)  # shared with the pool's processes, which inherit it
 
     def take(self) -> None:
@@ -42,7 +46,10 @@ class CpuSlots:
         if number < len(self.cpus):
             group = self.groups[number]
             if group is not None:
-                (group / "cgroup.procs").write_text(str(os.getpid()))
+                try:
+                    (group / "cgroup.procs").write_text(str(os.getpid()))
+                except OSError:  # gone (removed from outside): the affinity alone, as where there are no cpusets
+                    pass
             os.sched_setaffinity(0, {self.cpus[number]})
         torch.set_num_threads(1)  # one CPU: more intra-op threads would only spin on it
 
@@ -61,8 +68,8 @@ class CpuSlots:
                     time.sleep(0.05)
 
 
-def _cpuset_of(cpu: int, name: str) -> Path | None:
-    """A fresh cgroup v1 cpuset holding `cpu` alone, beside this process's own; None where none can be made."""
+def _own_cpuset() -> Path | None:
+    """This process's cgroup v1 cpuset folder, where it may make cpusets (root on Linux); None otherwise."""
     if sys.platform != "linux" or os.geteuid() != 0:
         return None
     try:
@@ -70,7 +77,22 @@ def _cpuset_of(cpu: int, name: str) -> Path | None:
         mine = next(line.split(":", 2)[2] for line in lines if "cpuset" in line.split(":", 2)[1].split(","))
     except (OSError, StopIteration):
         return None
-    parent = _CPUSET / mine.lstrip("/")
+    return _CPUSET / mine.lstrip("/")
+
+
+def _remove_stale(parent: Path) -> None:
+    """Remove the cpusets a batch killed with -9 left behind (its pid no longer runs)."""
+    for group in parent.glob("grade-batch-*-*"):
+        pid = group.name.split("-")[2]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            try:
+                group.rmdir()
+            except OSError:
+                pass
+
+
+def _cpuset_of(parent: Path, cpu: int, name: str) -> Path | None:
+    """A fresh cpuset holding `cpu` alone in `parent`; None where it cannot be made."""
     group = parent / name
     try:
         group.mkdir()
