@@ -61,6 +61,27 @@ def inject(name: str, **args) -> Inject:
     return Inject(name, args)
 
 
+def once(module: StudentModule, key: str, compute):
+    """`compute()` the first time a check of this submission's exercise asks for `key`; later checks get a copy
+    of the same value (or the same failure) without running the submission again.
+
+    For checks that judge different things in one result of the same call: the submission is run
+    once, as it would be by a student who calls it once, and every such check judges that run.
+    """
+    import copy
+
+    memo = module._process.memo
+    if key not in memo:
+        try:
+            memo[key] = (True, compute())
+        except (Fail, StudentError) as e:
+            memo[key] = (False, e)
+    ok, value = memo[key]
+    if not ok:
+        raise value
+    return copy.deepcopy(value)
+
+
 def parse_source(student_source, name: str):
     """The syntax tree of a submitted file (read, never run); a syntax error is the student's Fail, naming the line."""
     import ast

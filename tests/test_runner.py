@@ -77,3 +77,34 @@ def test_an_exercise_folder_not_submitted_loses_its_points_without_running_check
     exercise = result.exercises[0]
     assert (exercise.score, exercise.max_score, exercise.checks) == (0, 14, [])
     assert "not submitted" in exercise.note and "ex05_gated_steps/" in exercise.note
+
+
+def test_once_runs_a_shared_call_once_per_submission_and_keeps_its_failure():
+    """Does `once` compute a key once per exercise process, hand out copies, and re-raise a cached Fail?"""
+    from types import SimpleNamespace
+
+    from grader.checks import once
+    from grader.failures import Fail
+
+    module = SimpleNamespace(_process=SimpleNamespace(memo={}))
+    calls = []
+
+    def rows():
+        calls.append(1)
+        return [{"cell": "gru"}]
+
+    first = once(module, "comparison", rows)
+    first[0]["cell"] = "changed by a check"
+    assert once(module, "comparison", rows) == [{"cell": "gru"}] and len(calls) == 1
+
+    def wrong():
+        calls.append(1)
+        raise Fail("wrong rows", "行错误")
+
+    for _ in range(2):
+        with pytest.raises(Fail, match="wrong rows"):
+            once(module, "broken", wrong)
+    assert len(calls) == 2
+    fresh = SimpleNamespace(_process=SimpleNamespace(memo={}))  # the next submission
+    once(fresh, "comparison", rows)
+    assert len(calls) == 3

@@ -128,6 +128,7 @@ class ExerciseProcess:
         self._used = False
         self._syntax: dict[str, dict | None] = {}  # module -> the import error its source gives, None if it compiles
         self.timed_out: set[str] = set()
+        self.memo: dict = {}  # results checks share (grader.checks.once), for this submission's exercise
 
     def prefetch(self, modules: list[str]) -> None:
         """Fork the process now and send it the imports of `modules` (those that compile), before any check asks."""

@@ -12,7 +12,7 @@ import functools
 import torch
 
 from grader.checks import (
-    Fail, StudentError, check, choices, expect_row, expect_tensor, inject, partial, reference_module, student_module,
+    Fail, StudentError, check, choices, expect_row, expect_tensor, inject, once, partial, reference_module, student_module,
 )
 from grader.text import Text
 
@@ -85,9 +85,14 @@ def pair(value, fn: str, shape: tuple) -> tuple:
 
 
 def compare(protocol, reference, device, widths=None, bench=None) -> list[dict]:
-    widths = widths or {cell: D_H for cell in GATES}
+    if widths is None and bench is None:  # the one comparison four checks judge: run once per submission
+        return once(protocol, "comparison", lambda: _compare(protocol, reference, device, {c: D_H for c in GATES}, fake_bench()))
+    return _compare(protocol, reference, device, widths or {c: D_H for c in GATES}, bench or fake_bench())
+
+
+def _compare(protocol, reference, device, widths: dict, bench) -> list[dict]:
     try:
-        value = protocol.run_comparison(bench or fake_bench(), splits(reference, device), widths, SETTINGS)
+        value = protocol.run_comparison(bench, splits(reference, device), widths, SETTINGS)
     except StudentError as e:
         if "simulated failure" in e.en:
             raise e.with_hint(Text(" Hint: a run that raises must be caught and reported as a row with status \"failed\";"
