@@ -95,6 +95,8 @@ def grade_batch(*, course: Course, exercises: list[Exercise], submissions: Path,
     """Grade every student of `submissions` whose content or course changed since the journal in `out`;
     then, with `nbgrader_db`, write every student's scores into that nbgrader gradebook."""
     started = time.monotonic()
+    if scheduler is None:
+        _pool_context()  # the pool's server imports torch while this process reads and hashes the class
     out.mkdir(parents=True, exist_ok=True)
     students = discover(submissions)
     if only is not None and only not in {s.id for s in students}:
@@ -148,16 +150,12 @@ def _grade_all(todo: list[Student], course: Course, exercises: list[Exercise], d
     if scheduler is not None:
         yield from _on_dask(todo, scheduler, args)
         return
-    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     from grader.batch import worker
 
     workers = max(1, min(workers, len(todo)))
-    # forkserver: workers are forked from a clean server that imported torch once (no op run, no CUDA touched),
-    # not from this process; each keeps its sandbox.
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["torch", "grader.batch.worker"])
+    context = _pool_context()
     slots = CpuSlots(workers, context) if workers > 1 else None  # each worker on a CPU of its own
     try:
         with ProcessPoolExecutor(workers, mp_context=context,
@@ -170,6 +168,21 @@ def _grade_all(todo: list[Student], course: Course, exercises: list[Exercise], d
     finally:
         if slots is not None:
             slots.close()
+
+
+def _pool_context():
+    """The pool's multiprocessing context, its server started (in the background) on the first call.
+
+    forkserver: workers are forked from a clean server that imported torch once (no op run, no CUDA
+    touched), not from this process; each keeps its sandbox.
+    """
+    import multiprocessing
+    from multiprocessing import forkserver
+
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["torch", "grader.batch.worker"])
+    forkserver.ensure_running()
+    return context
 
 
 def _on_dask(todo: list[Student], scheduler: str, args: tuple):

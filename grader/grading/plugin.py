@@ -29,6 +29,7 @@ class GraderPlugin:
             for path in [*e.public_checks, e.hidden_checks]:
                 self._by_file[path.resolve()] = e
         self.collection_errors: list[str] = []
+        self._reference_sheets: dict[str, dict] = {}  # exercise id -> its reference answers, for the whole session
         self.begin(None, [])
 
     def begin(self, workspace: Workspace | None, exercises: list[Exercise]) -> None:
@@ -116,9 +117,14 @@ class GraderPlugin:
 
     @pytest.fixture
     def reference_answers(self, exercise) -> dict:
+        """The reference answer sheet, parsed once per session (it is course material, like the checks); a copy per check."""
+        import copy
         import tomllib
 
-        return tomllib.loads((exercise.solution_dir / "answers.toml").read_text(encoding="utf-8"))
+        if exercise.id not in self._reference_sheets:
+            self._reference_sheets[exercise.id] = tomllib.loads(
+                (exercise.solution_dir / "answers.toml").read_text(encoding="utf-8"))
+        return copy.deepcopy(self._reference_sheets[exercise.id])
 
     @pytest.fixture
     def student_source(self, exercise):
