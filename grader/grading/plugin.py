@@ -29,6 +29,7 @@ class GraderPlugin:
             for path in [*e.public_checks, e.hidden_checks]:
                 self._by_file[path.resolve()] = e
         self.collection_errors: list[str] = []
+        self._item = None  # the check running now
         self._reference_sheets: dict[str, dict] = {}  # exercise id -> its reference answers, for the whole session
         self.begin(None, [])
 
@@ -62,8 +63,8 @@ class GraderPlugin:
     # -- fixtures -------------------------------------------------------------------------
 
     @pytest.fixture
-    def exercise(self, request) -> Exercise:
-        return self._exercise_of(request.node)
+    def exercise(self) -> Exercise:
+        return self._exercise_of(self._item)
 
     @pytest.fixture
     def device(self):
@@ -73,12 +74,12 @@ class GraderPlugin:
         return torch.device(self.device_name)
 
     @pytest.fixture
-    def student_process(self, request, exercise):
+    def student_process(self, exercise):
         """The exercise's student process for this check, forked (or reused) on first use."""
         process = self._process_of(exercise)
         process.begin_check()
         yield process
-        request.node.stash[_OUTPUT] = process.end_check()
+        self._item.stash[_OUTPUT] = process.end_check()
 
     def _process_of(self, exercise: Exercise) -> ExerciseProcess:
         process = self.processes.get(exercise.id)
@@ -148,6 +149,7 @@ class GraderPlugin:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item) -> None:
+        self._item = item  # the check whose fixtures are set up now (a fixture asking for `request` costs more)
         item.stash[_OUTPUT] = ""  # the check runs again for every submission: never show an earlier one's output
 
     @pytest.hookimpl(trylast=True)
