@@ -362,6 +362,40 @@ def test_network(sandbox, tmp_path):
     assert "connected" not in feedback(verdicts)
 
 
+_ADD_KEY = {"x86_64": 248, "aarch64": 217}  # the add_key system call's number
+
+
+@pytest.mark.skipif(not PROTECTIONS["no kernel keyrings"] or os.uname().machine not in _ADD_KEY,
+                    reason="no seccomp here (see `grade doctor`)")
+def test_kernel_keyrings_are_refused(sandbox, tmp_path):
+    """Is add_key refused (EPERM), so that no key can carry data from one student process to another?"""
+    code = f"""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    serial = libc.syscall({_ADD_KEY[os.uname().machine]}, b"user", b"note", b"secret", 6, -4)  # KEY_SPEC_USER_KEYRING
+    raise RuntimeError(f"add_key gave {{serial}}, errno {{ctypes.get_errno()}}")
+    """
+    verdicts = grade(sandbox, submission(tmp_path, code))
+    assert_lstm_checks_zero(verdicts)
+    assert "add_key gave -1, errno 1" in feedback(verdicts)
+
+
+@pytest.mark.skipif(not PROTECTIONS["unprivileged uid"], reason="no uid of its own here (see `grade doctor`)")
+def test_student_processes_side_by_side_have_uids_of_their_own(sandbox, tmp_path):
+    """Do two live student processes of one zygote run as two different unprivileged uids?"""
+    (tmp_path / "who.py").write_text("import os\ndef uid():\n    return os.getuid()\n")
+    processes = [sandbox.open(tmp_path) for _ in range(2)]
+    try:
+        uids = []
+        for process in processes:
+            process.begin_check()
+            uids.append(process.call("who", "uid", [], {})["value"])
+    finally:
+        for process in processes:
+            process.close()
+    assert len(set(uids)) == 2 and all(u >= 1 << 20 for u in uids), uids
+
+
 @needs_isolation
 def test_reading_solutions(sandbox, tmp_path):
     """Does reading solutions/, the hidden tests or another workspace fail (so copying the reference cannot score)?"""

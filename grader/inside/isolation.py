@@ -14,6 +14,7 @@ off Linux) it is only a separate, rlimited process in its own session.
 from __future__ import annotations
 
 import ctypes
+import functools
 import importlib.util
 import os
 import platform
@@ -24,10 +25,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-# Student processes run as a uid of their own: this base plus the zygote's pid (unique among live
-# processes; pids stay below 2**22), so RLIMIT_NPROC, files and signals never mix two graders' checks
-# or reach the grader. A zygote runs one check at a time and reaps all of it before the next.
+# Each student process runs as a uid of its own: this base plus its pid as the zygote sees it (unique
+# among live processes; pids stay below 2**22), so RLIMIT_NPROC, files and signals never mix two
+# student processes – of one student's exercises side by side, or of two workers – or reach the grader.
 UID_BASE = (1 << 31) - (1 << 22)
+# Kernel keyrings belong to a uid, outlive its processes and are in no namespace: a channel between
+# student processes (one exercise's process could hand another the course code it was given).
+KEYRING_SYSCALLS = ("add_key", "keyctl", "request_key")
 # Processes plus threads, open files, and the size of the private /tmp of one isolated check.
 PROCESSES = 64
 OPEN_FILES = 256
@@ -136,6 +140,44 @@ def _why_no_uid(secrets: list[Path]) -> tuple[str, str]:
     return "", exposed
 
 
+def process_uid() -> int:
+    """This student process's own uid (call before it mounts its own /proc, which would show it as pid 1)."""
+    return UID_BASE + int(os.readlink("/proc/self"))
+
+
+@functools.cache  # tried once in the zygote; its forks inherit the answer
+def keyrings_blockable() -> str:
+    """'' where a seccomp filter can refuse the keyring system calls here (tried in a child), else why not."""
+    if sys.platform != "linux":
+        return "seccomp is Linux only"
+    try:
+        import pyseccomp  # noqa: F401  (loads libseccomp)
+    except (ImportError, OSError) as e:
+        return f"no libseccomp here ({type(e).__name__}: {e})"
+    pid = os.fork()
+    if pid == 0:
+        try:
+            block_keyrings()
+        except BaseException:
+            os._exit(1)
+        os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    ok = os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+    return "" if ok else "a seccomp filter cannot be loaded here (a container's own seccomp profile may forbid it)"
+
+
+def block_keyrings() -> None:
+    """Refuse the kernel keyring system calls with EPERM for this process and all it starts (a seccomp filter)."""
+    import errno
+
+    import pyseccomp
+
+    rules = pyseccomp.SyscallFilter(pyseccomp.ALLOW)
+    for name in KEYRING_SYSCALLS:
+        rules.add_rule(pyseccomp.ERRNO(errno.EPERM), name)
+    rules.load()
+
+
 def drop_to(uid: int, workspace: str, private: Path) -> Path:
     """Without namespaces: copy the submission into `private`, give it to `uid`, become `uid` there; return the copy."""
     copy = private / "submission"
@@ -193,6 +235,8 @@ def describe(view: View, memory: MemoryCage) -> list[dict]:
         {"name": "unprivileged uid", "active": view.own_uid,
          "note": ("a uid per check; RLIMIT_NPROC" if isolated else
                   "a uid per check, RLIMIT_NPROC, in a private folder (no namespaces here)" if view.own_uid else view.why_no_uid)},
+        {"name": "no kernel keyrings", "active": not keyrings_blockable(),
+         "note": keyrings_blockable() or "seccomp refuses add_key, keyctl and request_key (keyrings are in no namespace)"},
         {"name": "no network", "active": isolated, "note": "network namespace" if isolated else why},
         {"name": "private file-system view", "active": isolated,
          "note": "mount namespace: system and Python files, the submission's copy, private /tmp" if isolated

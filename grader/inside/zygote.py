@@ -1,7 +1,7 @@
 """The zygote: a clean server process that forks one sandboxed student process per exercise.
 
 Started by `grader.sandbox.host` as `python -m grader.inside.zygote FD COURSE_ROOT`. It imports
-torch, safetensors and `grader.inside` only – never solutions, checks or the exercises' given course
+torch, safetensors, pyseccomp and `grader.inside` only – never solutions, checks or the exercises' given course
 code – so a fork of it holds nothing a submission may not see. A fork request names the given code
 of that exercise (`grader.inside.given`), which the new student process loads itself before its
 isolation, so it exists in that exercise's process alone. The zygote stays single-threaded and
@@ -44,9 +44,11 @@ def serve_forks(control: socket.socket, course_root: Path) -> None:
     protections = isolation.describe(view, memory)
     isolation.become_subreaper()
     alive, alive_w = os.pipe()  # students read EOF once the zygote is gone
-    uid = isolation.UID_BASE + os.getpid()
     import torch  # preloaded once so each fork starts in milliseconds
     import safetensors.torch  # noqa: F401
+
+    if not isolation.keyrings_blockable():  # loads libseccomp here, once, for every fork
+        import pyseccomp  # noqa: F401
 
     torch.set_num_threads(1)  # before any op: a fork of a process that ran a multi-threaded op hangs
     _warm_up(torch)
@@ -76,7 +78,7 @@ def serve_forks(control: socket.socket, course_root: Path) -> None:
                 control.close()
                 os.close(alive_w)
                 try:
-                    _student_process(fds[0], request, view, uid, alive, group, private, address_space=group is None)
+                    _student_process(fds[0], request, view, alive, group, private, address_space=group is None)
                 finally:
                     os._exit(1)
             os.close(fds[0])
@@ -143,7 +145,7 @@ def _describe_status(status: int) -> str:
     return f"exit code {os.WEXITSTATUS(status)}"
 
 
-def _student_process(channel_fd: int, request: dict, view: View, uid: int, alive: int, group, private,
+def _student_process(channel_fd: int, request: dict, view: View, alive: int, group, private,
                      *, address_space: bool) -> None:
     """Set up the student process (given code, sandbox, limits, captured output), then serve calls; never returns."""
     scratch = Path(request["scratch"])
@@ -151,6 +153,7 @@ def _student_process(channel_fd: int, request: dict, view: View, uid: int, alive
     try:
         output = os.open(scratch / "output.log", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         os.setsid()
+        uid = isolation.process_uid()
         MemoryCage.enter(group)
         given.load([Path(p) for p in request["given"]])  # before isolation: the view does not show the grader's files
         if view.isolated:
@@ -163,6 +166,8 @@ def _student_process(channel_fd: int, request: dict, view: View, uid: int, alive
             os.chdir(request["scratch"])
         isolation.set_limits(request["limits"], isolated=view.own_uid, address_space=address_space and request["device"] != "cuda")
         isolation.end_with_zygote(alive)
+        if not isolation.keyrings_blockable():
+            isolation.block_keyrings()
     except BaseException:
         os.write(failed, traceback.format_exc().encode())
         os._exit(1)
