@@ -297,3 +297,42 @@ def test_feedback_speaks_the_course_language():
     text = to_markdown(report)
     assert "总分: 1/2 分" in text and "通过" in text and "未通过" in text
     assert not any(word in text for word in ("Feedback for", "Total", "passed", "failed"))
+
+
+def _dead_pid() -> int:
+    return next(p for p in range(4_000_000, 4_100_000) if not Path(f"/proc/{p}").exists())
+
+
+@pytest.mark.skipif(not CPUSETS, reason="cgroup v1 cpusets as root only")
+@pytest.mark.parametrize("hierarchy", ["cpuset", "memory"])
+def test_what_a_killed_batch_left_in_its_cgroups_is_ended_by_the_next(hierarchy):
+    """Does the next batch (its cpusets) or zygote (its memory cgroups) kill a student process that outlived a kill -9, and remove the cgroup?"""
+    from grader.batch.cpus import CpuSlots, _own_cpuset
+    from grader.inside.isolation import MemoryCage
+
+    if hierarchy == "cpuset":
+        parent = _own_cpuset()
+        group = parent / f"grade-batch-{_dead_pid()}-0"
+        group.mkdir()
+        (group / "cpuset.cpus").write_text((parent / "cpuset.cpus").read_text().strip())
+        (group / "cpuset.mems").write_text((parent / "cpuset.mems").read_text().strip())
+    else:
+        cage = MemoryCage.here()
+        if cage.parent is None:
+            pytest.skip("no memory cgroup here")
+        group = cage.parent / f"grade-{_dead_pid()}-1"
+        group.mkdir()
+    survivor = subprocess.Popen([sys.executable, "-c", "import time\nwhile True: time.sleep(1)"])
+    try:
+        (group / "cgroup.procs").write_text(str(survivor.pid))
+        if hierarchy == "cpuset":
+            CpuSlots(2).close()
+        else:
+            MemoryCage.here().remove_stale()
+        assert survivor.wait(timeout=10) == -signal.SIGKILL
+        assert not group.exists()
+    finally:
+        survivor.kill()
+        survivor.wait()
+        if group.exists():
+            group.rmdir()

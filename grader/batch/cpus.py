@@ -22,6 +22,8 @@ import sys
 import time
 from pathlib import Path
 
+from grader.inside.isolation import remove_stale_cgroups
+
 _CPUSET = Path("/sys/fs/cgroup/cpuset")
 
 
@@ -81,14 +83,8 @@ def _own_cpuset() -> Path | None:
 
 
 def _remove_stale(parent: Path) -> None:
-    """Remove the cpusets a batch killed with -9 left behind (its pid no longer runs)."""
-    for group in parent.glob("grade-batch-*-*"):
-        pid = group.name.split("-")[2]
-        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
-            try:
-                group.rmdir()
-            except OSError:
-                pass
+    """End what a batch killed with -9 left in its cpusets (a student process can outlive its zygote), and remove them."""
+    remove_stale_cgroups(parent, "grade-batch-*-*", owner=lambda name: name.split("-")[2])
 
 
 def _cpuset_of(parent: Path, cpu: int, name: str) -> Path | None:

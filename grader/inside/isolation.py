@@ -23,6 +23,7 @@ import shutil
 import signal
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 # Each student process runs as a uid of its own: this base plus its pid as the zygote sees it (unique
@@ -390,6 +391,38 @@ class MemoryCage:
                 group.rmdir()
             except OSError:
                 pass
+
+
+    def remove_stale(self) -> None:
+        """End what a zygote killed with -9 left in its student processes' cgroups (`grade-<its pid>-<n>`), and remove them.
+
+        A student process can clear its parent-death signal and live on after the zygote; it cannot leave its cgroup.
+        """
+        if self.parent is not None:
+            remove_stale_cgroups(self.parent, "grade-*-*", owner=lambda name: name.split("-")[1])
+
+
+def remove_stale_cgroups(parent: Path, pattern: str, *, owner) -> None:
+    """Kill every process in the cgroups of `parent` matching `pattern` whose owner pid (`owner(name)`) no longer runs; remove them."""
+    for group in parent.glob(pattern):
+        pid = owner(group.name)
+        if not pid.isdigit() or Path(f"/proc/{pid}").exists():
+            continue
+        for _ in range(50):
+            try:
+                tasks = [int(t) for t in (group / "cgroup.procs").read_text().split()]
+            except OSError:
+                break
+            for task in tasks:
+                try:
+                    os.kill(task, signal.SIGKILL)
+                except OSError:
+                    pass
+            try:
+                group.rmdir()
+                break
+            except OSError:  # busy until the killed processes have exited
+                time.sleep(0.02)
 
 
 def _cgroup_candidates() -> list[tuple[Path, int]]:

@@ -41,6 +41,7 @@ def serve_forks(control: socket.socket, course_root: Path) -> None:
     """Zygote loop: fork a student process per `fork` request, reap it on `reap`; exit when the grader goes."""
     view = View.here(Path.cwd() / "view", secrets=secrets_of(course_root))
     memory = MemoryCage.here()
+    memory.remove_stale()
     protections = isolation.describe(view, memory)
     isolation.become_subreaper()
     alive, alive_w = os.pipe()  # students read EOF once the zygote is gone
