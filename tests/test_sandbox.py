@@ -25,6 +25,7 @@ from grader.cli import main
 from grader.course import load_course
 from grader.grading.pipeline import grade_submission
 from grader.errors import IsolationUnavailable
+from grader.failures import StudentError
 from grader.inside.isolation import PROCESSES
 from grader.inside.zygote import probe
 from grader.sandbox.host import OUTPUT_SHOWN, Limits, Sandbox, StudentTimeout
@@ -264,6 +265,34 @@ def test_memory_limit_counts_every_kind(sandbox, tmp_path, kind):
     verdicts = grade(sandbox, submission(tmp_path, grab + "\nraise RuntimeError('all of it was allowed')"))
     assert "all of it was allowed" not in feedback(verdicts)
     assert_lstm_checks_zero(verdicts)
+
+
+@pytest.mark.skipif(not PROTECTIONS["memory limit (all kinds)"], reason="no memory cgroup here (see `grade doctor`)")
+def test_memory_limit_holds_for_one_students_processes_together(tmp_path):
+    """With a 512 MiB limit, can two of one student's processes side by side not both hold 300 MiB?"""
+    box = Sandbox.start(course_root=ROOT, device="cpu", limits=Limits(time_limit=20.0, memory_mib=512))
+    (tmp_path / "hog.py").write_text("def hold():\n    global kept\n    kept = bytearray(300 << 20)\n"
+                                     "    kept[::4096] = b'x' * len(kept[::4096])\n\ndef held():\n    return len(kept)\n")
+    processes = [box.open(tmp_path) for _ in range(2)]
+    held = []
+    try:
+        for process in processes:
+            process.begin_check()
+            try:
+                process.call("hog", "hold", [], {})
+            except StudentError:
+                pass
+        for process in processes:
+            process.begin_check()
+            try:
+                held.append(process.call("hog", "held", [], {})["value"])
+            except StudentError as e:  # killed by the cgroup's out-of-memory killer, or MemoryError
+                held.append(e.en)
+    finally:
+        for process in processes:
+            process.close()
+        box.close()
+    assert held.count(300 << 20) == 1, held
 
 
 def test_lone_surrogate_and_forged_names_reach_json_safely(tmp_path):

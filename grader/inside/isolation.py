@@ -332,8 +332,9 @@ class MemoryCage:
     space the fork inherited counts every mapping (not on CUDA, whose driver reserves terabytes of it).
     """
 
-    def __init__(self, parent: Path | None, version: int, note: str):
+    def __init__(self, parent: Path | None, version: int, note: str, *, zygote_own: bool = False):
         self.parent, self.version, self.note = parent, version, note
+        self.zygote_own = zygote_own  # `parent` is the zygote's own cgroup (`for_zygote`), limited with its children
 
     @property
     def complete(self) -> bool:
@@ -349,7 +350,8 @@ class MemoryCage:
                 trial.mkdir()
                 (trial / ("memory.max" if version == 2 else "memory.limit_in_bytes")).write_text(str(64 << 20))
                 trial.rmdir()
-                return cls(parent, version, f"cgroup v{version} memory limit per student process (every kind of memory)")
+                return cls(parent, version, f"cgroup v{version} memory limit per student process, and for all of one "
+                                            "student's processes together (every kind of memory)")
             except OSError:
                 try:
                     trial.rmdir()
@@ -357,25 +359,33 @@ class MemoryCage:
                     pass
         return cls(None, 0, "RLIMIT_AS over the inherited address space (no writable memory cgroup here); not with CUDA")
 
+    def for_zygote(self) -> MemoryCage:
+        """The cage of this zygote's student processes: their cgroups inside one of its own, `grade-<its pid>`,
+        whose limit bounds them all together – one student's processes side by side – as each one's bounds it alone."""
+        if self.parent is None:
+            return self
+        own = self.parent / f"grade-{os.getpid()}"
+        own.mkdir()
+        if self.version == 2:
+            (own / "cgroup.subtree_control").write_text("+memory")
+        return MemoryCage(own, self.version, self.note, zygote_own=True)
+
     def create(self, name: str, limit_bytes: int) -> Path | None:
-        """A fresh cgroup limited to `limit_bytes` (in the zygote, before the fork), or None without cgroups."""
+        """A fresh cgroup limited to `limit_bytes` (in the zygote, before the fork), or None without cgroups;
+        the zygote's own cgroup gets the same limit for all its student processes together."""
         if self.parent is None:
             return None
+        if self.zygote_own:  # never the cgroup the grader itself runs in
+            _limit(self.parent, limit_bytes, self.version)
         group = self.parent / name
         group.mkdir()
-        if self.version == 2:
-            (group / "memory.max").write_text(str(limit_bytes))
-            if (group / "memory.swap.max").exists():
-                (group / "memory.swap.max").write_text("0")
-        else:
-            (group / "memory.limit_in_bytes").write_text(str(limit_bytes))
-            swap = group / "memory.memsw.limit_in_bytes"
-            if swap.exists():
-                try:
-                    swap.write_text(str(limit_bytes))
-                except OSError:
-                    pass
+        _limit(group, limit_bytes, self.version)
         return group
+
+    def close(self) -> None:
+        """Remove the zygote's own cgroup (its student processes' are removed as each is reaped)."""
+        if self.zygote_own:
+            remove_stale_cgroups(self.parent.parent, self.parent.name, owner=lambda name: "dead")
 
     @staticmethod
     def enter(group: Path | None) -> None:
@@ -394,35 +404,52 @@ class MemoryCage:
 
 
     def remove_stale(self) -> None:
-        """End what a zygote killed with -9 left in its student processes' cgroups (`grade-<its pid>-<n>`), and remove them.
+        """End what a zygote killed with -9 left in its student processes' cgroups (in `grade-<its pid>`), and remove them.
 
         A student process can clear its parent-death signal and live on after the zygote; it cannot leave its cgroup.
         """
         if self.parent is not None:
-            remove_stale_cgroups(self.parent, "grade-*-*", owner=lambda name: name.split("-")[1])
+            remove_stale_cgroups(self.parent, "grade-*", owner=lambda name: name.split("-")[1])
+
+
+def _limit(group: Path, limit_bytes: int, version: int) -> None:
+    if version == 2:
+        (group / "memory.max").write_text(str(limit_bytes))
+        if (group / "memory.swap.max").exists():
+            (group / "memory.swap.max").write_text("0")
+    else:
+        (group / "memory.limit_in_bytes").write_text(str(limit_bytes))
+        swap = group / "memory.memsw.limit_in_bytes"
+        if swap.exists():
+            try:
+                swap.write_text(str(limit_bytes))
+            except OSError:
+                pass
 
 
 def remove_stale_cgroups(parent: Path, pattern: str, *, owner) -> None:
     """Kill every process in the cgroups of `parent` matching `pattern` whose owner pid (`owner(name)`) no longer runs; remove them."""
     for group in parent.glob(pattern):
         pid = owner(group.name)
-        if not pid.isdigit() or Path(f"/proc/{pid}").exists():
+        if pid != "dead" and (not pid.isdigit() or Path(f"/proc/{pid}").exists()):
             continue
-        for _ in range(50):
-            try:
-                tasks = [int(t) for t in (group / "cgroup.procs").read_text().split()]
-            except OSError:
-                break
-            for task in tasks:
+        # The cgroups inside it first (a zygote's holds one per student process), then itself.
+        for folder in sorted((p for p in group.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)) + [group]:
+            for _ in range(50):
                 try:
-                    os.kill(task, signal.SIGKILL)
+                    tasks = [int(t) for t in (folder / "cgroup.procs").read_text().split()]
                 except OSError:
-                    pass
-            try:
-                group.rmdir()
-                break
-            except OSError:  # busy until the killed processes have exited
-                time.sleep(0.02)
+                    break
+                for task in tasks:
+                    try:
+                        os.kill(task, signal.SIGKILL)
+                    except OSError:
+                        pass
+                try:
+                    folder.rmdir()
+                    break
+                except OSError:  # busy until the killed processes have exited
+                    time.sleep(0.02)
 
 
 def _cgroup_candidates() -> list[tuple[Path, int]]:

@@ -40,8 +40,9 @@ def secrets_of(course_root: Path) -> list[Path]:
 def serve_forks(control: socket.socket, course_root: Path) -> None:
     """Zygote loop: fork a student process per `fork` request, reap it on `reap`; exit when the grader goes."""
     view = View.here(Path.cwd() / "view", secrets=secrets_of(course_root))
-    memory = MemoryCage.here()
-    memory.remove_stale()
+    found = MemoryCage.here()
+    found.remove_stale()
+    memory = found.for_zygote()
     protections = isolation.describe(view, memory)
     isolation.become_subreaper()
     alive, alive_w = os.pipe()  # students read EOF once the zygote is gone
@@ -55,6 +56,13 @@ def serve_forks(control: socket.socket, course_root: Path) -> None:
     _warm_up(torch)
 
     control.send(json.dumps({"ready": True, "protections": protections}).encode())
+    try:
+        _serve(control, view, memory, alive, alive_w)
+    finally:
+        memory.close()  # ends what is still running in its cgroups
+
+
+def _serve(control: socket.socket, view: View, memory: MemoryCage, alive: int, alive_w: int) -> None:
     live: dict[int, tuple] = {}  # pid -> its memory cgroup and private folder (each None where unused)
     count = 0
     while True:
