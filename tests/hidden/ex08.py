@@ -5,6 +5,8 @@ and a "trainer" whose outputs are documented functions of what it was given (tra
 updates × batch size × unit, one prediction unit per sequence predicted, peak memory = 16 bytes per
 parameter, predicted class k from the settings), so every number a correct protocol reports is known here exactly. One
 real tiny run (the given tiny_bench) shows that the protocol also works when something trains.
+The four checks of the default comparison (settings, parameter counts, prediction timing, row
+metrics) judge one run of it (`once`), as a student who runs the comparison once would see it.
 """
 
 import functools
