@@ -11,7 +11,7 @@
   it (not root, cgroup v2 only, not Linux) the pin holds for code that spins by mistake; the time
   limit bounds the rest, as in a single `grade run`.
 
-`close()` (in the batch process, after the pool is gone) removes the cgroups.
+`close()` (in the batch process, after the pool is gone) ends the cpusets and what is left in them.
 """
 
 from __future__ import annotations
@@ -19,10 +19,9 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sys
-import time
 from pathlib import Path
 
-from grader.inside.isolation import remove_stale_cgroups
+from grader.inside.isolation import end_cgroup, remove_stale_cgroups
 
 _CPUSET = Path("/sys/fs/cgroup/cpuset")
 
@@ -56,18 +55,10 @@ class CpuSlots:
         torch.set_num_threads(1)  # one CPU: more intra-op threads would only spin on it
 
     def close(self) -> None:
-        """Remove the cpusets once the pool's processes have ended (their student processes end just after)."""
+        """End the cpusets once the pool's processes have ended: whatever still runs in them is killed."""
         for group in self.groups:
-            if group is None:
-                continue
-            for _ in range(50):
-                try:
-                    group.rmdir()
-                    break
-                except FileNotFoundError:
-                    break
-                except OSError:  # busy until the last student process of that worker has exited
-                    time.sleep(0.05)
+            if group is not None:
+                end_cgroup(group)
 
 
 def _own_cpuset() -> Path | None:

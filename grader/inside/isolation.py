@@ -385,7 +385,7 @@ class MemoryCage:
     def close(self) -> None:
         """Remove the zygote's own cgroup (its student processes' are removed as each is reaped)."""
         if self.zygote_own:
-            remove_stale_cgroups(self.parent.parent, self.parent.name, owner=lambda name: "dead")
+            end_cgroup(self.parent)
 
     @staticmethod
     def enter(group: Path | None) -> None:
@@ -401,7 +401,6 @@ class MemoryCage:
                 group.rmdir()
             except OSError:
                 pass
-
 
     def remove_stale(self) -> None:
         """End what a zygote killed with -9 left in its student processes' cgroups (in `grade-<its pid>`), and remove them.
@@ -428,28 +427,31 @@ def _limit(group: Path, limit_bytes: int, version: int) -> None:
 
 
 def remove_stale_cgroups(parent: Path, pattern: str, *, owner) -> None:
-    """Kill every process in the cgroups of `parent` matching `pattern` whose owner pid (`owner(name)`) no longer runs; remove them."""
+    """End the cgroups of `parent` matching `pattern` whose owner pid (`owner(name)`) no longer runs."""
     for group in parent.glob(pattern):
         pid = owner(group.name)
-        if pid != "dead" and (not pid.isdigit() or Path(f"/proc/{pid}").exists()):
-            continue
-        # The cgroups inside it first (a zygote's holds one per student process), then itself.
-        for folder in sorted((p for p in group.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)) + [group]:
-            for _ in range(50):
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            end_cgroup(group)
+
+
+def end_cgroup(group: Path) -> None:
+    """Kill every process in `group` and in the cgroups inside it, and remove them, the innermost first."""
+    for folder in sorted((p for p in group.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)) + [group]:
+        for _ in range(50):
+            try:
+                tasks = [int(t) for t in (folder / "cgroup.procs").read_text().split()]
+            except OSError:  # gone already
+                break
+            for task in tasks:
                 try:
-                    tasks = [int(t) for t in (folder / "cgroup.procs").read_text().split()]
+                    os.kill(task, signal.SIGKILL)
                 except OSError:
-                    break
-                for task in tasks:
-                    try:
-                        os.kill(task, signal.SIGKILL)
-                    except OSError:
-                        pass
-                try:
-                    folder.rmdir()
-                    break
-                except OSError:  # busy until the killed processes have exited
-                    time.sleep(0.02)
+                    pass
+            try:
+                folder.rmdir()
+                break
+            except OSError:  # busy until the killed processes have exited
+                time.sleep(0.02)
 
 
 def _cgroup_candidates() -> list[tuple[Path, int]]:

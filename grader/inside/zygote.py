@@ -43,14 +43,11 @@ def serve_forks(control: socket.socket, course_root: Path) -> None:
     found = MemoryCage.here()
     found.remove_stale()
     memory = found.for_zygote()
-    protections = isolation.describe(view, memory)
+    protections = isolation.describe(view, memory)  # tries the seccomp filter: libseccomp is loaded for every fork
     isolation.become_subreaper()
     alive, alive_w = os.pipe()  # students read EOF once the zygote is gone
     import torch  # preloaded once so each fork starts in milliseconds
     import safetensors.torch  # noqa: F401
-
-    if not isolation.keyrings_blockable():  # loads libseccomp here, once, for every fork
-        import pyseccomp  # noqa: F401
 
     torch.set_num_threads(1)  # before any op: a fork of a process that ran a multi-threaded op hangs
     _warm_up(torch)
