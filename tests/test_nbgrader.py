@@ -259,3 +259,31 @@ def test_autograder_cell_fails_with_the_reason_when_grading_cannot_run(tmp_path,
     monkeypatch.setenv("GRADER_COURSE_ROOT", str(ROOT))
     with pytest.raises(AutogradeError, match="unknown exercise ex99"):
         autograde("ex99")
+
+
+def test_a_grader_failure_leaves_no_stale_score_in_the_gradebook(tmp_path):
+    """When the grader itself failed for a student, is the gradebook's earlier score gone and the grade marked for the TA?"""
+    from nbgrader.api import Gradebook
+
+    from grader.course import load_course
+    from grader.export import nbgrader_db
+
+    course = load_course(ROOT)
+    exercises = [course.exercise("ex05")]
+    db = tmp_path / "gradebook.db"
+
+    def row(status: str, score: float) -> dict:
+        exercise = {"id": "ex05", "score": score}
+        return {"student": "bob", "status": status, "report": {"extra_data": {"exercises": [exercise]}}}
+
+    env = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    with pytest.MonkeyPatch.context() as patch:
+        for key, value in env.items():
+            patch.setenv(key, value)
+        nbgrader_db.write(db=db, course=course, exercises=exercises, rows=[row("graded", 14.0)])
+        assert gradebook_scores(db) == {("bob", "ex05"): 14.0}
+        nbgrader_db.write(db=db, course=course, exercises=exercises, rows=[row("internal error", 0.0)])
+    assert gradebook_scores(db) == {("bob", "ex05"): 0.0}
+    with Gradebook(f"sqlite:///{db}", course_id=course.id) as gradebook:
+        grade = gradebook.find_grade("ex05_autograder", "ex05", "ex05", "bob")
+        assert grade.auto_score is None and grade.needs_manual_grade

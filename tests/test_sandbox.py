@@ -219,6 +219,31 @@ def test_forged_replies(sandbox, tmp_path):
     assert "malformed reply" in feedback(verdicts)
 
 
+def test_a_reply_cannot_claim_the_graders_error(sandbox, tmp_path):
+    """Does a submission whose every reply claims the grader's "arguments" error lose its points as its own, never
+    making the grader report an internal error of its own (which would keep a stale gradebook score)?"""
+    code = textwrap.dedent("""\
+        import sys
+        runtime = sys.modules['grader.inside.runtime']
+        def forged(message, modules, workspace, device):
+            return {'ok': False, 'error': {'kind': 'arguments', 'message': 'the grader sent arguments that could not be built'}}
+        runtime._call = forged
+        """)
+    verdicts = grade(sandbox, submission(tmp_path, source=REFERENCE + "\n" + code))  # asserts there is no internal error
+    assert all(v.earned == 0 for v in verdicts.values()), {n: v.earned for n, v in verdicts.items() if v.earned}
+
+
+def test_a_stopped_process_leaves_no_output_file(sandbox, tmp_path):
+    """Is each ended process's captured output removed once read, while its feedback still shows the output?"""
+    code = "import os\nprint('spoken before the crash', flush=True)\nos._exit(3)"
+    before = set(sandbox._scratch.iterdir())
+    verdicts = grade(sandbox, submission(tmp_path, code))
+    assert_lstm_checks_zero(verdicts)
+    assert "spoken before the crash" in feedback(verdicts)
+    left = [p for p in set(sandbox._scratch.iterdir()) - before if p.is_dir()]
+    assert left == [], left
+
+
 def test_endless_loop(sandbox, tmp_path):
     """Does an endless loop fail on the time limit, and does grading go on?"""
     verdicts = grade(sandbox, submission(tmp_path, "while True:\n    pass"))

@@ -5,8 +5,8 @@ notebook named by its id, with one autograder cell `<id>_autograder` worth the e
 Each student of the journal becomes a student with a submission per graded exercise, and that
 cell's grade gets the exercise's score as `auto_score`; formgrader, `nbgrader generate_feedback`
 and `nbgrader export` read them from there. nbgrader's update_or_create_* make a rerun update
-every row, never add one twice. A student whose grading failed in the grader keeps the scores the
-gradebook had.
+every row, never add one twice. A student whose grading failed in the grader itself gets no score
+and is marked "needs manual grade" (formgrader lists it), so no earlier score stays silently.
 """
 
 from __future__ import annotations
@@ -34,9 +34,10 @@ def write(*, db: Path, course: Course, exercises: list[Exercise], rows: list[dic
             gradebook.update_or_create_grade_cell(grade_cell(exercise), exercise.id, exercise.id,
                                                   max_score=exercise.points, cell_type="code")
         for row in rows:
-            if row["status"] == "internal error":
-                continue
+            failed = row["status"] == "internal error"
             scores = {x["id"]: x["score"] for x in row["report"]["extra_data"]["exercises"]}
+            if failed:
+                scores = dict.fromkeys(scores or [e.id for e in exercises])
             gradebook.update_or_create_student(row["student"])
             for exercise in (e for e in exercises if e.id in scores):
                 gradebook.update_or_create_submission(exercise.id, row["student"])
@@ -48,8 +49,8 @@ def write(*, db: Path, course: Course, exercises: list[Exercise], rows: list[dic
                     notebook = gradebook.find_submission_notebook(*args[1:])
                     grade = Grade(cell_id=cell.id, notebook=notebook)
                     gradebook.db.add(grade)
-                grade.auto_score = float(scores[exercise.id])
-                grade.needs_manual_grade = False
+                grade.auto_score = None if failed else float(scores[exercise.id])
+                grade.needs_manual_grade = failed  # the grader failed: for the TA to grade, never a stale score
                 written += 1
             gradebook.db.commit()
     return written

@@ -65,7 +65,7 @@ def _call(message: dict, modules: dict, workspace: Path, device) -> dict:
     try:
         args = _to_device(message["args"], device)
         kwargs = _to_device(message["kwargs"], device)
-    except ValueError as e:  # an Inject the course does not define: the grader's mistake, reported as such
+    except ValueError as e:  # the grader checked its injects before sending: whatever this says is the submission's
         return _error("arguments", f"the grader sent arguments that could not be built: {e}")
     cotangent = message.get("cotangent")
     if cotangent is not None:

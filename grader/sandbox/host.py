@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.errors import CheckBug, IsolationUnavailable, SandboxError
+from grader.errors import IsolationUnavailable, SandboxError
 from grader.failures import StudentError
 from grader.inside import wire
 from grader.inside.zygote import SETUP_FAILED_FILE
@@ -180,6 +180,7 @@ class StudentProcess:
         self._output_start = 0
         self._imported: set[str] = set()
         self._importing: dict[str, float] = {}  # module -> deadline of its import, sent ahead (`start_import`)
+        self._last_output: str | None = None  # the current check's output, once read (kept after the process ends)
 
     @property
     def usable(self) -> bool:
@@ -192,6 +193,7 @@ class StudentProcess:
         self._checks += 1
         self._deadline = time.monotonic() + self._sandbox.limits.time_limit
         self._output_start = self._output_size() if self._checks > 1 else 0
+        self._last_output = None
 
     def start_import(self, module: str) -> None:
         """Send the import of `module` now, with a time limit of its own from now; the first call to it reads the outcome.
@@ -274,14 +276,17 @@ class StudentProcess:
             raise StudentError(f"{label} sent back a malformed reply", f"{label} 返回的应答格式错误")
         if reply["ok"]:
             return reply
-        if reply["error"].get("kind") == "arguments":  # the grader's own arguments could not be built there
-            self._stop()
-            raise CheckBug(f"{label}: the check's injected arguments could not be built in the student process "
-                           f"(as that process reports it): {printable(str(reply['error'].get('message')))[:300]}")
+        # Whatever the reply says (an "arguments" error included: the grader checked its injects before sending),
+        # it is the submission's result: only what the grader observes itself can be the grader's error.
         raise StudentError.from_report(label, reply["error"])
 
     def output(self) -> str:
         """What the submission printed during the current check, truncated."""
+        if self._last_output is None:
+            self._last_output = self._read_output()
+        return self._last_output
+
+    def _read_output(self) -> str:
         try:
             with open(self._scratch / "output.log", "rb") as f:
                 f.seek(self._output_start)
@@ -306,9 +311,14 @@ class StudentProcess:
         except ProcessLookupError:
             pass
         self._status = self._sandbox._reap(self.pid)
+        self._last_output = self._read_output()
         failed = self._scratch / SETUP_FAILED_FILE
-        if failed.exists() and failed.stat().st_size:
-            raise SandboxError(f"a student process could not be set up:\n{failed.read_text(errors='replace')[-3000:]}")
+        why = failed.read_text(errors="replace")[-3000:] if failed.exists() else ""
+        # Its captured output (up to the file-size limit) goes now, not with the sandbox: a submission that
+        # fills it and crashes in every call would otherwise leave one such file per check.
+        shutil.rmtree(self._scratch, ignore_errors=True)
+        if why:
+            raise SandboxError(f"a student process could not be set up:\n{why}")
 
 
 def zygote_env() -> dict:
