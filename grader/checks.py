@@ -26,11 +26,12 @@ import pytest
 from grader.failures import Fail, StudentError
 from grader.grading.answers import Boolean, Choice, Form, Formula, Integer, Number, Shape
 from grader.inside.wire import Inject
+from grader.results import Outcome
 from grader.sandbox.proxy import StudentModule
 from grader.text import Text, quoted
 
 __all__ = [
-    "Boolean", "Choice", "Fail", "Formula", "Integer", "Number", "Shape", "StudentError", "assert_close", "check",
+    "Boolean", "Choice", "Fail", "Formula", "Integer", "Number", "Outcome", "Shape", "StudentError", "assert_close", "check",
     "check_sheet_form", "choices", "course_code", "expect_kind", "expect_row", "expect_tensor", "expect_value_errors",
     "inject", "parse_source", "partial", "reference_module", "student_module",
 ]
@@ -53,7 +54,8 @@ def partial(parts) -> None:
             failures.append(failure)
     if failures:
         kept = sum(f.share for f in failures)
-        raise Fail(Text.join("\n", [f.message for f in failures]), share=(len(parts) - len(failures) + kept) / len(parts))
+        raise Fail(Text.join("\n", [f.message for f in failures]), share=(len(parts) - len(failures) + kept) / len(parts),
+                   diagnosis=[d for f in failures for d in f.diagnosis])
 
 
 def inject(name: str, **args) -> Inject:

@@ -2,20 +2,29 @@
 
 from __future__ import annotations
 
+from grader.results import Outcome
 from grader.text import Text, one_line, quoted
+
+# A named mistake as a check writes it: English, (English, Chinese), or a Text.
+Named = str | tuple[str, str] | Text
 
 
 class Fail(Exception):
     """The submission is wrong: `en`/`zh` say how; `share` (0 to 1) of the check's points is still earned.
 
-    Points are declared once, on the check (`@check(points=...)`); the engine multiplies.
+    Points are declared once, on the check (`@check(points=...)`); the engine multiplies. `diagnosis`
+    names the mistakes the feedback names (one, or several); `outcome` is REFUSED for work that does
+    what the exercise forbids.
     """
 
-    def __init__(self, en: str | Text, zh: str | None = None, *, share: float = 0.0):
+    def __init__(self, en: str | Text, zh: str | None = None, *, share: float = 0.0,
+                 diagnosis: Named | list[Named] | tuple[Named, ...] = (), outcome: Outcome = Outcome.FAILED):
         message = en if isinstance(en, Text) else Text(en, zh or en)
         super().__init__(message.en)
         self.message = message
         self.share = min(max(float(share), 0.0), 1.0) if share == share else 0.0  # NaN earns nothing
+        self.diagnosis = named(diagnosis)
+        self.outcome = outcome
 
     @property
     def en(self) -> str:
@@ -26,16 +35,27 @@ class Fail(Exception):
         return self.message.zh
 
 
-class StudentError(Fail):
-    """A failure inside the student process: it raised, hung, died, or sent back junk."""
+def named(diagnosis) -> tuple[Text, ...]:
+    """Named mistakes as Texts: one (a string, an (en, zh) pair, a Text) or a list of them."""
+    if isinstance(diagnosis, (str, Text)) or (isinstance(diagnosis, tuple) and len(diagnosis) == 2
+                                              and all(isinstance(d, str) for d in diagnosis)):
+        diagnosis = [diagnosis]
+    return tuple(d if isinstance(d, Text) else Text(d) if isinstance(d, str) else Text(*d) for d in diagnosis)
 
-    def __init__(self, en: str | Text, zh: str | None = None, *, types: tuple[str, ...] = ()):
-        super().__init__(en, zh)
+
+class StudentError(Fail):
+    """A failure inside the student process: it raised (FAILED), hung (TIMED_OUT), died or sent back junk (CRASHED),
+    or was not run (NOT_RUN); the grader sets `outcome` from what it observed."""
+
+    def __init__(self, en: str | Text, zh: str | None = None, *, types: tuple[str, ...] = (),
+                 outcome: Outcome = Outcome.FAILED, diagnosis=()):
+        super().__init__(en, zh, outcome=outcome, diagnosis=diagnosis)
         self.types = types
 
-    def with_hint(self, hint: Text) -> StudentError:
+    def with_hint(self, hint: Text, *, diagnosis=()) -> StudentError:
         """The same failure with advice appended (a new error: this one is not changed)."""
-        return StudentError(self.message + hint, types=self.types)
+        return StudentError(self.message + hint, types=self.types, outcome=self.outcome,
+                            diagnosis=self.diagnosis + named(diagnosis))
 
     @classmethod
     def from_report(cls, label: str, error: dict) -> StudentError:

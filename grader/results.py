@@ -1,10 +1,35 @@
-"""The result model: what grading one submission decided. Plain data – no pytest, no torch – for every exporter."""
+"""The result model: what grading one submission decided. Plain data – no pytest, no torch – for every exporter.
+
+A verdict carries what it means as fields, set where each is known: its `outcome` (the check, the
+sandbox or the pipeline) and its `diagnosis` (the named mistake, by the check or the answer-sheet
+judge). Summaries, statistics and exports read these fields, never the rendered feedback, which a
+submission can fill with any words. `GradeResult.to_json` / `from_json` round-trip it losslessly.
+"""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from grader.text import Text
+
+# Bumped whenever the JSON layout changes; `from_json` refuses other versions (the journal regrades them).
+VERSION = 1
+
+
+class Outcome(StrEnum):
+    """What happened to one check (or, for `NOT_SUBMITTED` and `UNREADABLE`, to an exercise's work)."""
+
+    PASSED = "passed"
+    FAILED = "failed"  # the submission's answer or code is wrong (it may keep a share of the points)
+    TIMED_OUT = "timed out"
+    CRASHED = "crashed"  # the student process ended, or sent back what is not a reply
+    REFUSED = "refused"  # the work does what the exercise forbids (a library cell, an import)
+    NOT_RUN = "not run"  # not attempted: the function timed out or its process had stopped before
+    NOT_SUBMITTED = "not submitted"
+    UNREADABLE = "could not be read"
+    INTERNAL_ERROR = "internal error"  # the grader's own failure, never the student's
 
 
 @dataclass
@@ -15,11 +40,22 @@ class Verdict:
     name: str
     points: float
     earned: float
-    passed: bool
     feedback: Text
     visible: bool
-    internal_error: bool = False
-    timed_out: bool = False
+    outcome: Outcome = Outcome.PASSED
+    diagnosis: tuple[Text, ...] = ()  # the named mistakes, as the check or the judge named them
+
+    @property
+    def passed(self) -> bool:
+        return self.outcome is Outcome.PASSED
+
+    @property
+    def internal_error(self) -> bool:
+        return self.outcome is Outcome.INTERNAL_ERROR
+
+    @property
+    def timed_out(self) -> bool:
+        return self.outcome is Outcome.TIMED_OUT
 
 
 @dataclass
@@ -31,6 +67,7 @@ class ExerciseResult:
     checks: list[Verdict]
     note: Text = field(default_factory=lambda: Text(""))  # why an exercise was not (fully) graded
     graded_points: float = 0.0  # what the hidden checks are worth, when only public checks ran
+    outcome: Outcome | None = None  # NOT_SUBMITTED or UNREADABLE when no check could run; None when checks ran
 
     @property
     def public_only(self) -> bool:
@@ -54,3 +91,40 @@ class GradeResult:
     @property
     def max_score(self) -> float:
         return sum(e.max_score for e in self.exercises)
+
+    def to_json(self) -> str:
+        """Every field, losslessly, with the layout's version."""
+        doc = {
+            "version": VERSION, "submission": self.submission, "device": self.device, "language": self.language,
+            "internal_errors": self.internal_errors, "protections": self.protections, "seconds": self.seconds,
+            "exercises": [
+                {"id": e.id, "title": e.title, "score": e.score, "max_score": e.max_score, "note": _text(e.note),
+                 "graded_points": e.graded_points, "outcome": e.outcome,
+                 "checks": [{"exercise": v.exercise, "name": v.name, "points": v.points, "earned": v.earned,
+                             "feedback": _text(v.feedback), "visible": v.visible, "outcome": v.outcome,
+                             "diagnosis": [_text(d) for d in v.diagnosis]} for v in e.checks]}
+                for e in self.exercises
+            ],
+        }
+        return json.dumps(doc, ensure_ascii=False, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> GradeResult:
+        """The result `to_json` wrote; ValueError for another version or layout."""
+        doc = json.loads(text)
+        if not isinstance(doc, dict) or doc.get("version") != VERSION:
+            raise ValueError(f"not a grade result of layout version {VERSION}")
+        exercises = [
+            ExerciseResult(e["id"], e["title"], e["score"], e["max_score"],
+                           [Verdict(v["exercise"], v["name"], v["points"], v["earned"], Text(*v["feedback"]),
+                                    v["visible"], Outcome(v["outcome"]), tuple(Text(*d) for d in v["diagnosis"]))
+                            for v in e["checks"]],
+                           Text(*e["note"]), e["graded_points"], None if e["outcome"] is None else Outcome(e["outcome"]))
+            for e in doc["exercises"]
+        ]
+        return cls(doc["submission"], doc["device"], doc["language"], exercises, doc["internal_errors"],
+                   doc["protections"], doc["seconds"])
+
+
+def _text(text: Text) -> list[str]:
+    return [text.en, text.zh]

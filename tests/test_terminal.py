@@ -8,7 +8,7 @@ from rich.console import Console
 from conftest import ROOT
 from grader.export.terminal import _wrap, print_course, print_grade
 from grader.grading.pipeline import grade_submission
-from grader.results import ExerciseResult, GradeResult, Verdict
+from grader.results import ExerciseResult, GradeResult, Outcome, Verdict
 from grader.text import Text
 
 KEY = "lstm_dx3_dh5_2layers_bidir_torch"
@@ -26,11 +26,11 @@ def shown(result: GradeResult, *, width: int = 80, verbose: bool = False) -> str
 def sample(language: str, *, public: bool) -> GradeResult:
     """A result whose feedback holds a long key, a sheet and a file path, in both languages."""
     sheet = Verdict("ex04", "answers.toml has exactly the course's keys, each answered in the form its question asks",
-                    0, 0, False, Text(f"{SHEET}, {KEY}: could not read your answer: unknown symbol 'x' at column 3",
-                                      f"{SHEET}，{KEY}：无法读取你的答案：未知的符号 'x'（第 3 列）"), True)
+                    0, 0, Text(f"{SHEET}, {KEY}: could not read your answer: unknown symbol 'x' at column 3",
+                               f"{SHEET}，{KEY}：无法读取你的答案：未知的符号 'x'（第 3 列）"), True, Outcome.FAILED)
     code = Verdict("ex05", "lstm_step matches the reference in float64 on random inputs of several shapes", 2, 0,
-                   False, Text(f"{FILE} is missing from the submission", f"提交中缺少{FILE}"), not public)
-    broken = Verdict("ex05", "gru_step matches the reference", 2, 2, True, Text(""), not public)
+                   Text(f"{FILE} is missing from the submission", f"提交中缺少{FILE}"), not public, Outcome.UNREADABLE)
+    broken = Verdict("ex05", "gru_step matches the reference", 2, 2, Text(""), not public)
     exercises = [ExerciseResult("ex04", "Parameter counts", 0, 0 if public else 10, [sheet],
                                 graded_points=10 if public else 0),
                  ExerciseResult("ex05", "Gated steps", 2, 0 if public else 4, [code, broken],

@@ -1,11 +1,24 @@
-"""grades.csv: one row per student (sorted), one column of points per exercise, and the total."""
+"""grades.csv: one row per student (sorted), one column of points per exercise, and the total.
+
+Every cell passes through `safe_cell`, as must every CSV this package writes: an id such as
+`=HYPERLINK(...)` is data, never a formula a spreadsheet runs.
+"""
 
 from __future__ import annotations
 
 import csv
 import io
 
-from grader.text import format_points
+from grader.text import format_points, printable
+
+# What makes a spreadsheet read a cell as a formula (OWASP's CSV injection rule): its first character.
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def safe_cell(value: str) -> str:
+    """A CSV cell a spreadsheet shows as text: a leading formula character gets a quote mark before it, and
+    control characters (a carriage return would end the row: the writer quotes only "\\n") become "?"."""
+    return printable(("'" + value if value.startswith(_FORMULA_STARTS) else value).replace("\n", "\r"))
 
 
 def to_csv(rows: list[dict], exercise_ids: list[str]) -> str:
@@ -16,5 +29,6 @@ def to_csv(rows: list[dict], exercise_ids: list[str]) -> str:
     for row in sorted(rows, key=lambda r: r["student"]):
         scores = {e["id"]: e["score"] for e in row["report"]["extra_data"]["exercises"]}
         points = [scores.get(i, 0.0) for i in exercise_ids]
-        writer.writerow([row["student"], *(format_points(p, digits=4) for p in points), format_points(sum(points), digits=4)])
+        cells = [row["student"], *(format_points(p, digits=4) for p in points), format_points(sum(points), digits=4)]
+        writer.writerow([safe_cell(c) for c in cells])
     return out.getvalue()

@@ -415,7 +415,7 @@ class AnswerSheet:
 
     def _diagnosis(self, key: str, diagnosis: Diagnosis) -> Fail:
         en, zh = (diagnosis, diagnosis) if isinstance(diagnosis, str) else diagnosis
-        return self._fail(key, f"not correct: {en}", f"不正确：{zh}")
+        return Fail(f"{self.label}, {key}: not correct: {en}", f"{self.label}，{key}：不正确：{zh}", diagnosis=(en, zh))
 
     def _answer(self, key: str) -> object:
         """The answer to `key`; a missing or blank one fails as unanswered (0 points, not an error), an

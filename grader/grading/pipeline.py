@@ -18,7 +18,7 @@ from pathlib import Path
 from grader.course import Course, Exercise
 from grader.errors import DeviceError
 from grader.grading.session import CheckSession
-from grader.results import ExerciseResult, GradeResult, Verdict
+from grader.results import ExerciseResult, GradeResult, Outcome, Verdict
 from grader.sandbox.host import Limits, Sandbox
 from grader.submissions.workspace import load_submission
 from grader.text import Text, shown_path
@@ -121,7 +121,7 @@ def score(exercise: Exercise, verdicts: list[Verdict], *, hidden: bool) -> Exerc
 def not_submitted(exercise: Exercise, submission: str, *, hidden: bool) -> ExerciseResult:
     """An exercise whose folder the submission lacks: no checks run, all of its points lost."""
     return ExerciseResult(
-        exercise.id, exercise.title, 0.0, exercise.points if hidden else 0.0, [],
+        exercise.id, exercise.title, 0.0, exercise.points if hidden else 0.0, [], outcome=Outcome.NOT_SUBMITTED,
         note=Text(f"not submitted: {submission} has no folder {exercise.folder}/ and no notebook {exercise.id}.ipynb",
                   f"未提交：{submission} 中没有文件夹 {exercise.folder}/，也没有笔记本 {exercise.id}.ipynb"),
     )

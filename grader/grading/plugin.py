@@ -9,8 +9,7 @@ import pytest
 from grader.course import Course, Exercise
 from grader.errors import CheckBug
 from grader.failures import Fail
-from grader.results import Verdict
-from grader.sandbox.host import StudentTimeout
+from grader.results import Outcome, Verdict
 from grader.sandbox.proxy import ExerciseProcess
 from grader.submissions.workspace import Workspace
 from grader.text import Text
@@ -197,26 +196,25 @@ class GraderPlugin:
         doc = (getattr(item.function, "__doc__", None) or item.name).strip().splitlines()[0]
         visible = Path(item.path).resolve() != exercise.hidden_checks.resolve()
         error = self._failures.get(item.nodeid)
-        internal = False
+        diagnosis = ()
         if error is None:
-            earned, feedback = points, Text("")
+            earned, feedback, outcome = points, Text(""), Outcome.PASSED
         elif isinstance(error, CheckBug):
-            earned, internal = 0.0, True
+            earned, outcome = 0.0, Outcome.INTERNAL_ERROR
             feedback = Text(f"internal grader error in this check: {error}", f"此检查中评分程序内部出错：{error}")
         elif isinstance(error, Fail):
-            earned, feedback = points * error.share, error.message
+            earned, feedback, outcome, diagnosis = points * error.share, error.message, error.outcome, error.diagnosis
         elif isinstance(error, AssertionError) and str(error):
-            earned, feedback = 0.0, Text(str(error).split("\nassert ")[0])
+            earned, feedback, outcome = 0.0, Text(str(error).split("\nassert ")[0]), Outcome.FAILED
         else:
-            earned, internal = 0.0, True
+            earned, outcome = 0.0, Outcome.INTERNAL_ERROR
             feedback = Text(f"internal grader error in this check: {type(error).__name__}: {error}",
                             f"此检查中评分程序内部出错：{type(error).__name__}: {error}")
         output = item.stash.get(_OUTPUT, "")
         if output and error is not None:
             feedback += Text(f"\n--- your code's own output (truncated) ---\n{output}",
                              f"\n--- 你的代码自己的输出（已截断）---\n{output}")
-        return Verdict(exercise.id, doc, points, earned, error is None, feedback, visible, internal,
-                       timed_out=isinstance(error, StudentTimeout))
+        return Verdict(exercise.id, doc, points, earned, feedback, visible, outcome, diagnosis)
 
     def _exercise_of(self, node) -> Exercise:
         path = str(node.path)

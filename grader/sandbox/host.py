@@ -26,6 +26,7 @@ from grader.errors import IsolationUnavailable, SandboxError
 from grader.failures import StudentError
 from grader.inside import wire
 from grader.inside.zygote import SETUP_FAILED_FILE
+from grader.results import Outcome
 from grader.text import printable
 
 # What a reply from a student process may hold (sized to the largest legitimate reply of any check).
@@ -58,7 +59,7 @@ class StudentTimeout(StudentError):
     """The submission's function (or the import of its module, `importing`) did not finish within the check's time limit."""
 
     def __init__(self, en: str, zh: str, *, importing: bool):
-        super().__init__(en, zh)
+        super().__init__(en, zh, outcome=Outcome.TIMED_OUT)
         self.importing = importing
 
 
@@ -110,7 +111,7 @@ class Sandbox:
         self._wait_ready()
         self._count += 1
         scratch = self._scratch / f"check-{self._count}"
-        scratch.mkdir()
+        scratch.mkdir(mode=0o700)  # the student process's output and setup log: root's alone
         ours, theirs = socket.socketpair()
         request = {
             "op": "fork",
@@ -146,9 +147,9 @@ class Sandbox:
     def _wait_ready(self) -> None:
         if self._protections is None:
             self._protections = self._reply(timeout=STARTUP_SECONDS)["protections"]
-        missing = [p for p in self._protections if not p["active"]]
-        if self._strict and missing:
-            raise IsolationUnavailable(unavailable_text(missing))
+        why = refusal(self._protections, strict=self._strict)
+        if why:
+            raise IsolationUnavailable(why)
 
     def _reply(self, *, timeout: float) -> dict:
         self._control.settimeout(timeout)
@@ -226,6 +227,7 @@ class StudentProcess:
             raise StudentError(
                 f"not run: the submission's process had already stopped ({self._status})",
                 f"未运行：提交的进程已结束（{self._status}）",
+                outcome=Outcome.NOT_RUN,
             )
         if module in self._importing:  # sent ahead: its outcome, within its own limit
             self._exchange(f"importing {module}.py", None, importing=True, deadline=self._importing.pop(module))
@@ -264,16 +266,18 @@ class StudentProcess:
                 f"the submission's process ended while running {label} ({self._status}); "
                 "it may have called os._exit, crashed, or run out of memory",
                 f"运行 {label} 时提交的进程意外结束（{self._status}），可能调用了 os._exit、崩溃或内存不足",
+                outcome=Outcome.CRASHED,
             ) from None
         except wire.WireError as e:
             self._stop()
             raise StudentError(
                 f"{label} sent back data the grader cannot read: {e}",
                 f"{label} 返回了评分程序无法读取的数据：{e}",
+                outcome=Outcome.CRASHED,
             ) from None
         if not _well_formed(reply):
             self._stop()  # whatever answers like this is not the runtime any more: the next check gets a fresh process
-            raise StudentError(f"{label} sent back a malformed reply", f"{label} 返回的应答格式错误")
+            raise StudentError(f"{label} sent back a malformed reply", f"{label} 返回的应答格式错误", outcome=Outcome.CRASHED)
         if reply["ok"]:
             return reply
         # Whatever the reply says (an "arguments" error included: the grader checked its injects before sending),
@@ -335,6 +339,22 @@ def zygote_env() -> dict:
         # sandboxed process 22 ms -> 14 ms here). Ignored where glibc or the kernel has no such thing.
         "GLIBC_TUNABLES": "glibc.malloc.hugetlb=1",
     } | {k: os.environ[k] for k in ("GRADE_SANDBOX_NAMESPACES",) if k in os.environ}  # to try the no-namespace mode
+
+
+def active(found: list[dict], name: str) -> bool:
+    """Whether the protection called `name` is active in `found` (a probe's or a zygote's list)."""
+    return any(p["name"] == name and p["active"] for p in found)
+
+
+def refusal(found: list[dict], *, strict: bool) -> str:
+    """Why student code may not run under the protections `found` ('' if it may): never as root; with
+    `strict`, only with every protection active."""
+    if os.geteuid() == 0 and not active(found, "unprivileged uid"):
+        note = next(p["note"] for p in found if p["name"] == "unprivileged uid")
+        return (f"refused: student code would run as root here – {note} (e.g. a venv of /usr/bin/python3), "
+                "or grade where namespaces are allowed (`grade doctor` shows what is active)")
+    missing = [p for p in found if not p["active"]]
+    return unavailable_text(missing) if strict and missing else ""
 
 
 def unavailable_text(missing: list[dict]) -> str:

@@ -12,6 +12,7 @@ import sys
 from grader.errors import SandboxError
 from grader.failures import StudentError
 from grader.inside.wire import Inject, leaves, map_leaves
+from grader.results import Outcome
 from grader.sandbox.host import StudentTimeout
 from grader.text import Text
 
@@ -47,9 +48,9 @@ class StudentFunction:
         reply = self._run(list(args), kwargs, cotangent)
         grads = reply.get("grads")
         if not isinstance(grads, dict) or not isinstance(grads.get("args"), list) or not isinstance(grads.get("kwargs"), dict):
-            raise StudentError(f"{self._module}.{self._function}: malformed gradient reply", "梯度应答格式错误")
+            raise StudentError(f"{self._module}.{self._function}: malformed gradient reply", "梯度应答格式错误", outcome=Outcome.CRASHED)
         if not all(isinstance(k, str) for k in grads["kwargs"]):
-            raise StudentError(f"{self._module}.{self._function}: malformed gradient reply", "梯度应答格式错误")
+            raise StudentError(f"{self._module}.{self._function}: malformed gradient reply", "梯度应答格式错误", outcome=Outcome.CRASHED)
         named = {f"arg{i}": g for i, g in enumerate(grads["args"])} | grads["kwargs"]
         return reply["value"], named
 
@@ -59,17 +60,17 @@ class StudentFunction:
         if label in timed_out:
             raise StudentError(
                 Text(f"{label} was not run: it did not finish within the time limit in an earlier check",
-                     f"{label} 未运行：它在之前的检查中已超时"))
+                     f"{label} 未运行：它在之前的检查中已超时"), outcome=Outcome.NOT_RUN)
         if f"{self._module}.py" in timed_out:
             raise StudentError(
                 Text(f"{label} was not run: importing {self._module}.py did not finish within the time limit in an "
                      "earlier check (code at the top level of the file that never ends?)",
-                     f"{label} 未运行：导入 {self._module}.py 在之前的检查中已超时（文件顶层有不会结束的代码？）"))
+                     f"{label} 未运行：导入 {self._module}.py 在之前的检查中已超时（文件顶层有不会结束的代码？）"), outcome=Outcome.NOT_RUN)
         if sum(t.startswith(f"{self._module}.") for t in timed_out) >= 2:
             raise StudentError(
                 Text(f"{label} was not run: two functions of {self._module}.py did not finish within the time limit "
                      "in earlier checks",
-                     f"{label} 未运行：{self._module}.py 中已有两个函数在之前的检查中超时"))
+                     f"{label} 未运行：{self._module}.py 中已有两个函数在之前的检查中超时"), outcome=Outcome.NOT_RUN)
         self._process.check_injects([v for v in leaves([args, kwargs]) if isinstance(v, Inject)])
         self._process.check_compiles(self._module)
         try:
@@ -167,7 +168,7 @@ class ExerciseProcess:
     def get(self):
         """The live student process, forked (or reused) on a check's first call."""
         if self._missing:
-            raise StudentError("; ".join(self._missing))
+            raise StudentError("; ".join(self._missing), outcome=Outcome.UNREADABLE)
         if not self._used:
             if self._process is None or not self._process.usable:
                 if self._process is not None:

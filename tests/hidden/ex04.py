@@ -276,7 +276,7 @@ def grid_check(params, configs: list[dict], expected, what: str, *, excused=(), 
         en.append("Likely mistake: " + "; ".join(d[0] for d in named[:2]))
         zh.append("可能的错误：" + "；".join(d[1] for d in named[:2]))
     raise Fail(". ".join(en) + ".", "。".join(zh) + "。",
-               share=(len(configs) - len(wrong)) / len(configs))
+               share=(len(configs) - len(wrong)) / len(configs), diagnosis=named[:2])
 
 
 def likely_mistakes(configs, targets, observed, is_int, miscounted) -> list:

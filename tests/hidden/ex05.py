@@ -10,7 +10,7 @@ import math
 import torch
 
 from grader.checks import (
-    Fail, StudentError, assert_close, check, expect_tensor, expect_value_errors, parse_source, partial,
+    Fail, Outcome, StudentError, assert_close, check, expect_tensor, expect_value_errors, parse_source, partial,
     reference_module, student_module,
 )
 from grader.grading import policy
@@ -152,7 +152,7 @@ def values_check(student_fn, reference_fn, inputs, keys, recompute, mistakes, fn
         raise Fail(
             f"{fn}: wrong values for {', '.join(wrong)} (float64, batch {B}, d_x={D_X}, d_h={D_H}).{en}",
             f"{fn}：{', '.join(wrong)} 的数值错误（float64，批量 {B}，d_x={D_X}，d_h={D_H}）。{zh}",
-            share=(len(keys) - len(wrong)) / len(keys),
+            share=(len(keys) - len(wrong)) / len(keys), diagnosis=name or (),
         )
 
 
@@ -353,6 +353,7 @@ def test_no_library_cells(gated, reference, student_source, device):
         raise Fail(
             f"gated.py uses library recurrent cells ({names}); this exercise asks you to write the gates yourself",
             f"gated.py 使用了库中的循环单元（{names}）；本题要求自己实现各个门",
+            outcome=Outcome.REFUSED,
         )
     outside = sorted((policy.imported_modules(tree) - ALLOWED_IMPORTS) | policy.indirect_access(tree))
     if outside:
@@ -360,4 +361,5 @@ def test_no_library_cells(gated, reference, student_source, device):
         raise Fail(
             f"gated.py reaches beyond torch, math and typing ({names}); the step functions must stand alone",
             f"gated.py 使用了 torch、math、typing 以外的模块或间接导入（{names}）；单步函数必须独立实现",
+            outcome=Outcome.REFUSED,
         )

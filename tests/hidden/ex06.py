@@ -15,7 +15,7 @@ import itertools
 import pytest
 import torch
 
-from grader.checks import Fail, check, expect_tensor, inject, parse_source, student_module
+from grader.checks import Fail, Outcome, check, expect_tensor, inject, parse_source, student_module
 from grader.grading import policy
 
 parity = student_module("parity")
@@ -77,7 +77,7 @@ FLOAT32 = ("float32 precision: the result agrees only to about float32 rounding;
 
 def float32_fail(fn: str, what: str) -> Fail:
     return Fail(f"{fn}: {what} is float32, expected torch.float64. Likely mistake: {FLOAT32[0]}",
-                f"{fn}：{what} 是 float32，应为 torch.float64。可能的错误：{FLOAT32[1]}")
+                f"{fn}：{what} 是 float32，应为 torch.float64。可能的错误：{FLOAT32[1]}", diagnosis=FLOAT32)
 
 
 # -- LSTM ------------------------------------------------------------------------------------------
@@ -114,7 +114,7 @@ def part_option(m: dict, weights: dict, part: str) -> dict | None:
                  if all(close(m[k], lstm_mapping(weights, **option)[k], rtol=1e-12, atol=1e-14) for k in keys)), None)
 
 
-def lstm_diagnosis(m: dict, weights: dict) -> str:
+def lstm_diagnosis(m: dict, weights: dict) -> list[tuple[str, str]]:
     """Name what the W's and the b's of a wrong mapping have in common with known mistakes."""
     found = []
     for part in "Wb":
@@ -128,7 +128,11 @@ def lstm_diagnosis(m: dict, weights: dict) -> str:
     correct = lstm_mapping(weights)
     if not found and all(close(m[k], correct[k].float().double(), rtol=1e-6, atol=1e-7) for k in LSTM_KEYS):
         found.append(FLOAT32)
-    found = list(dict.fromkeys(found))
+    return list(dict.fromkeys(found))
+
+
+def likely(found: list[tuple[str, str]]) -> tuple[str, str]:
+    """The feedback's sentence naming these mistakes ("" when none is known)."""
     if not found:
         return "", ""
     return (" Likely mistake: " + "; ".join(en for en, _ in found) + ".",
@@ -168,13 +172,14 @@ def test_lstm_values(parity, gated_reference, device):
         correct = lstm_mapping(weights)
         right = sum(close(m[k], correct[k], rtol=1e-12, atol=1e-14) for k in LSTM_KEYS)
         wrong = [k for k in LSTM_KEYS if not close(m[k], correct[k], rtol=1e-12, atol=1e-14)]
-        en, zh = lstm_diagnosis(m, weights)
+        found = lstm_diagnosis(m, weights)
+        en, zh = likely(found)
         raise Fail(
             f"lstm_params_from_torch: with your mapping, lstm_step's h and c differ from nn.LSTMCell's "
             f"(float64, batch {B}, d_x={d_x}, d_h={d_h}); wrong entries: {', '.join(wrong) or 'none'}.{en}",
             f"lstm_params_from_torch：用你的映射，lstm_step 得到的 h 与 c 与 nn.LSTMCell 不一致"
             f"（float64，批量 {B}，d_x={d_x}，d_h={d_h}）；错误的条目：{', '.join(wrong) or '无'}。{zh}",
-            share=right / len(LSTM_KEYS),
+            share=right / len(LSTM_KEYS), diagnosis=found,
         )
 
 
@@ -327,15 +332,13 @@ def gru_mistake(out, weights: dict, s: dict) -> dict | None:
     return None
 
 
-def gru_diagnosis(out, weights: dict, s: dict) -> tuple[str, str]:
+def gru_diagnosis(out, weights: dict, s: dict) -> list[tuple[str, str]]:
     chosen = gru_mistake(out, weights, s)
     if chosen is not None:
-        names = [GRU_NAMES[(k, v)] for k, v in chosen.items() if (k, v) in GRU_NAMES]
-        return (" Likely mistake: " + "; ".join(en for en, _ in names) + ".",
-                " 可能的错误：" + "；".join(zh for _, zh in names) + "。")
+        return [GRU_NAMES[(k, v)] for k, v in chosen.items() if (k, v) in GRU_NAMES]
     if torch.allclose(out, gru_variant(weights, s["x"], s["h"], dtype=torch.float32), rtol=1e-5, atol=1e-6):
-        return f" Likely mistake: {FLOAT32[0]}.", f" 可能的错误：{FLOAT32[1]}。"
-    return "", ""
+        return [FLOAT32]
+    return []
 
 
 def gru_params_of(value) -> dict:
@@ -374,13 +377,14 @@ def test_gru_values(parity, device):
         with torch.no_grad():
             expected = torch_cell("gru", weights)(s["x"], s["h"])
         if not close(out, expected):
-            en, zh = gru_diagnosis(out, weights, s)
+            found = gru_diagnosis(out, weights, s)
+            en, zh = likely(found)
             raise Fail(
                 f"torch_gru_step with gru_params_from_torch's parameters differs from nn.GRUCell "
                 f"(float64, batch {B}, d_x={d_x}, d_h={d_h}).{en}",
                 f"torch_gru_step 使用 gru_params_from_torch 的参数时与 nn.GRUCell 的结果不一致"
                 f"（float64，批量 {B}，d_x={d_x}，d_h={d_h}）。{zh}",
-                share=n / len(CONFIGS),
+                share=n / len(CONFIGS), diagnosis=found,
             )
 
 
@@ -437,4 +441,4 @@ def test_gru_written_out(parity, student_source, device):
         names = ", ".join(sorted(used))
         raise Fail(f"parity.py uses library recurrent cells or reaches code indirectly ({names}); torch_gru_step must "
                    "write nn.GRUCell's equations out",
-                   f"parity.py 使用了库中的循环单元或间接访问代码（{names}）；torch_gru_step 必须自己写出 nn.GRUCell 的公式")
+                   f"parity.py 使用了库中的循环单元或间接访问代码（{names}）；torch_gru_step 必须自己写出 nn.GRUCell 的公式", outcome=Outcome.REFUSED)

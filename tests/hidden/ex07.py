@@ -96,7 +96,7 @@ def check_constant_params(decay, kind: str, retain: float) -> None:
                          if torch.allclose(b, torch.full_like(b, wrong), rtol=1e-6, atol=1e-9)),
                         (f"σ({target}) must equal retain in every entry", f"σ({target}) 的每个分量都必须等于 retain"))
         raise Fail(f"{fn}: the {GATE[kind]} is not {retain}. Likely mistake: {hint[0]}.",
-                   f"{fn}：{GATE[kind]} 不等于 {retain}。可能的错误：{hint[1]}。")
+                   f"{fn}：{GATE[kind]} 不等于 {retain}。可能的错误：{hint[1]}。", diagnosis=hint)
     other = [k for k in shapes if k.startswith("b_") and k != target and bool(params[k].any())]
     if other:
         raise Fail(f"{fn}: every bias but {target} must be zero; {', '.join(other)} is not",
@@ -217,7 +217,8 @@ def norm_check(decay, kind: str, params: dict, T: int, expected: float, device, 
     setting = "random non-zero weights" if random else "constant gates"
     setting_zh = "随机非零权重" if random else "常数门"
     raise Fail(f"{fn} with {setting} is wrong (rtol 1e-6)." + (f" Likely mistake: {hint[0]}." if hint else ""),
-               f"{fn} 在{setting_zh}下的结果错误（rtol 1e-6）。" + (f"可能的错误：{hint[1]}。" if hint else ""))
+               f"{fn} 在{setting_zh}下的结果错误（rtol 1e-6）。" + (f"可能的错误：{hint[1]}。" if hint else ""),
+               diagnosis=hint or ())
 
 
 @check(points=1)

@@ -125,7 +125,8 @@ def verdict(wrong: int, total: int, lines_en: list[str], lines_zh: list[str], na
     if named:
         lines_en.append("Likely mistake: " + "; ".join(d[0] for d in named[:2]))
         lines_zh.append("可能的错误：" + "；".join(d[1] for d in named[:2]))
-    raise Fail(". ".join(lines_en) + ".", "。".join(lines_zh) + "。", share=(total - wrong) / total)
+    raise Fail(". ".join(lines_en) + ".", "。".join(lines_zh) + "。", share=(total - wrong) / total,
+               diagnosis=named[:2])
 
 
 def count_check(student_fn, name: str, cases: list[tuple], expected: list[int], mistakes,

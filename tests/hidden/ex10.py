@@ -241,7 +241,7 @@ def choice_of(sweep, rows, k, mistakes: dict):
         return
     for why, options in mistakes.items():
         if chosen.get(k) == _variant(rows + CONTROL, **options)[k]:
-            raise Fail(f"select_lr for {k}: {why[0]}", f"select_lr 对 {k}：{why[1]}")
+            raise Fail(f"select_lr for {k}: {why[0]}", f"select_lr 对 {k}：{why[1]}", diagnosis=why)
     raise Fail(f"select_lr for {k}: not the lr with the highest mean validation accuracy", f"select_lr 对 {k}：不是平均验证准确率最高的学习率")
 
 
