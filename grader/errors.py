@@ -41,3 +41,23 @@ class IsolationUnavailable(SandboxError):
 
 class CheckBug(GraderError):
     """A check (or the course code it injects) is wrong: the check is an internal error, never the student's 0."""
+
+
+class MissingExtra(GraderError):
+    """A TA feature whose packages are not installed: the message says which extra brings them."""
+
+    exit_code = USAGE
+
+    def __init__(self, feature: str, module: str):
+        super().__init__(f"{feature} needs {module}, which the TA's install brings: "
+                         "pip install 'gated-rnn-grader[ta]' (in this repository: pip install -e '.[ta]')")
+
+
+def need(module: str, feature: str):
+    """Import `module` for `feature`, or raise MissingExtra saying what to install."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise MissingExtra(feature, module) from None

@@ -287,3 +287,15 @@ def test_a_grader_failure_leaves_no_stale_score_in_the_gradebook(tmp_path):
     with Gradebook(f"sqlite:///{db}", course_id=course.id) as gradebook:
         grade = gradebook.find_grade("ex05_autograder", "ex05", "ex05", "bob")
         assert grade.auto_score is None and grade.needs_manual_grade
+
+
+def test_a_missing_ta_extra_says_what_to_install(tmp_path, monkeypatch):
+    """Without nbgrader installed (a student's base install), does --nbgrader-db's writer say which extra to install?"""
+    from grader.course import load_course
+    from grader.errors import MissingExtra
+    from grader.export import nbgrader_db
+
+    monkeypatch.setitem(sys.modules, "nbgrader.api", None)  # as if not installed: importing it raises ImportError
+    course = load_course(ROOT)
+    with pytest.raises(MissingExtra, match=r"gated-rnn-grader\[ta\]"):
+        nbgrader_db.write(db=tmp_path / "gradebook.db", course=course, exercises=[course.exercise("ex05")], rows=[])

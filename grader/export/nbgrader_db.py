@@ -23,8 +23,10 @@ from grader.handout.nbgrader import grade_cell
 
 def write(*, db: Path, course: Course, exercises: list[Exercise], rows: list[dict]) -> int:
     """Write the scores of `rows` (the batch journal's) on `exercises` into the gradebook `db`; return the grades written."""
-    from nbgrader.api import Grade, Gradebook, MissingEntry
+    from grader.errors import need
 
+    api = need("nbgrader.api", "--nbgrader-db")
+    Grade, Gradebook, MissingEntry = api.Grade, api.Gradebook, api.MissingEntry
     written = 0
     db.parent.mkdir(parents=True, exist_ok=True)
     with _alembic_on_path(), Gradebook(f"sqlite:///{db.resolve()}", course_id=course.id) as gradebook:

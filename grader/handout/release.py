@@ -27,6 +27,18 @@ def build_release(*, course: Course, out: Path) -> list[Path]:
     shutil.copy(root / "course.toml", out / "course.toml")
     shutil.copy(Path(__file__).with_name("STUDENT_README.md"), out / "README.md")
     pyproject = (root / "pyproject.toml").read_text(encoding="utf-8")
-    # The TA's pytest settings point at tests/, which the bundle does not have: `grade run` runs the checks.
-    (out / "pyproject.toml").write_text(pyproject.split("[tool.pytest.ini_options]")[0].rstrip() + "\n", encoding="utf-8")
+    # The student's install is the base: no TA or test extras. The TA's pytest settings point at tests/, which
+    # the bundle does not have (`grade run` runs the checks).
+    (out / "pyproject.toml").write_text(_base_only(pyproject), encoding="utf-8")
     return sorted(p.relative_to(out) for p in out.rglob("*") if p.is_file())
+
+
+def _base_only(pyproject: str) -> str:
+    """The course's pyproject.toml with its `[project.optional-dependencies]` and `[tool.*]` tables left out."""
+    kept, keep = [], True
+    for line in pyproject.splitlines():
+        if line.startswith("["):
+            keep = not line.startswith(("[project.optional-dependencies]", "[tool."))
+        if keep:
+            kept.append(line)
+    return "\n".join(kept).rstrip() + "\n"
