@@ -419,7 +419,7 @@ def test_network(sandbox, tmp_path):
 _ADD_KEY = {"x86_64": 248, "aarch64": 217}  # the add_key system call's number
 
 
-@pytest.mark.skipif(not PROTECTIONS["no kernel keyrings"] or os.uname().machine not in _ADD_KEY,
+@pytest.mark.skipif(not PROTECTIONS["no channel between student processes"] or os.uname().machine not in _ADD_KEY,
                     reason="no seccomp here (see `grade doctor`)")
 def test_kernel_keyrings_are_refused(sandbox, tmp_path):
     """Is add_key refused (EPERM), so that no key can carry data from one student process to another?"""

@@ -30,9 +30,26 @@ from pathlib import Path
 # among live processes; pids stay below 2**22), so RLIMIT_NPROC, files and signals never mix two
 # student processes – of one student's exercises side by side, or of two workers – or reach the grader.
 UID_BASE = (1 << 31) - (1 << 22)
-# Kernel keyrings belong to a uid, outlive its processes and are in no namespace: a channel between
-# student processes (one exercise's process could hand another the course code it was given).
-KEYRING_SYSCALLS = ("add_key", "keyctl", "request_key")
+# What two student processes can both reach whatever their namespaces and uids, so a channel between them
+# (one exercise's process could hand another the code it was given, or compute what the other may not):
+# kernel keyrings (in no namespace, they outlive their processes); locks on a file both see (POSIX, open file
+# description and flock locks: the same inode in every view, read-only or not); watches that report another
+# process reading such a file (inotify, fanotify, a folder's F_NOTIFY); leases; io_uring, whose futex waits no
+# filter sees. Refused with EPERM.
+CHANNEL_SYSCALLS = ("add_key", "keyctl", "request_key", "flock", "inotify_init", "inotify_init1", "fanotify_init",
+                    "io_uring_setup")
+# fcntl's commands of that kind: F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW, F_SETLEASE,
+# F_GETLEASE, F_NOTIFY. Only the 32 bits the kernel reads of `cmd` are compared (higher ones must not hide one).
+CHANNEL_FCNTL_COMMANDS = (5, 6, 7, 36, 37, 38, 1024, 1025, 1026)
+# A futex word on a page of a file every view shows (libc's, read-only) has the same key in every process: one
+# process's wake, or its count of waiters woken, carries a bit to or from another. Waits that may queue on such a
+# key – legacy futex FUTEX_WAIT, FUTEX_WAIT_BITSET, FUTEX_WAIT_REQUEUE_PI without FUTEX_PRIVATE_FLAG, futex2's
+# futex_wait without FUTEX2_PRIVATE, futex_waitv whose flags a filter cannot read – return EAGAIN at once ("the
+# word changed": every caller retries, so a shared wait spins instead of sleeping, as glibc's pthread_join then
+# does). With no waiter on a shared key, a wake reaches nobody. PI futexes need the word writable, and no
+# writable page is shared between student processes.
+FUTEX_PRIVATE_FLAG, FUTEX2_PRIVATE = 128, 128
+SHARED_FUTEX_WAITS = (0, 9, 11)  # FUTEX_WAIT, FUTEX_WAIT_BITSET, FUTEX_WAIT_REQUEUE_PI
 # Processes plus threads, open files, and the size of the private /tmp of one isolated check.
 PROCESSES = 64
 OPEN_FILES = 256
@@ -147,8 +164,8 @@ def process_uid() -> int:
 
 
 @functools.cache  # tried once in the zygote; its forks inherit the answer
-def keyrings_blockable() -> str:
-    """'' where a seccomp filter can refuse the keyring system calls here (tried in a child), else why not."""
+def channels_blockable() -> str:
+    """'' where a seccomp filter can refuse the channel system calls here (tried in a child), else why not."""
     if sys.platform != "linux":
         return "seccomp is Linux only"
     try:
@@ -158,7 +175,7 @@ def keyrings_blockable() -> str:
     pid = os.fork()
     if pid == 0:
         try:
-            block_keyrings()
+            block_channels()
         except BaseException:
             os._exit(1)
         os._exit(0)
@@ -167,16 +184,32 @@ def keyrings_blockable() -> str:
     return "" if ok else "a seccomp filter cannot be loaded here (a container's own seccomp profile may forbid it)"
 
 
-def block_keyrings() -> None:
-    """Refuse the kernel keyring system calls with EPERM for this process and all it starts (a seccomp filter)."""
+def block_channels() -> None:
+    """Refuse, for this process and all it starts, what could carry data to another student process (a seccomp filter)."""
     import errno
 
     import pyseccomp
 
     rules = pyseccomp.SyscallFilter(pyseccomp.ALLOW)
-    for name in KEYRING_SYSCALLS:
-        rules.add_rule(pyseccomp.ERRNO(errno.EPERM), name)
+    refuse, wait_again = pyseccomp.ERRNO(errno.EPERM), pyseccomp.ERRNO(errno.EAGAIN)
+    low32 = 0xFFFFFFFF
+    for name in CHANNEL_SYSCALLS:
+        _add_rule(rules, refuse, name)
+    for command in CHANNEL_FCNTL_COMMANDS:
+        _add_rule(rules, refuse, "fcntl", pyseccomp.Arg(1, pyseccomp.MASKED_EQ, low32, command))
+    for command in SHARED_FUTEX_WAITS:  # the command and the private flag; higher bits make any command invalid
+        _add_rule(rules, wait_again, "futex", pyseccomp.Arg(1, pyseccomp.MASKED_EQ, 0x7F | FUTEX_PRIVATE_FLAG, command))
+    _add_rule(rules, wait_again, "futex_wait", pyseccomp.Arg(3, pyseccomp.MASKED_EQ, FUTEX2_PRIVATE, 0))
+    _add_rule(rules, wait_again, "futex_waitv")
     rules.load()
+
+
+def _add_rule(rules, action: int, name: str, *args) -> None:
+    """One rule, for a system call this architecture has (inotify_init, say, is x86's only)."""
+    import pyseccomp
+
+    if pyseccomp.resolve_syscall(pyseccomp.Arch.NATIVE, name) >= 0:
+        rules.add_rule(action, name, *args)
 
 
 def drop_to(uid: int, workspace: str, private: Path) -> Path:
@@ -236,8 +269,10 @@ def describe(view: View, memory: MemoryCage) -> list[dict]:
         {"name": "unprivileged uid", "active": view.own_uid,
          "note": ("a uid per check; RLIMIT_NPROC" if isolated else
                   "a uid per check, RLIMIT_NPROC, in a private folder (no namespaces here)" if view.own_uid else view.why_no_uid)},
-        {"name": "no kernel keyrings", "active": not keyrings_blockable(),
-         "note": keyrings_blockable() or "seccomp refuses add_key, keyctl and request_key (keyrings are in no namespace)"},
+        {"name": "no channel between student processes", "active": not channels_blockable(),
+         "note": channels_blockable() or "seccomp refuses kernel keyrings, file locks and leases, inotify, fanotify, "
+                                         "F_NOTIFY and io_uring; futex waits on a key another process could share "
+                                         "return at once"},
         {"name": "no network", "active": isolated, "note": "network namespace" if isolated else why},
         {"name": "private file-system view", "active": isolated,
          "note": "mount namespace: system and Python files, the submission's copy, private /tmp" if isolated
