@@ -130,7 +130,7 @@ def test_a_corrupt_zip_still_writes_a_results_json(tmp_path, autograder_zip):
     (root / "submission" / "handin.zip").write_bytes(b"PK\x03\x04 this is not a zip")
     doc, printed = run_autograder(root)
     assert doc["score"] == 0 and doc["tests"] == [] and doc["max_score"] == 100
-    assert doc["output"] == "the autograder failed: handin.zip: not a valid zip file (File is not a zip file)"
+    assert doc["output"] == "the autograder failed: could not be read: handin.zip: not a valid zip file (File is not a zip file)"
     assert doc["execution_time"] >= 0 and doc["stdout_visibility"] == "hidden"
     assert "the autograder failed" in printed
 

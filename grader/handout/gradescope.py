@@ -27,7 +27,7 @@ from pathlib import Path
 
 from grader.course import Course
 from grader.errors import CourseError, SubmissionError
-from grader.text import Text, one_line
+from grader.text import Text, one_line, printable
 
 # The course as the autograder needs it: what grades and what installs it; nothing of the developers'
 # (bench/, examples/, .ci, the mutant banks).
@@ -135,7 +135,7 @@ def _finished(doc: dict, started: float) -> dict:
 def _say(text: str) -> None:
     """A line for instructors; a closed or broken stdout never costs the student a grade."""
     try:
-        print(text, flush=True)
+        print(printable(text), flush=True)  # an uploaded file's name may hold bytes stdout cannot encode
     except OSError:
         pass
 
@@ -195,8 +195,10 @@ def _sandbox_report(found: list[dict] | None, course_root: Path) -> str:
 def _failed(course: Course | None, error: BaseException) -> dict:
     from grader.export.gradescope import failure_dict
 
-    if isinstance(error, SubmissionError):  # the upload: the student can fix it
-        message = error.text.render(course.language) if isinstance(error, Refused) and course else str(error)
+    if isinstance(error, Refused) and course:  # the upload's layout: the student can fix it
+        message = error.text.render(course.language)
+    elif isinstance(error, SubmissionError):  # a zip or folder that cannot be read: 0 points, saying why
+        message = f"could not be read: {error}"
     else:
         _say("".join(traceback.format_exception(error)).rstrip())
         message = (f"internal error ({type(error).__name__}: {one_line(str(error), limit=300)}); "

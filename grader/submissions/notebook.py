@@ -13,13 +13,17 @@ from __future__ import annotations
 import ast
 import json
 import math
+import sys
 import tomllib
 from pathlib import Path
 
 from grader.course import Exercise
+from grader.submissions import bounded
 
 NOTEBOOK_BYTES = 16 << 20  # largest notebook read (outputs count; only the cells' sources are kept)
 SHEET = "answers.toml"
+# The largest integer written as a TOML literal: str() refuses more than sys.int_info.default_max_str_digits digits.
+_MAX_INT_BITS = int((sys.int_info.default_max_str_digits - 1) * math.log2(10))
 METADATA = "grader"  # cell metadata: {"file": "gated.py"} on hand-in cells, {"role": "autograde"} on the grade cell
 
 
@@ -30,15 +34,30 @@ def find(submission: Path, exercise: Exercise) -> list[Path]:
     return [p for p in places if p.exists() or p.is_symlink()]
 
 
-def student_files(data: bytes, exercise: Exercise, shown: str) -> tuple[dict[str, bytes], dict[str, str]]:
+def student_files(data: bytes, exercise: Exercise, shown: str, *, limit: int) -> tuple[dict[str, bytes], dict[str, str]]:
     """The exercise's student files built from notebook bytes (`shown` names the notebook), and why any could not be.
 
-    Returns (files, problems): every student file of the exercise is in exactly one of the two.
+    Returns (files, problems): every student file of the exercise is in exactly one of the two. No cell
+    and no file built may exceed `limit` bytes, nor all code cells together one `limit` per student file;
+    the notebook is read at a bounded cost (`bounded`), so one it would take too long to read costs its files.
     """
+    try:
+        texts, problems = bounded.run(_built, data, exercise, shown, limit, size=len(data))
+    except bounded.TooCostly as e:
+        return {}, {name: f"{shown} is too costly to read: {e}; hand in a smaller notebook" for name in exercise.student_files}
+    return {name: text.encode("utf-8", errors="replace") for name, text in texts.items()}, problems
+
+
+def _built(data: bytes, exercise: Exercise, shown: str, limit: int) -> tuple[dict[str, str], dict[str, str]]:
+    """The files' texts and the problems of `student_files` (plain data, so that a limited child can return them)."""
     try:
         cells = _cells(data, shown)
     except NotebookError as e:
         return {}, {name: str(e) for name in exercise.student_files}
+    total = sum(len(cell["source"].encode("utf-8", errors="replace")) for _, cell in cells)
+    if total > limit * len(exercise.student_files):
+        return {}, {name: f"the code cells of {shown} come to {total} bytes; the limit is {limit} a file, "
+                          f"{limit * len(exercise.student_files)} in all" for name in exercise.student_files}
     modules = [n for n in exercise.student_files if n.endswith(".py")]
     keys = _sheet_keys(exercise)
     sources: dict[str, list[str]] = {name: [] for name in exercise.student_files if name != SHEET}
@@ -48,7 +67,7 @@ def student_files(data: bytes, exercise: Exercise, shown: str) -> tuple[dict[str
         where = f"{shown}, cell {number}"
         name = _marked_file(cell, exercise)
         try:
-            tree = _parse(cell["source"], where)
+            tree = _parse(cell["source"], where, limit)
         except NotebookError as e:  # unreadable, so unsorted: it costs the file it would most likely belong to
             for owner in [name] if name else modules or [SHEET]:
                 problems.setdefault(owner, str(e))
@@ -66,14 +85,17 @@ def student_files(data: bytes, exercise: Exercise, shown: str) -> tuple[dict[str
             sources[name].append(cell["source"])
     files = {}
     if SHEET in exercise.student_files and SHEET not in problems:
-        files[SHEET] = "".join(f"{_toml_string(k)} = {v}\n" for k, v in answers.items()).encode("utf-8", errors="replace")
+        files[SHEET] = "".join(f"{_toml_string(k)} = {v}\n" for k, v in answers.items())
     for name, parts in sources.items():
         if name in problems:
             continue
         if parts:
-            files[name] = ("\n\n".join(p.rstrip("\n") for p in parts) + "\n").encode("utf-8", errors="replace")
+            files[name] = "\n\n".join(p.rstrip("\n") for p in parts) + "\n"
         else:
             problems[name] = f"{shown} has no code cell for {name}"
+    for name in [n for n, text in files.items() if len(text.encode("utf-8", errors="replace")) > limit]:
+        size = len(files.pop(name).encode("utf-8", errors="replace"))
+        problems[name] = f"the cells of {shown} for {name} come to {size} bytes; the limit is {limit}"
     return files, problems
 
 
@@ -103,8 +125,10 @@ def _cells(data: bytes, shown: str) -> list[tuple[int, dict]]:
         nbformat.validate(nbformat.from_dict(doc), version=4)
     except nbformat.ValidationError as e:
         where = "/".join(str(p) for p in e.absolute_path) if getattr(e, "absolute_path", None) else "top level"
-        raise NotebookError(f"{shown} is not a valid nbformat 4 notebook ({where}: {str(e.message)[:200]}); "
+        raise NotebookError(f"{shown} is not a valid nbformat 4 notebook ({where}: {str(e.message)[:200]!r}); "
                             f"save it again from Jupyter") from None
+    except RecursionError:  # JSON that json.loads still reads, nested too deeply for nbformat's validator
+        raise NotebookError(f"{shown} is not a notebook: its JSON is nested too deeply") from None
     cells = []
     for number, cell in enumerate(doc["cells"], 1):
         if cell["cell_type"] != "code" or _is_test(cell):
@@ -134,8 +158,13 @@ def _sheet_keys(exercise: Exercise) -> set[str]:
     return set(tomllib.loads((exercise.stub_dir / SHEET).read_text(encoding="utf-8")))
 
 
-def _parse(source: str, where: str) -> ast.Module:
-    """The cell's syntax tree; compiled too (never run), so that `return` outside a function is caught here."""
+def _parse(source: str, where: str, limit: int) -> ast.Module:
+    """The cell's syntax tree; compiled too (never run), so that `return` outside a function is caught here.
+
+    A cell over `limit` bytes is refused unparsed."""
+    size = len(source.encode("utf-8", errors="replace"))
+    if size > limit:
+        raise NotebookError(f"{where} is {size} bytes; the limit is {limit}")
     try:
         compile(source, where, "exec", dont_inherit=True)
         return ast.parse(source)
@@ -186,8 +215,8 @@ def _toml_value(node: ast.expr, source: str) -> str:
 def _toml_literal(value) -> str | None:
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
+    if isinstance(value, int):  # one Python cannot print in decimal (0x and 4000 digits) is judged as the text typed
+        return str(value) if value.bit_length() <= _MAX_INT_BITS else None
     if isinstance(value, float):
         return repr(value) if math.isfinite(value) else None
     if isinstance(value, str):

@@ -14,9 +14,9 @@ from pathlib import Path
 
 from grader.course import Course, Exercise
 from grader.errors import SubmissionError
-from grader.submissions import notebook
+from grader.submissions import bounded, notebook
 
-# Largest student file accepted.
+# Largest student file accepted (a notebook's cells built into one file too; each cell no larger).
 FILE_BYTES = 1 << 20
 
 
@@ -93,10 +93,11 @@ def _from_notebook(notebooks: list[Path], exercise: Exercise, dest: Path, *, ins
     data, problem = _read(notebooks[0], inside=inside, shown=shown[0], limit=notebook.NOTEBOOK_BYTES)
     if problem:
         return {name: problem for name in exercise.student_files}
-    files, problems = notebook.student_files(data, exercise, shown[0])
+    files, problems = notebook.student_files(data, exercise, shown[0], limit=FILE_BYTES)
     for name, content in files.items():
-        if len(content) > FILE_BYTES:
-            problems[name] = f"the cells of {shown[0]} for {name} come to {len(content)} bytes; the limit is {FILE_BYTES}"
+        problem = _python_problem(name, content, f"{name} (built from {shown[0]})")
+        if problem:
+            problems[name] = problem
         else:
             (dest / name).write_bytes(content)
     return problems
@@ -105,9 +106,43 @@ def _from_notebook(notebooks: list[Path], exercise: Exercise, dest: Path, *, ins
 def _copy(src: Path, dest: Path, *, inside: Path, shown: str) -> str | None:
     """Copy one student file; return why it was refused (naming it as `shown`, relative to the submission), or None."""
     data, problem = _read(src, inside=inside, shown=shown, limit=FILE_BYTES)
+    problem = problem or _python_problem(src.name, data, shown)
     if problem is None:
         dest.write_bytes(data)
     return problem
+
+
+def _python_problem(name: str, source: bytes, shown: str) -> str | None:
+    """Why a .py file cannot be read as Python at a bounded cost, or None; checks and imports then parse it again.
+
+    A syntax error is not a problem here: the file is copied, and its import reports it with the line.
+    """
+    if not name.endswith(".py"):
+        return None
+    try:
+        why = bounded.run(_unparsable, source, size=len(source))
+    except bounded.TooCostly as e:
+        why = str(e)
+    return f"{shown} cannot be read as Python: {why}; simplify it" if why else None
+
+
+def _unparsable(source: bytes) -> str | None:
+    """Why parsing or compiling `source` (never running it) fails other than with a syntax error, else None."""
+    import ast
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a SyntaxWarning is the submission's business, never the grader's stderr
+            ast.parse(source)
+            compile(source, "<submission>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):  # null bytes, bad encodings: the import says so, with the line
+        return None
+    except RecursionError:
+        return "it is nested too deeply (RecursionError)"
+    except MemoryError:
+        return "parsing it runs out of memory"
+    return None
 
 
 def _read(src: Path, *, inside: Path, shown: str, limit: int) -> tuple[bytes, str | None]:
