@@ -591,3 +591,107 @@ def prctl(option: int, value: int) -> None:
 def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
     encode = lambda s: None if s is None else os.fsencode(s)  # noqa: E731
     _check(_libc().mount(encode(source), encode(target), encode(fstype), ctypes.c_ulong(flags), encode(data)), f"mount {target}")
+
+
+# -- what a uid-only student process leaves behind ----------------------------------------------
+
+# World-writable places where a student process without namespaces can leave files that outlive it.
+SHARED_DIRS = ("/dev/shm", "/tmp", "/var/tmp", "/run/lock", "/dev/mqueue")
+# At most this many entries are looked at in one sweep: the top level of each, and world-writable folders there.
+SWEPT_ENTRIES = 20_000
+_IPC_RMID = 0
+
+
+def sweep_uid(uid: int) -> None:
+    """End everything `uid` still owns: its processes, its files in SHARED_DIRS, its SysV shared memory, semaphores
+    and message queues. Without namespaces these outlive a student process – tmpfs pages still charged to the
+    zygote's memory cgroup, a channel to the next one – so the zygote sweeps each one's uid before reaping it."""
+    _kill_uid(uid)
+    budget = [SWEPT_ENTRIES]
+    for folder in SHARED_DIRS:
+        _sweep_folder(folder, uid, budget, depth=2)
+    _remove_ipc(uid)
+
+
+def _kill_uid(uid: int) -> None:
+    """SIGKILL every process of `uid` until none runs (a zombie holds no files or mappings; its parent reaps it)."""
+    for _ in range(200):
+        running = _processes_of(uid)
+        if not running:
+            return
+        for pid in running:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.005)
+
+
+def _processes_of(uid: int) -> list[int]:
+    """The pids of live (not zombie) processes whose real uid is `uid`."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:  # the first lines: Name (the kernel escapes any newline in it), ..., State, ..., Uid
+            with open(f"/proc/{name}/status", "rb") as f:
+                head = f.read(1024)
+            state = head.split(b"\nState:", 1)[1].split()[0]
+            real_uid = int(head.split(b"\nUid:", 1)[1].split()[0])
+        except (OSError, IndexError, ValueError):  # ended meanwhile
+            continue
+        if real_uid == uid and state not in (b"Z", b"X"):
+            found.append(int(name))
+    return found
+
+
+def _sweep_folder(name: str, uid: int, budget: list[int], *, depth: int, dir_fd: int | None = None) -> None:
+    """Remove what `uid` owns in the folder `name`, and look `depth - 1` levels into world-writable folders of others.
+
+    Every step is relative to an open folder and follows no link, so a folder renamed or swapped for a link by
+    another user meanwhile cannot turn the removal elsewhere.
+    """
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dir_fd)
+    except OSError:
+        return
+    try:
+        with os.scandir(fd) as entries:
+            for entry in entries:
+                if budget[0] <= 0:
+                    return
+                budget[0] -= 1
+                try:
+                    info = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                if info.st_uid == uid and entry.is_dir(follow_symlinks=False):
+                    shutil.rmtree(entry.name, dir_fd=fd, ignore_errors=True)
+                elif info.st_uid == uid:
+                    try:
+                        os.unlink(entry.name, dir_fd=fd)
+                    except OSError:
+                        pass
+                elif depth > 1 and entry.is_dir(follow_symlinks=False) and info.st_mode & 0o002:
+                    _sweep_folder(entry.name, uid, budget, depth=depth - 1, dir_fd=fd)
+    finally:
+        os.close(fd)
+
+
+def _remove_ipc(uid: int) -> None:
+    """Remove the SysV IPC objects `uid` owns or created (an owner can give one away; its creator stays)."""
+    libc = _libc()
+    removers = {"shm": lambda i: libc.shmctl(i, _IPC_RMID, None), "sem": lambda i: libc.semctl(i, 0, _IPC_RMID),
+                "msg": lambda i: libc.msgctl(i, _IPC_RMID, None)}
+    for kind, remove in removers.items():
+        try:
+            lines = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()
+        except OSError:
+            continue
+        header = lines[0].split() if lines else []
+        if "uid" not in header or "cuid" not in header:
+            continue
+        owner, creator = header.index("uid"), header.index("cuid")
+        for fields in (line.split() for line in lines[1:]):
+            if uid in (int(fields[owner]), int(fields[creator])):
+                remove(int(fields[1]))

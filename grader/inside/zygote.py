@@ -91,8 +91,10 @@ def _serve(control: socket.socket, view: View, memory: MemoryCage, alive: int, a
             live[pid] = (group, private)
             control.send(json.dumps({"pid": pid}).encode())
         elif request["op"] == "reap":
-            _, status = os.waitpid(request["pid"], 0)
             group, private = live.pop(request["pid"], (None, None))
+            if private is not None:  # uid only: what its uid left, swept while its pid (so its uid) cannot be reused
+                isolation.sweep_uid(isolation.UID_BASE + request["pid"])
+            _, status = os.waitpid(request["pid"], 0)
             _kill_orphans(keep=set(live))
             MemoryCage.remove(group)
             if private is not None:
