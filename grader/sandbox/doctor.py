@@ -9,11 +9,44 @@ import sys
 from pathlib import Path
 
 from grader.errors import SandboxError
-from grader.sandbox.host import zygote_env
+from grader.sandbox.host import active, zygote_env
+
+COMMAND_LINES = "grader's command lines hidden"
 
 
 def protections(course_root: Path) -> list[dict]:
-    """Run the student side's own probe (the same setup a check gets, without importing torch)."""
+    """The student side's own probe (the same setup a check gets, without importing torch), and whether a student
+    process can read the grader's command lines."""
+    found = _probe(course_root)
+    return [*found, _command_lines(found)]
+
+
+def _command_lines(found: list[dict]) -> dict:
+    """Whether a student process can read the grader's command lines (the class's and OUT's paths) in /proc."""
+    if active(found, "private file-system view"):
+        return {"name": COMMAND_LINES, "active": True, "note": "a /proc of the student process's own PID namespace"}
+    if _hidepid():
+        return {"name": COMMAND_LINES, "active": True, "note": "/proc is mounted with hidepid: other users' processes are hidden"}
+    return {"name": COMMAND_LINES, "active": False,
+            "note": "every user can read the grader's command line in /proc, so student code learns where the class and "
+                    "OUT are (the batch refuses them unless root's alone); mount /proc with hidepid=invisible to hide it"}
+
+
+def _hidepid() -> bool:
+    """Whether /proc is mounted with hidepid (1, 2, noaccess or invisible): other users' command lines unreadable."""
+    try:
+        mounts = Path("/proc/mounts").read_text().splitlines()
+    except OSError:
+        return False
+    for line in mounts:
+        fields = line.split()
+        if len(fields) > 3 and fields[1] == "/proc" and fields[2] == "proc":
+            options = dict(o.partition("=")[::2] for o in fields[3].split(","))
+            return options.get("hidepid", "0") not in ("0", "off")
+    return False
+
+
+def _probe(course_root: Path) -> list[dict]:
     try:
         done = subprocess.run(
             [sys.executable, "-m", "grader.inside.zygote", "--probe", str(course_root.resolve())],
