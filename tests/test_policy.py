@@ -38,6 +38,27 @@ INDIRECT = {
     "subclasses": "s = object.__subclasses__()",
     "globals": "g = globals()",
     "function globals": "def f():\n    pass\ng = f.__globals__",
+    "a function's defaults": "import torch\npickle = torch.save.__defaults__[0]",
+    "a module's namespace": "import torch\nm = torch.serialization.__dict__['o' + 's']",
+    "sys through torch": "import torch as T\nm = getattr(T, 'sys')",
+}
+# Modules reached through an imported module's attributes, not by an import of their own: each counts as imported.
+REACHED = {
+    "torch.os": ("import torch\ntorch.os.system('true')", "os"),
+    "pickle inside torch": ("import torch\nloads = torch.serialization.pickle.loads", "pickle"),
+    "marshal inside torch": ("import torch\ndumps = torch.serialization.marshal.dumps", "marshal"),
+    "os through a torch module's alias": ("import torch.serialization as S\npath = S.os.path", "os"),
+    "from-import of a module torch imported": ("from torch import os as o", "os"),
+    "from-import from inside torch": ("from torch.serialization import pickle", "pickle"),
+    "getattr with a literal": ("import torch\nm = getattr(torch.serialization, 'pickle')", "pickle"),
+    "a class another module defines": ("import torch\nP = torch.multiprocessing.Process", "multiprocessing"),
+    "a name torch does not hold": ("import torch\nm = torch.nn.marshal", "marshal"),
+}
+# torch's own modules named like standard-library ones, and torch's own names: none counts as another module.
+TORCHS_OWN = {
+    "torch.random": "import torch\ntorch.random.manual_seed(0)",
+    "torch.functional and torch.types": "import torch\nf = torch.functional.split\nt = torch.types",
+    "from-imports of torch's names": "from torch import Tensor, nn\ny = Tensor.add\nz = nn.functional.sigmoid",
 }
 
 
@@ -58,6 +79,28 @@ def test_harmless_names_are_not_flagged(case):
 def test_indirect_access_is_flagged(case):
     """Is reaching loaded code this way flagged as indirect?"""
     assert policy.indirect_access(ast.parse(INDIRECT[case]))
+
+
+@pytest.mark.parametrize("case", REACHED)
+def test_modules_reached_through_attributes_count_as_imported(case):
+    """Does a module reached through torch's attributes (torch.os, pickle inside torch, ...) count as imported?"""
+    source, module = REACHED[case]
+    assert module in policy.imported_modules(ast.parse(source))
+
+
+@pytest.mark.parametrize("case", TORCHS_OWN)
+def test_torchs_own_modules_are_not_another_module(case):
+    """Is torch's own torch.random (named like the standard library's) and what torch defines left as torch?"""
+    assert policy.imported_modules(ast.parse(TORCHS_OWN[case])) == {"torch"}
+
+
+def test_gated_py_reaching_pickle_through_torch_loses_the_point(grade):
+    """Does a correct gated.py that reaches pickle and os through torch (issue 18) lose the point for standing alone?"""
+    source = REFERENCE + "\n\n_loads, _os = torch.serialization.pickle.loads, torch.os\n"
+    result = grade("ex05", {"gated.py": source})
+    alone = [v for v in result.checks if "computes the gates itself" in v.name]
+    assert result.score == result.max_score - 1, [(v.name, v.earned) for v in result.checks]
+    assert alone and alone[0].earned == 0 and "os, pickle" in alone[0].feedback.en
 
 
 def test_a_local_named_gru_keeps_every_point(grade):

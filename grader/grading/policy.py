@@ -5,13 +5,17 @@ nn.RNNCell, nn.LSTM/GRU/RNN, torch.lstm_cell/gru_cell, torch._VF, torch._C._Vari
 torch.ops.aten's recurrent ops – however reached: attribute chains, `from torch.nn import LSTMCell
 as C`, `getattr` with a literal or a built name on a torch module, the names as strings – and every
 indirect way of reaching loaded modules (`sys.modules`, `importlib`, `__import__`, `eval`, `exec`,
-`globals()`, `vars()`, `__builtins__`, `gc`, frames). A local variable or helper named `gru` or
-`lstm` is not flagged. The student process enforces the same by behaviour: there the cells raise.
+`globals()`, `vars()`, `__builtins__`, `gc`, frames), and the modules an imported module's attributes
+lead to (`torch.os`, `torch.serialization.pickle`, `from torch import sys`) as if imported. A local variable
+or helper named `gru` or `lstm` is not flagged. The student process enforces the same by behaviour: there
+the cells raise.
 """
 
 from __future__ import annotations
 
 import ast
+import sys
+import types
 
 # Classes and operators of library recurrent cells, and the namespaces that hold raw operators.
 LIBRARY_NAMES = frozenset({
@@ -25,7 +29,7 @@ OPERATOR_NAMESPACES = frozenset({"torch", "_VF", "aten", "_C", "_VariableFunctio
 # Ways of reaching modules and objects the source does not name (the grader's own runtime among them).
 INDIRECT = frozenset({"__import__", "importlib", "sys", "__builtins__", "builtins", "globals", "vars", "locals",
                       "eval", "exec", "compile", "gc", "inspect", "_getframe", "__subclasses__", "__globals__",
-                      "grader"})
+                      "__dict__", "__defaults__", "__kwdefaults__", "__closure__", "grader"})
 
 
 def library_cells(tree: ast.AST) -> set[str]:
@@ -77,18 +81,85 @@ def indirect_access(tree: ast.AST) -> set[str]:
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
             found |= {m for m in modules if m.split(".")[0] in INDIRECT}
-    return found
+    return found | (reached_modules(tree) & INDIRECT)
 
 
 def imported_modules(tree: ast.AST) -> set[str]:
-    """The top-level modules `tree` imports (relative imports as ".")."""
+    """The top-level modules `tree` imports (relative imports as "."), and those it reaches through their attributes."""
     found = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found |= {a.name.split(".")[0] for a in node.names}
         elif isinstance(node, ast.ImportFrom):
             found.add("." if node.level else (node.module or ".").split(".")[0])
+    return found | reached_modules(tree)
+
+
+def reached_modules(tree: ast.AST) -> set[str]:
+    """Top-level modules other than its own that an imported module's attributes lead to (`torch.os` is os).
+
+    `torch.serialization.pickle`, `from torch import os as o`, `getattr(torch, "sys")`: each name is looked up,
+    never run, in the modules the grading process has loaded (the student's torch is the same); past a name
+    not found there, any name of a standard-library module counts.
+    """
+    bound = _module_bindings(tree)
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            chains = [[*node.module.split("."), a.name] for a in node.names]
+        else:
+            chains = [_chain(node, bound)] if isinstance(node, (ast.Attribute, ast.Call)) else []
+        for chain in chains:
+            if chain and len(chain) > 1:
+                found |= _modules_along(chain)
     return found
+
+
+def _module_bindings(tree: ast.AST) -> dict[str, list[str]]:
+    """Local names bound by `import` to a module, as the dotted path they stand for (`import torch.nn as N`: torch.nn)."""
+    bound = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                bound[a.asname or a.name.split(".")[0]] = a.name.split(".") if a.asname else [a.name.split(".")[0]]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            for a in node.names:
+                bound[a.asname or a.name] = [*node.module.split("."), a.name]
+    return bound
+
+
+def _chain(node: ast.AST, bound: dict[str, list[str]]) -> list[str] | None:
+    """The dotted path an attribute chain or a `getattr(..., "literal")` on a bound name stands for, else None."""
+    if isinstance(node, ast.Name):
+        return bound.get(node.id)
+    if isinstance(node, ast.Attribute):
+        base = _chain(node.value, bound)
+        return base and [*base, node.attr]
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
+            and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)):
+        base = _chain(node.args[0], bound)
+        return base and [*base, node.args[1].value]
+    return None
+
+
+def _modules_along(chain: list[str]) -> set[str]:
+    """The top-level modules, other than chain[0], that the names of `chain` lead to, attribute after attribute:
+    a module, or a class or function defined in one (`torch.multiprocessing.Process` is multiprocessing's)."""
+    import torch  # noqa: F401  (every student process has it loaded: its attributes are what a submission reaches)
+
+    found, value = set(), sys.modules.get(chain[0])
+    for name in chain[1:]:
+        if isinstance(value, types.ModuleType):
+            value = vars(value).get(name, sys.modules.get(f"{value.__name__}.{name}"))
+            home = value.__name__ if isinstance(value, types.ModuleType) else getattr(value, "__module__", None)
+            if isinstance(home, str):
+                found.add(home.split(".")[0])
+                continue
+        elif value is not None:  # inside a class, function or value: what its attributes reach is INDIRECT's business
+            break
+        if value is None and name in sys.stdlib_module_names:  # not found here: by its name
+            found.add(name)
+    return found - {chain[0]}
 
 
 def _private(parts: list[str]) -> bool:

@@ -17,7 +17,7 @@ from grader.checks import Fail, StudentError, check, course_code, expect_value_e
 
 decay = student_module("decay")
 reference = reference_module("decay")
-# The same step functions the student process is given (answer key item 5), run here for expected values.
+# The same step functions the student process is given (torch's library cells), run here for expected values.
 STEPS = course_code(Path(__file__).resolve().parent.parent / "given" / "ex07.py")
 
 D_X, D_H = 3, 4
