@@ -9,9 +9,10 @@ from __future__ import annotations
 import hashlib
 import os
 import time
+import unicodedata
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from grader.batch.cpus import CpuSlots
@@ -25,6 +26,7 @@ from grader.export.files import write_atomic
 _COURSE_PARTS = ("course.toml", "tests/hidden", "tests/given", "solutions", "exercises", "grader")
 _HASHED_SUFFIXES = {".py", ".toml", ".md"}
 _MAX_HASHED = 64 << 20  # bytes of one submission read for its key (the archive refuses more anyway)
+MAX_ID_BYTES = 200  # of a student id in UTF-8: reports/<id>.json's temporary name (".<id>.json.XXXXXXXX.tmp") fits in 255
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,8 @@ class Student:
     id: str
     path: Path
     key: str = ""
+    refused: str = ""  # why this entry is "could not be read" without being opened ("" for nearly every student)
+    others: tuple[Path, ...] = ()  # the other entries that are this student (then refused, all of them)
 
 
 @dataclass
@@ -43,23 +47,60 @@ class BatchResult:
 
 
 def discover(submissions: Path) -> list[Student]:
-    """One student per folder or .zip in `submissions`, sorted by id; two entries with one id are an error."""
+    """One student per folder or .zip in `submissions`, sorted by id (`student_id`: the entry's name without `.zip`).
+
+    Entries whose ids differ at most in case are one student (a TA's case-insensitive disk would merge
+    their reports), refused as "could not be read" until one is left: which one is the work is for the TA to say.
+    """
     if not submissions.is_dir():
         raise SubmissionError(f"{submissions}: not a folder of submissions (one folder or .zip per student)")
-    found: dict[str, Path] = {}
+    groups: dict[str, list[tuple[str, Path]]] = {}
     for entry in sorted(submissions.iterdir()):
         if entry.name.startswith("."):
             continue
         if entry.is_dir() and not entry.is_symlink():
-            student = entry.name
+            name = entry.name
         elif entry.is_file() and entry.suffix.lower() == ".zip":
-            student = entry.name[: -len(".zip")]
+            name = entry.name[: -len(".zip")]
         else:
             continue
-        if student in found:
-            raise SubmissionError(f"{submissions}: both {found[student].name} and {entry.name} are student {student!r}")
-        found[student] = entry
-    return [Student(s, p) for s, p in sorted(found.items())]
+        student = student_id(name)
+        groups.setdefault(unicodedata.normalize("NFC", student).casefold(), []).append((student, entry))
+    students = []
+    for (student, path), *others in groups.values():
+        refused = ""
+        if others:
+            names = " and ".join(student_id(p.name) for p in [path, *(p for _, p in others)])
+            refused = f"the entries {names} of the class are all student {student}; keep one"
+        students.append(Student(student, path, refused=refused, others=tuple(p for _, p in others)))
+    return sorted(students, key=lambda s: s.id)
+
+
+def student_id(name: str) -> str:
+    """An entry's name as a student id, which names files in OUT, a journal row, a CSV cell and Markdown lines.
+
+    The name itself when it is printable UTF-8 without a backslash and at most MAX_ID_BYTES; else escaped
+    (`\\xNN` an undecodable byte, `\\uNNNN` a control, format or separator character, `\\\\` a backslash) and,
+    if still too long, cut and ended with `~` and a hash of the whole name: distinct names keep distinct ids.
+    """
+    if name.isprintable() and "\\" not in name and len(name.encode()) <= MAX_ID_BYTES:
+        return name
+    escaped = "".join(_escaped(c) for c in name)
+    if len(escaped.encode()) <= MAX_ID_BYTES:
+        return escaped
+    digest = hashlib.sha256(os.fsencode(name)).hexdigest()[:16]
+    return escaped.encode()[: MAX_ID_BYTES - len(digest) - 1].decode("utf-8", errors="ignore") + "~" + digest
+
+
+def _escaped(c: str) -> str:
+    """One character of a student id as `student_id` escapes it."""
+    if "\udc80" <= c <= "\udcff":  # a byte that is not UTF-8, as os.fsdecode keeps it
+        return f"\\x{ord(c) - 0xdc00:02x}"
+    if c == "\\":
+        return "\\\\"
+    if not c.isprintable():
+        return f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}"
+    return c
 
 
 def course_hash(course: Course) -> str:
@@ -74,18 +115,57 @@ def course_hash(course: Course) -> str:
     return digest.hexdigest()
 
 
+def content_hash(student: Student) -> str:
+    """What keys a student's journal row besides the course: the content of each of its entries, and why it is refused."""
+    digest = hashlib.sha256(student.refused.encode())
+    for path in (student.path, *student.others):
+        digest.update(submission_hash(path).encode())
+    return digest.hexdigest()
+
+
 def submission_hash(path: Path) -> str:
+    """A hash of a file, or of a folder's files with their names, reading at most _MAX_HASHED bytes in all.
+
+    A file that cannot be read counts as its error, and a folder that cannot be listed as empty: hashing never
+    fails (the grading that follows says what could not be read). Names are hashed as bytes, undecodable too.
+    """
     digest = hashlib.sha256()
-    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file() and not p.is_symlink())
     budget = _MAX_HASHED
-    for file in files:
-        with open(file, "rb") as f:
-            data = f.read(max(budget, 0) + 1)
-        budget -= len(data)
-        digest.update(str(file.relative_to(path) if file != path else "").encode() + b"\0" + data + b"\0")
+    for name, file in _files(path):
+        try:
+            with open(file, "rb") as f:
+                data = f.read(max(budget, 0) + 1)
+        except OSError as e:
+            data = f"unreadable: {e.strerror}".encode()
+        budget -= len(name) + len(data)
+        digest.update(name + b"\0" + data + b"\0")
         if budget < 0:
             break
     return digest.hexdigest()
+
+
+def _files(path: Path):
+    """(name relative to `path` as bytes, path) of each regular file in `path` (or of `path` itself), in a fixed order.
+
+    Iterative (a folder nested thousands deep costs no recursion); links are not followed.
+    """
+    if not path.is_dir():
+        yield b"", path
+        return
+    stack = [(b"", path)]
+    while stack:
+        prefix, folder = stack.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = sorted(listing, key=lambda e: e.name, reverse=True)
+        except OSError:
+            continue
+        for entry in entries:
+            name = prefix + os.fsencode(entry.name)
+            if entry.is_dir(follow_symlinks=False):
+                stack.append((name + b"/", Path(entry.path)))
+            elif entry.is_file(follow_symlinks=False):
+                yield name, Path(entry.path)
 
 
 def grade_batch(*, course: Course, exercises: list[Exercise], submissions: Path, out: Path, workers: int,
@@ -103,8 +183,7 @@ def grade_batch(*, course: Course, exercises: list[Exercise], submissions: Path,
         raise SubmissionError(f"--student {only}: no such student in {submissions}")
     ids = [e.id for e in exercises]
     common = hashlib.sha256(f"{course_hash(course)}|{','.join(ids)}".encode()).hexdigest()
-    keyed = [Student(s.id, s.path, hashlib.sha256(f"{common}|{submission_hash(s.path)}".encode()).hexdigest())
-             for s in students]
+    keyed = [replace(s, key=hashlib.sha256(f"{common}|{content_hash(s)}".encode()).hexdigest()) for s in students]
     journal = Journal(out)
     try:
         todo = [s for s in keyed if s.id == only or (only is None and (
@@ -143,7 +222,13 @@ def _report_text(report: dict) -> str:
 
 def _grade_all(todo: list[Student], course: Course, exercises: list[Exercise], device: str, strict: bool,
                workers: int, scheduler: str | None):
-    """Yield each student's row as it finishes (any order)."""
+    """Yield each student's row as it finishes (any order): first those refused unopened, then the graded ones."""
+    from grader.batch.worker import unreadable_row
+
+    for s in todo:
+        if s.refused:
+            yield unreadable_row(course, exercises, device, s.id, s.refused)
+    todo = [s for s in todo if not s.refused]
     if not todo:
         return
     args = (str(course.root), [e.id for e in exercises], device, strict)

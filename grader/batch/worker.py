@@ -19,29 +19,32 @@ from grader.errors import SubmissionError
 _STATE: dict = {}  # the pool process's course, exercises, device and sandbox
 
 
-def grade_one(*, course, exercises, device: str, sandbox, student: str, path: Path) -> dict:
-    """{"student", "status", "report", "seconds", "timeouts"} for one student; never raises for the student's input."""
-    from grader.export import gradescope
+def grade_one(*, course, exercises, device: str, sandbox, student: str, path: Path) -> StudentRow:
+    """One student's row; never raises for the student's input."""
     from grader.grading.pipeline import grade_submission
-    from grader.results import ExerciseResult, GradeResult
     from grader.submissions import opened
-    from grader.text import Text
 
     started = time.monotonic()
     try:
         with opened(path) as folder:
             result = grade_submission(course=course, exercises=exercises, submission=folder, device=device,
                                       sandbox=sandbox, label=student)
-        status = "graded" if not result.internal_errors else "internal error"
     except SubmissionError as e:  # a refused archive or an unreadable entry: this student alone
-        why = Text(f"could not be read: {e}", f"无法读取：{e}")
-        result = GradeResult(student, device, course.language, [
-            ExerciseResult(x.id, x.title, 0.0, x.points, [], note=why) for x in exercises
-        ])
-        status = "unreadable"
-    timeouts = sum(v.timed_out for e in result.exercises for v in e.checks)
-    return {"student": student, "status": status, "report": gradescope.to_dict(result, timing=False),
-            "seconds": time.monotonic() - started, "timeouts": timeouts}
+        return unreadable_row(course, exercises, device, student, str(e), seconds=time.monotonic() - started)
+    status = Status.GRADED if not result.internal_errors else Status.INTERNAL_ERROR
+    return StudentRow(student, status, result, time.monotonic() - started)
+
+
+def unreadable_row(course, exercises, device: str, student: str, why: str, *, seconds: float = 0.0) -> StudentRow:
+    """The row of a student whose entry could not be read: 0 points in every exercise, saying why.
+
+    Journaled with its key like a grade, so an unchanged rerun does not read it again.
+    """
+    from grader.text import Text
+
+    note = Text(f"could not be read: {why}", f"无法读取：{why}")
+    result = GradeResult.of_unreadable(student, exercises, note, language=course.language, device=device)
+    return StudentRow(student, Status.UNREADABLE, result, seconds)
 
 
 # -- a local pool process -----------------------------------------------------------------------
