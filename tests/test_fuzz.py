@@ -1,4 +1,5 @@
-"""Fuzz tests of grader/grading/answers.py: no answer sheet a student can write makes a check raise anything but Fail.
+"""Fuzz tests of what a student hands in: no answer sheet makes a check raise anything but Fail (grader/grading/answers.py),
+and no zip, notebook or entry name makes the batch raise anything but a refusal of that entry (grader/submissions).
 
 Seeded (derandomize) and sized to run in seconds; the sympy fallback is off (fallback_seconds=0), since it runs
 in a killed child whose only output is one verdict byte, and its time bound has its own tests.
@@ -7,8 +8,13 @@ in a killed child whose only output is one verdict byte, and its time bound has 
 from __future__ import annotations
 
 import datetime
+import io
+import json
 import math
+import os
 import tomllib
+import warnings
+import zipfile
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -125,3 +131,167 @@ def test_any_toml_sheet_loads_or_is_refused_with_printable_feedback(tmp_path_fac
             return  # tomllib refuses it too (a syntax error, a duplicate key, a value it cannot build)
         raise AssertionError(f"a sheet tomllib reads was refused: {e.en}") from None
     judged(answers)
+
+
+# --- hand-ins: zips, notebooks and entry names (grader/submissions, grader/batch/run.py's discover) ------------
+
+HANDIN = settings(FUZZ, max_examples=150)
+METHODS = st.sampled_from([zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA])
+ENTRY_NAMES = st.one_of(
+    st.sampled_from(["ex01_cell_state/answers.toml", "ex01_cell_state/./answers.toml", "EX01_CELL_STATE/answers.toml",
+                     "top/ex01_cell_state/answers.toml", "ex01.ipynb", "a/", "a", "./", "__MACOSX/x", "x" * 300]),
+    st.text(st.characters(exclude_categories=("Cs",)), min_size=1, max_size=20),
+)
+ZIP_ENTRIES = st.lists(st.tuples(ENTRY_NAMES, st.binary(max_size=3000), METHODS), min_size=1, max_size=5)
+DAMAGE = st.lists(st.tuples(st.integers(0, 1 << 16), st.integers(1, 255)), max_size=4)
+
+
+def zip_bytes(entries, damage, utf8_flag: bool) -> bytes:
+    """A zip of `entries` (written with zipfile), then its bytes damaged and, optionally, every entry's UTF-8 flag set."""
+    out = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # duplicate names
+        with zipfile.ZipFile(out, "w") as zf:
+            for name, data, method in entries:
+                zf.writestr(zipfile.ZipInfo(name), data, compress_type=method)
+    data = bytearray(out.getvalue())
+    for at, flip in damage:
+        data[at % len(data)] ^= flip
+    if utf8_flag:
+        for signature, flag in ((b"PK\x03\x04", 7), (b"PK\x01\x02", 9)):
+            at = 0
+            while (at := data.find(signature, at)) >= 0:
+                data[at + flag] |= 0x08
+                at += 4
+    return bytes(data)
+
+
+ZIPS = st.builds(zip_bytes, ZIP_ENTRIES, DAMAGE, st.booleans())
+
+
+@HANDIN
+@given(ZIPS)
+def test_any_zip_unpacks_inside_its_folder_or_is_refused(tmp_path_factory, data: bytes) -> None:
+    """Does unpacking any zip (corrupt streams, damaged headers, odd names and flags) give a folder or ArchiveRefused, nothing else?"""
+    from grader.submissions.archive import ArchiveRefused, unpack
+
+    root = tmp_path_factory.mktemp("zip")
+    (root / "s.zip").write_bytes(data)
+    (root / "dest").mkdir()
+    try:
+        folder = unpack(root / "s.zip", root / "dest")
+    except ArchiveRefused as e:
+        assert str(e).startswith("s.zip: ") and str(e).isprintable(), ascii(str(e))
+        return
+    assert folder.resolve().is_relative_to((root / "dest").resolve())
+    assert all(p.resolve().is_relative_to(root.resolve()) for p in (root / "dest").rglob("*"))
+
+
+CELL_SOURCES = st.one_of(
+    GRAMMAR_TEXT.map(lambda t: f"c_t = {t}"),
+    st.sampled_from(["c_t = 0x" + "f" * 4000, "c_t = 1" + "0" * 5000, "c_t = [" * 300 + "]" * 300, "c_t = -0x" + "f" * 5000,
+                     "h_t = " + "1+" * 20000 + "1", "c_t = (1, [2, {3: 4}])", "%matplotlib inline", "c_t = 1\nimport os",
+                     "def f(:\n", "return 1", "c_t = '\\ud800'", "c_t: int = 3", "c_t = h_t = 0.5", "x\x00 = 1"]),
+    st.text(UNICODE, max_size=40),
+)
+JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+                    max_leaves=15)
+CELLS = st.fixed_dictionaries(
+    {"cell_type": st.sampled_from(["code", "code", "markdown", "raw", "bogus"]),
+     "source": st.one_of(CELL_SOURCES, st.lists(CELL_SOURCES, max_size=3), JSON),
+     "metadata": st.one_of(st.just({}), st.just({"grader": {"file": "params.py"}}), st.just({"grader": "x"}),
+                           st.just({"nbgrader": {"grade": True, "solution": False}}), JSON)},
+    optional={"outputs": st.just([]), "execution_count": st.none(), "id": st.text(max_size=8)})
+
+
+def notebook_text(cells: list, metadata: object, version: object, depth: int) -> str:
+    """A notebook's JSON; with `depth`, its metadata nested that deep (as text: json.dumps would recurse)."""
+    text = json.dumps({"nbformat": version, "nbformat_minor": 5, "metadata": metadata, "cells": cells})
+    return text.replace('"metadata": ', '"metadata": ' + '{"a": ' * depth, 1).replace(', "cells"', "}" * depth + ', "cells"', 1)
+
+
+NOTEBOOKS = st.one_of(
+    st.builds(notebook_text, st.lists(CELLS, max_size=4), st.one_of(st.just({}), JSON), st.sampled_from([4, 4, 4, 3, "4"]),
+              st.one_of(st.just(0), st.integers(1, 3000))),
+    JSON.map(json.dumps),
+    st.integers(1, 100_000).map(lambda n: "[" * n + "]" * n),
+    st.text(max_size=50),
+).map(lambda text: text.encode("utf-8", errors="surrogatepass"))
+
+
+@HANDIN
+@given(NOTEBOOKS, st.sampled_from(["ex01", "ex04", "ex05"]))
+def test_any_notebook_gives_each_file_or_a_problem(data: bytes, exercise_id: str) -> None:
+    """Does any notebook (random JSON, cells, nesting, huge numbers, surrogates) give every student file or a printable problem?"""
+    from grader.course import load_course
+    from grader.submissions import notebook
+    from grader.submissions.workspace import FILE_BYTES
+
+    exercise = load_course(Path(__file__).resolve().parent.parent).exercise(exercise_id)
+    files, problems = notebook.student_files(data, exercise, f"{exercise_id}.ipynb", limit=FILE_BYTES)
+    assert sorted([*files, *problems]) == sorted(exercise.student_files)
+    assert all(p.isprintable() for p in problems.values()), problems
+    if "answers.toml" in files:
+        tomllib.loads(files["answers.toml"].decode("utf-8"))  # what the answer sheet reader gets is TOML
+
+
+NAMES = st.binary(min_size=1, max_size=255).filter(lambda b: b"/" not in b and b"\0" not in b and not b.startswith(b"."))
+
+
+@HANDIN
+@given(st.lists(NAMES, min_size=1, max_size=4, unique=True))
+def test_any_entry_names_give_safe_distinct_ids(tmp_path_factory, names: list[bytes]) -> None:
+    """Do entries named by any bytes get printable ids of at most MAX_ID_BYTES that name files and journal rows, distinct unless one student?"""
+    from grader.batch.journal import Journal
+    from grader.batch.run import MAX_ID_BYTES, discover
+    from grader.export.files import write_atomic
+
+    root = tmp_path_factory.mktemp("class")
+    for name in names:
+        os.mkdir(os.fsencode(root) + b"/" + name)
+    students = discover(root)
+    assert sum(1 + len(s.others) for s in students) == len(names)
+    (root.parent / f"{root.name}-out").mkdir()
+    journal = Journal(root.parent / f"{root.name}-out")
+    try:
+        for s in students:
+            assert s.id.isprintable() and len(s.id.encode("utf-8")) <= MAX_ID_BYTES, ascii(s.id)
+            assert bool(s.others) == bool(s.refused)
+            write_atomic(root.parent / f"{root.name}-out" / "reports" / f"{s.id}.json", "{}")
+            assert journal.key_of(s.id) is None  # SQLite takes the id as text
+    finally:
+        journal.close()
+
+
+CLASS = settings(FUZZ, max_examples=3)
+
+
+@CLASS
+@given(st.lists(st.one_of(ZIPS.map(lambda d: ("zip", d)), NOTEBOOKS.map(lambda d: ("ipynb", d))), min_size=1, max_size=6),
+       st.lists(NAMES, min_size=6, max_size=6, unique=True))
+def test_a_class_with_any_entries_grades_the_good_student_and_exits_0(tmp_path_factory, entries, names) -> None:
+    """Does `grade batch` over a good student and random zips and notebooks (random names) exit 0 with the good student's marks?"""
+    import csv
+    import subprocess
+    import sys
+
+    root = tmp_path_factory.mktemp("class")
+    ada = root / "ada" / "ex01_cell_state"
+    ada.mkdir(parents=True)
+    (ada / "answers.toml").write_text((Path(__file__).resolve().parent.parent / "solutions" / "ex01_cell_state"
+                                       / "answers.toml").read_text())
+    for (kind, data), name in zip(entries, names):
+        base = os.fsencode(root) + b"/" + name
+        if kind == "zip":
+            Path(os.fsdecode(base + b".zip")).write_bytes(data)
+        else:
+            os.mkdir(base)
+            Path(os.fsdecode(base + b"/ex01.ipynb")).write_bytes(data)
+    out = root.parent / f"{root.name}-out"
+    done = subprocess.run([sys.executable, "-m", "grader.cli", "batch", str(root), "--out", str(out), "--exercises",
+                           "ex01", "--workers", "1"], capture_output=True, text=True, timeout=600,
+                          cwd=Path(__file__).resolve().parent.parent)
+    assert done.returncode == 0, done.stderr
+    grades = {r["student"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text()))}
+    assert grades["ada"]["total"] == "6" and len(grades) >= 2
