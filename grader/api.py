@@ -56,7 +56,7 @@ def protections(*, course: Course) -> list[dict]:
 
 
 def batch(*, course: Course, exercises: list[Exercise], submissions: Path, out: Path, workers: int,
-          device: str | None = None, strict: bool = False, scheduler: str | None = None, student: str | None = None,
+          device: str | None = None, strict: bool = True, scheduler: str | None = None, student: str | None = None,
           progress=None, nbgrader_db: Path | None = None):
     """Grade a class (one folder or .zip per student in `submissions`) into `out`, and into the nbgrader
     gradebook `nbgrader_db` if given; see grader.batch.run."""
