@@ -658,24 +658,39 @@ def _sweep_folder(name: str, uid: int, budget: list[int], *, depth: int, dir_fd:
     try:
         with os.scandir(fd) as entries:
             for entry in entries:
-                if budget[0] <= 0:
-                    return
-                budget[0] -= 1
                 try:
                     info = entry.stat(follow_symlinks=False)
                 except OSError:
                     continue
-                if info.st_uid == uid and entry.is_dir(follow_symlinks=False):
-                    shutil.rmtree(entry.name, dir_fd=fd, ignore_errors=True)
-                elif info.st_uid == uid:
-                    try:
-                        os.unlink(entry.name, dir_fd=fd)
-                    except OSError:
-                        pass
-                elif depth > 1 and entry.is_dir(follow_symlinks=False) and info.st_mode & 0o002:
+                if info.st_uid == uid:  # as much as it made (bounded by its own limits), however deep
+                    _remove(entry, fd)
+                    continue
+                budget[0] -= 1  # others' entries: looked at only so many
+                if budget[0] <= 0:
+                    return
+                if depth > 1 and entry.is_dir(follow_symlinks=False) and info.st_mode & 0o002:
                     _sweep_folder(entry.name, uid, budget, depth=depth - 1, dir_fd=fd)
     finally:
         os.close(fd)
+
+
+def _remove(entry: os.DirEntry, dir_fd: int) -> None:
+    """Remove `entry` of the open folder `dir_fd`, a folder with all in it at any depth; no link is followed.
+
+    A folder goes by `rm -rf` through /proc/self/fd (which names that open folder, whatever is renamed meanwhile):
+    rm walks any depth, where shutil.rmtree would recurse past Python's limit.
+    """
+    import subprocess
+
+    try:
+        if entry.is_dir(follow_symlinks=False):
+            subprocess.run(["rm", "-rf", "--one-file-system", "--", f"/proc/self/fd/{dir_fd}/{entry.name}"],
+                           pass_fds=[dir_fd], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, check=False, timeout=60)
+        else:
+            os.unlink(entry.name, dir_fd=dir_fd)
+    except (OSError, subprocess.SubprocessError):
+        pass
 
 
 def _remove_ipc(uid: int) -> None:
