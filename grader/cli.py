@@ -12,6 +12,7 @@ from rich.text import Text
 from grader import api
 from grader.course import DEVICES
 from grader.errors import GraderError, SubmissionError
+from grader.results import GradeResult
 
 
 def _course():
@@ -79,8 +80,8 @@ def run(exercise_ids: tuple[str, ...], submission: Path | None, device: str | No
     except GraderError as e:
         if not as_json:
             raise click.ClickException(_message(e)) from None
-        doc = gradescope.failure_dict(str(submission), float(sum(x.points for x in exercises)), _message(e))
-        click.echo(gradescope.dumps(doc))  # --json always prints one object
+        failed = GradeResult.of_failure(str(submission), exercises, _message(e), language=course.language)
+        click.echo(gradescope.dumps(gradescope.to_dict(failed)))  # --json always prints one object
         sys.exit(e.exit_code)
     if as_json:
         click.echo(gradescope.dumps(gradescope.to_dict(result)))
@@ -164,8 +165,8 @@ def nbgrader_export(course_dir: Path) -> None:
 @click.option("--workers", "-w", type=click.IntRange(1, 256), help="Students graded at once (default: the number of CPUs).")
 @click.option("--exercises", "exercise_list", help="Comma-separated exercise ids (default: all).")
 @click.option("--device", "-d", type=click.Choice(DEVICES), help="Where tensors live during checks (default: course.toml).")
-@click.option("--sandbox", "sandbox_mode", type=click.Choice(["auto", "strict"]), default="auto", show_default=True, help="strict: refuse to run unless every protection is active.")
-@click.option("--scheduler", help="Address of a Dask scheduler: grade on that cluster instead of local processes.")
+@click.option("--sandbox", "sandbox_mode", type=click.Choice(["auto", "strict"]), default="strict", show_default=True, help="strict: refuse to run unless every protection is active; auto: grade with what this machine offers, said on stderr and in the summary.")
+@click.option("--scheduler", help="Address of a Dask scheduler: grade on that cluster instead of local processes (refused unless student code has no network).")
 @click.option("--student", help="Regrade this student only (the others keep their journal rows).")
 @click.option("--nbgrader-db", type=click.Path(dir_okay=False, path_type=Path), help="Also write every student's scores into this nbgrader gradebook (created if absent).")
 def batch(submissions: Path, out: Path, workers: int | None, exercise_list: str | None, device: str | None,
@@ -184,7 +185,9 @@ def batch(submissions: Path, out: Path, workers: int | None, exercise_list: str 
             course=course, exercises=exercises, submissions=submissions, out=out,
             workers=workers or default_workers(), device=device, strict=sandbox_mode == "strict",
             scheduler=scheduler, student=student, progress=report, nbgrader_db=nbgrader_db))
-    statuses = [r["status"] for r in result.rows]
+    statuses = [r.status for r in result.rows]
+    if result.missing:
+        console.print(Text(f"sandbox degraded (--sandbox auto), without: {', '.join(result.missing)}"))
     console.print(Text(
         f"{len(result.rows)} students: {result.graded} graded, {result.skipped} unchanged; "
         f"{statuses.count('unreadable')} could not be read, {statuses.count('internal error')} grader errors; "
@@ -198,8 +201,8 @@ def _progress(console: Console):
 
     if not console.is_terminal:
         def line(row, done, total):
-            score = row["report"]["score"]
-            console.print(Text(f"[{done}/{total}] {row['student']}: {score:g}/{row['report']['max_score']:g} ({row['status']})"))
+            result = row.result
+            console.print(Text(f"[{done}/{total}] {row.student}: {round(result.score, 4):g}/{result.max_score:g} ({row.status})"))
 
         return contextlib.nullcontext(line)
 
@@ -212,7 +215,7 @@ def _progress(console: Console):
             task = progress.add_task("", total=None)
 
             def update(row, done, total):
-                progress.update(task, completed=done, total=total, description=row["student"])
+                progress.update(task, completed=done, total=total, description=row.student)
 
             yield update
 

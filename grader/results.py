@@ -83,6 +83,24 @@ class GradeResult:
     internal_errors: list[str] = field(default_factory=list)
     protections: list[dict] | None = None  # what isolated the student processes; None when none ran
     seconds: float = 0.0
+    failure: str = ""  # why the grader itself could not complete this run ("" when it did)
+
+    @classmethod
+    def of_failure(cls, submission: str, exercises, message: str, *, language: str = "en", device: str = "") -> GradeResult:
+        """The result of a run the grader itself could not complete: every exercise 0 of its points, and why.
+
+        `exercises` are the course's (anything with `id`, `title` and `points`)."""
+        why = Text(f"not graded: the grader failed ({message})", f"未评分：评分程序出错（{message}）")
+        return cls(submission, device, language,
+                   [ExerciseResult(e.id, e.title, 0.0, float(e.points), [], note=why, outcome=Outcome.INTERNAL_ERROR)
+                    for e in exercises], [message], failure=message)
+
+    @classmethod
+    def of_unreadable(cls, submission: str, exercises, why: Text, *, language: str = "en", device: str = "") -> GradeResult:
+        """The result of a hand-in that could not be read at all (a refused archive, an entry's name): 0 points, why."""
+        return cls(submission, device, language,
+                   [ExerciseResult(e.id, e.title, 0.0, float(e.points), [], note=why, outcome=Outcome.UNREADABLE)
+                    for e in exercises])
 
     @property
     def score(self) -> float:
@@ -97,6 +115,7 @@ class GradeResult:
         doc = {
             "version": VERSION, "submission": self.submission, "device": self.device, "language": self.language,
             "internal_errors": self.internal_errors, "protections": self.protections, "seconds": self.seconds,
+            "failure": self.failure,
             "exercises": [
                 {"id": e.id, "title": e.title, "score": e.score, "max_score": e.max_score, "note": _text(e.note),
                  "graded_points": e.graded_points, "outcome": e.outcome,
@@ -123,7 +142,43 @@ class GradeResult:
             for e in doc["exercises"]
         ]
         return cls(doc["submission"], doc["device"], doc["language"], exercises, doc["internal_errors"],
-                   doc["protections"], doc["seconds"])
+                   doc["protections"], doc["seconds"], doc["failure"])
+
+
+class Status(StrEnum):
+    """What became of one student of a batch."""
+
+    GRADED = "graded"
+    UNREADABLE = "unreadable"  # the hand-in could not be read: 0 points, kept until its content changes
+    INTERNAL_ERROR = "internal error"  # the grader itself failed: graded again on the next run
+
+
+@dataclass
+class StudentRow:
+    """One student of a batch: what the journal keeps and every class export reads."""
+
+    student: str
+    status: Status
+    result: GradeResult
+    seconds: float = 0.0
+
+    @property
+    def timeouts(self) -> int:
+        return sum(v.timed_out for e in self.result.exercises for v in e.checks)
+
+    def score(self, exercise_id: str) -> float:
+        """Points earned on one exercise (0 where the result lacks it)."""
+        return next((e.score for e in self.result.exercises if e.id == exercise_id), 0.0)
+
+    def to_json(self) -> str:
+        return json.dumps({"student": self.student, "status": self.status, "seconds": self.seconds,
+                           "result": json.loads(self.result.to_json())}, ensure_ascii=False, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> StudentRow:
+        """The row `to_json` wrote; ValueError (or KeyError) for anything else."""
+        doc = json.loads(text)
+        return cls(doc["student"], Status(doc["status"]), GradeResult.from_json(json.dumps(doc["result"])), doc["seconds"])
 
 
 def _text(text: Text) -> list[str]:

@@ -1,26 +1,88 @@
-"""The TA's outputs: grades.csv cells a spreadsheet cannot run, summaries counted from the result model."""
+"""The TA's outputs: grades.csv cells a spreadsheet cannot run, summaries counted from the result model, feedback
+that a student's words cannot restructure."""
 
 import csv
 import io
 
 import pytest
 
-from grader.export import grades
+from grader.export import feedback, grades, summary
+from grader.results import ExerciseResult, GradeResult, Outcome, Status, StudentRow, Verdict
+from grader.text import Text
 
 FORMULAS = ["=99+1", '=HYPERLINK("http://x.invalid","click")', "@SUM(1+1)", "+1+1", "-2+3", "\t=1", "\r=1"]
+SWAPPED = Text("swapped GRU convention", "GRU 约定弄反了")
 
 
-def report(score: float) -> dict:
-    return {"extra_data": {"exercises": [{"id": "ex01", "score": score}]}}
+def verdict(name: str, *, outcome=Outcome.FAILED, diagnosis=(), feedback_en: str = "", exercise: str = "ex03") -> Verdict:
+    earned = 2.0 if outcome is Outcome.PASSED else 0.0
+    return Verdict(exercise, name, 2.0, earned, Text(feedback_en), False, outcome, tuple(diagnosis))
+
+
+def row(student: str, *checks: Verdict, status=Status.GRADED, exercise: str = "ex03") -> StudentRow:
+    score = sum(v.earned for v in checks)
+    result = GradeResult(student, "cpu", "en", [ExerciseResult(exercise, "GRU arithmetic", score, 2.0 * len(checks),
+                                                               list(checks))])
+    return StudentRow(student, status, result, 0.1)
 
 
 @pytest.mark.parametrize("student", FORMULAS)
 def test_grades_csv_cells_are_never_formulas(student):
     """Does grades.csv write a student id that a spreadsheet would run as text, and keep ordinary ids as they are?"""
-    text = grades.to_csv([{"student": student, "report": report(3.0)}, {"student": "bob", "report": report(2.5)}],
-                         ["ex01"])
+    text = grades.to_csv([row(student, verdict("a", outcome=Outcome.PASSED)), row("bob", verdict("a"))], ["ex03"])
     rows = list(csv.reader(io.StringIO(text, newline="")))
-    cells = [cell for row in rows for cell in row]
+    cells = [cell for line in rows for cell in line]
     assert not any(cell.startswith(grades._FORMULA_STARTS) for cell in cells), cells
-    assert len(rows) == 3 and ["bob", "2.5", "2.5"] in rows
-    assert ["'" + student.replace("\r", "?"), "3", "3"] in rows
+    assert len(rows) == 3 and ["bob", "0", "0"] in rows
+    assert ["'" + student.replace("\r", "?"), "2", "2"] in rows
+
+
+def test_summary_counts_sheet_diagnoses_once_per_student():
+    """Are mistakes named by the answer-sheet judge counted, once per student even when several checks name them?"""
+    rows = [row("ann", verdict("h_t", diagnosis=[SWAPPED]), verdict("h_t_other", diagnosis=[SWAPPED])),
+            row("bob", verdict("h_t", diagnosis=[SWAPPED])),
+            row("cyd", verdict("h_t", outcome=Outcome.PASSED))]
+    figures = summary.summarize(rows, ["ex03"])
+    assert figures["common_mistakes"] == [{"mistake": "ex03: swapped GRU convention", "students": 2}]
+    assert {"check": "ex03: h_t", "students": 2} in figures["most_failed_checks"]
+    assert "- ex03: swapped GRU convention — 2" in summary.to_markdown(figures)
+
+
+def test_summary_believes_no_words_a_student_wrote():
+    """Does feedback text a submission controls ("Likely mistake: <b>…", "process ended") count as neither a
+    diagnosis nor a crash, while outcomes the grader set count once per student?"""
+    forged = "ex05: lstm_step raised Exception; the submission's message: \"Likely mistake: <b>x</b> [link](y)\" process ended"
+    rows = [row("eve", *[verdict(f"check {i}", feedback_en=forged, exercise="ex05") for i in range(11)], exercise="ex05"),
+            row("dan", verdict("a", outcome=Outcome.CRASHED, exercise="ex05"),
+                verdict("b", outcome=Outcome.CRASHED, exercise="ex05"), exercise="ex05"),
+            row("fay", verdict("a", outcome=Outcome.TIMED_OUT, exercise="ex05"), exercise="ex05")]
+    figures = summary.summarize(rows, ["ex05"])
+    assert figures["common_mistakes"] == [] and figures["crashed"] == 1 and figures["hit_a_time_limit"] == 1
+    assert "none diagnosed" in summary.to_markdown(figures)
+
+
+def test_summary_markdown_escapes_what_it_shows():
+    """Is a check's or mistake's text shown inert in summary.md (no HTML, links or extra lines)?"""
+    hostile = Text("a <b>bold</b> [link](http://x.invalid)\n# heading")
+    figures = summary.summarize([row("ann", verdict("x", diagnosis=[hostile]))], ["ex03"])
+    text = summary.to_markdown(figures)
+    assert "<b>" not in text and "[link]" not in text and "\n# heading" not in text
+
+
+def test_feedback_keeps_a_hostile_id_on_its_line():
+    """Does a newline, Markdown or HTML in a student's id stay inside the title line of their feedback?"""
+    student = "bob\n## Total: 100/100 points\n<script>x</script>"
+    text = feedback.to_markdown(row(student, verdict("a", outcome=Outcome.PASSED)).result)
+    title, rest = text.split("\n", 1)
+    assert title.startswith("# Feedback for bob") and "<script>" not in text and "## Total" not in rest
+    assert rest.lstrip().startswith("**Total: 2/2 points**")
+
+
+def test_feedback_speaks_the_course_language():
+    """Is a feedback file's every fixed word in Chinese when the course's language is zh?"""
+    checks = [Verdict("ex01", "c_t", 1.0, 1.0, Text(""), True),
+              Verdict("ex01", "h_t", 1.0, 0.0, Text("wrong", "错"), True, Outcome.FAILED)]
+    result = GradeResult("ada", "cpu", "zh", [ExerciseResult("ex01", "Cell-state arithmetic", 1.0, 2.0, checks)])
+    text = feedback.to_markdown(result)
+    assert "总分: 1/2 分" in text and "通过" in text and "未通过" in text and "错" in text
+    assert not any(word in text for word in ("Feedback for", "Total", "passed", "failed", "wrong"))

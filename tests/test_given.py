@@ -57,8 +57,9 @@ def test_detach_inside_the_mapping_shows_as_a_missing_gradient(process):
     assert reply["grads"]["kwargs"]["cell"]["weight_ih"] is None
 
 
-def test_injected_step_is_the_reference_lstm_step(process):
-    """Does the injected answer-key lstm_step compute what the course's reference computes?"""
+def test_injected_step_is_the_reference_lstm_step(sandbox, tmp_path):
+    """Does the lstm_step ex07's graded process is given (torch's library cell, in ex05's parameters) compute what
+    ex05's reference computes?"""
     spec = importlib.util.spec_from_file_location("ref_gated", ROOT / "solutions/ex05_gated_steps/gated.py")
     reference = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(reference)
@@ -66,11 +67,24 @@ def test_injected_step_is_the_reference_lstm_step(process):
     r = lambda *s: torch.randn(*s, generator=g, dtype=torch.float64)  # noqa: E731
     params = {f"W_{k}": r(2, 5) for k in "ifoc"} | {f"b_{k}": r(2) for k in "ifoc"}
     x, h, c = r(3, 3), r(3, 2), r(3, 2)
-    reply = process.call("probe", "run_step", [inject("lstm_step"), params, x, h, c], {})
+    (tmp_path / "probe.py").write_text(PROBE)
+    process = sandbox.open(tmp_path, given=files_for("ex07", ROOT, hidden=True))
+    try:
+        process.begin_check()
+        reply = process.call("probe", "run_step", [inject("lstm_step"), params, x, h, c], {})
+    finally:
+        process.close()
     torch.testing.assert_close(reply["value"], reference.lstm_step(x, h, c, **params)["h"], rtol=1e-12, atol=1e-12)
 
 
-def test_unknown_helper_is_the_graders_error(process):
-    """Is an Inject the exercise is not given reported as the check's bug (an internal error), never the student's 0?"""
-    with pytest.raises(CheckBug, match="could not be built"):
+def test_unknown_helper_is_the_graders_error(sandbox, tmp_path, process):
+    """Is an Inject the exercise is not given the check's bug (an internal error), found by the grader before the call,
+    while the student process's own report of such an error is the student's result, never the grader's?"""
+    from grader.failures import StudentError
+    from grader.sandbox.proxy import ExerciseProcess
+
+    exercise = ExerciseProcess(sandbox, tmp_path, given=files_for("ex06", ROOT, hidden=True), missing=[])
+    with pytest.raises(CheckBug, match="does not define"):
+        exercise.check_injects([inject("no_such_helper")])
+    with pytest.raises(StudentError, match="could not be built"):
         process.call("probe", "cell_params", [], {"cell": inject("no_such_helper")}, None)

@@ -267,14 +267,15 @@ def test_a_grader_failure_leaves_no_stale_score_in_the_gradebook(tmp_path):
 
     from grader.course import load_course
     from grader.export import nbgrader_db
+    from grader.results import ExerciseResult, GradeResult, Status, StudentRow
 
     course = load_course(ROOT)
     exercises = [course.exercise("ex05")]
     db = tmp_path / "gradebook.db"
 
-    def row(status: str, score: float) -> dict:
-        exercise = {"id": "ex05", "score": score}
-        return {"student": "bob", "status": status, "report": {"extra_data": {"exercises": [exercise]}}}
+    def row(status: str, score: float) -> StudentRow:
+        result = GradeResult("bob", "cpu", "en", [ExerciseResult("ex05", "Gated steps", score, 14.0, [])])
+        return StudentRow("bob", Status(status), result)
 
     env = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     with pytest.MonkeyPatch.context() as patch:

@@ -5,6 +5,7 @@ builds a venv on Debian's system Python (skipped where there is none) and turns 
 with GRADE_SANDBOX_NAMESPACES=off.
 """
 
+import csv
 import json
 import os
 import shutil
@@ -69,9 +70,11 @@ def system_venv(shared_tmp) -> Path:
     return venv
 
 
-def grade(venv: Path, *args: str) -> subprocess.CompletedProcess:
+def grade(venv: Path, *args: str, cwd: Path = ROOT, stdin: str | None = None,
+          command: tuple = ("grade",)) -> subprocess.CompletedProcess:
     env = {"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "GRADE_SANDBOX_NAMESPACES": "off", "COLUMNS": "200"}
-    return subprocess.run([venv / "bin" / "grade", *args], cwd=ROOT, capture_output=True, text=True, env=env, timeout=600)
+    return subprocess.run([venv / "bin" / command[0], *command[1:], *args], cwd=cwd, input=stdin, capture_output=True,
+                          text=True, env=env, timeout=600)
 
 
 def test_doctor_reports_the_uid_without_namespaces(system_venv):
@@ -79,6 +82,7 @@ def test_doctor_reports_the_uid_without_namespaces(system_venv):
     out = grade(system_venv, "doctor").stdout
     assert "on  unprivileged uid: a uid per check, RLIMIT_NPROC, in a private folder" in out, out
     assert "off no network: namespaces turned off" in out, out
+    assert "off grader's command lines hidden: every user can read the grader's command line" in out, out
 
 
 def test_student_process_runs_as_its_own_uid(system_venv, shared_tmp):
@@ -101,3 +105,156 @@ def test_reference_scores_full_marks_as_its_own_uid(system_venv):
     done = grade(system_venv, "run", "ex05", "ex06", "-s", str(ROOT / "solutions"), "--json")
     doc = json.loads(done.stdout)
     assert doc["score"] == doc["max_score"] == 24, [t for t in doc["tests"] if t["status"] == "failed"]
+
+
+@pytest.fixture(scope="module")
+def private_course(shared_tmp) -> Path:
+    """The course with its references and checks root's alone (as the batch demands in this mode), 512 MiB a student."""
+    course = shared_tmp / "course"
+    course.mkdir()
+    for part in ("exercises", "solutions", "tests/hidden", "tests/given"):
+        shutil.copytree(ROOT / part, course / part)
+    toml = (ROOT / "course.toml").read_text()
+    assert "memory_limit = 4096 " in toml
+    (course / "course.toml").write_text(toml.replace("memory_limit = 4096 ", "memory_limit = 512 "))
+    for secret in ("solutions", "tests"):
+        (course / secret).chmod(0o700)
+    return course
+
+
+def hand_in(klass: Path, name: str, gated: str) -> None:
+    folder = klass / name / "ex05_gated_steps"
+    folder.mkdir(parents=True)
+    (folder / "gated.py").write_text(gated)
+
+
+REFERENCE = (ROOT / "solutions" / "ex05_gated_steps" / "gated.py").read_text()
+# Correct, and needing 128 MiB at import: what a student left charged to the worker's memory would cost it everything.
+NEEDS_MEMORY = REFERENCE + '\n\nWORKING_MEMORY = b"\\1" * (128 << 20)\n'
+# Fills its uid's share of /var/tmp, /tmp, a SysV segment and /dev/shm (until its memory limit stops it), then ends.
+FILLER = '''import ctypes
+import os
+
+block = b"x" * (8 << 20)
+
+
+def fill(folder, megabytes):
+    for i in range(megabytes // 8):
+        with open(f"{folder}/grade-test-fill-{os.getpid()}-{i}", "wb") as f:
+            f.write(block)
+
+
+libc = ctypes.CDLL(None)
+libc.shmat.restype = ctypes.c_void_p
+segment = libc.shmget(0, 64 << 20, 0o1600)
+ctypes.memset(libc.shmat(segment, None, 0), 1, 64 << 20)
+fill("/var/tmp", 8)
+fill("/tmp", 8)
+fill("/dev/shm", 1024)
+'''
+# Runs a classmate's file if it can read it, and says whether it could read the journal.
+COPIER = '''try:
+    exec(open({classmate!r}).read())
+except OSError:
+    pass
+try:
+    open({journal!r}, "rb").read(1)
+    JOURNAL = "journal read"
+except OSError:
+    JOURNAL = "journal refused"
+if "lstm_step" not in globals():
+    def lstm_step(**inputs):
+        raise RuntimeError(JOURNAL)
+'''
+
+
+def totals(out: Path) -> dict[str, str]:
+    return {row["student"]: row["total"] for row in csv.DictReader((out / "grades.csv").open())}
+
+
+def leftovers() -> list[str]:
+    """What a filler's uid still owns: its files in the shared folders, SysV segments of student uids."""
+    from grader.inside.isolation import UID_BASE
+
+    files = [str(p) for folder in ("/dev/shm", "/tmp", "/var/tmp") for p in Path(folder).glob("grade-test-fill-*")]
+    segments = [line for line in Path("/proc/sysvipc/shm").read_text().splitlines()[1:]
+                if int(line.split()[7]) >= UID_BASE]
+    return files + segments
+
+
+def test_a_student_that_fills_shared_memory_costs_the_next_nothing_and_no_one_reads_a_classmate(system_venv, shared_tmp,
+                                                                                              private_course):
+    """After a student who filled /dev/shm, /tmp and SysV memory, does the next on that worker score as it does alone,
+    with nothing of the first left – and does one who reads a classmate's file and the journal get neither?"""
+    klass, alone = shared_tmp / "class", shared_tmp / "alone"
+    out = shared_tmp / "out"
+    hand_in(klass, "amy", FILLER)
+    hand_in(klass, "bea", NEEDS_MEMORY)
+    hand_in(klass, "cat", COPIER.format(classmate=str(klass / "bea" / "ex05_gated_steps" / "gated.py"),
+                                        journal=str(out / "journal.sqlite")))
+    hand_in(alone, "bea", NEEDS_MEMORY)
+    for folder in (klass, alone):
+        folder.chmod(0o700)
+    options = ("--exercises", "ex05", "--workers", "1", "--sandbox", "auto")
+    done = grade(system_venv, "batch", str(klass), "--out", str(out), *options, cwd=private_course)
+    assert done.returncode == 0, done.stderr
+    assert "sandbox degraded (--sandbox auto), without: no network, private file-system view" in done.stderr
+    solo = grade(system_venv, "batch", str(alone), "--out", str(shared_tmp / "out-alone"), *options, cwd=private_course)
+    assert solo.returncode == 0, solo.stderr
+    assert totals(out)["bea"] == totals(shared_tmp / "out-alone")["bea"] == "14", (done.stdout, done.stderr)
+    assert totals(out)["cat"] == "0" and "journal refused" in (out / "feedback" / "cat.md").read_text()
+    assert leftovers() == []
+    modes = {p.name: p.stat().st_mode & 0o777 for p in [out, *out.rglob("*")]}
+    assert all(m in (0o700, 0o600) for m in modes.values()), modes
+    assert "without: no network" in (out / "summary.md").read_text()
+
+
+def test_batch_refuses_what_other_users_may_read(system_venv, shared_tmp, private_course):
+    """Is a class folder, or an OUT, that other users may read refused, saying how to make it private?"""
+    open_class = shared_tmp / "open-class"
+    hand_in(open_class, "dee", REFERENCE)
+    done = grade(system_venv, "batch", str(open_class), "--out", str(shared_tmp / "open-out"), "--sandbox", "auto",
+                 "--exercises", "ex05", cwd=private_course)
+    assert done.returncode == 1 and f"chmod -R go-rwx {open_class}" in done.stderr, done.stderr
+    open_class.chmod(0o700)
+    readable_out = shared_tmp / "readable-out"
+    readable_out.mkdir(mode=0o755)
+    readable_out.chmod(0o755)
+    done = grade(system_venv, "batch", str(open_class), "--out", str(readable_out), "--sandbox", "auto", "--exercises", "ex05",
+                 cwd=private_course)
+    assert done.returncode == 1 and f"chmod -R go-rwx {readable_out}" in done.stderr, done.stderr
+    assert not (readable_out / "grades.csv").exists()
+
+
+def test_scheduler_is_refused_without_network_isolation(system_venv, shared_tmp, private_course):
+    """Without a network namespace, is --scheduler refused before any task is sent, and does a Dask task refuse too?"""
+    klass = shared_tmp / "dask-class"
+    hand_in(klass, "eli", REFERENCE)
+    klass.chmod(0o700)
+    done = grade(system_venv, "batch", str(klass), "--out", str(shared_tmp / "dask-out"), "--sandbox", "auto",
+                 "--exercises", "ex05", "--scheduler", "tcp://127.0.0.1:9", cwd=private_course)
+    assert done.returncode == 1 and "--scheduler: grading on a Dask cluster needs student processes without the network" \
+        in done.stderr, done.stderr
+    job = {"student": "eli", "path": str(klass / "eli"), "course_root": str(private_course), "exercise_ids": ["ex05"],
+           "device": "cpu", "strict": False}
+    task = grade(system_venv, stdin=json.dumps(job), command=("python", "-m", "grader.batch.worker"), cwd=private_course)
+    row = json.loads(task.stdout)
+    assert row["status"] == "internal error" and row["result"]["exercises"][0]["score"] == 0, row
+    assert "this Dask worker may not grade" in row["result"]["failure"], row
+
+
+def test_student_code_never_runs_as_root(tmp_path):
+    """Where no uid of its own can run this Python (root's home) and namespaces are off, do run and batch refuse, saying why?"""
+    env = {**os.environ, "GRADE_SANDBOX_NAMESPACES": "off"}
+    doctor = subprocess.run([sys.executable, "-m", "grader.cli", "doctor"], cwd=ROOT, env=env, capture_output=True,
+                            text=True)
+    if "off unprivileged uid" not in doctor.stdout:
+        pytest.skip("an unprivileged uid can read this Python: the uid-only mode applies, not the refusal")
+    student = tmp_path / "class" / "fay"
+    shutil.copytree(ROOT / "solutions" / "ex05_gated_steps", student / "ex05_gated_steps")
+    for args in (["run", "ex05", "-s", str(student)],
+                 ["batch", str(tmp_path / "class"), "--out", str(tmp_path / "out"), "--sandbox", "auto"]):
+        done = subprocess.run([sys.executable, "-m", "grader.cli", *args], cwd=ROOT, env=env, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 1 and "student code would run as root" in done.stderr, (args, done.stderr)
+    assert not (tmp_path / "out" / "grades.csv").exists()

@@ -2,49 +2,66 @@
 
 A row is written only after that student's report files are in place; a rerun skips every student
 whose row has the same key (submission content + course) and regrades the rest. Times live here,
-never in the reports.
+never in the reports. The file (and SQLite's -wal and -shm beside it, which take its mode) is
+created 0600: no student process can open it, let alone lock it.
 """
 
 from __future__ import annotations
 
-import json
+import os
 import sqlite3
+import time
 from pathlib import Path
 
+from grader.results import StudentRow
+
 FILE = "journal.sqlite"
+# How long one statement waits for a lock held by another connection, and how often it is tried.
+BUSY_SECONDS = 5.0
+ATTEMPTS = 3
 
 
 class Journal:
     def __init__(self, folder: Path):
-        self._db = sqlite3.connect(folder / FILE, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS grades (student TEXT PRIMARY KEY, key TEXT NOT NULL, status TEXT NOT NULL,"
-            " report TEXT NOT NULL, seconds REAL NOT NULL, timeouts INTEGER NOT NULL)"
-        )
+        path = folder / FILE
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))  # SQLite gives -wal and -shm this file's mode
+        self._db = sqlite3.connect(path, isolation_level=None, timeout=BUSY_SECONDS)
+        self._run("PRAGMA journal_mode=WAL")
+        self._run("PRAGMA synchronous=FULL")
+        # One row per student: the whole result model (`StudentRow.to_json`). A journal of an earlier layout (its
+        # table `grades`) is left alone: its students are graded again into this table.
+        self._run("CREATE TABLE IF NOT EXISTS results (student TEXT PRIMARY KEY, key TEXT NOT NULL, row TEXT NOT NULL)")
 
     def key_of(self, student: str) -> str | None:
-        row = self._db.execute("SELECT key FROM grades WHERE student = ?", (student,)).fetchone()
+        row = self._run("SELECT key FROM results WHERE student = ?", (student,)).fetchone()
         return row[0] if row else None
 
-    def record(self, student: str, key: str, status: str, report: dict, seconds: float, timeouts: int) -> None:
-        """Insert or replace this student's row (a regrade updates, never duplicates)."""
-        self._db.execute(
-            "INSERT INTO grades VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(student) DO UPDATE SET key = excluded.key,"
-            " status = excluded.status, report = excluded.report, seconds = excluded.seconds, timeouts = excluded.timeouts",
-            (student, key, status, json.dumps(report, sort_keys=True), seconds, timeouts),
-        )
+    def record(self, row: StudentRow, key: str) -> None:
+        """Insert or replace this student's row (a regrade updates, never duplicates); sqlite3.Error if it cannot."""
+        self._run("INSERT INTO results VALUES (?, ?, ?) ON CONFLICT(student) DO UPDATE SET key = excluded.key,"
+                  " row = excluded.row", (row.student, key, row.to_json()))
 
-    def rows(self, students: list[str]) -> list[dict]:
-        """The rows of these students, in their order (a student without a row is left out)."""
+    def rows(self, students: list[str]) -> list[StudentRow]:
+        """The rows of these students, in their order (a student without a row, or with an unreadable one, is left out)."""
         found = {}
-        for student, status, report, seconds, timeouts in self._db.execute(
-            "SELECT student, status, report, seconds, timeouts FROM grades"
-        ):
-            found[student] = {"student": student, "status": status, "report": json.loads(report),
-                              "seconds": seconds, "timeouts": timeouts}
+        for student, text in self._run("SELECT student, row FROM results").fetchall():
+            try:
+                found[student] = StudentRow.from_json(text)
+            except (ValueError, KeyError, TypeError):  # another layout's row: that student is graded again
+                continue
         return [found[s] for s in students if s in found]
 
     def close(self) -> None:
         self._db.close()
+
+    def _run(self, sql: str, parameters: tuple = ()) -> sqlite3.Cursor:
+        """One statement, tried again while another connection holds the lock it needs (each try waits BUSY_SECONDS)."""
+        attempt = 1
+        while True:
+            try:
+                return self._db.execute(sql, parameters)
+            except sqlite3.OperationalError as e:
+                if attempt == ATTEMPTS or e.sqlite_errorcode & 0xFF not in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+                    raise
+            time.sleep(0.1 * attempt)
+            attempt += 1

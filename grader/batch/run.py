@@ -6,8 +6,10 @@ timing), feedback/<student>.md, summary.json and summary.md, and journal.sqlite 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import sqlite3
 import time
 import unicodedata
 from collections.abc import Callable
@@ -18,9 +20,12 @@ from pathlib import Path
 from grader.batch.cpus import CpuSlots
 from grader.batch.journal import Journal
 from grader.course import Course, Exercise
-from grader.errors import SubmissionError
+from grader.errors import IsolationUnavailable, SubmissionError
 from grader.export import feedback, grades, summary
 from grader.export.files import write_atomic
+from grader.results import GradeResult, Status, StudentRow
+from grader.inside.zygote import secrets_of
+from grader.sandbox.host import active, refusal
 
 # What decides a grade besides the submission: a change to any of these regrades everyone.
 _COURSE_PARTS = ("course.toml", "tests/hidden", "tests/given", "solutions", "exercises", "grader")
@@ -42,8 +47,9 @@ class Student:
 class BatchResult:
     graded: int  # students graded in this run
     skipped: int  # unchanged since the journal's row
-    rows: list[dict]
+    rows: list[StudentRow]
     seconds: float
+    missing: list[str]  # the sandbox protections this run went without (`--sandbox auto`); [] when all were active
 
 
 def discover(submissions: Path) -> list[Student]:
@@ -173,11 +179,33 @@ def grade_batch(*, course: Course, exercises: list[Exercise], submissions: Path,
                 progress: Callable[[dict, int, int], None] | None = None,
                 nbgrader_db: Path | None = None) -> BatchResult:
     """Grade every student of `submissions` whose content or course changed since the journal in `out`;
-    then, with `nbgrader_db`, write every student's scores into that nbgrader gradebook."""
+    then, with `nbgrader_db`, write every student's scores into that nbgrader gradebook.
+
+    IsolationUnavailable before anything is graded when this machine's sandbox may not run the class
+    (see `_sandbox_here`); OUT and everything in it is created readable by root alone.
+    """
     started = time.monotonic()
     if scheduler is None:
         _pool_context()  # the pool's server imports torch while this process reads and hashes the class
-    out.mkdir(parents=True, exist_ok=True)
+    found = _sandbox_here(course, exercises, strict=strict, scheduler=scheduler)
+    if found and not active(found, "private file-system view"):  # uid only: student processes see what others may read
+        _refuse_exposed([submissions, out, *secrets_of(course.root)])
+    missing = [p["name"] for p in found if not p["active"]]
+    with _private_files():
+        out.mkdir(mode=0o700, parents=True, exist_ok=True)
+        result = _grade_into(out, course, exercises, submissions, device, strict, workers, scheduler, only, progress,
+                             missing)
+        if nbgrader_db is not None:
+            from grader.export import nbgrader_db as gradebook
+
+            gradebook.write(db=nbgrader_db, course=course, exercises=exercises, rows=result.rows)
+    result.seconds = time.monotonic() - started
+    return result
+
+
+def _grade_into(out: Path, course: Course, exercises: list[Exercise], submissions: Path, device: str, strict: bool,
+                workers: int, scheduler: str | None, only: str | None, progress, missing: list[str]) -> BatchResult:
+    """Grade what changed into `out`, journal each row, then write grades.csv and the summary from the journal."""
     students = discover(submissions)
     if only is not None and only not in {s.id for s in students}:
         raise SubmissionError(f"--student {only}: no such student in {submissions}")
@@ -185,39 +213,98 @@ def grade_batch(*, course: Course, exercises: list[Exercise], submissions: Path,
     common = hashlib.sha256(f"{course_hash(course)}|{','.join(ids)}".encode()).hexdigest()
     keyed = [replace(s, key=hashlib.sha256(f"{common}|{content_hash(s)}".encode()).hexdigest()) for s in students]
     journal = Journal(out)
+    unjournaled: dict[str, dict] = {}  # rows the journal could not take: said so, and graded again next run
     try:
         todo = [s for s in keyed if s.id == only or (only is None and (
             journal.key_of(s.id) != s.key or not (out / "reports" / f"{s.id}.json").is_file()))]
         keys = {s.id: s.key for s in todo}
         done = 0
         for row in _grade_all(todo, course, exercises, device, strict, workers, scheduler):
-            key = keys[row["student"]]
-            write_atomic(out / "reports" / f"{row['student']}.json", _report_text(row["report"]))
-            write_atomic(out / "feedback" / f"{row['student']}.md", feedback.to_markdown(row["report"]))
-            # A grader failure is recorded without its key, so that the next run grades that student again.
-            journal.record(row["student"], key if row["status"] != "internal error" else "", row["status"],
-                           row["report"], row["seconds"], row["timeouts"])
+            write_atomic(out / "reports" / f"{row.student}.json", _report_text(row.result))
+            write_atomic(out / "feedback" / f"{row.student}.md", feedback.to_markdown(row.result))
+            try:  # a grader failure is recorded without its key, so that the next run grades that student again
+                journal.record(row, keys[row.student] if row.status is not Status.INTERNAL_ERROR else "")
+            except sqlite3.Error as e:
+                unjournaled[row.student] = _unjournaled(row, e)
             done += 1
             if progress is not None:
                 progress(row, done, len(todo))
-        rows = journal.rows([s.id for s in keyed])
+        stored = {r.student: r for r in journal.rows([s.id for s in keyed])}
+        rows = [unjournaled.get(s.id) or stored[s.id] for s in keyed if s.id in unjournaled or s.id in stored]
     finally:
         journal.close()
     write_atomic(out / "grades.csv", grades.to_csv(rows, ids))
-    class_summary = summary.summarize(rows, ids)
+    class_summary = summary.summarize(rows, ids, missing=missing)
     write_atomic(out / "summary.json", summary.to_json(class_summary))
     write_atomic(out / "summary.md", summary.to_markdown(class_summary))
-    if nbgrader_db is not None:
-        from grader.export import nbgrader_db as gradebook
-
-        gradebook.write(db=nbgrader_db, course=course, exercises=exercises, rows=rows)
-    return BatchResult(len(todo), len(keyed) - len(todo), rows, time.monotonic() - started)
+    return BatchResult(len(todo), len(keyed) - len(todo), rows, 0.0, missing)
 
 
-def _report_text(report: dict) -> str:
-    from grader.export.gradescope import dumps
+def _unjournaled(row: StudentRow, error: sqlite3.Error) -> StudentRow:
+    """`row` as a grader error: its grade stands in this run's outputs, but the journal does not hold it."""
+    why = f"the journal could not record this grade ({error}); the next run grades this student again"
+    return replace(row, status=Status.INTERNAL_ERROR,
+                   result=replace(row.result, internal_errors=[*row.result.internal_errors, why]))
 
-    return dumps(report) + "\n"
+
+def _sandbox_here(course: Course, exercises: list[Exercise], *, strict: bool, scheduler: str | None) -> list[dict]:
+    """This machine's protections ([] where no exercise runs student code); IsolationUnavailable where the class
+    may not be graded under them: never as root without a uid of its own, with `strict` only with them all, and
+    on a Dask cluster only without the network (a student process could reach the scheduler and run code there)."""
+    if not any(e.runs_code and e.available for e in exercises):
+        return []
+    from grader.batch.worker import NETWORK_NEEDED
+    from grader.sandbox.doctor import protections
+
+    found = protections(course.root)
+    why = refusal(found, strict=strict)
+    if not why and scheduler is not None and not active(found, "no network"):
+        why = f"--scheduler: {NETWORK_NEEDED} (here: {next(p['note'] for p in found if p['name'] == 'no network')})"
+    if why:
+        raise IsolationUnavailable(why)
+    return found
+
+
+def _refuse_exposed(paths: list[Path]) -> None:
+    """Without a private file-system view a student process sees what every user may: IsolationUnavailable,
+    saying how to fix it, when another user could read, change or enter any of `paths`."""
+    exposed = [p for p in paths if _exposed(p)]
+    if exposed:
+        shown = " ".join(str(p) for p in exposed)
+        raise IsolationUnavailable(
+            "no namespaces here, so student processes run as other users in the machine's own file system, and "
+            f"other users may open {shown}: a student could read classmates' files, the grades or the checks. "
+            f"Make them root's alone (chmod -R go-rwx {shown}), then run again")
+
+
+def _exposed(path: Path) -> bool:
+    """Whether a user other than the owner could reach `path` and read, change or enter it (a missing path is not).
+
+    A folder that others may not enter shuts in everything below it, so only `path` and its parents' modes matter
+    (a student's uid has no group of the grader's).
+    """
+    try:
+        path = path.resolve(strict=True)
+        reachable = all(os.stat(parent).st_mode & 0o001 for parent in path.parents)
+        return reachable and bool(os.stat(path).st_mode & 0o007)
+    except OSError:
+        return False
+
+
+@contextlib.contextmanager
+def _private_files():
+    """Files and folders created meanwhile are their owner's alone (umask 077): OUT, its journal and its reports."""
+    previous = os.umask(0o077)
+    try:
+        yield
+    finally:
+        os.umask(previous)
+
+
+def _report_text(result: GradeResult) -> str:
+    from grader.export.gradescope import dumps, to_dict
+
+    return dumps(to_dict(result, timing=False)) + "\n"
 
 
 def _grade_all(todo: list[Student], course: Course, exercises: list[Exercise], device: str, strict: bool,
@@ -233,7 +320,7 @@ def _grade_all(todo: list[Student], course: Course, exercises: list[Exercise], d
         return
     args = (str(course.root), [e.id for e in exercises], device, strict)
     if scheduler is not None:
-        yield from _on_dask(todo, scheduler, args)
+        yield from _on_dask(todo, scheduler, args, exercises)
         return
     from concurrent.futures import ProcessPoolExecutor
 
@@ -270,17 +357,25 @@ def _pool_context():
     return context
 
 
-def _on_dask(todo: list[Student], scheduler: str, args: tuple):
-    from distributed import Client, as_completed
+def _on_dask(todo: list[Student], scheduler: str, args: tuple, exercises: list[Exercise]):
+    """Each student as a task on the cluster; a task that fails (its worker lost, say) is that student's grader error."""
+    from grader.errors import need
 
-    from grader.batch.worker import dask_task
+    distributed = need("distributed", "--scheduler")
+    Client, as_completed = distributed.Client, distributed.as_completed
+
+    from grader.batch.worker import dask_task, failed_row
 
     with Client(scheduler) as client:
         # One key per (student, content and course): a changed upload or a fixed check is never deduplicated away.
-        futures = [client.submit(dask_task, s.id, str(s.path), *args, key=f"grade-{s.id}-{s.key[:16]}", pure=False)
-                   for s in todo]
+        futures = {client.submit(dask_task, s.id, str(s.path), *args, key=f"grade-{s.id}-{s.key[:16]}", pure=False): s.id
+                   for s in todo}
         for future in as_completed(futures):
-            yield future.result()
+            try:
+                row = future.result()
+            except Exception as e:  # noqa: BLE001  (whatever the cluster raised, the other students go on)
+                row = failed_row(futures[future], exercises, f"the Dask task failed: {type(e).__name__}: {e}")
+            yield row
 
 
 def default_workers() -> int:

@@ -15,8 +15,13 @@ import time
 from pathlib import Path
 
 from grader.errors import SubmissionError
+from grader.results import GradeResult, Status, StudentRow
 
 _STATE: dict = {}  # the pool process's course, exercises, device and sandbox
+# Why a Dask task grades only where student processes have no network.
+NETWORK_NEEDED = ("grading on a Dask cluster needs student processes without the network (namespaces): one that has it "
+                  "could reach the scheduler and run code on every worker, outside any sandbox; grade where `grade doctor` "
+                  "shows 'no network' on, or without --scheduler")
 
 
 def grade_one(*, course, exercises, device: str, sandbox, student: str, path: Path) -> StudentRow:
@@ -70,37 +75,64 @@ def start_pool_process(course_root: str, exercise_ids: list[str], device: str, s
     _STATE.update(course=course, exercises=exercises, device=device, sandbox=sandbox)
 
 
-def pool_task(student: str, path: str) -> dict:
+def pool_task(student: str, path: str) -> StudentRow:
     """One student in this pool process; a failure of the grader itself is that student's row, not the batch's end."""
     from grader.errors import GraderError
-    from grader.export import gradescope
 
+    exercises = _STATE["exercises"]
     try:
         return grade_one(**_STATE, student=student, path=Path(path))
     except GraderError as e:
-        max_score = float(sum(x.points for x in _STATE["exercises"]))
-        return {"student": student, "status": "internal error", "seconds": 0.0, "timeouts": 0,
-                "report": gradescope.failure_dict(student, max_score, str(e))}
+        return failed_row(student, exercises, str(e))
+    except Exception as e:  # noqa: BLE001 – a bug of the grader that this student's work set off: theirs alone
+        return failed_row(student, exercises, f"the grader failed: {type(e).__name__}: {e}")
+
+
+def failed_row(student: str, exercises, message: str) -> StudentRow:
+    """The row of a student the grader itself could not grade: no points, why, and graded again next run."""
+    return StudentRow(student, Status.INTERNAL_ERROR, GradeResult.of_failure(student, exercises, message))
 
 
 # -- a Dask task --------------------------------------------------------------------------------
 
-def dask_task(student: str, path: str, course_root: str, exercise_ids: list[str], device: str, strict: bool) -> dict:
-    """Grade one student in a fresh subprocess on the Dask worker; the result comes back to the TA's journal."""
+def dask_task(student: str, path: str, course_root: str, exercise_ids: list[str], device: str, strict: bool) -> StudentRow:
+    """Grade one student in a fresh subprocess on the Dask worker; the result comes back to the TA's journal.
+
+    The job goes in on stdin, never on the command line, which every user of the worker can read.
+    """
     job = json.dumps({"student": student, "path": path, "course_root": course_root,
                       "exercise_ids": exercise_ids, "device": device, "strict": strict})
     done = subprocess.run([sys.executable, "-m", "grader.batch.worker"], input=job, capture_output=True, text=True,
                           check=False)
     if done.returncode != 0:
-        raise RuntimeError(f"grading {student} failed on the worker: {done.stderr[-2000:]}")
-    return json.loads(done.stdout)
+        return failed_row(student, _exercises(course_root, exercise_ids),
+                          f"grading {student} failed on the worker: {done.stderr[-2000:]}")
+    return StudentRow.from_json(done.stdout)
+
+
+def _exercises(course_root: str, exercise_ids: list[str]) -> list:
+    from grader.course import load_course
+
+    course = load_course(Path(course_root))
+    return [course.exercise(i) for i in exercise_ids]
 
 
 def _main() -> None:
-    job = json.loads(sys.stdin.read())
-    start_pool_process(job["course_root"], job["exercise_ids"], job["device"], job["strict"])
-    row = pool_task(job["student"], job["path"])
-    sys.stdout.write(json.dumps(row))
+    """A Dask task's subprocess: its worker's sandbox must keep student code off the network, or no student is graded."""
+    from grader.errors import GraderError, IsolationUnavailable
+    from grader.sandbox.host import active
+
+    fields = json.loads(sys.stdin.read())
+    try:
+        start_pool_process(fields["course_root"], fields["exercise_ids"], fields["device"], fields["strict"])
+        sandbox = _STATE["sandbox"]
+        if sandbox is not None and not active(sandbox.protections, "no network"):
+            raise IsolationUnavailable(f"this Dask worker may not grade: {NETWORK_NEEDED}")
+    except GraderError as e:
+        row = failed_row(fields["student"], _exercises(fields["course_root"], fields["exercise_ids"]), str(e))
+    else:
+        row = pool_task(fields["student"], fields["path"])
+    sys.stdout.write(row.to_json())
     sys.stdout.flush()
 
 

@@ -1,13 +1,14 @@
 """feedback/<student>.md: what the student may see – each check's name, points and feedback, nothing else.
 
 Hidden checks appear once grades are published (their visibility); the feedback never holds test
-code, reference values or another student's data (checks never put those in it).
+code, reference values or another student's data (checks never put those in it). Words a submission
+controls (its id, its messages) are escaped here: one line outside code blocks, Markdown inert.
 """
 
 from __future__ import annotations
 
-from grader.text import format_points
-
+from grader.results import GradeResult
+from grader.text import format_points, printable
 
 # The file's fixed words, in the report's feedback language.
 WORDS = {
@@ -16,29 +17,30 @@ WORDS = {
 }
 
 
-def to_markdown(report: dict) -> str:
-    extra = report["extra_data"]
-    words = WORDS.get(extra.get("language"), WORDS["en"])
-    lines = [f"# {words['title']} {_plain(extra['submission'])}", "",
-             f"**{words['total']}: {format_points(report['score'])}/{format_points(report['max_score'])} {words['points']}**", ""]
-    by_exercise: dict[str, list[dict]] = {}
-    for test in report["tests"]:
-        by_exercise.setdefault(test["name"].split(":", 1)[0], []).append(test)
-    for exercise in extra["exercises"]:
-        lines += [f"## {exercise['id']} {exercise['title']} — {format_points(exercise['score'])}/{format_points(exercise['max_score'])}", ""]
-        if exercise["note"]:
-            lines += [_plain(exercise["note"]), ""]
-        for test in by_exercise.get(exercise["id"], []):
-            mark = words["passed"] if test["status"] == "passed" else words["failed"]
-            name = test["name"].split(": ", 1)[1]
-            lines.append(f"- **{_plain(name)}** — {format_points(test['score'])}/{format_points(test['max_score'])}, {mark}")
-            if test["output"]:
-                lines += ["", "  ```text", *[f"  {line}" for line in test["output"].replace("```", "'''").splitlines()],
-                          "  ```"]
+def to_markdown(result: GradeResult) -> str:
+    language = result.language
+    words = WORDS.get(language, WORDS["en"])
+    lines = [f"# {words['title']} {plain(result.submission)}", "",
+             f"**{words['total']}: {_points(result.score)}/{_points(result.max_score)} {words['points']}**", ""]
+    for exercise in result.exercises:
+        lines += [f"## {exercise.id} {exercise.title} — {_points(exercise.score)}/{_points(exercise.max_score)}", ""]
+        note = exercise.note.render(language)
+        if note:
+            lines += [plain(note), ""]
+        for v in exercise.checks:
+            mark = words["passed"] if v.passed else words["failed"]
+            lines.append(f"- **{plain(v.name)}** — {_points(v.earned)}/{_points(v.points)}, {mark}")
+            output = printable(v.feedback.render(language))
+            if output:
+                lines += ["", "  ```text", *[f"  {line}" for line in output.replace("```", "'''").splitlines()], "  ```"]
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _plain(text: str) -> str:
-    """Text shown outside a code block, with Markdown's active characters escaped."""
-    return "".join("\\" + c if c in "\\`*_[]<>#|" else c for c in text)
+def plain(text: str) -> str:
+    """Text shown outside a code block: one printable line, with Markdown's active characters escaped."""
+    return "".join("\\" + c if c in "\\`*_[]<>#|" else c for c in " ".join(printable(text).split()))
+
+
+def _points(x: float) -> str:
+    return format_points(round(x, 4))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 
+from grader.results import StudentRow
 from grader.text import format_points, printable
 
 # What makes a spreadsheet read a cell as a formula (OWASP's CSV injection rule): its first character.
@@ -21,14 +22,13 @@ def safe_cell(value: str) -> str:
     return printable(("'" + value if value.startswith(_FORMULA_STARTS) else value).replace("\n", "\r"))
 
 
-def to_csv(rows: list[dict], exercise_ids: list[str]) -> str:
-    """`rows` are journal rows ({"student", "report"}); an exercise a report lacks counts 0."""
+def to_csv(rows: list[StudentRow], exercise_ids: list[str]) -> str:
+    """One line per student; an exercise a result lacks counts 0."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["student", *exercise_ids, "total"])
-    for row in sorted(rows, key=lambda r: r["student"]):
-        scores = {e["id"]: e["score"] for e in row["report"]["extra_data"]["exercises"]}
-        points = [scores.get(i, 0.0) for i in exercise_ids]
-        cells = [row["student"], *(format_points(p, digits=4) for p in points), format_points(sum(points), digits=4)]
+    for row in sorted(rows, key=lambda r: r.student):
+        points = [round(row.score(i), 4) for i in exercise_ids]
+        cells = [row.student, *(format_points(p, digits=4) for p in points), format_points(sum(points), digits=4)]
         writer.writerow([safe_cell(c) for c in cells])
     return out.getvalue()

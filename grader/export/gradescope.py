@@ -42,18 +42,11 @@ def to_dict(result: GradeResult, *, timing: bool = True) -> dict:
         "errors": result.internal_errors,
     }
     doc = {"score": round(result.score, 4), "max_score": result.max_score, "tests": tests, "extra_data": extra}
+    if result.failure:
+        doc["output"] = f"the autograder failed: {result.failure}"
     if timing:
         doc["execution_time"] = round(result.seconds, 3)
     return doc
-
-
-def failure_dict(submission: str, max_score: float, message: str) -> dict:
-    """The report of a run the grader itself could not complete: no points, and why."""
-    return {
-        "score": 0.0, "max_score": max_score, "tests": [],
-        "output": f"the autograder failed: {message}",
-        "extra_data": {"submission": submission, "device": "", "exercises": [], "errors": [message]},
-    }
 
 
 def dumps(doc: dict) -> str:

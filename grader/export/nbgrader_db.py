@@ -19,9 +19,10 @@ from pathlib import Path
 
 from grader.course import Course, Exercise
 from grader.handout.nbgrader import grade_cell
+from grader.results import Status, StudentRow
 
 
-def write(*, db: Path, course: Course, exercises: list[Exercise], rows: list[dict]) -> int:
+def write(*, db: Path, course: Course, exercises: list[Exercise], rows: list[StudentRow]) -> int:
     """Write the scores of `rows` (the batch journal's) on `exercises` into the gradebook `db`; return the grades written."""
     from grader.errors import need
 
@@ -36,14 +37,12 @@ def write(*, db: Path, course: Course, exercises: list[Exercise], rows: list[dic
             gradebook.update_or_create_grade_cell(grade_cell(exercise), exercise.id, exercise.id,
                                                   max_score=exercise.points, cell_type="code")
         for row in rows:
-            failed = row["status"] == "internal error"
-            scores = {x["id"]: x["score"] for x in row["report"]["extra_data"]["exercises"]}
-            if failed:
-                scores = dict.fromkeys(scores or [e.id for e in exercises])
-            gradebook.update_or_create_student(row["student"])
+            failed = row.status is Status.INTERNAL_ERROR
+            scores = {x.id: round(x.score, 4) for x in row.result.exercises}
+            gradebook.update_or_create_student(row.student)
             for exercise in (e for e in exercises if e.id in scores):
-                gradebook.update_or_create_submission(exercise.id, row["student"])
-                args = (grade_cell(exercise), exercise.id, exercise.id, row["student"])
+                gradebook.update_or_create_submission(exercise.id, row.student)
+                args = (grade_cell(exercise), exercise.id, exercise.id, row.student)
                 try:
                     grade = gradebook.find_grade(*args)
                 except MissingEntry:  # a submission made before the cell existed (an older assignment layout)

@@ -1,20 +1,24 @@
-"""The class summary (summary.json, summary.md): points per exercise, the common mistakes, and who could not be graded."""
+"""The class summary (summary.json, summary.md): points per exercise, the common mistakes, and who could not be graded.
+
+Every figure is counted from the result model's fields – a verdict's outcome and named mistakes –
+once per student, never from feedback text, which a submission can fill with any words.
+"""
 
 from __future__ import annotations
 
 import json
-import re
 import statistics
 from collections import Counter
 
-# A diagnosis as checks name it: "Likely mistake: <name>." (English feedback).
-_DIAGNOSIS = re.compile(r"Likely mistake: ([^.;\n]+)")
+from grader.export.feedback import plain
+from grader.results import Outcome, Status, StudentRow
 
 
-def summarize(rows: list[dict], exercise_ids: list[str]) -> dict:
+def summarize(rows: list[StudentRow], exercise_ids: list[str], *, missing: list[str] = ()) -> dict:
+    """The class's figures; `missing` names the sandbox protections this run went without (`--sandbox auto`)."""
     per_exercise = {}
     for exercise_id in exercise_ids:
-        scores = [_score(r, exercise_id) for r in rows]
+        scores = [r.score(exercise_id) for r in rows]
         per_exercise[exercise_id] = {
             "mean": round(statistics.fmean(scores), 4) if scores else 0.0,
             "median": round(statistics.median(scores), 4) if scores else 0.0,
@@ -23,22 +27,26 @@ def summarize(rows: list[dict], exercise_ids: list[str]) -> dict:
         }
     mistakes, failed = Counter(), Counter()
     for row in rows:
-        for test in row["report"]["tests"]:
-            if test["status"] == "failed":
-                failed[test["name"]] += 1
-                for name in set(_DIAGNOSIS.findall(test["output"])):
-                    mistakes[f"{test['name'].split(':', 1)[0]}: {name.strip()}"] += 1
-    crashed = sum(any("process ended" in t["output"] for t in r["report"]["tests"]) for r in rows)
+        verdicts = [v for e in row.result.exercises for v in e.checks if not v.passed]
+        failed.update({f"{v.exercise}: {v.name}" for v in verdicts})
+        mistakes.update({f"{v.exercise}: {d.en}" for v in verdicts for d in v.diagnosis})
+    outcomes = [{v.outcome for e in r.result.exercises for v in e.checks} for r in rows]
     return {
         "students": len(rows),
         "exercises": per_exercise,
-        "common_mistakes": [{"mistake": m, "students": n} for m, n in sorted(mistakes.items(), key=lambda x: (-x[1], x[0]))[:20]],
-        "most_failed_checks": [{"check": c, "students": n} for c, n in sorted(failed.items(), key=lambda x: (-x[1], x[0]))[:20]],
-        "hit_a_time_limit": sum(r["timeouts"] > 0 for r in rows),
-        "crashed": crashed,
-        "unreadable": sum(r["status"] == "unreadable" for r in rows),
-        "internal_errors": sum(r["status"] == "internal error" for r in rows),
+        "common_mistakes": _ranked(mistakes, "mistake"),
+        "most_failed_checks": _ranked(failed, "check"),
+        "hit_a_time_limit": sum(Outcome.TIMED_OUT in o for o in outcomes),
+        "crashed": sum(Outcome.CRASHED in o for o in outcomes),
+        "unreadable": sum(r.status is Status.UNREADABLE for r in rows),
+        "internal_errors": sum(r.status is Status.INTERNAL_ERROR for r in rows),
+        "missing_protections": list(missing),
     }
+
+
+def _ranked(counts: Counter, name: str) -> list[dict]:
+    """The 20 most frequent, each with how many students; ties in alphabetical order."""
+    return [{name: k, "students": n} for k, n in sorted(counts.items(), key=lambda x: (-x[1], x[0]))[:20]]
 
 
 def to_json(summary: dict) -> str:
@@ -52,13 +60,11 @@ def to_markdown(summary: dict) -> str:
         dist = ", ".join(f"{k}: {v}" for k, v in s["distribution"].items())
         lines.append(f"| {exercise_id} | {s['mean']:g} | {s['median']:g} | {s['max']:g} | {dist} |")
     lines += ["", "## Most common diagnosed mistakes", ""]
-    lines += [f"- {m['mistake']} — {m['students']}" for m in summary["common_mistakes"]] or ["- none diagnosed"]
+    lines += [f"- {plain(m['mistake'])} — {m['students']}" for m in summary["common_mistakes"]] or ["- none diagnosed"]
     lines += ["", "## Checks failed most often", ""]
-    lines += [f"- {c['check']} — {c['students']}" for c in summary["most_failed_checks"]] or ["- none"]
+    lines += [f"- {plain(c['check'])} — {c['students']}" for c in summary["most_failed_checks"]] or ["- none"]
     lines += ["", f"Hit a time limit: {summary['hit_a_time_limit']}; crashed: {summary['crashed']}; "
               f"could not be read: {summary['unreadable']}; internal grader errors: {summary['internal_errors']}."]
+    if summary["missing_protections"]:
+        lines += ["", f"Sandbox degraded (--sandbox auto), without: {', '.join(summary['missing_protections'])}."]
     return "\n".join(lines) + "\n"
-
-
-def _score(row: dict, exercise_id: str) -> float:
-    return next((e["score"] for e in row["report"]["extra_data"]["exercises"] if e["id"] == exercise_id), 0.0)

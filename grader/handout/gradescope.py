@@ -107,14 +107,15 @@ def _add(zf: zipfile.ZipFile, name: str, data: bytes, mode: int) -> None:
 
 def run(root: Path) -> dict:
     """Grade root/submission with the course in root/source; write root/results/results.json and return it."""
-    from grader.export.gradescope import failure_dict
+    from grader.export.gradescope import to_dict
+    from grader.results import GradeResult
 
     started = time.monotonic()
     results = root / "results" / "results.json"
     course = None
     try:
         # Replaced when the run ends: one that Gradescope stops at its time limit still leaves a results.json.
-        _write(results, _finished(failure_dict("submission", 0.0, DID_NOT_FINISH), started))
+        _write(results, _finished(to_dict(GradeResult.of_failure("submission", [], DID_NOT_FINISH)), started))
         from grader import api
 
         course = api.course(root=root / "source")
@@ -193,7 +194,8 @@ def _sandbox_report(found: list[dict] | None, course_root: Path) -> str:
 
 
 def _failed(course: Course | None, error: BaseException) -> dict:
-    from grader.export.gradescope import failure_dict
+    from grader.export.gradescope import to_dict
+    from grader.results import GradeResult
 
     if isinstance(error, Refused) and course:  # the upload's layout: the student can fix it
         message = error.text.render(course.language)
@@ -204,8 +206,9 @@ def _failed(course: Course | None, error: BaseException) -> dict:
         message = (f"internal error ({type(error).__name__}: {one_line(str(error), limit=300)}); "
                    "your instructor can see the details")
     _say(f"the autograder failed: {message}")
-    max_score = float(sum(e.points for e in course.exercises)) if course else 0.0
-    return failure_dict("submission", max_score, message)
+    failed = GradeResult.of_failure("submission", course.exercises if course else [], message,
+                                    language=course.language if course else "en")
+    return to_dict(failed)
 
 
 def _write(path: Path, doc: dict) -> None:

@@ -5,7 +5,7 @@ solution cell per student file – the stub, with the reference between `### BEG
 `### END SOLUTION` where the stub raises NotImplementedError (nbgrader's generate_assignment
 turns each region into `# YOUR CODE HERE`, so a student sees exactly the stub) – and one
 autograder cell worth the exercise's points. That cell calls `autograde`, which runs
-`grade run <id> --json` on the notebook in a fresh process, with the sandbox and hidden checks, and
+the exercise's checks on the notebook in a fresh process, with the sandbox and hidden checks, and
 makes the points earned the cell's value (nbgrader's partial credit). No hidden check, reference or
 expected value is copied into a notebook: the course stays where it is, and the config tells the
 cells where (GRADER_COURSE_ROOT, which nbgrader's kernels inherit).
@@ -246,25 +246,45 @@ def _python(value, where: str) -> str:
 # -- the autograder cell --------------------------------------------------------------------------
 
 def autograde(exercise_id: str) -> float:
-    """What an autograder cell runs: `grade run <id> --json` on the notebook in the current folder; the points earned.
+    """What an autograder cell runs: the exercise's checks on the notebook in the current folder; the points earned.
 
-    The grading runs in a fresh process (the sandbox's own output never reaches the cell's stderr,
-    which nbgrader would score 0); the feedback is printed to stdout. A run the grader could not
-    complete raises AutogradeError, so the cell fails and says why.
+    The grading runs in a fresh process (`python -m grader.handout.nbgrader`, as `grade run` grades: the
+    sandbox's own output never reaches the cell's stderr, which nbgrader would score 0), which sends back
+    the result model; its feedback is printed to stdout. A run the grader could not complete raises
+    AutogradeError, so the cell fails and says why.
     """
     from grader.export.feedback import to_markdown
+    from grader.results import GradeResult
 
-    command = [sys.executable, "-m", "grader.cli", "run", exercise_id, "--submission", str(Path.cwd()), "--json"]
+    command = [sys.executable, "-m", "grader.handout.nbgrader", exercise_id, str(Path.cwd())]
     done = subprocess.run(command, cwd=os.environ.get(COURSE_ROOT) or None, capture_output=True, text=True,
                           check=False)
     try:
-        report = json.loads(done.stdout)
-    except json.JSONDecodeError:
-        raise AutogradeError(f"`grade run {exercise_id}` printed no report (exit {done.returncode}): "
+        result = GradeResult.from_json(done.stdout)
+    except (ValueError, KeyError, TypeError):
+        raise AutogradeError(f"grading {exercise_id} sent back no result (exit {done.returncode}): "
                              f"{done.stderr.strip()[-2000:]}") from None
-    if done.returncode != 0:
-        errors = "; ".join(report.get("extra_data", {}).get("errors", [])) or done.stderr.strip()[-2000:]
-        raise AutogradeError(f"`grade run {exercise_id}` failed: {errors}")
-    report["extra_data"]["submission"] = f"{exercise_id}.ipynb"
-    print(to_markdown(report))
-    return float(report["score"])
+    if result.internal_errors:
+        raise AutogradeError(f"grading {exercise_id} failed: {'; '.join(result.internal_errors)}")
+    print(to_markdown(result))
+    return round(result.score, 4)
+
+
+def _grade_notebook(exercise_id: str, folder: Path) -> str:
+    """The result model of grading `folder`'s notebook for one exercise, as JSON (a grader failure's too)."""
+    from grader import api
+    from grader.results import GradeResult
+
+    label = f"{exercise_id}.ipynb"
+    try:
+        course = api.course()
+        if exercise_id not in course.ids:
+            raise CourseError(f"unknown exercise {exercise_id}; valid ids: {', '.join(course.ids)}")
+        exercises = api.select(course, [exercise_id])
+        return api.grade(course=course, exercises=exercises, submission=folder, label=label).to_json()
+    except GraderError as e:
+        return GradeResult.of_failure(label, [], str(e)).to_json()
+
+
+if __name__ == "__main__":
+    sys.stdout.write(_grade_notebook(sys.argv[1], Path(sys.argv[2])))
