@@ -24,16 +24,18 @@ from pathlib import Path
 import pytest
 
 from grader.failures import Fail, StudentError
+from grader.grading import policy
 from grader.grading.answers import Boolean, Choice, Form, Formula, Integer, Number, Shape
 from grader.inside.wire import Inject
 from grader.results import Outcome
-from grader.sandbox.proxy import StudentModule
+from grader.sandbox.proxy import StudentModule, memo
 from grader.text import Text, quoted
 
 __all__ = [
-    "Boolean", "Choice", "Fail", "Formula", "Integer", "Number", "Outcome", "Shape", "StudentError", "assert_close", "check",
-    "check_sheet_form", "choices", "course_code", "expect_kind", "expect_row", "expect_tensor", "expect_value_errors",
-    "inject", "parse_source", "partial", "reference_module", "student_module",
+    "Boolean", "Choice", "Fail", "Formula", "Integer", "Number", "Outcome", "Shape", "StudentError", "Text", "assert_close",
+    "check", "check_sheet_form", "choices", "course_code", "expect_kind", "expect_row", "expect_tensor",
+    "expect_value_errors", "given_code", "inject", "once", "parse_source", "partial", "policy", "quoted",
+    "reference_module", "student_module",
 ]
 
 
@@ -72,13 +74,13 @@ def once(module: StudentModule, key: str, compute):
     """
     import copy
 
-    memo = module._process.memo
-    if key not in memo:
+    shared = memo(module)
+    if key not in shared:
         try:
-            memo[key] = (True, compute())
+            shared[key] = (True, compute())
         except (Fail, StudentError) as e:
-            memo[key] = (False, e)
-    ok, value = memo[key]
+            shared[key] = (False, e)
+    ok, value = shared[key]
     if not ok:
         raise value
     return copy.deepcopy(value)
@@ -99,6 +101,12 @@ def parse_source(student_source, name: str):
 def course_code(path: Path):
     """A course module (given code, never a submission) imported into the grading process, e.g. to compute expected values."""
     return _import_reference(path)
+
+
+def given_code(exercise_id: str):
+    """The public given code of an exercise (what its student process is given, `grader/inside/given/<id>.py`),
+    imported into the grading process, e.g. to run its trainers for expected values."""
+    return importlib.import_module(f"grader.inside.given.{exercise_id}")
 
 
 def student_module(name: str):

@@ -44,6 +44,13 @@ def test_hidden_given_code_imports_only_inside():
                     or top in sys.stdlib_module_names), f"{path.name} imports {name}"
 
 
+@pytest.mark.parametrize("path", sorted((ROOT / "tests" / "hidden").glob("*.py")), ids=lambda p: p.name)
+def test_hidden_checks_import_only_the_check_authors_api(path):
+    """Does this exercise's hidden check import nothing of the grader but grader.checks, the check author's one module?"""
+    grader = {name for name in imports_of(path) if name.split(".")[0] == "grader"}
+    assert grader <= {"grader.checks"}, f"{path.name} imports {sorted(grader - {'grader.checks'})}"
+
+
 LISTING = '''
 import sys
 

@@ -31,6 +31,12 @@ class StudentModule:
         return StudentFunction(self._name, function, self._process, self._device)
 
 
+def memo(module: StudentModule) -> dict:
+    """Results the checks of this submission's exercise share (`grader.checks.once`): a function here, not an
+    attribute of the proxy, so that no name of the student's module is shadowed."""
+    return module._process.memo
+
+
 class StudentFunction:
     def __init__(self, module: str, function: str, process, device):
         self._module, self._function = module, function

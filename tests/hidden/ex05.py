@@ -10,11 +10,9 @@ import math
 import torch
 
 from grader.checks import (
-    Fail, Outcome, StudentError, assert_close, check, expect_tensor, expect_value_errors, parse_source, partial,
-    reference_module, student_module,
+    Fail, Outcome, StudentError, Text, assert_close, check, expect_tensor, expect_value_errors, parse_source, partial,
+    policy, reference_module, student_module,
 )
-from grader.grading import policy
-from grader.text import Text
 
 gated = student_module("gated")
 reference = reference_module("gated")

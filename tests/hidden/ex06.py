@@ -15,8 +15,7 @@ import itertools
 import pytest
 import torch
 
-from grader.checks import Fail, Outcome, check, expect_tensor, inject, parse_source, student_module
-from grader.grading import policy
+from grader.checks import Fail, Outcome, check, expect_tensor, inject, parse_source, policy, student_module
 
 parity = student_module("parity")
 

@@ -14,9 +14,9 @@ import functools
 import torch
 
 from grader.checks import (
-    Fail, StudentError, check, choices, expect_row, expect_tensor, inject, once, partial, reference_module, student_module,
+    Fail, StudentError, Text, check, choices, expect_row, expect_tensor, inject, once, partial, reference_module,
+    student_module,
 )
-from grader.text import Text
 
 protocol = student_module("protocol")
 reference = reference_module("protocol")

@@ -14,14 +14,13 @@ import math
 import torch
 
 from grader.checks import (
-    Fail, StudentError, check, choices, expect_kind, inject, partial, reference_module,
+    Fail, StudentError, Text, check, choices, expect_kind, given_code, inject, partial, quoted, reference_module,
     student_module,
 )
-from grader.inside.given import ex10 as GIVEN
-from grader.text import Text, quoted  # the public trainers the student process is given, run here too
 
 sweep = student_module("sweep")
 reference = reference_module("sweep")
+GIVEN = given_code("ex10")  # the public trainers the student process is given, run here too
 
 MODELS, LENGTHS, LRS, SEEDS = ["gru", "lstm"], [4, 16], [0.1, 0.01, 0.001], [0, 1]
 NAN, INF = float("nan"), float("inf")
