@@ -1,4 +1,4 @@
-"""`grade`: the command line. It parses options and hands them to grader.api; everything printed goes through grader.export."""
+"""`grade`: the command line. It parses options, hands them to grader.api and prints what comes back (reports through grader.export)."""
 
 from __future__ import annotations
 

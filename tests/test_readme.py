@@ -23,11 +23,23 @@ def test_ci_runs_the_readme_test_command():
     assert ci[-1] == quick_start_commands()[1]
 
 
-def test_first_command_grades_the_bundled_example():
-    """Does the first command grade a submission that ships with the repository?"""
+def test_first_command_grades_the_bundled_example(monkeypatch):
+    """Does the first command's `grade run` grade a submission that ships with the repository, with a total and no
+    grader error?"""
+    import json
+
+    from click.testing import CliRunner
+
+    from grader.cli import main
+
     command = quick_start_commands()[0]
-    folder = command.split("--submission ", 1)[1].split()[0]
-    assert (ROOT / folder).is_dir()
+    args = command.split(".venv/bin/grade ", 1)[1].split()
+    assert args[:2] == ["run", "--submission"] and (ROOT / args[2]).is_dir()
+    monkeypatch.chdir(ROOT)
+    done = CliRunner().invoke(main, [*args, "--json"])
+    assert done.exit_code == 0, done.output
+    report = json.loads(done.output)
+    assert 0 < report["score"] < report["max_score"] == 100 and report["extra_data"]["errors"] == []
 
 
 def test_pipeline_table_names_every_module():
@@ -40,3 +52,13 @@ def test_pipeline_table_names_every_module():
         assert module in named or any(module.startswith(n) for n in named if n.endswith("/")), module
     for name in named:
         assert (ROOT / "grader" / name).exists(), name
+
+
+def test_security_table_names_what_grade_doctor_reports():
+    """Does the README's table of protections have one row for each protection `grade doctor` reports, and no other?"""
+    from grader.sandbox.doctor import protections
+
+    text = (ROOT / "README.md").read_text()
+    table = text.split("| Protection (as `grade doctor` names it) | How |\n|---|---|\n", 1)[1].split("\n\n", 1)[0]
+    rows = [line.split(" | ", 1)[0].removeprefix("| ") for line in table.splitlines()]
+    assert rows == [p["name"] for p in protections(ROOT)]

@@ -4,7 +4,7 @@ Student code never runs in the grading process. `Sandbox.start` launches `python
 (a fresh interpreter, so it inherits nothing – not CUDA state, not course material); it preloads
 torch once and forks a student process in milliseconds, isolated as far as this machine allows
 (`protections`; `grader.inside.isolation` says how), holding the given course code of its exercise only. The checks of one exercise share a student process, one
-check at a time; the grader talks to it over its own socket with `grader.wire` and enforces each
+check at a time; the grader talks to it over its own socket with `grader.inside.wire` and enforces each
 check's time limit from here.
 """
 
