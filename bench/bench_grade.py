@@ -34,7 +34,7 @@ def main() -> None:
     n = parser.parse_args().repeat
 
     from grader.course import load_course
-    from grader.grading.pipeline import grade_submission, open_sandbox
+    from grader.grading.pipeline import Grader
 
     baseline = statistics.median(wall([sys.executable, "-c", "import torch"]) for _ in range(n))
     grade = [sys.executable, "-m", "grader.cli", "run", "--submission", "solutions", "--json"]
@@ -42,12 +42,10 @@ def main() -> None:
 
     course = load_course(ROOT)
     exercises = [e for e in course.exercises if e.available]
-    with open_sandbox(course, exercises, "cpu") as sandbox:
+    with Grader(course, exercises, "cpu") as grader:
         def once() -> tuple[float, int, float]:
             start = time.perf_counter()
-            result = grade_submission(
-                course=course, exercises=exercises, submission=ROOT / "solutions", device="cpu", sandbox=sandbox
-            )
+            result = grader.grade(ROOT / "solutions")
             return time.perf_counter() - start, sum(len(e.checks) for e in result.exercises), result.score
 
         once()  # first run pays for importing the hidden checks and the references

@@ -28,21 +28,20 @@ def load_mutants():
 
 def check_mutants(course, device: str) -> list[str]:
     """Grade every bank's mutants on `device`, one sandbox per exercise; print caught/MISSED for each."""
-    from grader.grading.pipeline import grade_submission, open_sandbox
+    from grader.grading.pipeline import Grader
 
     mutants = load_mutants()
     problems = []
     for exercise in course.exercises:
         bank = [m for m in mutants.ALL if m.exercise == exercise.id]
         start = time.perf_counter()
-        with open_sandbox(course, [exercise], device) as sandbox, tempfile.TemporaryDirectory() as tmp:
+        with Grader(course, [exercise], device) as grader, tempfile.TemporaryDirectory() as tmp:
             for n, mutant in enumerate(bank):
                 folder = Path(tmp) / str(n) / exercise.folder
                 folder.mkdir(parents=True)
                 for name, text in mutants.submission(mutant).items():
                     (folder / name).write_text(text, encoding="utf-8")
-                result = grade_submission(course=course, exercises=[exercise], submission=folder.parent, device=device,
-                                          sandbox=sandbox)
+                result = grader.grade(folder.parent)
                 graded = result.exercises[0]
                 named = any(mutant.diagnosis in v.feedback for v in graded.checks if not v.passed)
                 caught = graded.score < graded.max_score and named and not result.internal_errors

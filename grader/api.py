@@ -32,13 +32,12 @@ def grade(*, course: Course, exercises: list[Exercise], submission: Path, device
 
     `label` names it in the result and its notes (default: the path given).
     """
-    from grader.grading.pipeline import grade_submission, open_sandbox, resolve_device
+    from grader.grading.pipeline import Grader, resolve_device
     from grader.submissions import opened
 
     device = resolve_device(device or course.device)
-    with open_sandbox(course, exercises, device, strict=strict) as sandbox, opened(submission) as folder:
-        return grade_submission(course=course, exercises=exercises, submission=folder, device=device, sandbox=sandbox,
-                                label=label or str(submission))
+    with Grader(course, exercises, device, strict=strict) as grader, opened(submission) as folder:
+        return grader.grade(folder, label=label or str(submission))
 
 
 def self_check(*, course: Course, device: str | None = None):
@@ -81,15 +80,15 @@ def status(*, course: Course, submission: Path) -> list[tuple[Exercise, str]]:
     import dataclasses
     import filecmp
 
-    from grader.grading.pipeline import grade_submission, open_sandbox
+    from grader.grading.pipeline import Grader
 
     public = dataclasses.replace(course, public_only=True)
     present = [e for e in public.exercises if (submission / e.folder).is_dir()]
     started = [e for e in present if not all(
         (submission / e.folder / n).is_file() and filecmp.cmp(submission / e.folder / n, e.stub_dir / n, shallow=False)
         for n in e.student_files)]
-    with open_sandbox(public, started, "cpu") as sandbox:
-        result = grade_submission(course=public, exercises=started, submission=submission, device="cpu", sandbox=sandbox)
+    with Grader(public, started, "cpu") as grader:
+        result = grader.grade(submission)
     passing = {r.id for r in result.exercises if r.checks and all(v.passed for v in r.checks)}
     return [(e, "not submitted" if e not in present else "not started" if e not in started
              else "public checks pass" if e.id in passing else "in progress") for e in course.exercises]

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from grader.course import load_course
-from grader.grading.pipeline import grade_submission, open_sandbox
+from grader.grading.pipeline import Grader
 from grader.results import ExerciseResult
 from mutants import mutate  # noqa: F401  (the test modules import it from here)
 
@@ -19,13 +19,25 @@ def course():
 
 
 @pytest.fixture(scope="session")
-def sandbox(course):
-    with open_sandbox(course, list(course.exercises), "cpu") as sandbox:
-        yield sandbox
+def grader(course):
+    """One Grader for the whole test session: its sandbox, and a check session per selection of exercises."""
+    with Grader(course, list(course.exercises), "cpu") as grader:
+        yield grader
+
+
+@pytest.fixture(scope="session")
+def sandbox(grader):
+    return grader.sandbox
+
+
+def graded(sandbox, course, exercises, submission: Path, *, label: str | None = None):
+    """`submission` graded on `exercises` of `course` (a variant of the course, say), on a running sandbox."""
+    with Grader(course, exercises, "cpu", sandbox=sandbox) as grader:
+        return grader.grade(submission, label=label)
 
 
 @pytest.fixture
-def grade(course, sandbox, tmp_path):
+def grade(course, grader, tmp_path):
     """grade("ex05", {"gated.py": source}) -> the ExerciseResult of a submission holding just those files."""
 
     def grade(exercise_id: str, files: dict[str, str]) -> ExerciseResult:
@@ -34,9 +46,7 @@ def grade(course, sandbox, tmp_path):
         folder.mkdir(parents=True, exist_ok=True)
         for name, text in files.items():
             (folder / name).write_text(text, encoding="utf-8")
-        result = grade_submission(
-            course=course, exercises=[exercise], submission=folder.parent, device="cpu", sandbox=sandbox
-        )
+        result = grader.grade(folder.parent, exercises=[exercise])
         assert result.internal_errors == []
         return result.exercises[0]
 

@@ -14,9 +14,8 @@ import nbformat
 import pytest
 from click.testing import CliRunner
 
-from conftest import ROOT, mutate, with_answers
+from conftest import ROOT, graded, mutate, with_answers
 from grader.cli import main
-from grader.grading.pipeline import grade_submission
 from test_handout import secret_lines
 
 REFERENCE = (ROOT / "solutions" / "ex05_gated_steps" / "gated.py").read_text()
@@ -119,8 +118,7 @@ def test_student_notebooks_hold_no_reference_or_hidden_line(course_dir):
 def test_source_notebooks_score_full_marks_and_student_notebooks_zero(course_dir, course, sandbox):
     """Graded as hand-ins, do the instructor's notebooks earn every point and the generated student notebooks none?"""
     exercises = [e for e in course.exercises if e.available]
-    source, release = (grade_submission(course=course, exercises=exercises, submission=course_dir / folder,
-                                        device="cpu", sandbox=sandbox) for folder in ("source", "release"))
+    source, release = (graded(sandbox, course, exercises, course_dir / folder) for folder in ("source", "release"))
     assert source.internal_errors == release.internal_errors == []
     assert source.score == source.max_score == sum(e.points for e in exercises)
     assert release.score == 0

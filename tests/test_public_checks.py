@@ -6,10 +6,9 @@ import shutil
 
 import pytest
 
-from conftest import ROOT, with_answers
+from conftest import ROOT, graded, with_answers
 from grader.checks import Number
 from grader.course import load_course
-from grader.grading.pipeline import grade_submission
 
 SHEETS = ("ex01", "ex02", "ex03", "ex04", "ex07", "ex08", "ex10", "ex11")
 
@@ -35,8 +34,7 @@ def sheet_check(result):
 
 def public_run(course, exercise_ids, submission, sandbox):
     public = dataclasses.replace(course, public_only=True)
-    return grade_submission(course=public, exercises=[public.exercise(i) for i in exercise_ids],
-                            submission=submission, device="cpu", sandbox=sandbox)
+    return graded(sandbox, public, [public.exercise(i) for i in exercise_ids], submission)
 
 
 @pytest.mark.parametrize("exercise_id", SHEETS)

@@ -5,12 +5,11 @@ import json
 import pytest
 
 from conftest import ROOT, mutate
-from grader.grading.pipeline import grade_submission
 from grader.results import VERSION, GradeResult, Outcome
 
 
 @pytest.fixture(scope="module")
-def graded(course, sandbox, tmp_path_factory) -> GradeResult:
+def graded(course, grader, tmp_path_factory) -> GradeResult:
     """ex03 answered with the swapped GRU convention, ex05 crashing in lstm_step, ex01 not submitted."""
     folder = tmp_path_factory.mktemp("results") / "submission"
     sheet = (ROOT / "solutions" / "ex03_gru_arithmetic" / "answers.toml").read_text()
@@ -20,7 +19,7 @@ def graded(course, sandbox, tmp_path_factory) -> GradeResult:
     (folder / "ex05_gated_steps").mkdir()
     (folder / "ex05_gated_steps" / "gated.py").write_text(gated + "\n\ndef lstm_step(**kw):\n    import os\n    os._exit(3)\n")
     exercises = [course.exercise(i) for i in ("ex01", "ex03", "ex05")]
-    return grade_submission(course=course, exercises=exercises, submission=folder, device="cpu", sandbox=sandbox)
+    return grader.grade(folder, exercises=exercises)
 
 
 def test_outcomes_are_set_where_they_are_known(graded):

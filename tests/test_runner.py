@@ -5,15 +5,12 @@ import shutil
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, graded
 from grader.course import load_course
-from grader.grading.pipeline import grade_submission
 
 
 def grade(course, exercise_id, submission, sandbox):
-    return grade_submission(
-        course=course, exercises=[course.exercise(exercise_id)], submission=submission, device="cpu", sandbox=sandbox
-    )
+    return graded(sandbox, course, [course.exercise(exercise_id)], submission)
 
 
 def test_chinese_feedback_when_the_course_says_zh(course, sandbox):

@@ -21,9 +21,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from conftest import graded
 from grader.cli import main
 from grader.course import load_course
-from grader.grading.pipeline import grade_submission
+from grader.grading.pipeline import Grader
 from grader.errors import IsolationUnavailable
 from grader.failures import StudentError
 from grader.inside.isolation import PROCESSES
@@ -46,8 +47,14 @@ needs_isolation = pytest.mark.skipif(not ISOLATED, reason="full isolation needs 
 @pytest.fixture(scope="module")
 def sandbox():
     box = Sandbox.start(course_root=ROOT, device="cpu", limits=Limits(time_limit=COURSE.time_limit, memory_mib=1024))
-    yield box
+    with Grader(COURSE, [EXERCISE], "cpu", sandbox=box) as grader:
+        GRADERS[box] = grader
+        yield box
+    del GRADERS[box]
     box.close()
+
+
+GRADERS: dict[Sandbox, Grader] = {}  # ex05's grading session on each module sandbox
 
 
 def submission(tmp_path: Path, lstm_step: str | None = None, *, source: str | None = None) -> Path:
@@ -63,7 +70,7 @@ def submission(tmp_path: Path, lstm_step: str | None = None, *, source: str | No
 
 def grade(sandbox: Sandbox, folder: Path) -> dict:
     """Grade ex05; return {check name: verdict}."""
-    result = grade_submission(course=COURSE, exercises=[EXERCISE], submission=folder, device="cpu", sandbox=sandbox)
+    result = GRADERS[sandbox].grade(folder)
     assert not result.internal_errors
     return {v.name: v for e in result.exercises for v in e.checks}
 
@@ -140,7 +147,7 @@ def test_imports_are_sent_side_by_side(sandbox, tmp_path, monkeypatch):
 
     monkeypatch.setattr(StudentProcess, "start_import", sent)
     monkeypatch.setattr(StudentProcess, "_exchange", received)
-    result = grade_submission(course=COURSE, exercises=code, submission=tmp_path, device="cpu", sandbox=sandbox)
+    result = graded(sandbox, COURSE, code, tmp_path)
     assert not result.internal_errors
     kinds = [kind for kind, _ in events]
     assert kinds == ["sent"] * len(code) + ["timed out"] * len(code), events

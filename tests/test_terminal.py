@@ -5,9 +5,8 @@ import dataclasses
 import pytest
 from rich.console import Console
 
-from conftest import ROOT
+from conftest import ROOT, graded
 from grader.export.terminal import _wrap, print_course, print_grade
-from grader.grading.pipeline import grade_submission
 from grader.results import ExerciseResult, GradeResult, Outcome, Verdict
 from grader.text import Text
 
@@ -78,8 +77,7 @@ def test_paths_are_relative_to_where_the_command_runs(course, sandbox, tmp_path,
     (submission / "ex01_cell_state" / "answers.toml").write_text(
         (ROOT / "solutions" / "ex01_cell_state" / "answers.toml").read_text())
     monkeypatch.chdir(tmp_path)
-    result = grade_submission(course=course, exercises=[course.exercise("ex01"), course.exercise("ex05")],
-                              submission=submission, device="cpu", sandbox=sandbox, label=str(submission))
+    result = graded(sandbox, course, [course.exercise("ex01"), course.exercise("ex05")], submission, label=str(submission))
     text = " ".join(shown(result).split())  # the note may wrap
     assert "not submitted: mywork has no folder ex05_gated_steps/" in text
     assert "Total: 6/20 points (mywork)" in text and str(tmp_path) not in text

@@ -17,25 +17,24 @@ from pathlib import Path
 from grader.errors import SubmissionError
 from grader.results import GradeResult, Status, StudentRow
 
-_STATE: dict = {}  # the pool process's course, exercises, device and sandbox
+_STATE: dict = {}  # the pool process's Grader, kept for every student it grades
 # Why a Dask task grades only where student processes have no network.
 NETWORK_NEEDED = ("grading on a Dask cluster needs student processes without the network (namespaces): one that has it "
                   "could reach the scheduler and run code on every worker, outside any sandbox; grade where `grade doctor` "
                   "shows 'no network' on, or without --scheduler")
 
 
-def grade_one(*, course, exercises, device: str, sandbox, student: str, path: Path) -> StudentRow:
-    """One student's row; never raises for the student's input."""
-    from grader.grading.pipeline import grade_submission
+def grade_one(grader, student: str, path: Path) -> StudentRow:
+    """One student's row, graded by `grader` (a started `Grader`); never raises for the student's input."""
     from grader.submissions import opened
 
     started = time.monotonic()
     try:
         with opened(path) as folder:
-            result = grade_submission(course=course, exercises=exercises, submission=folder, device=device,
-                                      sandbox=sandbox, label=student)
+            result = grader.grade(folder, label=student)
     except SubmissionError as e:  # a refused archive or an unreadable entry: this student alone
-        return unreadable_row(course, exercises, device, student, str(e), seconds=time.monotonic() - started)
+        return unreadable_row(grader.course, grader.exercises, grader.device, student, str(e),
+                              seconds=time.monotonic() - started)
     status = Status.GRADED if not result.internal_errors else Status.INTERNAL_ERROR
     return StudentRow(student, status, result, time.monotonic() - started)
 
@@ -63,25 +62,24 @@ def start_pool_process(course_root: str, exercise_ids: list[str], device: str, s
     from multiprocessing.util import Finalize
 
     from grader.course import load_course
-    from grader.grading.pipeline import open_sandbox
+    from grader.grading.pipeline import Grader
 
     if slots is not None:
         slots.take()
     course = load_course(Path(course_root))
-    exercises = [course.exercise(i) for i in exercise_ids]
-    context = open_sandbox(course, exercises, device, strict=strict)
-    sandbox = context.__enter__()
-    Finalize(None, context.__exit__, args=(None, None, None), exitpriority=10)  # the zygote ends with this process
-    _STATE.update(course=course, exercises=exercises, device=device, sandbox=sandbox)
+    grader = Grader(course, [course.exercise(i) for i in exercise_ids], device, strict=strict).start()
+    Finalize(None, grader.close, exitpriority=10)  # the zygote ends with this process
+    _STATE["grader"] = grader
 
 
 def pool_task(student: str, path: str) -> StudentRow:
     """One student in this pool process; a failure of the grader itself is that student's row, not the batch's end."""
     from grader.errors import GraderError
 
-    exercises = _STATE["exercises"]
+    grader = _STATE["grader"]
+    exercises = grader.exercises
     try:
-        return grade_one(**_STATE, student=student, path=Path(path))
+        return grade_one(grader, student, Path(path))
     except GraderError as e:
         return failed_row(student, exercises, str(e))
     except Exception as e:  # noqa: BLE001 – a bug of the grader that this student's work set off: theirs alone
@@ -125,8 +123,8 @@ def _main() -> None:
     fields = json.loads(sys.stdin.read())
     try:
         start_pool_process(fields["course_root"], fields["exercise_ids"], fields["device"], fields["strict"])
-        sandbox = _STATE["sandbox"]
-        if sandbox is not None and not active(sandbox.protections, "no network"):
+        found = _STATE["grader"].protections
+        if found is not None and not active(found, "no network"):
             raise IsolationUnavailable(f"this Dask worker may not grade: {NETWORK_NEEDED}")
     except GraderError as e:
         row = failed_row(fields["student"], _exercises(fields["course_root"], fields["exercise_ids"]), str(e))

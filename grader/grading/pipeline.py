@@ -1,17 +1,17 @@
 """The grading pipeline for one submission: course -> workspace -> student processes -> checks -> results.
 
     resolve_device   pick cpu/cuda before anything starts
-    open_sandbox     start the zygote first: its torch import overlaps all that follows
+    Grader.start     start the zygote first: its torch import overlaps all that follows
     load_submission  copy the student files into a workspace before any check reads them
-    check_session    one pytest session over the selected exercises' checks, collected once per process
+    Grader._session  one pytest session over the selected exercises' checks, collected once per Grader
     score            turn verdicts into per-exercise results
 
-Several submissions can share one sandbox (`grade check` grades the references and the stubs).
+A `Grader` grades one submission after another on one sandbox (`grade check`: the references, then the
+stubs; a batch worker: its share of the class).
 """
 
 from __future__ import annotations
 
-import contextlib
 import time
 from pathlib import Path
 
@@ -40,69 +40,92 @@ def resolve_device(requested: str) -> str:
     )
 
 
-@contextlib.contextmanager
-def open_sandbox(course: Course, exercises: list[Exercise], device: str, *, strict: bool = False):
-    """A running zygote when any exercise runs student code, else None (quizzes never import torch).
+class Grader:
+    """One grading session: the sandbox and the check sessions over it, owned for its life, grading one
+    submission after another.
 
-    With `strict`, IsolationUnavailable is raised before any check runs unless every protection is active.
+        with Grader(course, exercises, device) as grader:
+            result = grader.grade(path, label="bob")
+
+    The zygote starts first, so that its torch import overlaps all that follows; a selection of quizzes
+    starts none (they never import torch). With `strict`, starting raises IsolationUnavailable, before
+    any check runs, unless every protection is active. Given a running `sandbox` (the tests share one across
+    course variants), a Grader grades on it and leaves it running when it closes.
     """
-    if not any(e.runs_code and e.available for e in exercises):
-        yield None
-        return
-    sandbox = Sandbox.start(course_root=course.root, device=device, limits=Limits(course.time_limit, course.memory_limit), strict=strict)
-    try:
-        if strict:
-            sandbox.protections  # waits for the zygote and raises IsolationUnavailable
-        yield sandbox
-    finally:
-        _close_sessions(sandbox)
-        sandbox.close()
 
+    def __init__(self, course: Course, exercises: list[Exercise], device: str, *, strict: bool = False,
+                 sandbox: Sandbox | None = None):
+        self.course, self.exercises, self.device, self.strict = course, exercises, device, strict
+        self.sandbox = sandbox
+        self._owns_sandbox = sandbox is None
+        self._sessions: dict[tuple[str, ...], CheckSession] = {}  # pytest configured, checks collected once each
 
-def grade_submission(*, course: Course, exercises: list[Exercise], submission: Path, device: str, sandbox,
-                     label: str | None = None) -> GradeResult:
-    """Grade one submission on the selected exercises; `label` names it in the result (default: its path)."""
-    label = label or str(submission)
-    started = time.monotonic()
-    available = [e for e in exercises if e.available]
-    workspace = load_submission(submission, available)
-    present = [e for e in available if e.id not in workspace.absent]
-    try:
-        verdicts, errors = check_session(course, available, sandbox, device).grade(workspace, present)
-    finally:
-        workspace.remove()
-    results = [
-        not_submitted(e, shown_path(label), hidden=course.has_hidden_checks) if e.id in workspace.absent
-        else score(e, verdicts, hidden=course.has_hidden_checks)
-        for e in exercises
-    ]
-    errors += [f"{v.exercise}: {v.name}: {v.feedback.en}" for v in verdicts if v.internal_error]
-    if course.has_hidden_checks:
-        errors += [
-            f"{r.id}: its checks are worth {r.max_score:g} points but course.toml gives {e.points:g}"
-            for e, r in zip(exercises, results)
-            if e in present and abs(r.max_score - e.points) > 1e-9
+    def start(self) -> Grader:
+        if self.sandbox is None and any(e.runs_code and e.available for e in self.exercises):
+            limits = Limits(self.course.time_limit, self.course.memory_limit)
+            self.sandbox = Sandbox.start(course_root=self.course.root, device=self.device, limits=limits,
+                                         strict=self.strict)
+            if self.strict:
+                try:
+                    self.sandbox.ready()
+                except BaseException:
+                    self.close()
+                    raise
+        return self
+
+    def close(self) -> None:
+        for session in self._sessions.values():
+            session.close()
+        self._sessions.clear()
+        if self.sandbox is not None and self._owns_sandbox:
+            self.sandbox.close()
+            self.sandbox = None
+
+    def __enter__(self) -> Grader:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @property
+    def protections(self) -> list[dict] | None:
+        """What isolates a student process here (None when no student code runs)."""
+        return self.sandbox.protections if self.sandbox else None
+
+    def grade(self, submission: Path, *, label: str | None = None, exercises: list[Exercise] | None = None) -> GradeResult:
+        """Grade one submission on this session's exercises (or some of them); `label` names it in the result
+        (default: its path)."""
+        course, exercises = self.course, exercises or self.exercises
+        label = label or str(submission)
+        started = time.monotonic()
+        available = [e for e in exercises if e.available]
+        workspace = load_submission(submission, available)
+        present = [e for e in available if e.id not in workspace.absent]
+        try:
+            verdicts, errors = self._session(available).grade(workspace, present)
+        finally:
+            workspace.remove()
+        results = [
+            not_submitted(e, shown_path(label), hidden=course.has_hidden_checks) if e.id in workspace.absent
+            else score(e, verdicts, hidden=course.has_hidden_checks)
+            for e in exercises
         ]
-    return GradeResult(label, device, course.language, results, errors,
-                       sandbox.protections if sandbox else None, seconds=time.monotonic() - started)
+        errors += [f"{v.exercise}: {v.name}: {v.feedback.en}" for v in verdicts if v.internal_error]
+        if course.has_hidden_checks:
+            errors += [
+                f"{r.id}: its checks are worth {r.max_score:g} points but course.toml gives {e.points:g}"
+                for e, r in zip(exercises, results)
+                if e in present and abs(r.max_score - e.points) > 1e-9
+            ]
+        return GradeResult(label, self.device, course.language, results, errors, self.protections,
+                           seconds=time.monotonic() - started)
 
-
-def check_session(course: Course, exercises: list[Exercise], sandbox, device: str) -> CheckSession:
-    """The check session for these exercises on this sandbox: pytest is configured and the checks collected once
-    per grading process, then reused for every submission (it ends with its sandbox)."""
-    key = (sandbox, id(course), tuple(e.id for e in exercises), device)  # the session holds `course`: its id stays its own
-    if key not in _SESSIONS:
-        _SESSIONS[key] = CheckSession(course=course, exercises=exercises, sandbox=sandbox, device=device,
-                                      hidden=course.has_hidden_checks)
-    return _SESSIONS[key]
-
-
-_SESSIONS: dict[tuple, CheckSession] = {}
-
-
-def _close_sessions(sandbox) -> None:
-    for key in [k for k in _SESSIONS if k[0] is sandbox]:
-        _SESSIONS.pop(key).close()
+    def _session(self, exercises: list[Exercise]) -> CheckSession:
+        key = tuple(e.id for e in exercises)
+        if key not in self._sessions:
+            self._sessions[key] = CheckSession(course=self.course, exercises=exercises, sandbox=self.sandbox,
+                                               device=self.device, hidden=self.course.has_hidden_checks)
+        return self._sessions[key]
 
 
 def score(exercise: Exercise, verdicts: list[Verdict], *, hidden: bool) -> ExerciseResult:
@@ -133,11 +156,8 @@ def check_course(*, course: Course, device: str) -> tuple[list[GradeResult], lis
     Returns the two grade results (references, stubs) and the problems found.
     """
     exercises = [e for e in course.exercises if e.available]
-    with open_sandbox(course, exercises, device) as sandbox:
-        graded = [
-            grade_submission(course=course, exercises=exercises, submission=course.root / folder, device=device, sandbox=sandbox)
-            for folder in ("solutions", "exercises")
-        ]
+    with Grader(course, exercises, device) as grader:
+        graded = [grader.grade(course.root / folder) for folder in ("solutions", "exercises")]
     references, stubs = graded
     problems = [f"solutions: {e}" for e in references.internal_errors] + [f"exercises: {e}" for e in stubs.internal_errors]
     for ref, stub, exercise in zip(references.exercises, stubs.exercises, exercises):

@@ -100,6 +100,11 @@ class Sandbox:
     @property
     def protections(self) -> list[dict]:
         """What isolates each check here: `{"name", "active", "note"}` per protection (waits for the zygote)."""
+        return self.ready()
+
+    def ready(self) -> list[dict]:
+        """Wait for the zygote; its protections. IsolationUnavailable when this sandbox may not run student code here
+        (strict and a protection is missing, or root without a uid of its own)."""
         self._wait_ready()
         return self._protections
 
