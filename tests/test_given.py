@@ -88,3 +88,39 @@ def test_unknown_helper_is_the_graders_error(sandbox, tmp_path, process):
         exercise.check_injects([inject("no_such_helper")])
     with pytest.raises(StudentError, match="could not be built"):
         process.call("probe", "cell_params", [], {"cell": inject("no_such_helper")}, None)
+
+
+LIFTER = '''
+import gc, sys, torch
+
+def lifted(x, h, w_ih, w_hh):
+    for lib in list(getattr(sys.modules["grader.inside.given"], "_BLOCKS", [])):
+        lib._destroy()
+    for o in gc.get_objects():
+        if type(o).__name__ in ("_DispatchModule", "Library"):
+            getattr(o, "reset", getattr(o, "_destroy", lambda: None))()
+    try:
+        own = torch.library.Library("aten", "IMPL")
+        own.impl("gru_cell", lambda *a, **k: h, "CompositeImplicitAutograd")
+        sys.modules["__main__"].kept = own
+    except RuntimeError:
+        pass
+    return torch.gru_cell(x, h, w_ih, w_hh)
+'''
+
+
+def test_the_block_of_library_cells_cannot_be_lifted(sandbox, tmp_path):
+    """In ex06's process, does torch.gru_cell still raise after student code destroys every dispatcher library
+    it can find and tries to register a kernel of its own over the block?"""
+    from grader.failures import StudentError
+
+    (tmp_path / "probe.py").write_text(LIFTER)
+    process = sandbox.open(tmp_path, given=files_for("ex06", ROOT, hidden=True))
+    try:
+        process.begin_check()
+        x, h = torch.zeros(1, 3, dtype=torch.float64), torch.zeros(1, 2, dtype=torch.float64)
+        with pytest.raises(StudentError, match="library recurrent cells are unavailable"):
+            process.call("probe", "lifted", [x, h, torch.zeros(6, 3, dtype=torch.float64),
+                                             torch.zeros(6, 2, dtype=torch.float64)], {})
+    finally:
+        process.close()

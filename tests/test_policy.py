@@ -21,6 +21,10 @@ FLAGGED = {
     "getattr with a built name": "import torch\nf = getattr(torch.nn, 'GRU' + 'Cell')",
     "getattr on a torch alias": "from torch import nn as q\nf = getattr(q, ''.join(['L', 'STMCell']))",
     "name as a string": "name = 'lstm_cell'",
+    "getattr with a built name on any alias": "import torch\nt = torch\nf = getattr(t, 'GR' + 'UCell')",
+    "getattr with its arguments unpacked": "import torch\nf = getattr(*(torch.nn, 'GRUCell'))",
+    "__getattribute__ with a built name": "import torch\nC = torch.nn.__getattribute__('GR' + 'UCell')",
+    "an f-string name": "import torch\nf = getattr(torch.nn, f'GRU{\"Cell\"}')",
 }
 HARMLESS = {
     "a local named gru": "gru = {'z': 1}\nlstm = [gru]",
@@ -38,6 +42,11 @@ INDIRECT = {
     "subclasses": "s = object.__subclasses__()",
     "globals": "g = globals()",
     "function globals": "def f():\n    pass\ng = f.__globals__",
+    "__getattribute__": "import torch\ns = torch.__getattribute__('sy' + 's')",
+    "a type's __getattribute__": "import torch\ns = type(torch).__getattribute__(torch, 'os')",
+    "getattr on a walrus alias": "import torch\ns = getattr(t := torch, 'sys')",
+    "a dunder name built at run time": "import torch\ns = getattr(torch, '__getattri' + 'bute__')",
+    "ctypes": "import ctypes\nctypes.pythonapi",
     "a function's defaults": "import torch\npickle = torch.save.__defaults__[0]",
     "a module's namespace": "import torch\nm = torch.serialization.__dict__['o' + 's']",
     "sys through torch": "import torch as T\nm = getattr(T, 'sys')",

@@ -29,7 +29,11 @@ OPERATOR_NAMESPACES = frozenset({"torch", "_VF", "aten", "_C", "_VariableFunctio
 # Ways of reaching modules and objects the source does not name (the grader's own runtime among them).
 INDIRECT = frozenset({"__import__", "importlib", "sys", "__builtins__", "builtins", "globals", "vars", "locals",
                       "eval", "exec", "compile", "gc", "inspect", "_getframe", "__subclasses__", "__globals__",
-                      "__dict__", "__defaults__", "__kwdefaults__", "__closure__", "grader"})
+                      "__dict__", "__defaults__", "__kwdefaults__", "__closure__", "grader", "__getattribute__",
+                      "__getattr__", "__class__", "__mro__", "__bases__", "__base__", "attrgetter", "methodcaller",
+                      "ctypes", "_ctypes"})
+# The built-in functions that look an attribute up by a name given as a value.
+_BY_NAME = frozenset({"getattr", "hasattr", "setattr", "delattr"})
 
 
 def library_cells(tree: ast.AST) -> set[str]:
@@ -57,17 +61,29 @@ def library_cells(tree: ast.AST) -> set[str]:
         elif isinstance(node, ast.alias) and (node.name.split(".")[-1] in LIBRARY_NAMES
                                               or any(p in LIBRARY_NAMES for p in node.name.split("."))):
             found.add(node.name)
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in LIBRARY_NAMES:
-            found.add(repr(node.value))
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr"):
-            if len(node.args) >= 2:
-                target, name = node.args[0], node.args[1]
-                literal = isinstance(name, ast.Constant) and isinstance(name.value, str)
-                if literal and (name.value in LIBRARY_NAMES or name.value in SEQUENCE_OPS):
-                    found.add(f"getattr(..., {name.value!r})")
-                elif not literal and _root(target) in torch_names:
-                    found.add(f"getattr({_dotted(target)}, <computed name>)")
+        elif _text(node) in LIBRARY_NAMES and not isinstance(node, ast.Name):  # "GRUCell", "GRU" + "Cell", f"..."
+            found.add(repr(_text(node)))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _BY_NAME:
+            name = node.args[1] if len(node.args) >= 2 and not any(isinstance(a, ast.Starred) for a in node.args) else None
+            if name is None or _text(name) is None:  # a name only known when it runs: what it reaches is hidden
+                found.add(f"{node.func.id}(..., <computed name>)")
+            elif _text(name) in LIBRARY_NAMES or _text(name) in SEQUENCE_OPS:
+                found.add(f"{node.func.id}(..., {_text(name)!r})")
     return found
+
+
+def _text(node: ast.AST) -> str | None:
+    """The string an expression of string constants always has ("GRU" + "Cell", f"GRU{'Cell'}"), else None."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _text(node.left), _text(node.right)
+        return None if left is None or right is None else left + right
+    if isinstance(node, ast.JoinedStr):
+        parts = [_text(v.value) if isinstance(v, ast.FormattedValue) and v.conversion == -1 and v.format_spec is None
+                 else _text(v) for v in node.values]
+        return None if any(p is None for p in parts) else "".join(parts)
+    return None
 
 
 def indirect_access(tree: ast.AST) -> set[str]:
@@ -78,6 +94,8 @@ def indirect_access(tree: ast.AST) -> set[str]:
             found.add(node.id)
         elif isinstance(node, ast.Attribute) and node.attr in INDIRECT:
             found.add(node.attr)
+        elif not isinstance(node, ast.Name) and _text(node) in INDIRECT:  # getattr(x, "sys"), "__getattri" + "bute__"
+            found.add(_text(node))
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
             found |= {m for m in modules if m.split(".")[0] in INDIRECT}

@@ -72,25 +72,28 @@ _CELL_OPS = (
     "lstm.input", "lstm.data", "gru.input", "gru.data", "rnn_tanh.input", "rnn_tanh.data", "rnn_relu.input",
     "rnn_relu.data",
 )
-_BLOCKS = []  # the registrations stay in force while referenced
-
-
 def block_library_cells(exercise_id: str) -> None:
-    """Make every library recurrent cell raise in this process: overridden at the dispatcher, below every Python name."""
-    import warnings
+    """Make every library recurrent cell raise in this process: overridden at the dispatcher, below every Python name.
+
+    The registrations belong to a dispatcher handle that no Python object refers to: its one reference is
+    leaked on purpose, and such handles are not tracked by gc, so student code cannot find it and reset it
+    (which would lift the block, as `torch.library.Library._destroy` does). The keys are also marked taken,
+    so that `torch.library` refuses to register another kernel over them.
+    """
+    import ctypes
 
     import torch
+    import torch.library
 
     def blocked(*args, **kwargs):
         raise RuntimeError(f"{exercise_id}: library recurrent cells are unavailable in this exercise; compute the gates yourself")
 
-    library = torch.library.Library("aten", "IMPL")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # "overriding a previously registered kernel"
-        for op in _CELL_OPS:
-            for key in ("CompositeImplicitAutograd", "CPU", "CUDA", "Autograd"):
-                try:
-                    library.impl(op, blocked, key)
-                except RuntimeError:
-                    pass  # this op has no kernel for that key
-    _BLOCKS.append(library)
+    handle = torch._C._dispatch_library("IMPL", "aten", "", __file__, 0)
+    for op in _CELL_OPS:
+        for key in ("CompositeImplicitAutograd", "CPU", "CUDA", "Autograd"):
+            try:
+                handle.impl(op, key, blocked, False)
+            except RuntimeError:
+                pass  # this op has no kernel for that key
+            torch.library._impls.add(f"aten/{op}/{key}")
+    ctypes.pythonapi.Py_IncRef(ctypes.py_object(handle))
