@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import uuid
 from pathlib import Path
 
 import pytest
@@ -258,3 +259,32 @@ def test_student_code_never_runs_as_root(tmp_path):
                               text=True, timeout=300)
         assert done.returncode == 1 and "student code would run as root" in done.stderr, (args, done.stderr)
     assert not (tmp_path / "out" / "grades.csv").exists()
+
+
+@pytest.mark.skipif(sys.platform != "linux" or os.geteuid() != 0, reason="chown and the sweep need root on Linux")
+def test_no_flood_of_another_uids_files_hides_one_from_the_sweep(tmp_path):
+    """Is what a uid left in /dev/shm and /tmp removed when another uid (a live process of the same student) has
+    filled those folders with newer files first, and do the other uid's files stay?"""
+    from grader.inside.isolation import UID_BASE, sweep_uid
+
+    left, flooder = UID_BASE + 4_000_001, UID_BASE + 4_000_002
+    marker = uuid.uuid4().hex
+    kept = [Path(f"/dev/shm/keep-{marker}"), Path(f"/tmp/keep-{marker}")]
+    flood = Path(f"/dev/shm/flood-{marker}")
+    try:
+        for path in kept:
+            path.write_text("a solution left for a friend")
+            os.chown(path, left, left)
+        flood.mkdir()
+        os.chown(flood, flooder, flooder)
+        for n in range(25_000):  # newer than the file left, so listed before it
+            (Path("/dev/shm") / f"flood-{marker}-{n}").touch()
+            os.chown(Path("/dev/shm") / f"flood-{marker}-{n}", flooder, flooder)
+        sweep_uid(left)
+        assert not any(path.exists() for path in kept)
+        assert flood.is_dir() and (Path("/dev/shm") / f"flood-{marker}-24999").exists()
+    finally:
+        sweep_uid(flooder)
+        for path in kept:
+            path.unlink(missing_ok=True)
+    assert not flood.exists()

@@ -597,8 +597,6 @@ def _mount(source: str | None, target: str, fstype: str | None, flags: int, data
 
 # World-writable places where a student process without namespaces can leave files that outlive it.
 SHARED_DIRS = ("/dev/shm", "/tmp", "/var/tmp", "/run/lock", "/dev/mqueue")
-# At most this many entries are looked at in one sweep: the top level of each, and world-writable folders there.
-SWEPT_ENTRIES = 20_000
 _IPC_RMID = 0
 
 
@@ -607,9 +605,8 @@ def sweep_uid(uid: int) -> None:
     and message queues. Without namespaces these outlive a student process – tmpfs pages still charged to the
     zygote's memory cgroup, a channel to the next one – so the zygote sweeps each one's uid before reaping it."""
     _kill_uid(uid)
-    budget = [SWEPT_ENTRIES]
     for folder in SHARED_DIRS:
-        _sweep_folder(folder, uid, budget, depth=2)
+        _sweep_folder(folder, uid, depth=2)
     _remove_ipc(uid)
 
 
@@ -645,11 +642,14 @@ def _processes_of(uid: int) -> list[int]:
     return found
 
 
-def _sweep_folder(name: str, uid: int, budget: list[int], *, depth: int, dir_fd: int | None = None) -> None:
+def _sweep_folder(name: str, uid: int, *, depth: int, dir_fd: int | None = None) -> None:
     """Remove what `uid` owns in the folder `name`, and look `depth - 1` levels into world-writable folders of others.
 
-    Every step is relative to an open folder and follows no link, so a folder renamed or swapped for a link by
-    another user meanwhile cannot turn the removal elsewhere.
+    Every entry is looked at, in whatever order and number others' entries come (a budget could be spent by a
+    flood of another process's files, in front of what this uid left). The work is bounded all the same: what
+    students make there is bounded by their limits and goes when each one's uid is swept. Every step is relative
+    to an open folder and follows no link, so a folder renamed or swapped for a link by another user meanwhile
+    cannot turn the removal elsewhere.
     """
     try:
         fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dir_fd)
@@ -665,11 +665,8 @@ def _sweep_folder(name: str, uid: int, budget: list[int], *, depth: int, dir_fd:
                 if info.st_uid == uid:  # as much as it made (bounded by its own limits), however deep
                     _remove(entry, fd)
                     continue
-                budget[0] -= 1  # others' entries: looked at only so many
-                if budget[0] <= 0:
-                    return
                 if depth > 1 and entry.is_dir(follow_symlinks=False) and info.st_mode & 0o002:
-                    _sweep_folder(entry.name, uid, budget, depth=depth - 1, dir_fd=fd)
+                    _sweep_folder(entry.name, uid, depth=depth - 1, dir_fd=fd)
     finally:
         os.close(fd)
 
