@@ -109,14 +109,14 @@ def release(*, course: Course, out: Path) -> list[Path]:
 
 
 def autograder(*, course: Course, out: Path) -> list[str]:
-    """Gradescope's autograder zip `out` (see grader.handout.gradescope); return its entries."""
-    from grader.handout.gradescope import export
+    """Gradescope's autograder zip `out` (see grader.integrations.gradescope); return its entries."""
+    from grader.integrations.gradescope.bundle import export
 
     return export(course=course, out=out)
 
 
 def nbgrader_export(*, course: Course, course_dir: Path) -> list[Path]:
-    """The nbgrader course in `course_dir` (see grader.handout.nbgrader); return the files written."""
-    from grader.handout.nbgrader import export
+    """The nbgrader course in `course_dir` (see grader.integrations.nbgrader); return the files written."""
+    from grader.integrations.nbgrader.course import export
 
     return export(course=course, course_dir=course_dir)

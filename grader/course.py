@@ -96,6 +96,12 @@ class Course:
         """False in a student bundle, which ships without `tests/` and `solutions/` (and for `public_only`)."""
         return not self.public_only and (self.root / "tests" / "hidden").is_dir()
 
+    @property
+    def secrets(self) -> list[Path]:
+        """What no student process may see: the references and the hidden checks with their given code (the
+        zygote's own list, `grader.inside.zygote.secrets_of`, is the same: a test holds them equal)."""
+        return [self.root / "solutions", self.root / "tests"]
+
 
 _SCHEMA = {
     "course": {"id": str, "title": str, "language": str},

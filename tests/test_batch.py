@@ -332,7 +332,7 @@ def _dead_pid() -> int:
 def test_what_a_killed_batch_left_in_its_cgroups_is_ended_by_the_next(hierarchy):
     """Does the next batch (its cpusets) or zygote (its memory cgroups) kill a student process that outlived a kill -9, and remove the cgroup?"""
     from grader.batch.cpus import CpuSlots, _own_cpuset
-    from grader.inside.isolation import MemoryCage
+    from grader.inside.cgroups import MemoryCage
 
     if hierarchy == "cpuset":
         parent = _own_cpuset()

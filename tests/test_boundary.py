@@ -194,3 +194,11 @@ def test_borrowing_through_injected_code_scores_nothing_on_ex07(grade):
     result = grade("ex07", {"decay.py": BORROWING_DECAY, "answers.toml": sheet})
     assert result.score == 0, [(v.name, v.earned) for v in result.checks if v.earned]
     assert any("nothing to borrow" in v.feedback.en for v in result.checks)
+
+
+def test_the_course_and_the_zygote_name_the_same_secrets(course):
+    """Do the grading side (Course.secrets: what the Gradescope runner locks and a batch refuses to expose) and the
+    zygote (what no view may show) name the same folders?"""
+    from grader.inside.zygote import secrets_of
+
+    assert course.secrets == secrets_of(course.root)

@@ -226,10 +226,10 @@ def test_any_notebook_gives_each_file_or_a_problem(data: bytes, exercise_id: str
     """Does any notebook (random JSON, cells, nesting, huge numbers, surrogates) give every student file or a printable problem?"""
     from grader.course import load_course
     from grader.submissions import notebook
-    from grader.submissions.workspace import FILE_BYTES
+    from grader.submissions.workspace import HANDIN_FILE_BYTES
 
     exercise = load_course(Path(__file__).resolve().parent.parent).exercise(exercise_id)
-    files, problems = notebook.student_files(data, exercise, f"{exercise_id}.ipynb", limit=FILE_BYTES)
+    files, problems = notebook.student_files(data, exercise, f"{exercise_id}.ipynb", limit=HANDIN_FILE_BYTES)
     assert sorted([*files, *problems]) == sorted(exercise.student_files)
     assert all(p.isprintable() for p in problems.values()), problems
     if "answers.toml" in files:

@@ -15,7 +15,7 @@ from grader import api
 from grader.cli import main
 from grader.course import load_course
 from grader.errors import CourseError
-from grader.handout import gradescope
+from grader.integrations.gradescope import runner as gradescope
 
 REFERENCE = (ROOT / "solutions" / "ex05_gated_steps" / "gated.py").read_text()
 SWAPPED = mutate(REFERENCE, "h_new = z * h + (1.0 - z) * candidate", "h_new = (1.0 - z) * h + z * candidate")
@@ -41,7 +41,7 @@ def autograder(tmp_path: Path, autograder_zip: Path) -> Path:
 
 def run_autograder(root: Path) -> tuple[dict, str]:
     """What run_autograder runs, in a process of its own from /autograder: (results.json, what it printed)."""
-    done = subprocess.run([sys.executable, "-m", "grader.handout.gradescope", str(root)], cwd=root,
+    done = subprocess.run([sys.executable, "-m", "grader.integrations.gradescope.runner", str(root)], cwd=root,
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     return json.loads((root / "results" / "results.json").read_text(encoding="utf-8")), done.stdout
@@ -59,12 +59,12 @@ def test_export_holds_the_scripts_and_the_course_that_grades(autograder_zip):
         scripts = {n: zf.read(n).decode() for n in ("setup.sh", "run_autograder")}
     for name in ("course.toml", "pyproject.toml", "README.md", "exercises/ex05_gated_steps/gated.py",
                  "solutions/ex05_gated_steps/gated.py", "tests/hidden/ex05.py", "tests/given/ex07.py",
-                 "grader/handout/gradescope.py"):
+                 "grader/integrations/gradescope/runner.py"):
         assert name in names, name
     assert not [n for n in names if n.startswith(("bench/", "examples/", ".ci", "tests/test_")) or "__pycache__" in n]
     assert modes["run_autograder"] == 0o755 and modes["setup.sh"] == 0o755
     assert "pip install --no-cache-dir torch==2.13.0 ." in scripts["setup.sh"]
-    assert "-m grader.handout.gradescope /autograder" in scripts["run_autograder"]
+    assert "-m grader.integrations.gradescope.runner /autograder" in scripts["run_autograder"]
     for name, text in scripts.items():
         assert text.startswith("#!/usr/bin/env bash\n")
         assert subprocess.run(["bash", "-n"], input=text, text=True).returncode == 0, name

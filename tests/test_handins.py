@@ -163,7 +163,7 @@ def source(tmp_path_factory) -> Path:
 @pytest.mark.parametrize("case", ["deflate stream", "UTF-8 flag, invalid byte", "a/./b beside a/b"])
 def test_gradescope_says_could_not_be_read_not_internal_error(tmp_path, source, case):
     """Does a corrupt or ambiguous zip uploaded to Gradescope give score 0 and "could not be read: …" in results.json?"""
-    from grader.handout import gradescope
+    from grader.integrations.gradescope import runner as gradescope
 
     root = tmp_path / "autograder"
     with zipfile.ZipFile(source) as zf:

@@ -251,7 +251,7 @@ def test_export_refuses_to_overwrite_a_config_of_the_tas_own(tmp_path):
 
 def test_autograder_cell_fails_with_the_reason_when_grading_cannot_run(tmp_path, monkeypatch):
     """When `grade run` cannot grade (here: an exercise the course lacks), does the cell raise, saying why, rather than score?"""
-    from grader.handout.nbgrader import AutogradeError, autograde
+    from grader.integrations.nbgrader.autograder import AutogradeError, autograde
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("GRADER_COURSE_ROOT", str(ROOT))
@@ -264,7 +264,7 @@ def test_a_grader_failure_leaves_no_stale_score_in_the_gradebook(tmp_path):
     from nbgrader.api import Gradebook
 
     from grader.course import load_course
-    from grader.export import nbgrader_db
+    from grader.integrations.nbgrader import gradebook as nbgrader_db
     from grader.results import ExerciseResult, GradeResult, Status, StudentRow
 
     course = load_course(ROOT)
@@ -292,7 +292,7 @@ def test_a_missing_ta_extra_says_what_to_install(tmp_path, monkeypatch):
     """Without nbgrader installed (a student's base install), does --nbgrader-db's writer say which extra to install?"""
     from grader.course import load_course
     from grader.errors import MissingExtra
-    from grader.export import nbgrader_db
+    from grader.integrations.nbgrader import gradebook as nbgrader_db
 
     monkeypatch.setitem(sys.modules, "nbgrader.api", None)  # as if not installed: importing it raises ImportError
     course = load_course(ROOT)

@@ -13,7 +13,7 @@ from grader.checks import Fail
 from grader.course import load_course
 from grader.grading.answers import MAX_SHEET_BYTES, AnswerSheet
 from grader.grading.expr import CONSTANTS, FUNCTIONS, evaluate, parse
-from grader.submissions.workspace import FILE_BYTES
+from grader.submissions.workspace import HANDIN_FILE_BYTES
 
 COURSE = load_course(ROOT)
 EXERCISES = sorted((ROOT / "exercises").glob("*/"))
@@ -160,7 +160,7 @@ def test_ex08_states_what_the_grader_does():
     """Does ex08's statement give, in both languages, the file limits the grader enforces, say that one shared lr
     is this exercise's simplification, and cite answer-key item 9 for equal_params_shows?"""
     english, chinese = statement("ex08_delayed_copy")
-    assert f"{FILE_BYTES:,} bytes" in english and f"{FILE_BYTES:,} 字节" in chinese
+    assert f"{HANDIN_FILE_BYTES:,} bytes" in english and f"{HANDIN_FILE_BYTES:,} 字节" in chinese
     assert f"{MAX_SHEET_BYTES // 1024} KiB" in english and f"{MAX_SHEET_BYTES // 1024} KiB" in chinese
     assert "One shared lr is this exercise's simplification" in english and "只用一个共享学习率是本题的简化" in chinese
     assert "`equal_params_shows` (answer-key item 9)" in english and "`equal_params_shows`（参考答案第 9 题）" in chinese

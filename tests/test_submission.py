@@ -179,12 +179,12 @@ def test_a_notebook_nested_too_deeply_costs_its_exercise_with_a_message(course, 
 
 
 def test_cells_over_the_size_limit_are_refused_before_parsing(course, tmp_path):
-    """Is a cell over FILE_BYTES refused by its size, naming the cell, and are cells that together exceed a file's limit each refused?"""
-    from grader.submissions.workspace import FILE_BYTES
+    """Is a cell over HANDIN_FILE_BYTES refused by its size, naming the cell, and are cells that together exceed a file's limit each refused?"""
+    from grader.submissions.workspace import HANDIN_FILE_BYTES
 
-    files, problems = from_notebook(course, tmp_path, "ex04", notebook("x = 1", "# " + "y" * FILE_BYTES))
-    assert problems["params.py"].startswith("ex04.ipynb, cell 2 is") and f"the limit is {FILE_BYTES}" in problems["params.py"]
-    half = "# " + "y" * (FILE_BYTES // 2)
+    files, problems = from_notebook(course, tmp_path, "ex04", notebook("x = 1", "# " + "y" * HANDIN_FILE_BYTES))
+    assert problems["params.py"].startswith("ex04.ipynb, cell 2 is") and f"the limit is {HANDIN_FILE_BYTES}" in problems["params.py"]
+    half = "# " + "y" * (HANDIN_FILE_BYTES // 2)
     files, problems = from_notebook(course, tmp_path, "ex05", notebook(half, half, half))
     assert "code cells of ex05.ipynb come to" in problems["gated.py"]
 

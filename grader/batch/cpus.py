@@ -21,7 +21,7 @@ import os
 import sys
 from pathlib import Path
 
-from grader.inside.isolation import end_cgroup, remove_stale_cgroups
+from grader.inside.cgroups import end_cgroup, remove_stale_cgroups
 
 _CPUSET = Path("/sys/fs/cgroup/cpuset")
 

@@ -24,7 +24,6 @@ from grader.errors import IsolationUnavailable, SubmissionError
 from grader.export import feedback, grades, summary
 from grader.export.files import write_atomic
 from grader.results import GradeResult, Status, StudentRow
-from grader.inside.zygote import secrets_of
 from grader.sandbox.host import active, refusal
 
 # What decides a grade besides the submission: a change to any of these regrades everyone.
@@ -189,14 +188,14 @@ def grade_batch(*, course: Course, exercises: list[Exercise], submissions: Path,
         _pool_context()  # the pool's server imports torch while this process reads and hashes the class
     found = _sandbox_here(course, exercises, strict=strict, scheduler=scheduler)
     if found and not active(found, "private file-system view"):  # uid only: student processes see what others may read
-        _refuse_exposed([submissions, out, *secrets_of(course.root)])
+        _refuse_exposed([submissions, out, *course.secrets])
     missing = [p["name"] for p in found if not p["active"]]
     with _private_files():
         out.mkdir(mode=0o700, parents=True, exist_ok=True)
         result = _grade_into(out, course, exercises, submissions, device, strict, workers, scheduler, only, progress,
                              missing)
         if nbgrader_db is not None:
-            from grader.export import nbgrader_db as gradebook
+            from grader.integrations.nbgrader import gradebook
 
             gradebook.write(db=nbgrader_db, course=course, exercises=exercises, rows=result.rows)
     result.seconds = time.monotonic() - started

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from grader.course import Course
 from grader.errors import SubmissionError
-from grader.submissions.workspace import FILE_BYTES
+from grader.submissions.workspace import HANDIN_FILE_BYTES
 
 
 def pack(*, course: Course, submission: Path, out: Path) -> list[str]:
@@ -28,8 +28,8 @@ def pack(*, course: Course, submission: Path, out: Path) -> list[str]:
                 problems.append(f"{shown} is (or is in) a symbolic link; copy the file itself there")
             elif not path.is_file():
                 problems.append(f"{shown} is missing; copy it from the stub and fill it in")
-            elif path.stat().st_size > FILE_BYTES:
-                problems.append(f"{shown} is {path.stat().st_size} bytes; the limit is {FILE_BYTES} bytes")
+            elif path.stat().st_size > HANDIN_FILE_BYTES:
+                problems.append(f"{shown} is {path.stat().st_size} bytes; the limit is {HANDIN_FILE_BYTES} bytes")
             else:
                 names.append(shown)
     if problems:

@@ -24,7 +24,8 @@ import traceback
 from pathlib import Path
 
 from grader.inside import given, isolation, runtime
-from grader.inside.isolation import MemoryCage, View
+from grader.inside.cgroups import MemoryCage
+from grader.inside.isolation import View
 
 # Written in a check's scratch folder, on the grader's side of the view, only when setting up the
 # student process failed: the grader's fault, not the student's. Student code never sees the file,

@@ -32,7 +32,7 @@ from grader.text import printable
 # What a reply from a student process may hold (sized to the largest legitimate reply of any check).
 REPLY_BOUNDS = wire.Bounds()
 # Largest file (the captured output included) a student process may write.
-FILE_BYTES = 16 << 20
+WRITTEN_FILE_BYTES = 16 << 20
 # How much of a submission's own output is shown in feedback.
 OUTPUT_SHOWN = 1500
 # How long the zygote may take to import torch before the grader gives up.
@@ -51,7 +51,7 @@ class Limits:
         return {
             "memory_mib": self.memory_mib,
             "cpu_seconds": int(CHECKS_PER_PROCESS * self.time_limit) + 1,
-            "file_bytes": FILE_BYTES,
+            "file_bytes": WRITTEN_FILE_BYTES,
         }
 
 

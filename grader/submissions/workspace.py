@@ -17,7 +17,7 @@ from grader.errors import SubmissionError
 from grader.submissions import bounded, notebook
 
 # Largest student file accepted (a notebook's cells built into one file too; each cell no larger).
-FILE_BYTES = 1 << 20
+HANDIN_FILE_BYTES = 1 << 20
 
 
 @dataclass
@@ -93,7 +93,7 @@ def _from_notebook(notebooks: list[Path], exercise: Exercise, dest: Path, *, ins
     data, problem = _read(notebooks[0], inside=inside, shown=shown[0], limit=notebook.NOTEBOOK_BYTES)
     if problem:
         return {name: problem for name in exercise.student_files}
-    files, problems = notebook.student_files(data, exercise, shown[0], limit=FILE_BYTES)
+    files, problems = notebook.student_files(data, exercise, shown[0], limit=HANDIN_FILE_BYTES)
     for name, content in files.items():
         problem = _python_problem(name, content, f"{name} (built from {shown[0]})")
         if problem:
@@ -105,7 +105,7 @@ def _from_notebook(notebooks: list[Path], exercise: Exercise, dest: Path, *, ins
 
 def _copy(src: Path, dest: Path, *, inside: Path, shown: str) -> str | None:
     """Copy one student file; return why it was refused (naming it as `shown`, relative to the submission), or None."""
-    data, problem = _read(src, inside=inside, shown=shown, limit=FILE_BYTES)
+    data, problem = _read(src, inside=inside, shown=shown, limit=HANDIN_FILE_BYTES)
     problem = problem or _python_problem(src.name, data, shown)
     if problem is None:
         dest.write_bytes(data)

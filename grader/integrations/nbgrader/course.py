@@ -1,28 +1,23 @@
-"""nbgrader: the course as an nbgrader course (`grade nbgrader export`), and what its autograder cells run.
+"""The course as an nbgrader course (`grade nbgrader export`): nbgrader_config.py and a source notebook per exercise.
 
 `export` writes `nbgrader_config.py` and `source/<id>/<id>.ipynb` per exercise: the statement, one
 solution cell per student file – the stub, with the reference between `### BEGIN SOLUTION` and
 `### END SOLUTION` where the stub raises NotImplementedError (nbgrader's generate_assignment
 turns each region into `# YOUR CODE HERE`, so a student sees exactly the stub) – and one
-autograder cell worth the exercise's points. That cell calls `autograde`, which runs
-the exercise's checks on the notebook in a fresh process, with the sandbox and hidden checks, and
-makes the points earned the cell's value (nbgrader's partial credit). No hidden check, reference or
-expected value is copied into a notebook: the course stays where it is, and the config tells the
-cells where (GRADER_COURSE_ROOT, which nbgrader's kernels inherit).
+autograder cell worth the exercise's points, which calls `grader.integrations.nbgrader.autograder`.
+No hidden check, reference or expected value is copied into a notebook: the course stays where it
+is, and the config tells the cells where (GRADER_COURSE_ROOT, which nbgrader's kernels inherit).
 """
 
 from __future__ import annotations
 
 import ast
 import json
-import os
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
 from grader.course import Course, Exercise
-from grader.errors import CourseError, GraderError, SubmissionError
+from grader.errors import CourseError, SubmissionError
 from grader.submissions.notebook import METADATA, SHEET
 
 COURSE_ROOT = "GRADER_COURSE_ROOT"  # the environment variable naming the course the autograder cells grade with
@@ -51,10 +46,6 @@ _HOW_TO = ("**Hand-in.** Each code cell below is one file of the exercise (its h
            "`grade run {id}` does.\n\n**提交方式。** 下面每个代码单元格是本练习的一个文件（标题给出文件名）：在 "
            "`# YOUR CODE HERE` 处写代码，答案写成 `key = answer` 形式的行。这些单元格中不要使用 IPython 魔法命令"
            "（`%...`、`!...`）。最后一个单元格对本笔记本运行课程的检查，与 `grade run {id}` 相同。")
-
-
-class AutogradeError(GraderError):
-    """`grade run` could not grade the notebook: the cell fails (0 points) and says why."""
 
 
 def export(*, course: Course, course_dir: Path) -> list[Path]:
@@ -99,7 +90,7 @@ def source_notebook(exercise: Exercise):
             **_nbgrader(f"{exercise.id}_{stem}", solution=True), METADATA: {"file": name}}))
     cells.append(v4.new_code_cell(
         f"# The course's checks on this notebook (`grade run {exercise.id}`); the cell's value is the points earned.\n"
-        f"from grader.handout.nbgrader import autograde\n\nautograde({exercise.id!r})",
+        f"from grader.integrations.nbgrader.autograder import autograde\n\nautograde({exercise.id!r})",
         id="autograder", metadata={**_nbgrader(grade_cell(exercise), grade=True, locked=True,
                                                points=exercise.points), METADATA: {"role": "autograde"}}))
     return v4.new_notebook(cells=cells, metadata={
@@ -241,50 +232,3 @@ def _python(value, where: str) -> str:
     if isinstance(value, list):
         return "[" + ", ".join(_python(v, where) for v in value) + "]"
     raise CourseError(f"{where}: an answer of type {type(value).__name__} has no notebook form")
-
-
-# -- the autograder cell --------------------------------------------------------------------------
-
-def autograde(exercise_id: str) -> float:
-    """What an autograder cell runs: the exercise's checks on the notebook in the current folder; the points earned.
-
-    The grading runs in a fresh process (`python -m grader.handout.nbgrader`, as `grade run` grades: the
-    sandbox's own output never reaches the cell's stderr, which nbgrader would score 0), which sends back
-    the result model; its feedback is printed to stdout. A run the grader could not complete raises
-    AutogradeError, so the cell fails and says why.
-    """
-    from grader.export.feedback import to_markdown
-    from grader.results import GradeResult
-
-    command = [sys.executable, "-m", "grader.handout.nbgrader", exercise_id, str(Path.cwd())]
-    done = subprocess.run(command, cwd=os.environ.get(COURSE_ROOT) or None, capture_output=True, text=True,
-                          check=False)
-    try:
-        result = GradeResult.from_json(done.stdout)
-    except (ValueError, KeyError, TypeError):
-        raise AutogradeError(f"grading {exercise_id} sent back no result (exit {done.returncode}): "
-                             f"{done.stderr.strip()[-2000:]}") from None
-    if result.internal_errors:
-        raise AutogradeError(f"grading {exercise_id} failed: {'; '.join(result.internal_errors)}")
-    print(to_markdown(result))
-    return round(result.score, 4)
-
-
-def _grade_notebook(exercise_id: str, folder: Path) -> str:
-    """The result model of grading `folder`'s notebook for one exercise, as JSON (a grader failure's too)."""
-    from grader import api
-    from grader.results import GradeResult
-
-    label = f"{exercise_id}.ipynb"
-    try:
-        course = api.course()
-        if exercise_id not in course.ids:
-            raise CourseError(f"unknown exercise {exercise_id}; valid ids: {', '.join(course.ids)}")
-        exercises = api.select(course, [exercise_id])
-        return api.grade(course=course, exercises=exercises, submission=folder, label=label).to_json()
-    except GraderError as e:
-        return GradeResult.of_failure(label, [], str(e)).to_json()
-
-
-if __name__ == "__main__":
-    sys.stdout.write(_grade_notebook(sys.argv[1], Path(sys.argv[2])))

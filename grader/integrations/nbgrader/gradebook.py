@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from grader.course import Course, Exercise
-from grader.handout.nbgrader import grade_cell
+from grader.integrations.nbgrader.course import grade_cell
 from grader.results import Status, StudentRow
 
 

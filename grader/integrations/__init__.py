@@ -1,0 +1,1 @@
+"""How the course plugs into the graders around it: each integration one folder (Gradescope, nbgrader)."""

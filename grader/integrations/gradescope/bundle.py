@@ -1,0 +1,78 @@
+"""Gradescope's autograder zip (`grade gradescope export`): setup.sh, run_autograder and the TA's course.
+
+Gradescope runs `setup.sh` once, as root, when it builds the autograder image, `run_autograder` for
+each submission (`python -m grader.integrations.gradescope.runner /autograder`), and unpacks the
+course into /autograder/source.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+from grader.course import Course
+from grader.errors import CourseError
+
+# The course as the autograder needs it: what grades and what installs it; nothing of the developers'
+# (bench/, examples/, .ci, the mutant banks).
+COURSE_PATHS = ("course.toml", "pyproject.toml", "README.md", "exercises", "solutions", "tests/hidden", "tests/given",
+                "grader")
+
+SETUP_SH = """\
+#!/usr/bin/env bash
+# Gradescope runs this once, as root, in /autograder/source, when it builds the autograder image.
+set -euo pipefail
+cd "$(dirname "$0")"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update
+apt-get install -y --no-install-recommends python3 python3-venv
+python=python3
+if ! python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+    # The grader needs Python 3.11 or later; Ubuntu 22.04's python3 is 3.10.
+    apt-get install -y --no-install-recommends python3.11 python3.11-venv
+    python=python3.11
+fi
+"$python" -m venv /autograder/venv
+/autograder/venv/bin/pip install --no-cache-dir torch==2.13.0 .
+"""
+
+RUN_AUTOGRADER = """\
+#!/usr/bin/env bash
+# Gradescope runs this, as /autograder/run_autograder, for each submission. The runner writes
+# /autograder/results/results.json whatever happens; what it prints is shown to instructors only.
+exec /autograder/venv/bin/python -m grader.integrations.gradescope.runner /autograder
+"""
+
+_SCRIPTS = {"setup.sh": SETUP_SH, "run_autograder": RUN_AUTOGRADER}
+_EPOCH = (1980, 1, 1, 0, 0, 0)  # fixed entry times: the same course gives the same zip
+
+
+def export(*, course: Course, out: Path) -> list[str]:
+    """Write the autograder zip `out` (setup.sh, run_autograder, the course); return its entries."""
+    root = course.root
+    missing = [p for p in COURSE_PATHS if not (root / p).exists()]
+    if missing:
+        raise CourseError(f"{root} has no {', '.join(missing)}: export the autograder from the TA's course, "
+                          "not from a student bundle")
+    found = (p for top in COURSE_PATHS for p in ([root / top] if (root / top).is_file() else (root / top).rglob("*")))
+    files = sorted(rel for rel in (p.relative_to(root).as_posix() for p in found if p.is_file()) if not _ignored(rel))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    temp = out.with_name(f".{out.name}.tmp")
+    with zipfile.ZipFile(temp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for name, script in _SCRIPTS.items():
+            _add(zf, name, script.encode(), 0o755)
+        for rel in files:
+            _add(zf, rel, (root / rel).read_bytes(), 0o644)
+    temp.replace(out)
+    return [*_SCRIPTS, *files]
+
+
+def _ignored(rel: str) -> bool:
+    return rel.endswith(".pyc") or any(part.startswith(".") or part == "__pycache__" for part in rel.split("/"))
+
+
+def _add(zf: zipfile.ZipFile, name: str, data: bytes, mode: int) -> None:
+    info = zipfile.ZipInfo(name, date_time=_EPOCH)
+    info.external_attr = (0o100000 | mode) << 16  # a regular file with this mode: run_autograder must be executable
+    info.compress_type = zipfile.ZIP_DEFLATED
+    zf.writestr(info, data)

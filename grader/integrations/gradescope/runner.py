@@ -1,0 +1,150 @@
+"""Gradescope's runner: grades ROOT/submission against ROOT/source and always writes ROOT/results/results.json.
+
+`python -m grader.integrations.gradescope.runner ROOT`, with ROOT=/autograder, grades a zip from
+`grade pack`, a folder laid out like exercises/, or the files uploaded loose (see `upload`), a failed
+run included ("the autograder failed: …", 0 points).
+
+Students see the checks (hidden ones once grades are published) and the top-level `output`, which
+never gives the score away. What only instructors should read – the sandbox's protections, the log,
+a traceback – goes to stdout (Gradescope shows it to instructors only; `stdout_visibility` says so
+again) and to a 0-point test of visibility `hidden`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+import traceback
+from pathlib import Path
+
+from grader.course import Course
+from grader.errors import SubmissionError
+from grader.integrations.gradescope.upload import Refused, arranged
+from grader.text import Text, one_line, printable
+
+# What results.json says while the run is under way, and after, if Gradescope stopped it.
+DID_NOT_FINISH = "it did not finish (Gradescope stops a run at the assignment's time limit); your instructor can see how far it got"
+
+
+def run(root: Path) -> dict:
+    """Grade root/submission with the course in root/source; write root/results/results.json and return it."""
+    from grader.export.gradescope import to_dict
+    from grader.results import GradeResult
+
+    started = time.monotonic()
+    results = root / "results" / "results.json"
+    course = None
+    try:
+        # Replaced when the run ends: one that Gradescope stops at its time limit still leaves a results.json.
+        _write(results, _finished(to_dict(GradeResult.of_failure("submission", [], DID_NOT_FINISH)), started))
+        from grader import api
+
+        course = api.course(root=root / "source")
+        _lock(course)
+        doc = _graded(course, root, root / "submission")
+    except BaseException as error:  # whatever went wrong, Gradescope gets a results.json
+        doc = _failed(course, error)
+    _write(results, _finished(doc, started))
+    return doc
+
+
+def _finished(doc: dict, started: float) -> dict:
+    doc["execution_time"] = round(time.monotonic() - started, 3)
+    doc["stdout_visibility"] = "hidden"  # Gradescope's default, said again: what the runner prints is for instructors
+    return doc
+
+
+def _say(text: str) -> None:
+    """A line for instructors; a closed or broken stdout never costs the student a grade."""
+    try:
+        print(printable(text), flush=True)  # an uploaded file's name may hold bytes stdout cannot encode
+    except OSError:
+        pass
+
+
+def _lock(course: Course) -> None:
+    """Make solutions/ and tests/ the owner's alone (root's, on Gradescope).
+
+    Where Gradescope forbids namespaces, a student process has no private file-system view; under
+    an unprivileged uid it then still cannot read what grades it.
+    """
+    for path in course.secrets:
+        if path.exists():
+            os.chmod(path, 0o700)
+
+
+def _graded(course: Course, root: Path, upload: Path) -> dict:
+    from grader import api
+    from grader.export.gradescope import to_dict
+
+    with arranged(course, upload) as (submission, notes):
+        label = str(submission.relative_to(root)) if submission.is_relative_to(root) else upload.name
+        _say(f"grading {label} with the course in {course.root}")
+        result = api.grade(course=course, exercises=list(course.exercises), submission=submission, label=label)
+    doc = to_dict(result)
+    sandbox = _sandbox_report(result.protections, course.root)
+    doc["tests"].append({"name": "autograder: sandbox", "score": 0.0, "max_score": 0.0, "status": "passed",
+                         "output": sandbox, "visibility": "hidden"})
+    absent = [e for e in result.exercises if e.max_score and not e.checks]  # points at stake, no check run: not submitted
+    if absent:
+        names = ", ".join(f"{e.id} ({course.exercise(e.id).folder}/)" for e in absent)
+        notes.append(Text(f"Not in your hand-in, 0 points: {names}.", f"你的提交中没有以下练习（0 分）：{names}。"))
+    if result.internal_errors:
+        notes.append(Text("Some checks could not run because of a problem in the autograder, not in your work; "
+                          "tell your instructor.", "部分检查因自动评分器本身的问题未能运行（不是你的代码的问题）；请告知老师。"))
+    summary = Text(f"Graded {len(result.exercises)} exercises. The public checks are shown now; the graded checks "
+                   "and your score once grades are published.",
+                   f"已评定 {len(result.exercises)} 个练习。公开检查现在可见；计分检查和你的分数在成绩发布后可见。")
+    doc["output"] = Text.join("\n", [summary, *notes]).render(course.language)
+    _say(f"score {doc['score']:g}/{doc['max_score']:g} in {result.seconds:.1f} s\n{sandbox}")
+    for error in result.internal_errors:
+        _say(f"grader error: {error}")
+    return doc
+
+
+def _sandbox_report(found: list[dict] | None, course_root: Path) -> str:
+    """For instructors: the summary line, then each protection on or off and why."""
+    from grader.sandbox.doctor import summary
+
+    lines = [summary(found)]
+    lines += [f"{'on ' if p['active'] else 'off'} {p['name']}: {p['note']}" for p in found or []]
+    lines.append(f"solutions/ and tests/ of {course_root} are readable by their owner alone (mode 700)")
+    return "\n".join(lines)
+
+
+def _failed(course: Course | None, error: BaseException) -> dict:
+    from grader.export.gradescope import to_dict
+    from grader.results import GradeResult
+
+    if isinstance(error, Refused) and course:  # the upload's layout: the student can fix it
+        message = error.text.render(course.language)
+    elif isinstance(error, SubmissionError):  # a zip or folder that cannot be read: 0 points, saying why
+        message = f"could not be read: {error}"
+    else:
+        _say("".join(traceback.format_exception(error)).rstrip())
+        message = (f"internal error ({type(error).__name__}: {one_line(str(error), limit=300)}); "
+                   "your instructor can see the details")
+    _say(f"the autograder failed: {message}")
+    failed = GradeResult.of_failure("submission", course.exercises if course else [], message,
+                                    language=course.language if course else "en")
+    return to_dict(failed)
+
+
+def _write(path: Path, doc: dict) -> None:
+    from grader.export.files import write_atomic
+    from grader.export.gradescope import dumps
+
+    write_atomic(path, dumps(doc) + "\n")
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1:
+        print("usage: python -m grader.integrations.gradescope.runner ROOT   (ROOT=/autograder on Gradescope)", file=sys.stderr)
+        return 2
+    run(Path(argv[0]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
