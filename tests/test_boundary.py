@@ -202,3 +202,37 @@ def test_the_course_and_the_zygote_name_the_same_secrets(course):
     from grader.inside.zygote import secrets_of
 
     assert course.secrets == secrets_of(course.root)
+
+
+def module_graph() -> dict[str, set[str]]:
+    """Each module of grader/ and the grader modules it imports, anywhere in it (deferred imports too)."""
+    modules = {".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__"): p
+               for p in (ROOT / "grader").rglob("*.py")}
+    graph = {}
+    for name, path in modules.items():
+        found = set()
+        for node in ast.walk(ast.parse(path.read_bytes())):
+            if isinstance(node, ast.Import):
+                found |= {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                found |= {node.module, *(f"{node.module}.{a.name}" for a in node.names)}
+        graph[name] = {m for m in found if m in modules and m != name and not name.startswith(m + ".")}
+    return graph
+
+
+def test_grader_modules_import_without_a_cycle():
+    """Do grader's modules import one another downhill only: no module reaches itself through its imports?"""
+    graph = module_graph()
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+
+    def visit(module: str, path: list[str]) -> None:
+        state[module] = 1
+        for other in sorted(graph[module]):
+            assert state.get(other) != 1, " -> ".join([*path, module, other])
+            if other not in state:
+                visit(other, [*path, module])
+        state[module] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [])
