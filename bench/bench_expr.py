@@ -19,10 +19,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "tests")]
 
-from grader.grading.answers import AnswerSheet  # noqa: E402
-from grader.checks import Fail  # noqa: E402
-from grader.grading.expr import ExpressionError, equivalent, parse, to_sympy  # noqa: E402
 from test_expr import HOSTILE_SYMBOLS, PAIRS, hostile_strings  # noqa: E402
+
+from grader.checks import Fail  # noqa: E402
+from grader.grading.answers import AnswerSheet  # noqa: E402
+from grader.grading.expr import ExpressionError, equivalent, parse, to_sympy  # noqa: E402
 
 REPEATS = 21
 BASELINE_TIMEOUT = 10.0

@@ -53,12 +53,15 @@ def list_exercises() -> None:
 
 @main.command("run", short_help="Grade a submission on some or all exercises.")
 @click.argument("exercise_ids", metavar="[EXERCISE]...", nargs=-1)
-@click.option("--submission", "-s", type=click.Path(path_type=Path), help="Folder laid out like exercises/ (default: . if it looks like one, else ./exercises).")
+@click.option("--submission", "-s", type=click.Path(path_type=Path),
+              help="Folder laid out like exercises/ (default: . if it looks like one, else ./exercises).")
 @click.option("--device", "-d", type=click.Choice(DEVICES), help="Where tensors live during checks (default: course.toml).")
 @click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object (Gradescope's results.json shape).")
 @click.option("--verbose", "-v", is_flag=True, help="Also print the submission path, device and sandbox protections.")
-@click.option("--sandbox", "sandbox_mode", type=click.Choice(["auto", "strict"]), default="auto", show_default=True, help="strict: refuse to run unless every protection is active (see `grade doctor`).")
-def run(exercise_ids: tuple[str, ...], submission: Path | None, device: str | None, as_json: bool, verbose: bool, sandbox_mode: str) -> None:
+@click.option("--sandbox", "sandbox_mode", type=click.Choice(["auto", "strict"]), default="auto", show_default=True,
+              help="strict: refuse to run unless every protection is active (see `grade doctor`).")
+def run(exercise_ids: tuple[str, ...], submission: Path | None, device: str | None, as_json: bool, verbose: bool,
+        sandbox_mode: str) -> None:
     """Grade EXERCISE... (all exercises when none is given). Exit 0 whenever grading ran."""
     from grader.export import gradescope
     from grader.submissions.workspace import default_submission
@@ -161,14 +164,18 @@ def nbgrader_export(course_dir: Path) -> None:
 
 @main.command("batch", short_help="Grade a whole class: one folder or .zip per student.")
 @click.argument("submissions", type=click.Path(path_type=Path))
-@click.option("--out", "-o", type=click.Path(path_type=Path), required=True, help="Folder for grades.csv, reports/, feedback/, summary and the journal (a rerun resumes).")
+@click.option("--out", "-o", type=click.Path(path_type=Path), required=True,
+              help="Folder for grades.csv, reports/, feedback/, summary and the journal (a rerun resumes).")
 @click.option("--workers", "-w", type=click.IntRange(1, 256), help="Students graded at once (default: the number of CPUs).")
 @click.option("--exercises", "exercise_list", help="Comma-separated exercise ids (default: all).")
 @click.option("--device", "-d", type=click.Choice(DEVICES), help="Where tensors live during checks (default: course.toml).")
-@click.option("--sandbox", "sandbox_mode", type=click.Choice(["auto", "strict"]), default="strict", show_default=True, help="strict: refuse to run unless every protection is active; auto: grade with what this machine offers, said on stderr and in the summary.")
+@click.option("--sandbox", "sandbox_mode", type=click.Choice(["auto", "strict"]), default="strict", show_default=True,
+              help="strict: refuse to run unless every protection is active; auto: grade with what this machine offers, "
+                   "said on stderr and in the summary.")
 @click.option("--scheduler", help="Address of a Dask scheduler: grade on that cluster instead of local processes (refused unless student code has no network).")
 @click.option("--student", help="Regrade this student only (the others keep their journal rows).")
-@click.option("--nbgrader-db", type=click.Path(dir_okay=False, path_type=Path), help="Also write every student's scores into this nbgrader gradebook (created if absent).")
+@click.option("--nbgrader-db", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write every student's scores into this nbgrader gradebook (created if absent).")
 def batch(submissions: Path, out: Path, workers: int | None, exercise_list: str | None, device: str | None,
           sandbox_mode: str, scheduler: str | None, student: str | None, nbgrader_db: Path | None) -> None:
     """Grade every student in SUBMISSIONS whose submission or the course changed since the last run into OUT."""

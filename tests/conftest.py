@@ -58,7 +58,7 @@ def with_answers(sheet: str, **answers: str) -> str:
     for key, value in answers.items():
         line = re.compile(rf"^{re.escape(key)} = .*$", re.MULTILINE)
         assert len(line.findall(sheet)) == 1, f"the sheet has no single line for {key}"
-        sheet = line.sub(lambda _: f"{key} = {value}", sheet)
+        sheet = line.sub(lambda _, text=f"{key} = {value}": text, sheet)
     return sheet
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from grader.grading.answers import AnswerSheet, Boolean, Choice, Formula, Integer, Number, Shape, SheetError, load_sheet
-from grader.checks import Fail
 from conftest import ROOT
+from grader.checks import Fail
+from grader.grading.answers import AnswerSheet, Boolean, Choice, Formula, Integer, Number, Shape, SheetError, load_sheet
 
 EX01_H = {"o": "gate", "c_t": "real"}
 EX04 = {"d_x": "positive_integer", "d_h": "positive_integer"}
@@ -342,7 +342,7 @@ HOSTILE_VALUES = {
     "escape sequence": "\x1b[2J",
     "table": {"a": 1},
     "date": datetime.date(1979, 5, 27),
-    "datetime": datetime.datetime(1979, 5, 27, 7, 32, tzinfo=datetime.timezone.utc),
+    "datetime": datetime.datetime(1979, 5, 27, 7, 32, tzinfo=datetime.UTC),
     "time": datetime.time(7, 32),
     "boolean": False,
     "empty array": [],

@@ -65,7 +65,7 @@ def klass(tmp_path_factory) -> Path:
     with zipfile.ZipFile(root / "gus.zip", "w") as zf:
         zf.writestr("../../escape.py", "x = 1")
     for name, attack in HOSTILE.items():  # the sandbox corpus's attacks, each in a student of the class
-        student(root / name, f"{REFERENCE}\n\ndef lstm_step(**inputs):\n" + "".join(f"    {l}\n" for l in attack.splitlines()))
+        student(root / name, f"{REFERENCE}\n\ndef lstm_step(**inputs):\n" + "".join(f"    {line}\n" for line in attack.splitlines()))
     (root / "notes.txt").write_text("not a student")
     return root
 

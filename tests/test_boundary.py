@@ -132,7 +132,7 @@ def gru_step(x, h, W_z, U_z, W_r, U_r, W_h, U_h, b_z, b_r, b_h):
 @pytest.mark.parametrize("way", BORROW)
 def test_borrowing_loaded_code_scores_nothing_on_ex05(grade, way):
     """Does a gated.py that only borrows step functions the runtime has loaded (this way) score 0 of 14?"""
-    source = BORROW[way] if way != "import" else "try:\n" + "".join(f"    {l}\n" for l in BORROW[way].splitlines()) + "except ImportError:\n    pass\n"
+    source = BORROW[way] if way != "import" else "try:\n" + "".join(f"    {line}\n" for line in BORROW[way].splitlines()) + "except ImportError:\n    pass\n"
     result = grade("ex05", {"gated.py": "import torch\n" + source + "_found = globals().get('_found', [])" + CALL_BORROWED})
     assert result.score == 0, [(v.name, v.earned, v.feedback.en) for v in result.checks if v.earned]
 

@@ -8,16 +8,15 @@ shows read-only – and asks the other what arrived: nothing may.
 
 from __future__ import annotations
 
-import os
 import textwrap
 from pathlib import Path
 
 import pytest
 
 from conftest import ROOT
+from grader.failures import StudentError
 from grader.inside import given
 from grader.sandbox.host import Limits, Sandbox
-from grader.failures import StudentError
 
 # Run in both student processes: each function does one side of one attempt and says what it saw.
 RELAY = r'''

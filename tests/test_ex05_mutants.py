@@ -2,7 +2,7 @@
 
 import pytest
 
-from conftest import ROOT, earned, mutate, assert_named
+from conftest import ROOT, assert_named, earned, mutate
 
 REFERENCE = (ROOT / "solutions" / "ex05_gated_steps" / "gated.py").read_text()
 

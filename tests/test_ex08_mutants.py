@@ -3,7 +3,7 @@ variants, the reference, degenerate submissions."""
 
 import pytest
 
-from conftest import ROOT, earned, mutate, assert_named
+from conftest import ROOT, assert_named, earned, mutate
 from mutants import ex08, submission
 from mutants.ex08 import LOOP_FAILURE
 

@@ -3,7 +3,7 @@ the tuple-keyed selection, the reference, degenerate submissions."""
 
 import pytest
 
-from conftest import ROOT, earned, mutate, assert_named
+from conftest import ROOT, assert_named, earned, mutate
 from mutants import ex10, submission
 
 SOLUTION = ROOT / "solutions" / "ex10_length_sweep"

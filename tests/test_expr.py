@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.grading.expr import (BinOp, Call, ExpressionError, Num, Sym, UndefinedError, UnknownSymbolError, equivalent,
-                                 evaluate, free_symbols, parse, quote)
+from grader.grading.expr import BinOp, Call, ExpressionError, Num, Sym, UndefinedError, UnknownSymbolError, equivalent, evaluate, free_symbols, parse, quote
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -19,11 +19,10 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_answers import CHECKS, EX01_C, nested
 
 from grader.failures import Fail
-from grader.grading.answers import (MAX_SHEET_BYTES, AnswerSheet, Boolean, Choice, Formula, Integer, Number, Shape,
-                                    SheetError, load_sheet)
-from test_answers import CHECKS, EX01_C, nested
+from grader.grading.answers import MAX_SHEET_BYTES, AnswerSheet, Boolean, Choice, Formula, Integer, Number, Shape, SheetError, load_sheet
 
 FUZZ = settings(max_examples=400, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -43,7 +42,7 @@ TEXT = st.one_of(GRAMMAR_TEXT, st.text(UNICODE, max_size=30),
                  st.integers(0, 70_000).map(lambda n: "1" * n), st.integers(0, 3000).map(lambda n: "(" * n))
 BIG_INTS = st.tuples(st.integers(0, 6000), st.sampled_from([1, -1])).map(lambda p: p[1] * 10 ** p[0])
 NUMBERS = st.one_of(st.integers(), BIG_INTS, st.floats(allow_nan=True, allow_infinity=True))
-DATES = st.one_of(st.dates(), st.times(), st.datetimes(timezones=st.just(datetime.timezone.utc)))
+DATES = st.one_of(st.dates(), st.times(), st.datetimes(timezones=st.just(datetime.UTC)))
 SCALARS = st.one_of(TEXT, NUMBERS, st.booleans(), DATES)
 VALUES = st.one_of(
     st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=4), inner,

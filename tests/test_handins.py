@@ -14,9 +14,9 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from test_submission import CORRUPT, notebook
 
 from conftest import ROOT
-from test_submission import CORRUPT, notebook
 
 SHEET = (ROOT / "solutions" / "ex01_cell_state" / "answers.toml").read_text()
 DEEP: dict = {}

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from conftest import ROOT
 from grader.cli import main
 
+
 def nontrivial_lines(paths) -> set[str]:
     lines = set()
     for path in paths:

@@ -4,7 +4,7 @@ import ast
 
 import pytest
 
-from conftest import ROOT, earned
+from conftest import earned
 
 CODE_EXERCISES = ["ex04", "ex05", "ex06", "ex07", "ex08", "ex09", "ex10"]
 # Values that once crashed a check, and the odd cases around them (each must cross the wire).

@@ -13,10 +13,10 @@ from pathlib import Path
 import nbformat
 import pytest
 from click.testing import CliRunner
+from test_handout import secret_lines
 
 from conftest import ROOT, graded, mutate, with_answers
 from grader.cli import main
-from test_handout import secret_lines
 
 REFERENCE = (ROOT / "solutions" / "ex05_gated_steps" / "gated.py").read_text()
 SHEET = (ROOT / "solutions" / "ex01_cell_state" / "answers.toml").read_text()

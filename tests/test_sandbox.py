@@ -24,9 +24,9 @@ from click.testing import CliRunner
 from conftest import graded
 from grader.cli import main
 from grader.course import load_course
-from grader.grading.pipeline import Grader
 from grader.errors import IsolationUnavailable
 from grader.failures import StudentError
+from grader.grading.pipeline import Grader
 from grader.inside.isolation import PROCESSES
 from grader.inside.zygote import probe
 from grader.sandbox.host import OUTPUT_SHOWN, Limits, Sandbox, StudentTimeout
@@ -529,7 +529,7 @@ def test_reference_after_hostile(sandbox, tmp_path):
 def test_no_scratch_left(tmp_path):
     """Does closing a sandbox remove its scratch folder?"""
     box = Sandbox.start(course_root=ROOT, device="cpu", limits=Limits(time_limit=1.0, memory_mib=1024))
-    box.protections
+    box.ready()
     box.close()
     assert not box._scratch.exists()
 
@@ -554,6 +554,6 @@ def test_strict_refuses_without_isolation():
     box = Sandbox.start(course_root=ROOT, device="cpu", limits=Limits(time_limit=1.0, memory_mib=1024), strict=True)
     try:
         with pytest.raises(IsolationUnavailable):
-            box.protections
+            box.ready()
     finally:
         box.close()

@@ -22,7 +22,7 @@ import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Literal, Union
+from typing import Literal
 
 from grader.text import one_line
 
@@ -116,7 +116,7 @@ class Call:
     arg: Expr
 
 
-Expr = Union[Num, Sym, Const, Neg, BinOp, Call]
+Expr = Num | Sym | Const | Neg | BinOp | Call
 
 
 def free_symbols(expr: Expr) -> set[str]:

@@ -124,7 +124,7 @@ def _load_tensors(blob: bytes, bounds: Bounds) -> dict:
     entries = {k: v for k, v in header.items() if k != "__metadata__"}
     if len(entries) > bounds.tensors:
         raise WireError(f"message holds more than {bounds.tensors} tensors")
-    for name, entry in entries.items():
+    for entry in entries.values():
         dtype = entry.get("dtype") if isinstance(entry, dict) else None
         if bounds.dtypes is not None and dtype not in bounds.dtypes:
             raise WireError(

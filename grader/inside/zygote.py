@@ -47,8 +47,8 @@ def serve_forks(control: socket.socket, course_root: Path) -> None:
     protections = isolation.describe(view, memory)  # tries the seccomp filter: libseccomp is loaded for every fork
     isolation.become_subreaper()
     alive, alive_w = os.pipe()  # students read EOF once the zygote is gone
-    import torch  # preloaded once so each fork starts in milliseconds
     import safetensors.torch  # noqa: F401
+    import torch  # preloaded once so each fork starts in milliseconds
 
     torch.set_num_threads(1)  # before any op: a fork of a process that ran a multi-threaded op hangs
     _warm_up(torch)

@@ -9,7 +9,7 @@ same step on both sides, and with constant gates (every U zero) the two agree.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 

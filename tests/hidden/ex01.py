@@ -9,7 +9,7 @@ import math
 from grader.checks import check
 
 GATE, REAL = "gate", "real"
-F, C_PREV, I, G, O = 0.8, 2.0, 0.25, -0.4, 0.5  # the question's data
+F, C_PREV, I, G, O = 0.8, 2.0, 0.25, -0.4, 0.5  # noqa: E741 (the question's data, named as the chapter names the gates)
 C_T = F * C_PREV + I * G  # the new cell state, which h_t reads
 
 COUPLED = ("coupled gate: (1 − f) was used where the input gate i belongs", "耦合门：在输入门 i 的位置用了 (1 − f)")

@@ -10,8 +10,19 @@ import math
 import torch
 
 from grader.checks import (
-    Fail, Outcome, StudentError, Text, assert_close, check, expect_tensor, expect_value_errors, parse_source, partial,
-    policy, reference_module, student_module,
+    Fail,
+    Outcome,
+    StudentError,
+    Text,
+    assert_close,
+    check,
+    expect_tensor,
+    expect_value_errors,
+    parse_source,
+    partial,
+    policy,
+    reference_module,
+    student_module,
 )
 
 gated = student_module("gated")

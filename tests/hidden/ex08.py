@@ -13,10 +13,7 @@ import functools
 
 import torch
 
-from grader.checks import (
-    Fail, StudentError, Text, check, choices, expect_row, expect_tensor, inject, once, partial, reference_module,
-    student_module,
-)
+from grader.checks import Fail, StudentError, Text, check, choices, expect_row, expect_tensor, inject, once, partial, reference_module, student_module
 
 protocol = student_module("protocol")
 reference = reference_module("protocol")

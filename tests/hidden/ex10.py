@@ -13,10 +13,7 @@ import math
 
 import torch
 
-from grader.checks import (
-    Fail, StudentError, Text, check, choices, expect_kind, given_code, inject, partial, quoted, reference_module,
-    student_module,
-)
+from grader.checks import Fail, StudentError, Text, check, choices, expect_kind, given_code, inject, partial, quoted, reference_module, student_module
 
 sweep = student_module("sweep")
 reference = reference_module("sweep")

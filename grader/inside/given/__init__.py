@@ -14,8 +14,8 @@ from __future__ import annotations
 import ast
 import importlib.util
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 BUILDERS: dict[str, Callable] = {}
 _PUBLIC = Path(__file__).resolve().parent

@@ -5,7 +5,7 @@ The hidden checks inject the chapter's own step functions instead (tests/given/e
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from grader.inside.given import builder
 

@@ -11,6 +11,7 @@ from grader.course import Course
 from grader.errors import SubmissionError
 from grader.text import Text
 
+
 class Refused(SubmissionError):
     """The upload cannot be graded as it is; `text` tells the student what to upload instead."""
 

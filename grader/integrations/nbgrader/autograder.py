@@ -14,6 +14,7 @@ from pathlib import Path
 from grader.errors import CourseError, GraderError
 from grader.integrations.nbgrader.course import COURSE_ROOT
 
+
 class AutogradeError(GraderError):
     """`grade run` could not grade the notebook: the cell fails (0 points) and says why."""
 
