@@ -113,6 +113,36 @@ def test_loose_files_are_graded_in_their_exercise_folders(tmp_path, autograder_z
     assert "Not in your hand-in, 0 points: ex01 (ex01_cell_state/)" in doc["output"]
 
 
+@pytest.mark.parametrize("how", ["the whole upload", "an exercise folder beside a loose file"])
+def test_a_symbolic_link_in_the_upload_is_refused(tmp_path, autograder_zip, how):
+    """Does an upload that links to the course's own solutions/ (a repository submission keeps links) score 0, saying
+    a link was refused, rather than grading the references?"""
+    root = autograder(tmp_path, autograder_zip)
+    solutions = root / "source" / "solutions"
+    if how == "the whole upload":
+        (root / "submission" / "mywork").symlink_to(solutions)
+    else:
+        (root / "submission" / "ex05_gated_steps").symlink_to(solutions / "ex05_gated_steps")
+        shutil.copy(ROOT / "solutions" / "ex07_gate_bias_decay" / "decay.py", root / "submission" / "decay.py")
+    doc, _ = run_autograder(root)
+    assert doc["score"] == 0 and doc["tests"] == [], doc["score"]
+    assert "a symbolic link, not a file or folder" in doc["output"]
+
+
+@pytest.mark.parametrize("beside", [False, True])
+def test_a_notebook_is_graded_as_its_exercise_loose_or_beside_loose_files(tmp_path, autograder_zip, beside):
+    """Is ex05.ipynb uploaded loose graded as ex05, never said to be ignored, also when a loose file comes with it?"""
+    import nbformat
+
+    root = autograder(tmp_path, autograder_zip)
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(REFERENCE)]), root / "submission" / "ex05.ipynb")
+    if beside:
+        shutil.copy(ROOT / "solutions" / "ex06_framework_parity" / "parity.py", root / "submission" / "parity.py")
+    doc, _ = run_autograder(root)
+    assert sum(t["score"] for t in by_exercise(doc, "ex05")) == 14, doc["output"]
+    assert "Ignored" not in doc["output"] and "ex05 (ex05_gated_steps/)" not in doc["output"]
+
+
 def test_a_loose_answers_toml_is_refused_saying_where_it_goes(tmp_path, autograder_zip):
     """Is answers.toml uploaded loose (several exercises have one) refused with 0 points and the folders it may belong to?"""
     root = autograder(tmp_path, autograder_zip)

@@ -28,11 +28,14 @@ def arranged(course: Course, upload: Path):
     or one holding a single such folder. A file uploaded loose goes into the one exercise folder
     whose files bear its name (gated.py into ex05_gated_steps/). Refused, saying what to upload:
     nothing uploaded, a zip beside other files, a loose file that several exercises have
-    (answers.toml), a file uploaded both loose and in its folder, nothing any exercise asks for.
+    (answers.toml), a file uploaded both loose and in its folder, nothing any exercise asks for, and a
+    symbolic link where a file or folder belongs (a repository submission keeps links: one could point
+    at the course's own solutions/). A notebook `<id>.ipynb` is that exercise's work, loose or in its folder.
     """
     from grader.submissions.workspace import looks_like_submission
 
     entries = _visible(upload)
+    _refuse_links(entries)
     if not entries:
         raise Refused(Text("nothing was uploaded; upload the zip that `grade pack` writes",
                            "没有上传任何文件；请上传 `grade pack` 生成的 zip"))
@@ -49,13 +52,15 @@ def arranged(course: Course, upload: Path):
     if len(entries) == 1 and entries[0].is_dir() and not looks_like_submission(upload, course):
         upload = entries[0]  # the exercises/ folder itself, or a zip's single top folder
         entries = _visible(upload)
+        _refuse_links(entries)
 
     owners: dict[str, list] = {}  # file name -> the exercises whose students edit a file of that name
     for exercise in course.exercises:
         for name in exercise.student_files:
             owners.setdefault(name, []).append(exercise)
+    notebooks = {f"{e.id}.ipynb" for e in course.exercises}  # graded where they are: never moved
     mapped, ignored, problems = [], [], []
-    for path in (p for p in entries if not p.is_dir()):
+    for path in (p for p in entries if not p.is_dir() and p.name not in notebooks):
         found = owners.get(path.name, [])
         if not found:
             ignored.append(path.name)
@@ -85,9 +90,11 @@ def arranged(course: Course, upload: Path):
         return
     scratch = Path(tempfile.mkdtemp(prefix="gradescope-upload-"))
     try:
-        for exercise in course.exercises:
-            if (upload / exercise.folder).is_dir():
-                shutil.copytree(upload / exercise.folder, scratch / exercise.folder, symlinks=True)
+        for entry in entries:  # the exercise folders and notebooks, as uploaded (no link among them: refused above)
+            if entry.is_dir():
+                shutil.copytree(entry, scratch / entry.name, symlinks=True)
+            elif entry.name in notebooks:
+                shutil.copy(entry, scratch / entry.name, follow_symlinks=False)
         for path, exercise in mapped:
             (scratch / exercise.folder).mkdir(exist_ok=True)
             shutil.copy(path, scratch / exercise.folder / path.name, follow_symlinks=False)
@@ -96,6 +103,14 @@ def arranged(course: Course, upload: Path):
         yield scratch, notes
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _refuse_links(entries: list[Path]) -> None:
+    links = [p.name for p in entries if p.is_symlink()]
+    if links:
+        raise Refused(Text(f"{', '.join(links)}: a symbolic link, not a file or folder; upload the files themselves "
+                           "(the zip that `grade pack` writes)",
+                           f"{', '.join(links)}：是符号链接，不是文件或文件夹；请上传文件本身（`grade pack` 生成的 zip）"))
 
 
 def _visible(folder: Path) -> list[Path]:
