@@ -105,3 +105,26 @@ def test_reference_scores_full_marks(grade):
     result = grade("ex06", {"parity.py": REFERENCE})
     assert result.max_score == 10
     assert result.score == result.max_score, [v.feedback for v in result.checks if not v.passed]
+
+
+FORGED_GRADIENTS = '''
+import sys as _sys
+_runtime = _sys.modules["grader.inside.runtime"]
+_gradients = _runtime._gradients
+
+def _forged(value, cotangent, args, kwargs):
+    grads = _gradients(value, cotangent, args, kwargs)
+    if "cell" in grads["kwargs"]:
+        grads["kwargs"]["cell"] = [1, 2]
+    return grads
+
+_runtime._gradients = _forged
+'''
+
+
+def test_forged_gradient_replies_are_the_students_failure(grade):
+    """Does a parity.py that rewrites its side of the wire to send gradients of the wrong shape lose the gradient
+    checks as its own failure, never as the grader's internal error?"""
+    result = grade("ex06", {"parity.py": REFERENCE + FORGED_GRADIENTS})  # the fixture asserts no internal error
+    gradients = [v for v in result.checks if "Gradients" in v.name or "gradient" in v.name.lower()]
+    assert gradients and all(v.earned == 0 and "malformed gradient reply" in v.feedback for v in gradients)

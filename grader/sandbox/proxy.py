@@ -53,9 +53,9 @@ class StudentFunction:
         """
         reply = self._run(list(args), kwargs, cotangent)
         grads = reply.get("grads")
-        if not isinstance(grads, dict) or not isinstance(grads.get("args"), list) or not isinstance(grads.get("kwargs"), dict):
-            raise StudentError(f"{self._module}.{self._function}: malformed gradient reply", "梯度应答格式错误", outcome=Outcome.CRASHED)
-        if not all(isinstance(k, str) for k in grads["kwargs"]):
+        if not (isinstance(grads, dict) and isinstance(grads.get("args"), list) and isinstance(grads.get("kwargs"), dict)
+                and len(grads["args"]) == len(args) and set(grads["kwargs"]) <= set(kwargs)
+                and all(_gradient_like(g) for g in [*grads["args"], *grads["kwargs"].values()])):
             raise StudentError(f"{self._module}.{self._function}: malformed gradient reply", "梯度应答格式错误", outcome=Outcome.CRASHED)
         named = {f"arg{i}": g for i, g in enumerate(grads["args"])} | grads["kwargs"]
         return reply["value"], named
@@ -108,6 +108,20 @@ def syntax_error(path) -> dict | None:
     except Exception:  # noqa: BLE001 – ValueError, RecursionError, MemoryError: the import reports them
         return None
     return None
+
+
+def _gradient_like(value, depth: int = 0) -> bool:
+    """What the gradient of one argument can be, in the argument's own shape: None (none reaches it), a tensor,
+    or a list or str-keyed dict of those (an injected module's is a dict of its parameters' gradients) – never
+    anything a check would then have to guess about."""
+    torch = sys.modules.get("torch")
+    if value is None or (torch is not None and isinstance(value, torch.Tensor)):
+        return True
+    if depth >= 4:
+        return False
+    if isinstance(value, dict):
+        return all(isinstance(k, str) for k in value) and all(_gradient_like(v, depth + 1) for v in value.values())
+    return isinstance(value, (list, tuple)) and all(_gradient_like(v, depth + 1) for v in value)
 
 
 def _to_device(obj, device):
