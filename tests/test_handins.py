@@ -174,3 +174,35 @@ def test_gradescope_says_could_not_be_read_not_internal_error(tmp_path, source, 
     assert doc["score"] == 0 and doc["tests"] == []
     assert doc["output"].startswith("the autograder failed: could not be read: handin.zip: "), doc["output"]
     assert json.loads((root / "results" / "results.json").read_text()) == doc
+
+
+def test_a_large_unrelated_file_hides_no_change_from_the_journal(tmp_path):
+    """After a student's answer changes, is the student graded again, even beside a file larger than what keys a row
+    (the key reads what grading reads, nothing else)?"""
+    from grader import api
+    from grader.course import load_course
+
+    course = load_course(ROOT)
+    klass, out = tmp_path / "class", tmp_path / "out"
+    sheet = klass / "bob" / "ex01_cell_state" / "answers.toml"
+    sheet.parent.mkdir(parents=True)
+    with open(klass / "bob" / "aaa.bin", "wb") as f:
+        f.truncate(65 << 20)  # sorts before the exercise folders, and is larger than any file grading reads
+    sheet.write_text((course.exercise("ex01").stub_dir / "answers.toml").read_text())
+    os.chmod(klass, 0o700)
+    run = lambda: api.batch(course=course, exercises=[course.exercise("ex01")], submissions=klass, out=out, workers=1)  # noqa: E731
+    assert run().rows[0].result.score == 0
+    sheet.write_text((ROOT / "solutions" / "ex01_cell_state" / "answers.toml").read_text())
+    again = run()
+    assert (again.graded, again.rows[0].result.score) == (1, 6)
+
+
+def test_names_that_differ_by_more_than_case_are_two_students(tmp_path):
+    """Are `strauss/` and `strauß/` (equal only under full case folding) two students, each graded?"""
+    from grader.batch.run import discover
+
+    for name in ("strauss", "strauß", "Bob", "bob"):
+        (tmp_path / name).mkdir()
+    found = {s.id: s for s in discover(tmp_path)}
+    assert not found["strauss"].refused and not found["strauß"].refused
+    assert [s.refused != "" for s in found.values() if s.id.lower() == "bob"] == [True]

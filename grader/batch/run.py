@@ -30,6 +30,7 @@ from grader.sandbox.host import active, refusal
 _COURSE_PARTS = ("course.toml", "tests/hidden", "tests/given", "solutions", "exercises", "grader")
 _HASHED_SUFFIXES = {".py", ".toml", ".md"}
 _MAX_HASHED = 64 << 20  # bytes of one submission read for its key (the archive refuses more anyway)
+_READ_PER_FILE = 17 << 20  # bytes of one student file or notebook read for its key (more is refused anyway)
 MAX_ID_BYTES = 200  # of a student id in UTF-8: reports/<id>.json's temporary name (".<id>.json.XXXXXXXX.tmp") fits in 255
 
 
@@ -70,7 +71,7 @@ def discover(submissions: Path) -> list[Student]:
         else:
             continue
         student = student_id(name)
-        groups.setdefault(unicodedata.normalize("NFC", student).casefold(), []).append((student, entry))
+        groups.setdefault(unicodedata.normalize("NFC", student).lower(), []).append((student, entry))  # lower, not casefold: ß is not ss
     students = []
     for (student, path), *others in groups.values():
         refused = ""
@@ -120,57 +121,51 @@ def course_hash(course: Course) -> str:
     return digest.hexdigest()
 
 
-def content_hash(student: Student) -> str:
-    """What keys a student's journal row besides the course: the content of each of its entries, and why it is refused."""
+def content_hash(student: Student, exercises: list[Exercise]) -> str:
+    """What keys a student's journal row besides the course: what grading reads of each of its entries, and why it
+    is refused."""
     digest = hashlib.sha256(student.refused.encode())
     for path in (student.path, *student.others):
-        digest.update(submission_hash(path).encode())
+        digest.update(submission_hash(path, exercises).encode())
     return digest.hexdigest()
 
 
-def submission_hash(path: Path) -> str:
-    """A hash of a file, or of a folder's files with their names, reading at most _MAX_HASHED bytes in all.
+def submission_hash(path: Path, exercises: list[Exercise]) -> str:
+    """A hash of what grading reads of one entry: a zip's bytes, or, in a folder, each exercise's student files and
+    notebooks – their place, kind, size and first bytes – and nothing else, so that no other file, however large,
+    hides a change (a file past its limit is refused whatever follows its first bytes).
 
-    A file that cannot be read counts as its error, and a folder that cannot be listed as empty: hashing never
-    fails (the grading that follows says what could not be read). Names are hashed as bytes, undecodable too.
+    A file that cannot be read counts as its error: hashing never fails (the grading that follows says what
+    could not be read).
     """
+    from grader.submissions import notebook
+
     digest = hashlib.sha256()
-    budget = _MAX_HASHED
-    for name, file in _files(path):
-        try:
-            with open(file, "rb") as f:
-                data = f.read(max(budget, 0) + 1)
-        except OSError as e:
-            data = f"unreadable: {e.strerror}".encode()
-        budget -= len(name) + len(data)
-        digest.update(name + b"\0" + data + b"\0")
-        if budget < 0:
-            break
+    if not path.is_dir():
+        digest.update(_file_key(path, _MAX_HASHED))
+        return digest.hexdigest()
+    for exercise in exercises:
+        folder = path / exercise.folder
+        digest.update(f"{exercise.id}|{folder.is_dir()}|{folder.is_symlink()}".encode())
+        for file in [*(folder / name for name in exercise.student_files), *notebook.find(path, exercise)]:
+            digest.update(os.fsencode(file.relative_to(path)) + b"\0" + _file_key(file, _READ_PER_FILE))
     return digest.hexdigest()
 
 
-def _files(path: Path):
-    """(name relative to `path` as bytes, path) of each regular file in `path` (or of `path` itself), in a fixed order.
-
-    Iterative (a folder nested thousands deep costs no recursion); links are not followed.
-    """
-    if not path.is_dir():
-        yield b"", path
-        return
-    stack = [(b"", path)]
-    while stack:
-        prefix, folder = stack.pop()
-        try:
-            with os.scandir(folder) as listing:
-                entries = sorted(listing, key=lambda e: e.name, reverse=True)
-        except OSError:
-            continue
-        for entry in entries:
-            name = prefix + os.fsencode(entry.name)
-            if entry.is_dir(follow_symlinks=False):
-                stack.append((name + b"/", Path(entry.path)))
-            elif entry.is_file(follow_symlinks=False):
-                yield name, Path(entry.path)
+def _file_key(file: Path, limit: int) -> bytes:
+    """One file as it decides a grade: its kind and size (lstat: a link is not followed) and its first `limit` bytes."""
+    try:
+        info = os.lstat(file)
+    except OSError:
+        return b"absent\0"
+    head = f"{info.st_mode:o}|{info.st_size}|".encode()
+    if not os.path.isfile(file) or os.path.islink(file):
+        return head
+    try:
+        with open(file, "rb") as f:
+            return head + f.read(limit) + b"\0"
+    except OSError as e:
+        return head + f"unreadable: {e.strerror}".encode() + b"\0"
 
 
 def grade_batch(*, course: Course, exercises: list[Exercise], submissions: Path, out: Path, workers: int,
@@ -210,7 +205,7 @@ def _grade_into(out: Path, course: Course, exercises: list[Exercise], submission
         raise SubmissionError(f"--student {only}: no such student in {submissions}")
     ids = [e.id for e in exercises]
     common = hashlib.sha256(f"{course_hash(course)}|{','.join(ids)}".encode()).hexdigest()
-    keyed = [replace(s, key=hashlib.sha256(f"{common}|{content_hash(s)}".encode()).hexdigest()) for s in students]
+    keyed = [replace(s, key=hashlib.sha256(f"{common}|{content_hash(s, exercises)}".encode()).hexdigest()) for s in students]
     journal = Journal(out)
     unjournaled: dict[str, dict] = {}  # rows the journal could not take: said so, and graded again next run
     try:
