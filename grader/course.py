@@ -122,7 +122,12 @@ def find_root(start: Path) -> Path:
     for folder in (start, *start.parents):
         if (folder / COURSE_FILE).is_file():
             return folder
-    return Path(__file__).resolve().parent.parent
+    beside = Path(__file__).resolve().parent.parent
+    if not (beside / COURSE_FILE).is_file():
+        raise CourseError(f"no course here: no {COURSE_FILE} in {start} or any folder above it, nor beside the installed "
+                          f"grader ({beside}). Run grade from inside the course folder (the one holding {COURSE_FILE} and "
+                          "exercises/), or install the course from its folder with `pip install -e .`")
+    return beside
 
 
 def load_course(root: Path) -> Course:

@@ -78,3 +78,18 @@ def test_a_relative_course_root_becomes_absolute(monkeypatch):
     monkeypatch.chdir(ROOT.parent)
     course = load_course(Path(ROOT.name))
     assert course.root.is_absolute() and all(p.is_absolute() for e in course.exercises for p in e.given_code(hidden=True))
+
+
+def test_grade_outside_any_course_says_what_to_do(tmp_path, monkeypatch):
+    """Where no course.toml is found (a grader installed into site-packages, run from an unrelated folder), does the
+    error say where it looked and what to do, not just that a file is missing?"""
+    import grader.course as course_module
+
+    installed = tmp_path / "site-packages" / "grader"
+    installed.mkdir(parents=True)
+    monkeypatch.setattr(course_module, "__file__", str(installed / "course.py"))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    with pytest.raises(CourseError, match="no course here") as caught:
+        course_module.find_root(elsewhere)
+    assert str(elsewhere) in str(caught.value) and "pip install -e ." in str(caught.value)
