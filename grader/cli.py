@@ -13,6 +13,7 @@ from grader import api
 from grader.course import DEVICES
 from grader.errors import GraderError, SubmissionError
 from grader.results import GradeResult
+from grader.text import Text as Words  # bilingual words; `Text` here is rich's
 
 
 def _course():
@@ -125,7 +126,7 @@ def pack(out: Path, submission: Path | None) -> None:
     names = _guard(lambda: api.pack(course=course, submission=submission, out=out))
     for name in names:
         click.echo(f"  {name}")
-    click.echo(f"packed {len(names)} files into {out}" if course.language != "zh" else f"已将 {len(names)} 个文件打包到 {out}")
+    click.echo(Words(f"packed {len(names)} files into {out}", f"已将 {len(names)} 个文件打包到 {out}").render(course.language))
 
 
 @main.command("release", short_help="Write the student bundle (no solutions, no hidden checks).")
