@@ -9,10 +9,24 @@ submission can fill with any words. `GradeResult.to_json` / `from_json` round-tr
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any, Protocol
 
 from grader.text import Text
+
+
+class Graded(Protocol):
+    """What a result needs of a course's exercise (grader.course.Exercise has it)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def points(self) -> float: ...
+
 
 # Bumped whenever the JSON layout changes; `from_json` refuses other versions (the journal regrades them).
 VERSION = 1
@@ -81,12 +95,13 @@ class GradeResult:
     language: str
     exercises: list[ExerciseResult]
     internal_errors: list[str] = field(default_factory=list)
-    protections: list[dict] | None = None  # what isolated the student processes; None when none ran
+    protections: list[dict[str, Any]] | None = None  # what isolated the student processes; None when none ran
     seconds: float = 0.0
     failure: str = ""  # why the grader itself could not complete this run ("" when it did)
 
     @classmethod
-    def of_failure(cls, submission: str, exercises, message: str, *, language: str = "en", device: str = "") -> GradeResult:
+    def of_failure(cls, submission: str, exercises: Iterable[Graded], message: str, *, language: str = "en",
+                   device: str = "") -> GradeResult:
         """The result of a run the grader itself could not complete: every exercise 0 of its points, and why.
 
         `exercises` are the course's (anything with `id`, `title` and `points`)."""
@@ -96,7 +111,8 @@ class GradeResult:
                     for e in exercises], [message], failure=message)
 
     @classmethod
-    def of_unreadable(cls, submission: str, exercises, why: Text, *, language: str = "en", device: str = "") -> GradeResult:
+    def of_unreadable(cls, submission: str, exercises: Iterable[Graded], why: Text, *, language: str = "en",
+                      device: str = "") -> GradeResult:
         """The result of a hand-in that could not be read at all (a refused archive, an entry's name): 0 points, why."""
         return cls(submission, device, language,
                    [ExerciseResult(e.id, e.title, 0.0, float(e.points), [], note=why, outcome=Outcome.UNREADABLE)

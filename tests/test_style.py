@@ -1,4 +1,5 @@
-"""The habits of a kept codebase: ruff's lint (configured in pyproject.toml) finds nothing in grader/, tests/ or bench/."""
+"""The habits of a kept codebase: ruff's lint finds nothing in grader/, tests/ or bench/, and mypy (strict on the result
+model and its exporters) nothing in what pyproject.toml names; both are configured there."""
 
 import shutil
 import subprocess
@@ -16,4 +17,14 @@ RUFF = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.whi
 def test_ruff_finds_nothing():
     """Does `ruff check` pass on the grader, the tests and the benches?"""
     done = subprocess.run([RUFF, "check", "grader", "tests", "bench"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+
+
+MYPY = shutil.which("mypy", path=str(Path(sys.executable).parent)) or shutil.which("mypy")
+
+
+@pytest.mark.skipif(MYPY is None, reason="mypy is not installed (pip install -e '.[test]')")
+def test_mypy_finds_nothing():
+    """Does mypy, as pyproject.toml configures it, pass?"""
+    done = subprocess.run([MYPY], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]

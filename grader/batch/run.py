@@ -207,7 +207,7 @@ def _grade_into(out: Path, course: Course, exercises: list[Exercise], submission
     common = hashlib.sha256(f"{course_hash(course)}|{','.join(ids)}".encode()).hexdigest()
     keyed = [replace(s, key=hashlib.sha256(f"{common}|{content_hash(s, exercises)}".encode()).hexdigest()) for s in students]
     journal = Journal(out)
-    unjournaled: dict[str, dict] = {}  # rows the journal could not take: said so, and graded again next run
+    unjournaled: dict[str, StudentRow] = {}  # rows the journal could not take: said so, and graded again next run
     try:
         todo = [s for s in keyed if s.id == only or (only is None and (
             journal.key_of(s.id) != s.key or not (out / "reports" / f"{s.id}.json").is_file()))]

@@ -9,6 +9,7 @@ submission and any internal errors go in `extra_data`, which Gradescope keeps an
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from grader.results import GradeResult
 from grader.text import printable
@@ -17,7 +18,7 @@ from grader.text import printable
 HIDDEN_VISIBILITY = "after_published"
 
 
-def to_dict(result: GradeResult, *, timing: bool = True) -> dict:
+def to_dict(result: GradeResult, *, timing: bool = True) -> dict[str, Any]:
     language = result.language
     tests = [
         {
@@ -49,12 +50,12 @@ def to_dict(result: GradeResult, *, timing: bool = True) -> dict:
     return doc
 
 
-def dumps(doc: dict) -> str:
+def dumps(doc: dict[str, Any]) -> str:
     """One JSON object whatever the submission wrote: every string made printable (no lone surrogates)."""
     return json.dumps(_clean(doc), ensure_ascii=False, indent=2)
 
 
-def _clean(obj):
+def _clean(obj: Any) -> Any:
     if isinstance(obj, str):
         return printable(obj)
     if isinstance(obj, list):

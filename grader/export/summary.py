@@ -9,12 +9,14 @@ from __future__ import annotations
 import json
 import statistics
 from collections import Counter
+from collections.abc import Sequence
+from typing import Any
 
 from grader.export.feedback import plain
 from grader.results import Outcome, Status, StudentRow
 
 
-def summarize(rows: list[StudentRow], exercise_ids: list[str], *, missing: list[str] = ()) -> dict:
+def summarize(rows: list[StudentRow], exercise_ids: list[str], *, missing: Sequence[str] = ()) -> dict[str, Any]:
     """The class's figures; `missing` names the sandbox protections this run went without (`--sandbox auto`)."""
     per_exercise = {}
     for exercise_id in exercise_ids:
@@ -25,7 +27,8 @@ def summarize(rows: list[StudentRow], exercise_ids: list[str], *, missing: list[
             "max": max(scores, default=0.0),
             "distribution": {f"{k:g}": v for k, v in sorted(Counter(round(s * 2) / 2 for s in scores).items())},
         }
-    mistakes, failed = Counter(), Counter()
+    mistakes: Counter[str] = Counter()
+    failed: Counter[str] = Counter()
     for row in rows:
         verdicts = [v for e in row.result.exercises for v in e.checks if not v.passed]
         failed.update({f"{v.exercise}: {v.name}" for v in verdicts})
@@ -44,16 +47,16 @@ def summarize(rows: list[StudentRow], exercise_ids: list[str], *, missing: list[
     }
 
 
-def _ranked(counts: Counter, name: str) -> list[dict]:
+def _ranked(counts: Counter[str], name: str) -> list[dict[str, Any]]:
     """The 20 most frequent, each with how many students; ties in alphabetical order."""
     return [{name: k, "students": n} for k, n in sorted(counts.items(), key=lambda x: (-x[1], x[0]))[:20]]
 
 
-def to_json(summary: dict) -> str:
+def to_json(summary: dict[str, Any]) -> str:
     return json.dumps(summary, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
 
 
-def to_markdown(summary: dict) -> str:
+def to_markdown(summary: dict[str, Any]) -> str:
     lines = [f"# Class summary ({summary['students']} submissions)", "",
              "| exercise | mean | median | max | distribution (points: students) |", "|---|---|---|---|---|"]
     for exercise_id, s in summary["exercises"].items():
