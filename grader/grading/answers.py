@@ -20,7 +20,7 @@ from pathlib import Path
 
 from grader.failures import Fail
 from grader.grading.expr import MAX_LENGTH, Domain, Expr, ExpressionError, UndefinedError, UnknownSymbolError, equivalent, evaluate, free_symbols, parse, quote
-from grader.text import one_line, printable
+from grader.text import Text, one_line, printable
 
 MAX_SHEET_BYTES = 64 * 1024
 MAX_NESTING = 8  # arrays and inline tables within one another in one answer (a shape needs 1)
@@ -36,16 +36,20 @@ _DECIMAL = re.compile(r"[+-]?([0-9]*)(\.?)([0-9]*)(?:[eE][+-]?[0-9]+)?")
 _SHAPE = re.compile(r"\s*[\[(]?\s*([0-9]+(?:\s*,\s*[0-9]+)*)\s*,?\s*[\])]?\s*")
 
 
-Reason = tuple[str, str]  # why an answer cannot be judged: English, Chinese
-
-
 class SheetError(ValueError):
-    """An answer sheet that cannot be read at all; the message names the file."""
+    """An answer sheet that cannot be read at all; `message` (both languages) names the file."""
 
     def __init__(self, en: str, zh: str | None = None):
         super().__init__(en)
-        self.en = en
-        self.zh = zh or en
+        self.message = Text(en, zh or en)
+
+    @property
+    def en(self) -> str:
+        return self.message.en
+
+    @property
+    def zh(self) -> str:
+        return self.message.zh
 
 
 # --- answer forms: what kind of answer a key asks for, as public checks declare it (`AnswerSheet.form`) ----------
@@ -164,7 +168,7 @@ def _statements(text: str) -> list[_Statement]:
     return statements
 
 
-def _read_toml(text: str, label: str) -> tuple[dict, dict[str, Reason], dict[str, str]]:
+def _read_toml(text: str, label: str) -> tuple[dict, dict[str, Text], dict[str, str]]:
     """The answers in TOML `text`, why each answer left out of them cannot be read, and each top-level value as typed.
 
     tomllib recurses once per level of nesting, refuses integers over Python's int-string limit and slows
@@ -172,7 +176,7 @@ def _read_toml(text: str, label: str) -> tuple[dict, dict[str, Reason], dict[str
     (its key fails alone, with the reason); a key or table name over MAX_KEY_CHARS refuses the sheet.
     """
     kept: list[str] = []
-    unreadable: dict[str, Reason] = {}
+    unreadable: dict[str, Text] = {}
     literals: dict[str, str] = {}
     table = ""
     for statement in _statements(text):
@@ -186,11 +190,11 @@ def _read_toml(text: str, label: str) -> tuple[dict, dict[str, Reason], dict[str
         reason = None
         if statement.key and not statement.is_header:
             if statement.depth > MAX_NESTING:
-                reason = (f"the value is nested more than {MAX_NESTING} levels deep (arrays within arrays)",
-                          f"取值嵌套超过 {MAX_NESTING} 层（数组套数组）")
+                reason = Text(f"the value is nested more than {MAX_NESTING} levels deep (arrays within arrays)",
+                              f"取值嵌套超过 {MAX_NESTING} 层（数组套数组）")
             elif statement.digits > MAX_INT_DIGITS:
-                reason = (f"the value holds a number with more than {MAX_INT_DIGITS} digits",
-                          f"取值中有超过 {MAX_INT_DIGITS} 位的数字")
+                reason = Text(f"the value holds a number with more than {MAX_INT_DIGITS} digits",
+                              f"取值中有超过 {MAX_INT_DIGITS} 位的数字")
         if reason is None:
             kept.append(span)
             if statement.key and not statement.is_header:
@@ -249,7 +253,7 @@ class AnswerSheet:
     """The answers of one sheet and the checks that judge them."""
 
     def __init__(self, path: Path, answers: Mapping[str, object], *, rtol: float = 1e-3,
-                 label: str | None = None, fallback_seconds: float = 2.0, unreadable: Mapping[str, Reason] = {},
+                 label: str | None = None, fallback_seconds: float = 2.0, unreadable: Mapping[str, Text] = {},
                  literals: Mapping[str, str] = {}):
         """`unreadable`: keys whose values the sheet holds but could not be read, and why (each fails alone);
         `literals`: values as typed, so that a float keeps the significant digits written (0.3660 has 4)."""
@@ -420,8 +424,8 @@ class AnswerSheet:
         """The answer to `key`; a missing or blank one fails as unanswered (0 points, not an error), an
         unreadable or over-long one with the reason."""
         if key in self._unreadable:
-            en, zh = self._unreadable[key]
-            raise self._fail(key, f"{en}; write the answer as in the stub", f"{zh}；请按原始答题卡的格式作答")
+            why = self._unreadable[key]
+            raise self._fail(key, f"{why.en}; write the answer as in the stub", f"{why.zh}；请按原始答题卡的格式作答")
         value = self.raw(key)
         if value is None:
             raise self._fail(key, "unanswered", "未作答")

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Literal
 
-from grader.text import one_line
+from grader.text import Text, one_line
 
 Domain = Literal["real", "positive", "gate", "positive_integer"]
 DOMAINS: tuple[str, ...] = ("real", "positive", "gate", "positive_integer")
@@ -45,13 +45,20 @@ _EPSILON_ALIASES = ("epsilon", "eps")
 
 
 class ExpressionError(ValueError):
-    """An answer that cannot be read; the message (English, `zh` Chinese) says what and where."""
+    """An answer that cannot be read; `message` (both languages) says what and where."""
 
     def __init__(self, en: str, zh: str | None = None, *, column: int | None = None):
         super().__init__(en)
-        self.en = en
-        self.zh = zh or en
+        self.message = Text(en, zh or en)
         self.column = column
+
+    @property
+    def en(self) -> str:
+        return self.message.en
+
+    @property
+    def zh(self) -> str:
+        return self.message.zh
 
 
 class UnknownSymbolError(ExpressionError):

@@ -113,7 +113,7 @@ class GraderPlugin:
                 rtol=self.course.rtol, fallback_seconds=self.course.symbolic_limit,
             )
         except SheetError as e:
-            return Fail(e.en, e.zh)
+            return Fail(e.message)
 
     @pytest.fixture
     def reference_answers(self, exercise) -> dict:
