@@ -113,8 +113,8 @@ def student_module(name: str):
     """A fixture named `name`: the submission's `name.py`, run in this check's student process."""
 
     @pytest.fixture(name=name)
-    def fixture(student_process, device):
-        return StudentModule(name, student_process, device)
+    def fixture(exercise_process, device):
+        return StudentModule(name, exercise_process, device)
 
     return fixture
 

@@ -73,8 +73,8 @@ class GraderPlugin:
         return torch.device(self.device_name)
 
     @pytest.fixture
-    def student_process(self, exercise):
-        """The exercise's student process for this check, forked (or reused) on first use."""
+    def exercise_process(self, exercise):
+        """This check's exercise's process (an ExerciseProcess: a student process forked, or reused, on first use)."""
         process = self._process_of(exercise)
         process.begin_check()
         yield process

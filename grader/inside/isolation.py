@@ -74,16 +74,16 @@ _SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}
 class View:
     """What an isolated student process may see: these read-only binds, plus devices, /proc, /tmp and its copy."""
 
-    def __init__(self, mountpoint: Path, binds: list[str], why_not: str):
+    def __init__(self, mountpoint: Path, binds: list[str], why_not_isolated: str):
         self.mountpoint = mountpoint
         self.binds = binds
-        self.why_not = why_not  # why isolation is unavailable here; "" when it works
-        self.why_no_uid = why_not  # why no unprivileged uid either; "" when a uid of its own is possible
+        self.why_not_isolated = why_not_isolated  # why isolation is unavailable here; "" when it works
+        self.why_no_uid = why_not_isolated  # why no unprivileged uid either; "" when a uid of its own is possible
         self.exposed = ""  # without namespaces: which secrets every user (so the student's uid) can read
 
     @property
     def isolated(self) -> bool:
-        return not self.why_not
+        return not self.why_not_isolated
 
     @classmethod
     def here(cls, mountpoint: Path, *, secrets: list[Path]) -> View:
@@ -94,7 +94,7 @@ class View:
         candidates = [p for p in (*_SYSTEM_DIRS, *pythons) if os.path.lexists(p)]
         binds = [p for p in dict.fromkeys(candidates) if not any(inside(p, q) and p != q for q in candidates)]
         view = cls(mountpoint, binds, "")
-        view.why_not = view._why_not(secrets)
+        view.why_not_isolated = view._why_not_isolated(secrets)
         if not view.isolated:
             view.why_no_uid, view.exposed = _why_no_uid(secrets)
         return view
@@ -104,7 +104,7 @@ class View:
         """Whether a student process runs as an unprivileged uid of its own (isolated, or uid only)."""
         return not self.why_no_uid
 
-    def _why_not(self, secrets: list[Path]) -> str:
+    def _why_not_isolated(self, secrets: list[Path]) -> str:
         if sys.platform != "linux":
             return f"namespaces are Linux-only (this is {sys.platform})"
         if platform.machine() not in _SYS_PIVOT_ROOT:
@@ -166,7 +166,7 @@ def process_uid() -> int:
 
 
 @functools.cache  # tried once in the zygote; its forks inherit the answer
-def channels_blockable() -> str:
+def why_channels_open() -> str:
     """'' where a seccomp filter can refuse the channel system calls here (tried in a child), else why not."""
     if sys.platform != "linux":
         return "seccomp is Linux only"
@@ -259,7 +259,7 @@ def _trial(view: View) -> str:
 def describe(view: View, memory: MemoryCage) -> list[dict]:
     """Each protection a check gets here: name, whether active, and a note."""
     linux, isolated = sys.platform == "linux", view.isolated
-    why = view.why_not
+    why = view.why_not_isolated
     return [
         {"name": "separate process", "active": True, "note": "student code never runs in the grading process"},
         {"name": "wall-time limit", "active": True, "note": "per check, enforced by the grader"},
@@ -271,8 +271,8 @@ def describe(view: View, memory: MemoryCage) -> list[dict]:
         {"name": "unprivileged uid", "active": view.own_uid,
          "note": ("a uid per check; RLIMIT_NPROC" if isolated else
                   "a uid per check, RLIMIT_NPROC, in a private folder (no namespaces here)" if view.own_uid else view.why_no_uid)},
-        {"name": "no channel between student processes", "active": not channels_blockable(),
-         "note": channels_blockable() or "seccomp refuses kernel keyrings, file locks and leases, inotify, fanotify, "
+        {"name": "no channel between student processes", "active": not why_channels_open(),
+         "note": why_channels_open() or "seccomp refuses kernel keyrings, file locks and leases, inotify, fanotify, "
                                          "F_NOTIFY and io_uring; futex waits on a key another process could share "
                                          "return at once"},
         {"name": "no network", "active": isolated, "note": "network namespace" if isolated else why},

@@ -175,7 +175,7 @@ def _student_process(channel_fd: int, request: dict, view: View, alive: int, gro
             os.chdir(request["scratch"])
         isolation.set_limits(request["limits"], isolated=view.own_uid, address_space=address_space and request["device"] != "cuda")
         isolation.end_with_zygote(alive)
-        if not isolation.channels_blockable():
+        if not isolation.why_channels_open():
             isolation.block_channels()
     except BaseException:
         os.write(failed, traceback.format_exc().encode())
