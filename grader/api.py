@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from grader.course import Course, Exercise, find_root, load_course
+from grader.errors import GraderError
 from grader.results import GradeResult
 from grader.text import Text
 
@@ -24,6 +25,19 @@ def select(course: Course, exercise_ids: list[str] | tuple[str, ...] = ()) -> li
     if unknown:
         raise KeyError(", ".join(unknown))
     return [course.exercise(i) for i in dict.fromkeys(exercise_ids)] if exercise_ids else list(course.exercises)
+
+
+def exercises_here(course: Course, cwd: Path) -> tuple[str, ...]:
+    """The exercise whose folder `cwd` is (`grade run` inside ex05_gated_steps/ grades ex05), else none: all of them."""
+    return tuple(e.id for e in course.exercises if cwd.name == e.folder)
+
+
+def teaching(cwd: Path) -> bool:
+    """Whether the course found from `cwd` holds its hidden checks (a TA's course), not only what a student bundle has."""
+    try:
+        return (find_root(cwd) / "tests" / "hidden").is_dir()
+    except GraderError:
+        return False
 
 
 def grade(*, course: Course, exercises: list[Exercise], submission: Path, device: str | None = None,

@@ -35,9 +35,7 @@ class _Commands(click.Group):
 
 
 def _teaching() -> bool:
-    from grader.course import find_root
-
-    return (find_root(Path.cwd()) / "tests" / "hidden").is_dir()
+    return api.teaching(Path.cwd())
 
 
 @click.group(cls=_Commands)
@@ -68,9 +66,8 @@ def run(exercise_ids: tuple[str, ...], submission: Path | None, device: str | No
     from grader.submissions.workspace import default_submission
 
     course = _course()
-    here = [e.id for e in course.exercises if Path.cwd().name == e.folder]
-    if not exercise_ids and submission is None and here:  # inside an exercise folder: that exercise
-        exercise_ids = tuple(here)
+    if not exercise_ids and submission is None:
+        exercise_ids = api.exercises_here(course, Path.cwd())
     try:
         exercises = api.select(course, exercise_ids)
     except KeyError as e:
@@ -79,11 +76,9 @@ def run(exercise_ids: tuple[str, ...], submission: Path | None, device: str | No
     try:
         result = api.grade(course=course, exercises=exercises, submission=submission, device=device,
                            strict=sandbox_mode == "strict")
-    except SubmissionError as e:
-        raise click.UsageError(str(e)) from None
     except GraderError as e:
-        if not as_json:
-            raise click.ClickException(_message(e)) from None
+        if not as_json or isinstance(e, SubmissionError):
+            raise _failure(e) from None
         failed = GradeResult.of_failure(str(submission), exercises, _message(e), language=course.language)
         click.echo(gradescope.dumps(gradescope.to_dict(failed)))  # --json always prints one object
         sys.exit(e.exit_code)
@@ -265,13 +260,19 @@ def _message(error: GraderError) -> str:
 
 
 def _guard(work):
-    """Turn the grader's own failures into clear messages, never tracebacks (a usage error exits 2, others 1)."""
+    """`work()`, with the grader's own failures turned into clear messages, never tracebacks."""
     try:
         return work()
-    except SubmissionError as e:
-        raise click.UsageError(str(e)) from None
     except GraderError as e:
-        raise click.ClickException(_message(e)) from None
+        raise _failure(e) from None
+
+
+def _failure(error: GraderError) -> click.ClickException:
+    """The one way a failure of the grader reaches the terminal: its message, and the exit code grader.errors gives
+    it (2 for a usage error, such as a path that is no submission, 1 for the rest)."""
+    failure = click.ClickException(_message(error))
+    failure.exit_code = error.exit_code
+    return failure
 
 
 if __name__ == "__main__":
