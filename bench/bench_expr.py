@@ -23,7 +23,8 @@ from test_expr import HOSTILE_SYMBOLS, PAIRS, hostile_strings  # noqa: E402
 
 from grader.checks import Fail  # noqa: E402
 from grader.grading.answers import AnswerSheet  # noqa: E402
-from grader.grading.expr import ExpressionError, equivalent, parse, to_sympy  # noqa: E402
+from grader.grading.equivalence import equivalent, to_sympy  # noqa: E402
+from grader.grading.expr import ExpressionError, parse  # noqa: E402
 
 REPEATS = 21
 BASELINE_TIMEOUT = 10.0

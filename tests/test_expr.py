@@ -1,4 +1,4 @@
-"""Tests of grader/expr.py: the safe parser, evaluation and equivalence of student formulas."""
+"""Tests of grader/grading/expr.py and equivalence.py: the safe parser, evaluation and equivalence of student formulas."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.grading.expr import BinOp, Call, ExpressionError, Num, Sym, UndefinedError, UnknownSymbolError, equivalent, evaluate, free_symbols, parse, quote
+from grader.grading.equivalence import equivalent
+from grader.grading.expr import BinOp, Call, ExpressionError, Num, Sym, UndefinedError, UnknownSymbolError, evaluate, free_symbols, parse, quote
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -130,10 +131,10 @@ def test_hostile_string_is_rejected_without_side_effect(index: int, tmp_path: Pa
 
 
 def test_source_never_calls_dynamic_evaluation() -> None:
-    """Do expr.py and answers.py avoid eval/exec/compile, sympify, parse_expr, lambdify and ast?"""
+    """Do expr.py, equivalence.py and answers.py avoid eval/exec/compile, sympify, parse_expr, lambdify and ast?"""
     forbidden = re.compile(r"(?<![.\w])(eval|exec|compile)\s*\(|\bsympify\b|\bparse_expr\b|\blambdify\b"
                            r"|^\s*(import|from) ast\b", re.MULTILINE)
-    for name in ("expr.py", "answers.py"):
+    for name in ("expr.py", "equivalence.py", "answers.py"):
         source = (REPO / "grader" / "grading" / name).read_text(encoding="utf-8")
         assert forbidden.search(source) is None, name
 

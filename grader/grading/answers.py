@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.failures import Fail
-from grader.grading.expr import MAX_LENGTH, Domain, Expr, ExpressionError, UndefinedError, UnknownSymbolError, equivalent, evaluate, free_symbols, parse, quote
+from grader.grading.equivalence import equivalent
+from grader.grading.expr import MAX_LENGTH, Domain, Expr, ExpressionError, UndefinedError, UnknownSymbolError, evaluate, free_symbols, parse, quote
 from grader.text import Text, one_line, printable
 
 MAX_SHEET_BYTES = 64 * 1024

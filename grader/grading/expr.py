@@ -1,23 +1,15 @@
-"""Safe parsing and equivalence checking of the formulas and numbers students type into answers.toml.
+"""The formulas and numbers students type into answers.toml: safe parsing into an AST, and its evaluation.
 
 Student text is read by a hand-written tokenizer and precedence-climbing parser into a small
-immutable AST; it never reaches eval/exec/compile, Python's `ast`, or sympy's string parsers.
-Equivalence is decided by evaluating both ASTs in floating point at seeded random points of each
-symbol's declared domain, with a running bound on rounding error so that cancellation cannot fake
-agreement; a point counts where the expected answer is defined, and an answer undefined there is
-wrong there. Only when sampling cannot decide is sympy consulted, in a forked child that is killed
-after a time limit. sympy is imported lazily, only for that fallback.
+immutable AST; it never reaches eval/exec/compile, Python's `ast`, or sympy's string parsers. An AST
+is evaluated in floating point with a running bound on its rounding error (the parser folds constants
+with it). Whether two ASTs are equivalent is `grader.grading.equivalence`'s to say.
 """
 
 from __future__ import annotations
 
 import math
-import os
-import random
 import re
-import resource
-import select
-import signal
 import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -329,7 +321,7 @@ _STARTS_FACTOR = frozenset({"name", "(", "{", "frac"})
 _CLOSERS = {"(": ")", "{": "}"}
 
 
-def _check_symbols(symbols: Mapping[str, str]) -> None:
+def check_symbols(symbols: Mapping[str, str]) -> None:
     """Reject a badly declared symbol table (a mistake in the checks, not in the answer)."""
     for name, domain in symbols.items():
         if not _NAME.fullmatch(name) or name in FUNCTIONS or name in CONSTANTS:
@@ -521,7 +513,7 @@ class _Parser:
 
 def parse(text: str, symbols: Mapping[str, Domain]) -> Expr:
     """Read `text` as a formula in the declared `symbols`; ExpressionError says what is wrong and where."""
-    _check_symbols(symbols)
+    check_symbols(symbols)
     if len(text) > MAX_LENGTH:
         raise ExpressionError(f"the answer is {len(text):,} characters long; the limit is {MAX_LENGTH}",
                               f"答案长度为 {len(text):,} 个字符，上限为 {MAX_LENGTH}")
@@ -531,15 +523,15 @@ def parse(text: str, symbols: Mapping[str, Domain]) -> Expr:
 # --- floating-point evaluation with a rounding-error bound ---------------------------------------
 
 _U = 2.0**-53  # unit roundoff of IEEE double
-_SAFETY = 4.0  # margin on the first-order rounding-error bound
+SAFETY = 4.0  # margin on the first-order rounding-error bound
 
 
 def evaluate(expr: Expr, values: Mapping[str, float]) -> float:
     """The value of `expr` with symbols set to `values`; UndefinedError where it has no finite value."""
-    return _evaluate(expr, values)[0]
+    return evaluate_bounded(expr, values)[0]
 
 
-def _evaluate(expr: Expr, values: Mapping[str, float]) -> tuple[float, float]:
+def evaluate_bounded(expr: Expr, values: Mapping[str, float]) -> tuple[float, float]:
     """Value and a first-order bound on its accumulated rounding error (inf where it cannot be bounded)."""
     try:
         value, error = _eval(expr, values)
@@ -573,7 +565,7 @@ def _eval(node: Expr, values: Mapping[str, float]) -> tuple[float, float]:
 
 def _surely_negative(value: float, error: float) -> bool:
     """Whether a value computed as `value` with this rounding error is negative in exact arithmetic too."""
-    return value + _SAFETY * error < 0
+    return value + SAFETY * error < 0
 
 
 def _binop(op: str, a: float, ea: float, b: float, eb: float) -> tuple[float, float]:
@@ -604,7 +596,7 @@ def _power(a: float, ea: float, b: float, eb: float) -> tuple[float, float]:
     if a == 0 and b < 0:
         raise UndefinedError("zero to a negative power", certain=ea == 0)
     if a < 0 and not b.is_integer():  # certain unless the base or the exponent may differ by rounding
-        near_integer = abs(b - round(b)) <= _SAFETY * eb
+        near_integer = abs(b - round(b)) <= SAFETY * eb
         raise UndefinedError("a negative number to a fractional power",
                              certain=_surely_negative(a, ea) and not near_integer)
     value = math.pow(a, b)
@@ -622,7 +614,7 @@ def _call(func: str, a: float, ea: float) -> tuple[float, float]:
         error = value * math.expm1(min(ea, 700.0))
     elif func == "log":
         if a <= 0:
-            raise UndefinedError("logarithm of a number that is not positive", certain=a + _SAFETY * ea <= 0)
+            raise UndefinedError("logarithm of a number that is not positive", certain=a + SAFETY * ea <= 0)
         value = math.log(a)
         error = ea / (a - ea) if ea < a else math.inf
     elif func == "sqrt":
@@ -638,192 +630,3 @@ def _call(func: str, a: float, ea: float) -> tuple[float, float]:
     else:
         value, error = abs(a), ea
     return value, error + _U * abs(value)
-
-
-# --- equivalence ---------------------------------------------------------------------------------
-
-_SEED = 20_241_107
-_POINTS_NEEDED = 8  # agreeing points that decide "equivalent"
-_MAX_TRIES = 64  # sampled points before sampling gives up
-_ATOL = 1e-12
-
-Outcome = Literal["agree", "disagree", "unsure", "outside"]
-
-
-def _sample(domain: str, rng: random.Random) -> float:
-    """A random value from a declared domain."""
-    if domain == "real":
-        return rng.uniform(-4.0, 4.0)
-    if domain == "positive":
-        return math.exp(rng.uniform(math.log(0.05), math.log(20.0)))
-    if domain == "gate":
-        return rng.uniform(0.01, 0.99)
-    return float(rng.randint(1, 50))
-
-
-def _compare_at(answer: Expr, expected: Expr, point: Mapping[str, float], rtol: float) -> Outcome:
-    """What one point says, judged on the expected answer's domain.
-
-    "outside": the expected answer is undefined here, so the point says nothing; "disagree": the answer
-    differs, or is certainly undefined where the expected answer is defined; "unsure": floating point cannot
-    tell (an overflow, or rounding noise larger than the tolerance).
-    """
-    try:
-        ve, ee = _evaluate(expected, point)
-    except UndefinedError:
-        return "outside"
-    try:
-        va, ea = _evaluate(answer, point)
-    except UndefinedError as e:
-        return "disagree" if e.certain else "unsure"
-    tolerance = rtol * max(abs(va), abs(ve)) + _ATOL
-    noise = _SAFETY * (ea + ee)
-    if abs(va - ve) > tolerance + noise:
-        return "disagree"
-    return "agree" if noise <= tolerance else "unsure"
-
-
-def _sampling_verdict(answer: Expr, expected: Expr, symbols: Mapping[str, str], rtol: float) -> bool | None:
-    """Decide by evaluation at seeded random points; None when sampling cannot settle it.
-
-    One disagreeing point refutes. Agreement needs enough agreeing points and no unsure one: a region where
-    floating point cannot tell must not hide a region where the answer is wrong, so it leaves the case to sympy.
-    """
-    names = sorted(free_symbols(answer) | free_symbols(expected))
-    undeclared = [n for n in names if n not in symbols]
-    if undeclared:
-        raise ValueError(f"expressions use undeclared symbols {undeclared}")
-    rng = random.Random(_SEED)
-    needed = _POINTS_NEEDED if names else 1
-    agreed, unsure = 0, False
-    for _ in range(_MAX_TRIES if names else 1):
-        outcome = _compare_at(answer, expected, {n: _sample(symbols[n], rng) for n in names}, rtol)
-        if outcome == "disagree":
-            return False
-        agreed += outcome == "agree"
-        unsure = unsure or outcome == "unsure"
-        if agreed >= needed and not unsure:
-            return True
-    return None
-
-
-def equivalent(answer: Expr, expected: Expr, symbols: Mapping[str, Domain], *, rtol: float = 1e-9,
-               fallback_seconds: float = 2.0) -> bool | None:
-    """Whether `answer` equals `expected` wherever `expected` is defined on the symbols' domains; None if it
-    could not be verified in time.
-
-    An answer undefined where the expected one is defined is wrong there (`0*sqrt(c)` hides nothing).
-    Sampling decides almost every case in microseconds; sympy runs only when it cannot, in a child
-    process limited to `fallback_seconds` (0 disables the fallback).
-    """
-    _check_symbols(symbols)
-    verdict = _sampling_verdict(answer, expected, symbols, rtol)
-    if verdict is not None:
-        return verdict
-    return _symbolic_verdict(answer, expected, symbols, fallback_seconds)
-
-
-# --- symbolic fallback in a time-limited child ---------------------------------------------------
-
-_ASSUMPTIONS: dict[str, dict[str, bool]] = {
-    "real": {"real": True},
-    "positive": {"positive": True},
-    "gate": {"positive": True},
-    "positive_integer": {"positive": True, "integer": True},
-}
-_CHILD_MEMORY = 2 << 30  # bytes of address space the child may add to what it inherits
-_VERDICT_BYTES = {True: b"1", False: b"0", None: b"?"}
-
-
-def _symbolic_verdict(a: Expr, b: Expr, symbols: Mapping[str, str], seconds: float) -> bool | None:
-    """Ask sympy in a forked child, killed after `seconds`; None on timeout or any failure."""
-    if seconds <= 0:
-        return None
-    import sympy  # noqa: F401  (loaded once here so each forked child starts with it)
-
-    read_fd, write_fd = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: never returns
-        os.close(read_fd)
-        _child_main(a, b, symbols, seconds, write_fd)
-    os.close(write_fd)
-    try:
-        ready, _, _ = select.select([read_fd], [], [], seconds)
-        answer = os.read(read_fd, 1) if ready else b""
-    finally:
-        os.close(read_fd)
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-    return {b"1": True, b"0": False}.get(answer)
-
-
-def _child_main(a: Expr, b: Expr, symbols: Mapping[str, str], seconds: float, write_fd: int) -> None:
-    """Run in the forked child: limit CPU and memory, write one verdict byte, exit without cleanup."""
-    verdict = None
-    try:
-        _lower_limit(resource.RLIMIT_CPU, math.ceil(seconds) + 1)
-        with open("/proc/self/statm") as statm:
-            inherited = int(statm.read().split()[0]) * resource.getpagesize()
-        _lower_limit(resource.RLIMIT_AS, inherited + _CHILD_MEMORY)
-        verdict = _sympy_verdict(a, b, symbols)
-    except BaseException:  # noqa: BLE001 – any failure in the child is "could not be verified"
-        verdict = None
-    finally:
-        try:
-            os.write(write_fd, _VERDICT_BYTES[verdict])
-        finally:
-            os._exit(0)
-
-
-def _lower_limit(kind: int, value: int) -> None:
-    """Set a resource limit (soft and hard) to `value`, or keep a lower existing hard limit."""
-    _, hard = resource.getrlimit(kind)
-    limit = value if hard == resource.RLIM_INFINITY else min(value, hard)
-    resource.setrlimit(kind, (limit, limit))
-
-
-def _sympy_verdict(a: Expr, b: Expr, symbols: Mapping[str, str]) -> bool | None:
-    """simplify(a - b) == 0, then sympy's own `equals`, with symbols carrying their domains."""
-    import sympy
-
-    table = {name: sympy.Symbol(name, **_ASSUMPTIONS[domain]) for name, domain in symbols.items()}
-    left, right = to_sympy(a, table), to_sympy(b, table)
-    difference = sympy.simplify(left - right)
-    if difference == 0:
-        return True
-    if difference.is_zero is False:
-        return False
-    return left.equals(right)
-
-
-def to_sympy(expr: Expr, table: Mapping[str, object]) -> object:
-    """The sympy expression for `expr`, built with constructors (never from text); `table` maps names to Symbols."""
-    import sympy
-
-    match expr:
-        case Num(value):
-            return sympy.Rational(value.numerator, value.denominator)
-        case Sym(name):
-            return table[name]
-        case Const(name):
-            return sympy.pi if name == "pi" else sympy.E
-        case Neg(arg):
-            return sympy.Mul(-1, to_sympy(arg, table))
-        case BinOp(op, left, right):
-            x, y = to_sympy(left, table), to_sympy(right, table)
-            if op == "+":
-                return sympy.Add(x, y)
-            if op == "-":
-                return sympy.Add(x, sympy.Mul(-1, y))
-            if op == "*":
-                return sympy.Mul(x, y)
-            if op == "/":
-                return sympy.Mul(x, sympy.Pow(y, -1))
-            return sympy.Pow(x, y)
-        case Call(func, arg):
-            x = to_sympy(arg, table)
-            if func == "sigmoid":
-                return sympy.Pow(sympy.Add(1, sympy.exp(sympy.Mul(-1, x))), -1)
-            return {"exp": sympy.exp, "log": sympy.log, "sqrt": sympy.sqrt, "tanh": sympy.tanh,
-                    "abs": sympy.Abs}[func](x)
-    raise TypeError(f"not an expression: {expr!r}")
