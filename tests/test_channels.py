@@ -16,7 +16,10 @@ import pytest
 from conftest import ROOT
 from grader.failures import StudentError
 from grader.inside import given
+from grader.inside.zygote import probe
 from grader.sandbox.host import Limits, Sandbox
+
+PROTECTIONS = {p["name"]: p["active"] for p in probe(ROOT)}
 
 # Run in both student processes: each function does one side of one attempt and says what it saw.
 RELAY = r'''
@@ -156,6 +159,24 @@ def touch():
         f.read()
 
 
+def message_queue():
+    """The outcome of opening a POSIX message queue (without namespaces, one every uid of the machine can open)."""
+    libc.mq_open.restype = ctypes.c_int
+    fd = libc.mq_open(b"/grade-channel-test", os.O_CREAT | os.O_RDWR, 0o666, None)
+    return "opened" if fd >= 0 else f"refused: {errno.errorcode.get(ctypes.get_errno(), '?')}"
+
+
+def device_times():
+    """What changing /dev/null's times (the same inode in every view) does; writing to it must still work."""
+    with open("/dev/null", "w") as f:
+        f.write("still a device")
+    try:
+        os.utime("/dev/null")
+    except OSError as e:
+        return f"refused: {errno.errorcode.get(e.errno, '?')}"
+    return "changed"
+
+
 def events():
     """What the watches saw: events read, signals received."""
     found = [seen["signals"]]
@@ -218,6 +239,17 @@ def test_no_watch_sees_another_process_read_a_shared_file(pair, how):
 def test_io_uring_is_refused(pair):
     """Is io_uring refused (its futex waits on a shared page would bypass the filter on the futex system call)?"""
     assert pair(0, "io_uring") == "refused: EPERM"
+
+
+def test_posix_message_queues_are_refused(pair):
+    """Is a POSIX message queue refused (without namespaces it outlives its process and nothing lists it)?"""
+    assert pair(0, "message_queue") == "refused: EPERM"
+
+
+@pytest.mark.skipif(not PROTECTIONS["private file-system view"], reason="the view's device binds need full isolation")
+def test_the_shared_devices_take_no_change_of_their_times(pair):
+    """Are /dev/null's times (its inode is every view's) unchangeable from a student process, the device still usable?"""
+    assert pair(0, "device_times") == "refused: EROFS"
 
 
 def test_ex07s_graded_step_computes_nothing_in_ex05s_process(sandbox, tmp_path):

@@ -557,3 +557,17 @@ def test_strict_refuses_without_isolation():
             box.ready()
     finally:
         box.close()
+
+
+def test_a_late_reply_of_the_zygote_is_never_read_as_the_next_ones(tmp_path):
+    """When the zygote answers a request after the grader stopped waiting (a long sweep), is that late reply dropped,
+    so the next request gets its own answer and no worker falls out of step?"""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    box = Sandbox(None, ours, tmp_path, "cpu", Limits(time_limit=1.0, memory_mib=256), strict=False)
+    try:
+        theirs.send(json.dumps({"id": 1, "status": "the reap the grader gave up on"}).encode())
+        theirs.send(json.dumps({"id": 2, "pid": 4242}).encode())
+        assert box._reply(timeout=5, expect=2) == {"id": 2, "pid": 4242}
+    finally:
+        ours.close()
+        theirs.close()

@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import uuid
 from pathlib import Path
 
@@ -288,3 +289,65 @@ def test_no_flood_of_another_uids_files_hides_one_from_the_sweep(tmp_path):
         for path in kept:
             path.unlink(missing_ok=True)
     assert not flood.exists()
+
+
+ENDED_LEADER = r'''
+import ctypes, sys, threading, time
+path = sys.argv[1]
+
+def keep_writing():
+    while True:
+        with open(path, "w") as f:
+            f.write("left for the next student")
+        time.sleep(0.01)
+
+threading.Thread(target=keep_writing).start()
+time.sleep(0.2)
+ctypes.CDLL(None).syscall(60, 0)  # exit(2), the raw system call: this thread ends, the writer thread lives on
+'''
+
+
+@pytest.mark.skipif(sys.platform != "linux" or os.uname().machine != "x86_64" or os.geteuid() != 0,
+                    reason="the raw exit system call's number is x86_64's; the sweep needs root")
+def test_a_process_whose_leader_ended_is_still_swept():
+    """Does the sweep end a process whose leader left with the raw exit call (it shows as a zombie while a thread of
+    it keeps writing), so that nothing it writes outlives the sweep?"""
+    from grader.inside.isolation import UID_BASE, sweep_uid
+
+    uid, left = UID_BASE + 4_000_003, Path(f"/dev/shm/left-{uuid.uuid4().hex}")
+    process = subprocess.Popen([str(SYSTEM_PYTHON), "-c", ENDED_LEADER, str(left)], user=uid, group=uid, cwd="/")
+    try:
+        deadline = time.monotonic() + 10
+        while not left.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert left.exists(), "the writer never wrote"
+        sweep_uid(uid)
+        time.sleep(0.3)  # a writer still alive would have written the file again by now
+        assert not left.exists()
+    finally:
+        process.kill()
+        process.wait()
+        left.unlink(missing_ok=True)
+
+
+@pytest.mark.skipif(sys.platform != "linux" or os.geteuid() != 0, reason="chown and the sweep need root on Linux")
+def test_many_folders_of_a_uid_are_all_swept(tmp_path):
+    """Are thousands of (empty or full) folders a uid left in /tmp all removed by one sweep, nothing else touched?"""
+    from grader.inside.isolation import UID_BASE, sweep_uid
+
+    uid, marker = UID_BASE + 4_000_004, uuid.uuid4().hex
+    folders = [Path(f"/tmp/{marker}-{n}") for n in range(5000)]
+    for folder in folders:
+        folder.mkdir()
+        os.chown(folder, uid, uid)
+    (folders[0] / "inner").mkdir()
+    os.chown(folders[0] / "inner", uid, uid)
+    other = Path(f"/tmp/{marker}-root")
+    other.mkdir()
+    try:
+        sweep_uid(uid)
+        assert not any(folder.exists() for folder in folders) and other.is_dir()
+    finally:
+        other.rmdir()
+        for folder in folders:
+            shutil.rmtree(folder, ignore_errors=True)

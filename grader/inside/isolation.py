@@ -37,9 +37,11 @@ UID_BASE = (1 << 31) - (1 << 22)
 # kernel keyrings (in no namespace, they outlive their processes); locks on a file both see (POSIX, open file
 # description and flock locks: the same inode in every view, read-only or not); watches that report another
 # process reading such a file (inotify, fanotify, a folder's F_NOTIFY); leases; io_uring, whose futex waits no
-# filter sees. Refused with EPERM.
+# filter sees; POSIX message queues (without namespaces they live in the machine's one queue namespace, where
+# nothing can list them unless /dev/mqueue is mounted, and outlive their processes). Refused with EPERM.
 CHANNEL_SYSCALLS = ("add_key", "keyctl", "request_key", "flock", "inotify_init", "inotify_init1", "fanotify_init",
-                    "io_uring_setup")
+                    "io_uring_setup", "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify",
+                    "mq_getsetattr")
 # fcntl's commands of that kind: F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW, F_SETLEASE,
 # F_GETLEASE, F_NOTIFY. Only the 32 bits the kernel reads of `cmd` are compared (higher ones must not hide one).
 CHANNEL_FCNTL_COMMANDS = (5, 6, 7, 36, 37, 38, 1024, 1025, 1026)
@@ -273,7 +275,7 @@ def describe(view: View, memory: MemoryCage) -> list[dict]:
                   "a uid per check, RLIMIT_NPROC, in a private folder (no namespaces here)" if view.own_uid else view.why_no_uid)},
         {"name": "no channel between student processes", "active": not why_channels_open(),
          "note": why_channels_open() or "seccomp refuses kernel keyrings, file locks and leases, inotify, fanotify, "
-                                         "F_NOTIFY and io_uring; futex waits on a key another process could share "
+                                         "F_NOTIFY, io_uring and POSIX message queues; futex waits on a key another process could share "
                                          "return at once"},
         {"name": "no network", "active": isolated, "note": "network namespace" if isolated else why},
         {"name": "private file-system view", "active": isolated,
@@ -316,7 +318,11 @@ def isolate(workspace: str, device: str, view: View, uid: int) -> Path:
     cuda = device == "cuda"
     for path in [*view.binds, *(["/sys"] if cuda else [])]:
         _bind(path, root, readonly=True)
-    for node in [*_DEVICES, *(sorted(str(p) for p in Path("/dev").glob("nvidia*")) if cuda else [])]:
+    # Read-only binds: a device is still read and written through one, but its inode (the same in every view)
+    # takes no change of times or mode that another student process could read back.
+    for node in _DEVICES:
+        _bind(node, root, readonly=True, device=True)
+    for node in sorted(str(p) for p in Path("/dev").glob("nvidia*")) if cuda else []:
         _bind(node, root, readonly=False)
     _copy_files(workspace, Path(root + SUBMISSION_DIR))
     os.mkdir(root + "/proc")
@@ -344,8 +350,8 @@ def _copy_files(workspace: str, copy: Path) -> None:
             shutil.copyfile(f, copy / f.name)
 
 
-def _bind(path: str, root: str, *, readonly: bool) -> None:
-    """Show `path` at the same place inside the view (a symbolic link stays a link)."""
+def _bind(path: str, root: str, *, readonly: bool, device: bool = False) -> None:
+    """Show `path` at the same place inside the view (a symbolic link stays a link); a `device` stays usable."""
     target = root + path
     os.makedirs(os.path.dirname(target), exist_ok=True)
     if os.path.islink(path):
@@ -357,7 +363,7 @@ def _bind(path: str, root: str, *, readonly: bool) -> None:
         open(target, "wb").close()
     _mount(path, target, None, _MS_BIND | _MS_REC)
     if readonly:
-        _mount(None, target, None, _MS_BIND | _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
+        _mount(None, target, None, _MS_BIND | _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | (0 if device else _MS_NODEV))
 
 
 def set_limits(limits: dict, *, isolated: bool, address_space: bool) -> None:
@@ -460,7 +466,8 @@ def sweep_uid(uid: int) -> None:
 
 
 def _kill_uid(uid: int) -> None:
-    """SIGKILL every process of `uid` until none runs (a zombie holds no files or mappings; its parent reaps it)."""
+    """SIGKILL every process of `uid` until none runs (a zombie whose threads have all ended holds no files or
+    mappings; its parent reaps it)."""
     for _ in range(200):
         running = _processes_of(uid)
         if not running:
@@ -474,7 +481,8 @@ def _kill_uid(uid: int) -> None:
 
 
 def _processes_of(uid: int) -> list[int]:
-    """The pids of live (not zombie) processes whose real uid is `uid`."""
+    """The pids of processes whose real uid is `uid` and that still run: not zombies, unless threads of them live on
+    (a leader that ended with the raw exit system call shows as a zombie while its other threads run)."""
     found = []
     for name in os.listdir("/proc"):
         if not name.isdigit():
@@ -486,9 +494,16 @@ def _processes_of(uid: int) -> list[int]:
             real_uid = int(head.split(b"\nUid:", 1)[1].split()[0])
         except (OSError, IndexError, ValueError):  # ended meanwhile
             continue
-        if real_uid == uid and state not in (b"Z", b"X"):
+        if real_uid == uid and (state not in (b"Z", b"X") or _threads_left(name)):
             found.append(int(name))
     return found
+
+
+def _threads_left(pid: str) -> bool:
+    try:
+        return len(os.listdir(f"/proc/{pid}/task")) > 1
+    except OSError:
+        return False
 
 
 def _sweep_folder(name: str, uid: int, *, depth: int, dir_fd: int | None = None) -> None:
@@ -504,6 +519,7 @@ def _sweep_folder(name: str, uid: int, *, depth: int, dir_fd: int | None = None)
         fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dir_fd)
     except OSError:
         return
+    folders = []  # the uid's own folders here: removed together, by one `rm` for many
     try:
         with os.scandir(fd) as entries:
             for entry in entries:
@@ -512,31 +528,42 @@ def _sweep_folder(name: str, uid: int, *, depth: int, dir_fd: int | None = None)
                 except OSError:
                     continue
                 if info.st_uid == uid:  # as much as it made (bounded by its own limits), however deep
-                    _remove(entry, fd)
+                    if entry.is_dir(follow_symlinks=False):
+                        folders.append(entry.name)
+                    else:
+                        _unlink(entry.name, fd)
                     continue
                 if depth > 1 and entry.is_dir(follow_symlinks=False) and info.st_mode & 0o002:
                     _sweep_folder(entry.name, uid, depth=depth - 1, dir_fd=fd)
+        _remove_folders(folders, fd)
     finally:
         os.close(fd)
 
 
-def _remove(entry: os.DirEntry, dir_fd: int) -> None:
-    """Remove `entry` of the open folder `dir_fd`, a folder with all in it at any depth; no link is followed.
+def _unlink(name: str, dir_fd: int) -> None:
+    try:
+        os.unlink(name, dir_fd=dir_fd)
+    except OSError:
+        pass
 
-    A folder goes by `rm -rf` through /proc/self/fd (which names that open folder, whatever is renamed meanwhile):
-    rm walks any depth, where shutil.rmtree would recurse past Python's limit.
+
+def _remove_folders(names: list[str], dir_fd: int) -> None:
+    """Remove these folders of the open folder `dir_fd`, with all in them at any depth; no link is followed.
+
+    They go by `rm -rf` through /proc/self/fd (which names that open folder, whatever is renamed meanwhile), a
+    few thousand to one `rm` – tens of thousands of empty folders cost a second, not a process each: rm walks
+    any depth, where shutil.rmtree would recurse past Python's limit.
     """
     import subprocess
 
-    try:
-        if entry.is_dir(follow_symlinks=False):
-            subprocess.run(["rm", "-rf", "--one-file-system", "--", f"/proc/self/fd/{dir_fd}/{entry.name}"],
-                           pass_fds=[dir_fd], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL, check=False, timeout=60)
-        else:
-            os.unlink(entry.name, dir_fd=dir_fd)
-    except (OSError, subprocess.SubprocessError):
-        pass
+    for start in range(0, len(names), 2000):
+        paths = [f"/proc/self/fd/{dir_fd}/{name}" for name in names[start:start + 2000]]
+        try:
+            subprocess.run(["rm", "-rf", "--one-file-system", "--", *paths], pass_fds=[dir_fd],
+                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           check=False, timeout=120)
+        except (OSError, subprocess.SubprocessError):
+            pass
 
 
 def _remove_ipc(uid: int) -> None:

@@ -24,7 +24,7 @@ import traceback
 from pathlib import Path
 
 from grader.inside import given, isolation, runtime
-from grader.inside.cgroups import MemoryCage
+from grader.inside.cgroups import MemoryCage, end_cgroup
 from grader.inside.isolation import View
 
 # Written in a check's scratch folder, on the grader's side of the view, only when setting up the
@@ -76,7 +76,7 @@ def _serve(control: socket.socket, view: View, memory: MemoryCage, alive: int, a
             try:
                 group = memory.create(f"grade-{os.getpid()}-{count}", request["limits"]["memory_mib"] << 20)
             except OSError as e:
-                control.send(json.dumps({"error": f"memory cgroup: {e}"}).encode())
+                control.send(json.dumps({"id": request.get("id"), "error": f"memory cgroup: {e}"}).encode())
                 os.close(fds[0])
                 continue
             private = None if view.isolated or not view.own_uid else Path(tempfile.mkdtemp(prefix="grade-student-"))
@@ -90,17 +90,19 @@ def _serve(control: socket.socket, view: View, memory: MemoryCage, alive: int, a
                     os._exit(1)
             os.close(fds[0])
             live[pid] = (group, private)
-            control.send(json.dumps({"pid": pid}).encode())
+            control.send(json.dumps({"id": request.get("id"), "pid": pid}).encode())
         elif request["op"] == "reap":
             group, private = live.pop(request["pid"], (None, None))
             if private is not None:  # uid only: what its uid left, swept while its pid (so its uid) cannot be reused
+                if group is not None:  # first all it started, by its cgroup, which no process can leave
+                    end_cgroup(group)
                 isolation.sweep_uid(isolation.UID_BASE + request["pid"])
             _, status = os.waitpid(request["pid"], 0)
             _kill_orphans(keep=set(live))
             MemoryCage.remove(group)
             if private is not None:
                 shutil.rmtree(private, ignore_errors=True)
-            control.send(json.dumps({"status": _describe_status(status)}).encode())
+            control.send(json.dumps({"id": request.get("id"), "status": _describe_status(status)}).encode())
 
 
 def _warm_up(torch) -> None:

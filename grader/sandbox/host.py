@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,6 +38,8 @@ WRITTEN_FILE_BYTES = 16 << 20
 OUTPUT_SHOWN = 1500
 # How long the zygote may take to import torch before the grader gives up.
 STARTUP_SECONDS = 300
+# How long reaping a student process may take (without namespaces it includes sweeping what its uid left).
+REAP_SECONDS = 300
 # How many checks one student process serves before a fresh one is forked (its CPU-time limit
 # covers this many checks' time limits); every exercise's checks fit in one process.
 CHECKS_PER_PROCESS = 32
@@ -75,6 +78,7 @@ class Sandbox:
         self._strict = strict
         self._protections: list[dict] | None = None
         self._count = 0
+        self._requests = 0  # ids of requests to the zygote, which its replies carry
 
     @classmethod
     def start(cls, *, course_root: Path, device: str, limits: Limits, strict: bool = False) -> Sandbox:
@@ -127,8 +131,7 @@ class Sandbox:
             "given": [str(Path(p).resolve()) for p in given],  # the zygote's working folder is not ours
         }
         try:
-            socket.send_fds(self._control, [json.dumps(request).encode()], [theirs.fileno()])
-            reply = self._reply(timeout=30)
+            reply = self._request(request, timeout=30, fds=[theirs.fileno()])
         finally:
             theirs.close()
         if "pid" not in reply:
@@ -146,8 +149,16 @@ class Sandbox:
         shutil.rmtree(self._scratch, ignore_errors=True)
 
     def _reap(self, pid: int) -> str:
-        self._control.send(json.dumps({"op": "reap", "pid": pid}).encode())
-        return self._reply(timeout=30)["status"]
+        # Without namespaces the zygote first sweeps what the process's uid left: work bounded by that student's
+        # own limits, which may take a while; it is waited for here, never left to answer a later request.
+        return self._request({"op": "reap", "pid": pid}, timeout=REAP_SECONDS)["status"]
+
+    def _request(self, request: dict, *, timeout: float, fds: Sequence[int] = ()) -> dict:
+        """Send `request` with an id of its own and return the zygote's reply to it (replies carry the id, so a
+        late reply to an earlier request can never be read as this one's)."""
+        self._requests += 1
+        socket.send_fds(self._control, [json.dumps({**request, "id": self._requests}).encode()], list(fds))
+        return self._reply(timeout=timeout, expect=self._requests)
 
     def _wait_ready(self) -> None:
         if self._protections is None:
@@ -156,16 +167,21 @@ class Sandbox:
         if why:
             raise IsolationUnavailable(why)
 
-    def _reply(self, *, timeout: float) -> dict:
-        self._control.settimeout(timeout)
-        try:
-            data = self._control.recv(1 << 16)
-        except (TimeoutError, OSError):
-            data = b""
-        if not data:
-            log = (self._scratch / "zygote.log").read_text(errors="replace")[-3000:]
-            raise SandboxError(f"the student-process server stopped answering; its log:\n{log}")
-        return json.loads(data)
+    def _reply(self, *, timeout: float, expect: int | None = None) -> dict:
+        """The zygote's next message (with `expect`, the reply to that request; earlier ones are dropped)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            self._control.settimeout(max(1e-3, deadline - time.monotonic()))
+            try:
+                data = self._control.recv(1 << 16)
+            except (TimeoutError, OSError):
+                data = b""
+            if not data:
+                log = (self._scratch / "zygote.log").read_text(errors="replace")[-3000:]
+                raise SandboxError(f"the student-process server stopped answering; its log:\n{log}")
+            reply = json.loads(data)
+            if expect is None or reply.get("id") == expect:
+                return reply
 
 
 class StudentProcess:
