@@ -61,29 +61,9 @@ class StudentFunction:
         return reply["value"], named
 
     def _run(self, args: list, kwargs: dict, cotangent) -> dict:
-        label = f"{self._module}.{self._function}"
-        timed_out = self._process.timed_out
-        if label in timed_out:
-            raise StudentError(
-                Text(f"{label} was not run: it did not finish within the time limit in an earlier check",
-                     f"{label} 未运行：它在之前的检查中已超时"), outcome=Outcome.NOT_RUN)
-        if f"{self._module}.py" in timed_out:
-            raise StudentError(
-                Text(f"{label} was not run: importing {self._module}.py did not finish within the time limit in an "
-                     "earlier check (code at the top level of the file that never ends?)",
-                     f"{label} 未运行：导入 {self._module}.py 在之前的检查中已超时（文件顶层有不会结束的代码？）"), outcome=Outcome.NOT_RUN)
-        if sum(t.startswith(f"{self._module}.") for t in timed_out) >= 2:
-            raise StudentError(
-                Text(f"{label} was not run: two functions of {self._module}.py did not finish within the time limit "
-                     "in earlier checks",
-                     f"{label} 未运行：{self._module}.py 中已有两个函数在之前的检查中超时"), outcome=Outcome.NOT_RUN)
         self._process.check_injects([v for v in leaves([args, kwargs]) if isinstance(v, Inject)])
         self._process.check_compiles(self._module)
-        try:
-            reply = self._process.get().call(self._module, self._function, args, kwargs, cotangent)
-        except StudentTimeout as e:
-            timed_out.add(f"{self._module}.py" if e.importing else label)
-            raise
+        reply = self._process.call(self._module, self._function, args, kwargs, cotangent)
         return _to_device(reply, self._device)
 
 
@@ -173,6 +153,31 @@ class ExerciseProcess:
         if module not in self._syntax:
             self._syntax[module] = syntax_error(self._folder / f"{module}.py")
         return self._syntax[module]
+
+    def call(self, module: str, function: str, args: list, kwargs: dict, cotangent) -> dict:
+        """`module.function(...)` in this exercise's student process, under the one timeout policy: a function that
+        timed out is not called again, nor any function of a module whose import timed out or two of whose
+        functions did (NOT_RUN, at once); a call that times out is recorded as such."""
+        label = f"{module}.{function}"
+        if label in self.timed_out:
+            raise StudentError(
+                Text(f"{label} was not run: it did not finish within the time limit in an earlier check",
+                     f"{label} 未运行：它在之前的检查中已超时"), outcome=Outcome.NOT_RUN)
+        if f"{module}.py" in self.timed_out:
+            raise StudentError(
+                Text(f"{label} was not run: importing {module}.py did not finish within the time limit in an "
+                     "earlier check (code at the top level of the file that never ends?)",
+                     f"{label} 未运行：导入 {module}.py 在之前的检查中已超时（文件顶层有不会结束的代码？）"), outcome=Outcome.NOT_RUN)
+        if sum(t.startswith(f"{module}.") for t in self.timed_out) >= 2:
+            raise StudentError(
+                Text(f"{label} was not run: two functions of {module}.py did not finish within the time limit "
+                     "in earlier checks",
+                     f"{label} 未运行：{module}.py 中已有两个函数在之前的检查中超时"), outcome=Outcome.NOT_RUN)
+        try:
+            return self.get().call(module, function, args, kwargs, cotangent)
+        except StudentTimeout as e:
+            self.timed_out.add(f"{module}.py" if e.importing else label)
+            raise
 
     def check_injects(self, injects: list[Inject]) -> None:
         """A check that injects code its exercise is not given is the check's bug, found before anything runs."""
