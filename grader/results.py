@@ -84,7 +84,8 @@ class ExerciseResult:
     outcome: Outcome | None = None  # NOT_SUBMITTED or UNREADABLE when no check could run; None when checks ran
 
     @property
-    def public_only(self) -> bool:
+    def graded_at_hand_in(self) -> bool:
+        """Only public checks ran (a student's own run): the points are graded when the work is handed in."""
         return self.graded_points > 0
 
 

@@ -42,13 +42,13 @@ def print_grade(console: Console, result: GradeResult, *, verbose: bool) -> None
         if not exercise.checks:
             line(f"{heading}{score if exercise.max_score else ''}: {note}", "bold")
             continue
-        points = ["–" if exercise.public_only or not v.points else f"{format_points(v.earned)}/{format_points(v.points)}"
+        points = ["–" if exercise.graded_at_hand_in or not v.points else f"{format_points(v.earned)}/{format_points(v.points)}"
                   for v in exercise.checks]  # a public check is worth nothing
         headers = (say("check and feedback", "检查与反馈"), say("points", "得分"), say("status", "结果"))
         points_width = max(cell_len(p) for p in [headers[1], *points])
         status_width = max(cell_len(w) for w in (headers[2], passed_word, failed_word))
         width = max(console.width - _BORDERS - points_width - status_width, 16)
-        title = RichText(_wrap(printable(heading + ("" if exercise.public_only else score)), console.width))
+        title = RichText(_wrap(printable(heading + ("" if exercise.graded_at_hand_in else score)), console.width))
         table = Table(title=title, title_justify="left")
         table.add_column(headers[0], width=width, overflow="fold")
         table.add_column(headers[1], width=points_width, justify="right", overflow="fold")
@@ -67,7 +67,7 @@ def print_grade(console: Console, result: GradeResult, *, verbose: bool) -> None
             line(note)
     for error in result.internal_errors:
         line(say(f"internal error: {error}", f"内部错误：{error}"), "bold red")
-    if any(e.public_only for e in result.exercises):
+    if any(e.graded_at_hand_in for e in result.exercises):
         passed = sum(v.passed for e in result.exercises for v in e.checks)
         checks = sum(len(e.checks) for e in result.exercises)
         graded = format_points(sum(e.graded_points for e in result.exercises))
