@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from grader.results import Outcome
-from grader.text import Text, one_line, quoted
+from grader.text import Text, TextError, one_line, quoted
 
 # A named mistake as a check writes it: English, (English, Chinese), or a Text.
 Named = str | tuple[str, str] | Text
 
 
-class Fail(Exception):
+class Fail(TextError):
     """The submission is wrong: `en`/`zh` say how; `share` (0 to 1) of the check's points is still earned.
 
     Points are declared once, on the check (`@check(points=...)`); the engine multiplies. `diagnosis`
@@ -19,20 +19,10 @@ class Fail(Exception):
 
     def __init__(self, en: str | Text, zh: str | None = None, *, share: float = 0.0,
                  diagnosis: Named | list[Named] | tuple[Named, ...] = (), outcome: Outcome = Outcome.FAILED):
-        message = en if isinstance(en, Text) else Text(en, zh or en)
-        super().__init__(message.en)
-        self.message = message
+        super().__init__(en, zh)
         self.share = min(max(float(share), 0.0), 1.0) if share == share else 0.0  # NaN earns nothing
         self.diagnosis = named(diagnosis)
         self.outcome = outcome
-
-    @property
-    def en(self) -> str:
-        return self.message.en
-
-    @property
-    def zh(self) -> str:
-        return self.message.zh
 
 
 def named(diagnosis) -> tuple[Text, ...]:

@@ -45,6 +45,24 @@ class Text:
         return Text(separator.en.join(t.en for t in texts), separator.zh.join(t.zh for t in texts))
 
 
+
+class TextError(Exception):
+    """An exception whose message is a Text in both languages (`en`, `zh`); str() is the English."""
+
+    def __init__(self, en: str | Text, zh: str | None = None):
+        message = en if isinstance(en, Text) else Text(en, zh or en)
+        super().__init__(message.en)
+        self.message = message
+
+    @property
+    def en(self) -> str:
+        return self.message.en
+
+    @property
+    def zh(self) -> str:
+        return self.message.zh
+
+
 _REPLACEMENT = "\N{REPLACEMENT CHARACTER}"
 
 

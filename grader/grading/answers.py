@@ -21,7 +21,7 @@ from pathlib import Path
 from grader.failures import Fail
 from grader.grading.equivalence import equivalent
 from grader.grading.expr import MAX_LENGTH, Domain, Expr, ExpressionError, UndefinedError, UnknownSymbolError, evaluate, free_symbols, parse, quote
-from grader.text import Text, one_line, printable
+from grader.text import Text, TextError, one_line, printable
 
 MAX_SHEET_BYTES = 64 * 1024
 MAX_NESTING = 8  # arrays and inline tables within one another in one answer (a shape needs 1)
@@ -37,20 +37,8 @@ _DECIMAL = re.compile(r"[+-]?([0-9]*)(\.?)([0-9]*)(?:[eE][+-]?[0-9]+)?")
 _SHAPE = re.compile(r"\s*[\[(]?\s*([0-9]+(?:\s*,\s*[0-9]+)*)\s*,?\s*[\])]?\s*")
 
 
-class SheetError(ValueError):
+class SheetError(TextError, ValueError):
     """An answer sheet that cannot be read at all; `message` (both languages) names the file."""
-
-    def __init__(self, en: str, zh: str | None = None):
-        super().__init__(en)
-        self.message = Text(en, zh or en)
-
-    @property
-    def en(self) -> str:
-        return self.message.en
-
-    @property
-    def zh(self) -> str:
-        return self.message.zh
 
 
 # --- answer forms: what kind of answer a key asks for, as public checks declare it (`AnswerSheet.form`) ----------

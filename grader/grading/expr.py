@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Literal
 
-from grader.text import Text, one_line
+from grader.text import TextError, one_line
 
 Domain = Literal["real", "positive", "gate", "positive_integer"]
 DOMAINS: tuple[str, ...] = ("real", "positive", "gate", "positive_integer")
@@ -36,21 +36,12 @@ CONSTANTS: tuple[str, ...] = ("pi", "e")
 _EPSILON_ALIASES = ("epsilon", "eps")
 
 
-class ExpressionError(ValueError):
+class ExpressionError(TextError, ValueError):
     """An answer that cannot be read; `message` (both languages) says what and where."""
 
     def __init__(self, en: str, zh: str | None = None, *, column: int | None = None):
-        super().__init__(en)
-        self.message = Text(en, zh or en)
+        super().__init__(en, zh)
         self.column = column
-
-    @property
-    def en(self) -> str:
-        return self.message.en
-
-    @property
-    def zh(self) -> str:
-        return self.message.zh
 
 
 class UnknownSymbolError(ExpressionError):
