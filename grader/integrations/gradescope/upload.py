@@ -7,7 +7,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from grader.course import Course
+from grader.course import Course, Exercise
 from grader.errors import SubmissionError
 from grader.text import Text
 
@@ -34,27 +34,59 @@ def arranged(course: Course, upload: Path):
     """
     from grader.submissions.workspace import looks_like_submission
 
-    entries = _visible(upload)
-    _refuse_links(entries)
-    if not entries:
-        raise Refused(Text("nothing was uploaded; upload the zip that `grade pack` writes",
-                           "没有上传任何文件；请上传 `grade pack` 生成的 zip"))
-    zips = [p for p in entries if p.is_file() and p.suffix.lower() == ".zip"]
-    if zips:
-        if len(entries) > 1:
-            others = ", ".join(p.name for p in entries if p != zips[0])
-            raise Refused(Text(f"{zips[0].name} was uploaded with other files ({others}); upload either the zip "
-                               "from `grade pack` alone or your files, not both",
-                               f"{zips[0].name} 与其他文件（{others}）一起上传；请只上传 `grade pack` 生成的 zip，"
-                               "或只上传你的文件"))
-        yield zips[0], []
+    entries = _uploaded(upload)
+    if zipped := _the_zip(entries):
+        yield zipped, []
         return
     if len(entries) == 1 and entries[0].is_dir() and not looks_like_submission(upload, course):
         upload = entries[0]  # the exercises/ folder itself, or a zip's single top folder
-        entries = _visible(upload)
-        _refuse_links(entries)
+        entries = _uploaded(upload, allow_empty=True)
+    mapped, ignored = _placed(course, upload, entries)
+    if not mapped and not looks_like_submission(upload, course):
+        names = ", ".join(p.name for p in entries)
+        raise Refused(Text(f"none of the uploaded files ({names}) is one an exercise asks for; upload the zip that "
+                           "`grade pack` writes, or your files such as gated.py in their exercise folders",
+                           f"上传的文件（{names}）都不是练习要求的文件；请上传 `grade pack` 生成的 zip，"
+                           "或把 gated.py 等文件放在所属练习的文件夹中上传"))
+    notes = [Text(f"Ignored (no exercise asks for it): {', '.join(ignored)}.",
+                  f"已忽略（没有练习要求这些文件）：{', '.join(ignored)}。")] if ignored else []
+    if not mapped:
+        yield upload, notes
+        return
+    with _assembled(course, entries, mapped) as (folder, moved):
+        yield folder, notes + moved
 
-    owners: dict[str, list] = {}  # file name -> the exercises whose students edit a file of that name
+
+def _uploaded(folder: Path, allow_empty: bool = False) -> list[Path]:
+    """The entries of `folder` a student meant to upload (no dot files, no macOS zip debris); links and nothing refused."""
+    entries = sorted(p for p in folder.iterdir() if not p.name.startswith(".") and p.name != "__MACOSX") \
+        if folder.is_dir() else []
+    links = [p.name for p in entries if p.is_symlink()]
+    if links:
+        raise Refused(Text(f"{', '.join(links)}: a symbolic link, not a file or folder; upload the files themselves "
+                           "(the zip that `grade pack` writes)",
+                           f"{', '.join(links)}：是符号链接，不是文件或文件夹；请上传文件本身（`grade pack` 生成的 zip）"))
+    if not entries and not allow_empty:
+        raise Refused(Text("nothing was uploaded; upload the zip that `grade pack` writes",
+                           "没有上传任何文件；请上传 `grade pack` 生成的 zip"))
+    return entries
+
+
+def _the_zip(entries: list[Path]) -> Path | None:
+    """The zip uploaded alone, if one was; a zip beside other files is refused."""
+    zips = [p for p in entries if p.is_file() and p.suffix.lower() == ".zip"]
+    if zips and len(entries) > 1:
+        others = ", ".join(p.name for p in entries if p != zips[0])
+        raise Refused(Text(f"{zips[0].name} was uploaded with other files ({others}); upload either the zip "
+                           "from `grade pack` alone or your files, not both",
+                           f"{zips[0].name} 与其他文件（{others}）一起上传；请只上传 `grade pack` 生成的 zip，"
+                           "或只上传你的文件"))
+    return zips[0] if zips else None
+
+
+def _placed(course: Course, upload: Path, entries: list[Path]) -> tuple[list[tuple[Path, Exercise]], list[str]]:
+    """(loose files with the one exercise each belongs to, names no exercise asks for); ambiguity refused."""
+    owners: dict[str, list[Exercise]] = {}  # file name -> the exercises whose students edit a file of that name
     for exercise in course.exercises:
         for name in exercise.student_files:
             owners.setdefault(name, []).append(exercise)
@@ -77,44 +109,26 @@ def arranged(course: Course, upload: Path):
             mapped.append((path, found[0]))
     if problems:
         raise Refused(Text.join("\n", problems))
-    if not mapped and not looks_like_submission(upload, course):
-        names = ", ".join(p.name for p in entries)
-        raise Refused(Text(f"none of the uploaded files ({names}) is one an exercise asks for; upload the zip that "
-                           "`grade pack` writes, or your files such as gated.py in their exercise folders",
-                           f"上传的文件（{names}）都不是练习要求的文件；请上传 `grade pack` 生成的 zip，"
-                           "或把 gated.py 等文件放在所属练习的文件夹中上传"))
-    notes = [Text(f"Ignored (no exercise asks for it): {', '.join(ignored)}.",
-                  f"已忽略（没有练习要求这些文件）：{', '.join(ignored)}。")] if ignored else []
-    if not mapped:
-        yield upload, notes
-        return
+    return mapped, ignored
+
+
+@contextlib.contextmanager
+def _assembled(course: Course, entries: list[Path], mapped: list[tuple[Path, Exercise]]):
+    """(a scratch folder laid out like exercises/, a note per loose file moved into its exercise's folder)."""
+    notebooks = {f"{e.id}.ipynb" for e in course.exercises}
     scratch = Path(tempfile.mkdtemp(prefix="gradescope-upload-"))
     try:
-        for entry in entries:  # the exercise folders and notebooks, as uploaded (no link among them: refused above)
+        for entry in entries:  # the exercise folders and notebooks, as uploaded (no link among them: refused before)
             if entry.is_dir():
                 shutil.copytree(entry, scratch / entry.name, symlinks=True)
             elif entry.name in notebooks:
                 shutil.copy(entry, scratch / entry.name, follow_symlinks=False)
+        moved = []
         for path, exercise in mapped:
             (scratch / exercise.folder).mkdir(exist_ok=True)
             shutil.copy(path, scratch / exercise.folder / path.name, follow_symlinks=False)
-            notes.append(Text(f"Read {path.name} as {exercise.folder}/{path.name}.",
+            moved.append(Text(f"Read {path.name} as {exercise.folder}/{path.name}.",
                               f"已将 {path.name} 作为 {exercise.folder}/{path.name} 读取。"))
-        yield scratch, notes
+        yield scratch, moved
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-
-
-def _refuse_links(entries: list[Path]) -> None:
-    links = [p.name for p in entries if p.is_symlink()]
-    if links:
-        raise Refused(Text(f"{', '.join(links)}: a symbolic link, not a file or folder; upload the files themselves "
-                           "(the zip that `grade pack` writes)",
-                           f"{', '.join(links)}：是符号链接，不是文件或文件夹；请上传文件本身（`grade pack` 生成的 zip）"))
-
-
-def _visible(folder: Path) -> list[Path]:
-    """The entries of `folder` a student meant to upload (no dot files, no macOS zip debris)."""
-    if not folder.is_dir():
-        return []
-    return sorted(p for p in folder.iterdir() if not p.name.startswith(".") and p.name != "__MACOSX")
