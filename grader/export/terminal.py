@@ -25,16 +25,13 @@ _BORDERS = 4 + 3 * 2  # a three-column table's vertical lines and cell padding
 def print_grade(console: Console, result: GradeResult, *, verbose: bool) -> None:
     language = result.language
 
-    def say(en: str, zh: str) -> str:
-        return Text(en, zh).render(language)
-
     def line(text: str, style: str = "") -> None:
         console.print(RichText(_wrap(printable(text), console.width), style=style), overflow="fold")
 
     submission = shown_path(result.submission)
     if verbose:
-        line(say(f"submission: {submission}   device: {result.device}", f"提交：{submission}   设备：{result.device}"))
-    passed_word, failed_word = say("passed", "通过"), say("failed", "未通过")
+        line(Text(f"submission: {submission}   device: {result.device}", f"提交：{submission}   设备：{result.device}").render(language))
+    passed_word, failed_word = Text("passed", "通过").render(language), Text("failed", "未通过").render(language)
     for exercise in result.exercises:
         heading = f"{exercise.id}  {exercise.title}"
         note = exercise.note.render(language)
@@ -44,7 +41,8 @@ def print_grade(console: Console, result: GradeResult, *, verbose: bool) -> None
             continue
         points = ["–" if exercise.graded_at_hand_in or not v.points else f"{format_points(v.earned)}/{format_points(v.points)}"
                   for v in exercise.checks]  # a public check is worth nothing
-        headers = (say("check and feedback", "检查与反馈"), say("points", "得分"), say("status", "结果"))
+        headers = tuple(t.render(language) for t in (Text("check and feedback", "检查与反馈"), Text("points", "得分"),
+                                                      Text("status", "结果")))
         points_width = max(cell_len(p) for p in [headers[1], *points])
         status_width = max(cell_len(w) for w in (headers[2], passed_word, failed_word))
         width = max(console.width - _BORDERS - points_width - status_width, 16)
@@ -54,7 +52,7 @@ def print_grade(console: Console, result: GradeResult, *, verbose: bool) -> None
         table.add_column(headers[1], width=points_width, justify="right", overflow="fold")
         table.add_column(headers[2], width=status_width, overflow="fold")
         for v, shown_points in zip(exercise.checks, points):
-            name = v.name + (say(" (public)", "（公开）") if v.visible else "")
+            name = v.name + (Text(" (public)", "（公开）").render(language) if v.visible else "")
             # RichText keeps the submission's own words from being read as rich markup.
             cell = RichText(_wrap(printable(name), width))
             feedback = printable(v.feedback.render(language))
@@ -66,34 +64,32 @@ def print_grade(console: Console, result: GradeResult, *, verbose: bool) -> None
         if note:
             line(note)
     for error in result.internal_errors:
-        line(say(f"internal error: {error}", f"内部错误：{error}"), "bold red")
+        line(Text(f"internal error: {error}", f"内部错误：{error}").render(language), "bold red")
     if any(e.graded_at_hand_in for e in result.exercises):
         passed = sum(v.passed for e in result.exercises for v in e.checks)
         checks = sum(len(e.checks) for e in result.exercises)
         graded = format_points(sum(e.graded_points for e in result.exercises))
-        total = say(f"Public checks: {passed}/{checks} passed; {graded} points are graded at hand-in",
-                    f"公开检查：通过 {passed}/{checks} 项；{graded} 分在提交后评定")
+        total = Text(f"Public checks: {passed}/{checks} passed; {graded} points are graded at hand-in",
+                    f"公开检查：通过 {passed}/{checks} 项；{graded} 分在提交后评定").render(language)
     else:
         score, most = format_points(result.score), format_points(result.max_score)
-        total = say(f"Total: {score}/{most} points", f"总分：{score}/{most} 分")
+        total = Text(f"Total: {score}/{most} points", f"总分：{score}/{most} 分").render(language)
     line(f"{total}  ({submission})", "bold")
 
 
 def print_course(console: Console, course: Course) -> None:
-    def say(en: str, zh: str) -> str:
-        return Text(en, zh).render(course.language)
-
+    language = course.language
     table = Table(title=RichText(course.title), title_justify="left")
-    table.add_column(say("id", "编号"))
-    table.add_column(say("title", "标题"), overflow="fold")
-    table.add_column(say("points", "分值"), justify="right")
-    table.add_column(say("folder", "文件夹"), overflow="fold")
+    table.add_column(Text("id", "编号").render(language))
+    table.add_column(Text("title", "标题").render(language), overflow="fold")
+    table.add_column(Text("points", "分值").render(language), justify="right")
+    table.add_column(Text("folder", "文件夹").render(language), overflow="fold")
     for e in course.exercises:
-        title = e.title if e.available else e.title + say(" (not yet available)", "（尚未开放）")
+        title = e.title if e.available else e.title + Text(" (not yet available)", "（尚未开放）").render(language)
         table.add_row(e.id, title, format_points(e.points), f"exercises/{e.folder}/")
     console.print(table)
     total = format_points(sum(e.points for e in course.exercises))
-    console.print(say(f"Total: {total} points", f"总分：{total} 分"))
+    console.print(Text(f"Total: {total} points", f"总分：{total} 分").render(language))
 
 
 def _wrap(text: str, width: int, *, indent: str = "") -> str:
