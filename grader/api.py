@@ -134,3 +134,17 @@ def nbgrader_export(*, course: Course, course_dir: Path) -> list[Path]:
     from grader.integrations.nbgrader.course import export
 
     return export(course=course, course_dir=course_dir)
+
+
+def stats(*, out: Path, exercise: str | None = None):
+    """The item analysis (grader.export.items.Analysis) of the class graded into `out`, or of one of its exercises;
+    OutputError when `out` is no batch output or did not grade `exercise`."""
+    from grader.batch.output import read_class
+    from grader.errors import OutputError
+    from grader.export import items
+
+    rows, exercise_ids = read_class(out)
+    if exercise is not None and exercise not in exercise_ids:
+        raise OutputError(f"--exercise {exercise}: {out} graded {', '.join(exercise_ids) or 'no exercise'}")
+    analysis = items.analyse(rows, exercise_ids)
+    return analysis if exercise is None else analysis.only(exercise)

@@ -251,6 +251,30 @@ def check(device: str | None) -> None:
     console.print("[green]all references full marks, all stubs zero[/green]")
 
 
+# --- what the class did: item analysis of a graded class (report.html is written by grade batch) -------------------
+
+TA_ONLY = (*TA_ONLY, "stats")
+
+
+@main.command("stats", short_help="Which checks to look at and what the class got wrong, from a batch's output.")
+@click.argument("out", type=click.Path(path_type=Path))
+@click.option("--exercise", "-e", help="Only this exercise's checks and mistakes (an id, such as ex05).")
+@click.option("--json", "as_json", is_flag=True, help="Print summary.json's \"checks\" and \"mistakes\" as one JSON object.")
+def stats(out: Path, exercise: str | None, as_json: bool) -> None:
+    """Per check of the class graded into OUT: pass rate, discrimination, top and bottom 27 %, flags; then every
+    named mistake with how many students made it. In the course's language."""
+    import json
+
+    from grader.export import items
+
+    course = _course()
+    analysis = _guard(lambda: api.stats(out=out, exercise=exercise))
+    if as_json:
+        click.echo(json.dumps(analysis.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        click.echo("\n".join(items.to_markdown(analysis, course.language)))
+
+
 def _message(error: GraderError) -> str:
     from grader.errors import IsolationUnavailable, SandboxError
 
