@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.course import Course, Exercise
-from grader.errors import need
+from grader.errors import OutputError, need
 from grader.text import Text, one_line, printable
 
 SHEET = "answers.toml"
@@ -282,7 +282,6 @@ def write(result: Similarity, out: Path, *, language: str) -> list[Path]:
     from grader.export.files import write_atomic
     from grader.export.grades import safe_cell
 
-    out.mkdir(mode=0o700, parents=True, exist_ok=True)
     table = io.StringIO()
     writer = csv.writer(table, lineterminator="\n")
     writer.writerow(["exercise", "student_a", "student_b", "similarity", "shared_lines"])
@@ -295,10 +294,13 @@ def write(result: Similarity, out: Path, *, language: str) -> list[Path]:
         writer.writerow([safe_cell(c) for c in (s.exercise, s.student_a, s.student_b, str(len(s.answers)),
                                                 "; ".join(f"{k} = {v}" for k, v in s.answers))])
     files = [out / "similarity.csv", out / "shared_answers.csv", out / "similarity.html"]
-    write_atomic(files[0], table.getvalue())
-    write_atomic(files[1], answers.getvalue())
-    write_atomic(files[2], to_html(result, language=language))
-    os.chmod(out, 0o700)
+    try:
+        out.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.chmod(out, 0o700)  # it holds students' code
+        for path, text in zip(files, (table.getvalue(), answers.getvalue(), to_html(result, language=language))):
+            write_atomic(path, text)
+    except OSError as e:
+        raise OutputError(f"--out {out}: cannot write there ({e.strerror or e}); name a folder you may write") from None
     return files
 
 

@@ -166,3 +166,13 @@ def test_the_browser_check_would_see_a_bad_page(tmp_path):
     seen = browser.visit(bad)
     assert any("boom" in line for line in seen.console) and set(seen.requests) == {"http://example.invalid/x.png"}
     assert browser.pixels_of(seen.screenshot, (0x4A, 0x7A, 0xB0)) == 0
+
+
+def test_a_class_of_nobody_still_gets_a_page():
+    """Does an empty class (every entry gone) give a page with its sections and no plot that fails?"""
+    from grader.export import summary
+
+    course = api.course(root=ROOT)
+    exercises = api.select(course, ["ex01", "ex05"])
+    text = report.to_html([], exercises, summary.summarize([], ["ex01", "ex05"]), language="en", title=course.title)
+    assert "0 students" in text and "No named mistake was diagnosed." in text and "No student hit a time limit" in text

@@ -312,3 +312,22 @@ def test_grade_similarity_refuses_clearly(klass, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "copydetect", None)
     without = run(str(klass))
     assert without.exit_code == 2 and "pip install" in without.output and "Traceback" not in without.output
+
+
+def test_the_similarity_outputs_speak_the_course_language(compared):
+    """For a zh course, are the printed lines and similarity.html's fixed words Chinese?"""
+    from grader import similarity
+
+    result, _ = compared
+    printed = "\n".join(similarity.printed(result, language="zh"))
+    page = similarity.to_html(result, language="zh")
+    assert "相同" in printed and "shared lines" not in printed and "identical wrong answers" not in printed
+    assert '<html lang="zh-Hans">' in page and "相似度报告" in page and "Similarity report" not in page
+
+
+def test_an_output_folder_that_cannot_be_written_is_a_clear_error(klass, tmp_path, monkeypatch):
+    """Is --out naming a file a usage error that says so, not a traceback?"""
+    monkeypatch.chdir(ROOT)
+    (tmp_path / "taken").write_text("a file")
+    done = CliRunner().invoke(main, ["similarity", str(klass), "--out", str(tmp_path / "taken"), "--exercises", "ex05"])
+    assert done.exit_code == 2 and "cannot write there" in done.output and "Traceback" not in done.output

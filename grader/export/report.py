@@ -170,13 +170,14 @@ def _exercises(exercises: Sequence[Graded], figures: dict[str, Any], say: Say, p
             ax.set_visible(False)
 
     png = plot(draw, size=(10, 2.3 * math.ceil(len(shown) / 4))) if plot and shown else None
-    lines = [[_e(e.id), _e(e.title), _points(figures["exercises"][e.id]["mean"]), _points(figures["exercises"][e.id]["median"]),
-              _points(figures["exercises"][e.id]["max"]), _points(e.points),
-              ", ".join(f"{_e(k)}: {v}" for k, v in figures["exercises"][e.id]["distribution"].items())] for e in shown]
+    lines = []
+    for e in shown:
+        s = figures["exercises"][e.id]
+        lines.append([f"{_e(e.id)} {_e(e.title)}", _points(s["mean"]), _points(s["median"]), _points(s["max"]), _points(e.points),
+                      ", ".join(f"{_e(k)}: {v}" for k, v in s["distribution"].items())])
     return [f"<h2>{say('exercises')}</h2>",
             *_figure(png, say("plot of").format(what=say("exercises")), say("exercises caption")),
-            _table([say("exercise"), "", say("mean"), say("median"), say("max"), say("of"), say("distribution")], lines,
-                   {2, 3, 4, 5})]
+            _table([say("exercise"), say("mean"), say("median"), say("max"), say("of"), say("distribution")], lines, {1, 2, 3, 4})]
 
 
 def _checks(analysis: items.Analysis, say: Say, plot: Plot | None, language: str) -> list[str]:
