@@ -175,4 +175,4 @@ def test_a_class_of_nobody_still_gets_a_page():
     course = api.course(root=ROOT)
     exercises = api.select(course, ["ex01", "ex05"])
     text = report.to_html([], exercises, summary.summarize([], ["ex01", "ex05"]), language="en", title=course.title)
-    assert "0 students" in text and "No named mistake was diagnosed." in text and "No student hit a time limit" in text
+    assert "Students: 0" in text and "No named mistake was diagnosed." in text and "No student hit a time limit" in text

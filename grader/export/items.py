@@ -178,9 +178,9 @@ WORDS = {
     "header": Text("| exercise | check | n | p | share | D | top 27 % | bottom 27 % | flags |",
                    "| 练习 | 检查 | n | p | 得分率 | D | 前 27 % | 后 27 % | 标记 |"),
     "none": Text("- no check worth points was graded", "- 没有评过有分值的检查"),
-    "left out": Text("{n} students who hit a time limit, crashed, could not be read or met a grader failure are left "
-                     "out of these figures.",
-                     "{n} 名超时、崩溃、无法读取或遇到评分程序错误的学生未计入以上数字。"),
+    "left out": Text("Students left out of these figures, counted apart (a time limit, a crash, a hand-in that could not "
+                     "be read or a grader failure): {n}.",
+                     "未计入以上数字、另行统计的学生（超时、崩溃、提交无法读取或评分程序出错）：{n} 名。"),
     "mistakes": Text("Known mistakes: students who made each", "已知错误：犯每种错误的学生数"),
     "mistakes header": Text("| exercise | mistake | students |", "| 练习 | 错误 | 学生数 |"),
     "no mistakes": Text("- none diagnosed", "- 没有诊断出已知错误"),

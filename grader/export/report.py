@@ -38,7 +38,7 @@ class Adjusted:
 
 W = {
     "title": Text("Class report", "班级报告"),
-    "students": Text("{n} students", "{n} 名学生"),
+    "students": Text("Students: {n}", "学生人数：{n}"),
     "totals": Text("Distribution of totals", "总分分布"),
     "totals caption": Text("Students (vertical) by total points out of {most} (horizontal), rounded to the point.",
                            "横轴为总分（满分 {most}，四舍五入到整数分），纵轴为学生人数。"),
