@@ -134,3 +134,33 @@ def nbgrader_export(*, course: Course, course_dir: Path) -> list[Path]:
     from grader.integrations.nbgrader.course import export
 
     return export(course=course, course_dir=course_dir)
+
+
+def stats(*, out: Path, exercise: str | None = None):
+    """The item analysis (grader.export.items.Analysis) of the class graded into `out`, or of one of its exercises;
+    OutputError when `out` is no batch output or did not grade `exercise`."""
+    from grader.batch.output import read_class
+    from grader.errors import OutputError
+    from grader.export import items
+
+    rows, exercise_ids = read_class(out)
+    if exercise is not None and exercise not in exercise_ids:
+        raise OutputError(f"--exercise {exercise}: {out} graded {', '.join(exercise_ids) or 'no exercise'}")
+    analysis = items.analyse(rows, exercise_ids)
+    return analysis if exercise is None else analysis.only(exercise)
+
+
+def similarity(*, course: Course, exercises: list[Exercise], submissions: Path, out: Path,
+               past: list[Path] | tuple[Path, ...] = (), threshold: float = 0.5):
+    """Compare the class in `submissions` (and against each `past` class) on `exercises`, write similarity.csv,
+    shared_answers.csv and similarity.html into `out`, and return the comparison (grader.similarity.Similarity)."""
+    from grader import similarity as alike
+
+    for folder in (submissions, *past):
+        if not folder.is_dir():
+            from grader.errors import SubmissionError
+
+            raise SubmissionError(f"{folder}: not a folder of submissions (one folder or .zip per student)")
+    result = alike.compare(course=course, exercises=exercises, submissions=submissions, past=past, threshold=threshold)
+    alike.write(result, out, language=course.language)
+    return result

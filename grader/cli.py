@@ -251,6 +251,60 @@ def check(device: str | None) -> None:
     console.print("[green]all references full marks, all stubs zero[/green]")
 
 
+# --- what the class did: item analysis of a graded class (report.html is written by grade batch) -------------------
+
+TA_ONLY = (*TA_ONLY, "similarity", "stats")
+
+
+@main.command("stats", short_help="Which checks to look at and what the class got wrong, from a batch's output.")
+@click.argument("out", type=click.Path(path_type=Path))
+@click.option("--exercise", "-e", help="Only this exercise's checks and mistakes (an id, such as ex05).")
+@click.option("--json", "as_json", is_flag=True, help="Print summary.json's \"checks\" and \"mistakes\" as one JSON object.")
+def stats(out: Path, exercise: str | None, as_json: bool) -> None:
+    """Per check of the class graded into OUT: pass rate, discrimination, top and bottom 27 %, flags; then every
+    named mistake with how many students made it. In the course's language."""
+    import json
+
+    from grader.export import items
+
+    course = _course()
+    analysis = _guard(lambda: api.stats(out=out, exercise=exercise))
+    if as_json:
+        click.echo(json.dumps(analysis.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        click.echo("\n".join(items.to_markdown(analysis, course.language)))
+
+
+@main.command("similarity", short_help="Which students' code or wrong answers are alike: pairs to look at.")
+@click.argument("submissions", type=click.Path(path_type=Path))
+@click.option("--out", "-o", type=click.Path(path_type=Path), required=True,
+              help="Folder for similarity.csv, shared_answers.csv and similarity.html.")
+@click.option("--exercises", "exercise_list", help="Comma-separated exercise ids (default: all).")
+@click.option("--threshold", "-t", type=click.FloatRange(0, 1), default=0.5, show_default=True,
+              help="Pairs this similar or more are shown side by side in similarity.html.")
+@click.option("--past", "past", type=click.Path(path_type=Path), multiple=True,
+              help="An earlier term's submissions, compared with this class as references (repeatable).")
+def similarity(submissions: Path, out: Path, exercise_list: str | None, threshold: float, past: tuple[Path, ...]) -> None:
+    """Compare every pair of students in SUBMISSIONS (the entries grade batch takes): code by winnowed fingerprints,
+    the stub and the course's given code left out; answer sheets by shared wrong answers. Prints the ten most similar."""
+    course = _course()
+    try:
+        exercises = api.select(course, [i.strip() for i in exercise_list.split(",") if i.strip()] if exercise_list else ())
+    except KeyError as e:
+        raise click.UsageError(f"unknown exercise {e.args[0]}; valid ids: {', '.join(course.ids)}") from None
+    from grader import similarity as alike
+
+    result = _guard(lambda: api.similarity(course=course, exercises=exercises, submissions=submissions, out=out,
+                                           past=past, threshold=threshold))
+    for line in alike.printed(result, language=course.language):
+        click.echo(line)
+    above = sum(p.similarity >= threshold for p in result.pairs)
+    click.echo(Words(f"{result.students} students, {above} pairs at or above {threshold:g}, {len(result.shared)} sharing "
+                     f"wrong answers, {len(result.unread)} files or entries not read; outputs in {out}",
+                     f"{result.students} 名学生，{above} 对相似度不低于 {threshold:g}，{len(result.shared)} 对有相同错误答案，"
+                     f"{len(result.unread)} 个文件或提交无法读取；输出在 {out}").render(course.language), err=True)
+
+
 def _message(error: GraderError) -> str:
     from grader.errors import IsolationUnavailable, SandboxError
 

@@ -61,3 +61,9 @@ def need(module: str, feature: str):
         return importlib.import_module(module)
     except ImportError:
         raise MissingExtra(feature, module) from None
+
+
+class OutputError(GraderError, ValueError):
+    """A folder given as a batch's output (`grade stats OUT`) is not one, or lacks what is asked of it (a usage error)."""
+
+    exit_code = USAGE

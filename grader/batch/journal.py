@@ -51,6 +51,10 @@ class Journal:
                 continue
         return [found[s] for s in students if s in found]
 
+    def students(self) -> list[str]:
+        """Every student the journal holds a row of, sorted."""
+        return [s for (s,) in self._run("SELECT student FROM results ORDER BY student").fetchall()]
+
     def close(self) -> None:
         self._db.close()
 

@@ -1,7 +1,8 @@
 """`grade batch`: discover the class's submissions, grade what changed, and write every output atomically.
 
 Outputs in OUT: grades.csv, reports/<student>.json (the `grade run --json` report, without
-timing), feedback/<student>.md, summary.json and summary.md, and journal.sqlite (times live there).
+timing), feedback/<student>.md, summary.json and summary.md, report.html (the class report), and journal.sqlite
+(times live there).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from grader.batch.cpus import CpuSlots
 from grader.batch.journal import Journal
 from grader.course import Course, Exercise
 from grader.errors import IsolationUnavailable, SubmissionError
-from grader.export import feedback, grades, summary
+from grader.export import feedback, grades, report, summary
 from grader.export.files import write_atomic
 from grader.results import GradeResult, Status, StudentRow
 from grader.sandbox.host import active, refusal
@@ -231,6 +232,7 @@ def _grade_into(out: Path, course: Course, exercises: list[Exercise], submission
     class_summary = summary.summarize(rows, ids, missing=missing)
     write_atomic(out / "summary.json", summary.to_json(class_summary))
     write_atomic(out / "summary.md", summary.to_markdown(class_summary))
+    write_atomic(out / "report.html", report.to_html(rows, exercises, class_summary, language=course.language, title=course.title))
     return BatchResult(len(todo), len(keyed) - len(todo), rows, 0.0, missing)
 
 

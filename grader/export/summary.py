@@ -1,4 +1,5 @@
-"""The class summary (summary.json, summary.md): points per exercise, the common mistakes, and who could not be graded.
+"""The class summary (summary.json, summary.md): points per exercise, the common mistakes, who could not be graded, and
+each check's item analysis (grader.export.items).
 
 Every figure is counted from the result model's fields – a verdict's outcome and named mistakes –
 once per student, never from feedback text, which a submission can fill with any words.
@@ -12,6 +13,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from grader.export import items
 from grader.export.feedback import plain
 from grader.results import Outcome, Status, StudentRow
 
@@ -44,6 +46,7 @@ def summarize(rows: list[StudentRow], exercise_ids: list[str], *, missing: Seque
         "unreadable": sum(r.status is Status.UNREADABLE for r in rows),
         "internal_errors": sum(r.status is Status.INTERNAL_ERROR for r in rows),
         "missing_protections": list(missing),
+        **items.analyse(rows, exercise_ids).to_dict(),  # "checks", "mistakes", "left_out_of_checks": see items.py
     }
 
 
@@ -68,6 +71,7 @@ def to_markdown(summary: dict[str, Any]) -> str:
     lines += [f"- {plain(c['check'])} — {c['students']}" for c in summary["most_failed_checks"]] or ["- none"]
     lines += ["", f"Hit a time limit: {summary['hit_a_time_limit']}; crashed: {summary['crashed']}; "
               f"could not be read: {summary['unreadable']}; internal grader errors: {summary['internal_errors']}."]
+    lines += ["", *items.checks_markdown(items.Analysis.from_dict(summary), "en")]
     if summary["missing_protections"]:
         lines += ["", f"Sandbox degraded (--sandbox auto), without: {', '.join(summary['missing_protections'])}."]
     return "\n".join(lines) + "\n"

@@ -1,0 +1,40 @@
+"""What a finished batch left in OUT, read back: its class (grades.csv's students and exercises) with each student's
+row from the journal – the whole result model, for figures computed again after grading (`grade stats`)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import sqlite3
+from pathlib import Path
+
+from grader.batch.journal import FILE, Journal
+from grader.errors import OutputError
+from grader.export.grades import safe_cell
+from grader.results import StudentRow
+
+
+def read_class(out: Path) -> tuple[list[StudentRow], list[str]]:
+    """The rows of the students grades.csv lists, in its order, and its exercise ids; OutputError when `out` is not a
+    batch's output. A student of the journal whom grades.csv does not list (an entry since removed) is left out."""
+    grades, journal = out / "grades.csv", out / FILE
+    if not grades.is_file() or not journal.is_file():
+        raise OutputError(f"{out}: not the output of grade batch (it has no grades.csv and {FILE}); "
+                          f"run grade batch SUBMISSIONS --out {out} first")
+    try:
+        lines = list(csv.reader(io.StringIO(grades.read_text(encoding="utf-8"), newline="")))
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        raise OutputError(f"{grades}: cannot be read ({e}); run grade batch again to write it") from None
+    if not lines or len(lines[0]) < 2 or lines[0][0] != "student" or lines[0][-1] != "total":
+        raise OutputError(f"{grades}: not a grades.csv of grade batch (its header is not student,…,total)")
+    listed = {line[0] for line in lines[1:] if line}
+    try:
+        opened = Journal(out)
+        try:
+            students = [s for s in opened.students() if safe_cell(s) in listed]  # grades.csv shows ids as safe_cell does
+            rows = opened.rows(students)
+        finally:
+            opened.close()
+    except sqlite3.Error as e:
+        raise OutputError(f"{journal}: cannot be read ({e}); is a batch writing it? Try again when it has finished") from None
+    return rows, lines[0][1:-1]

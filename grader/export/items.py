@@ -1,0 +1,225 @@
+"""Item analysis: how each check of a class did – pass rate, discrimination, the top and bottom 27 % – and the named
+mistakes the class made.
+
+Read from the result model's fields only (a verdict's outcome, points, earned and diagnosis), never from feedback
+text. A check is an item when it is worth points (the public form checks, worth none, are not). A student who hit
+a time limit, crashed, could not be read or met a failure of the grader is left out of every check's figures and
+counted apart: their total says nothing about what they know. Each figure is in `summary.json` ("checks",
+"mistakes", "left_out_of_checks") and rendered by `to_markdown` in either language (summary.md, `grade stats`).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from grader.export.feedback import plain
+from grader.results import Outcome, Status, StudentRow, Verdict
+from grader.text import Text
+
+MIN_FLAGGED = 20  # students graded on a check before it is flagged: fewer say little
+TOO_EASY, TOO_HARD, LOW_D = 0.95, 0.10, 0.10
+EXTREME = 0.27  # the share of the class, by total, in each of the top and bottom groups (Kelley's 27 %)
+_APART = (Outcome.TIMED_OUT, Outcome.CRASHED, Outcome.UNREADABLE, Outcome.INTERNAL_ERROR)
+_FULL = 1e-9  # a share this close to 1 is full points (sums of floats)
+
+# Each flag, as summary.json names it (English) and as a person reads it.
+FLAGS = {
+    "strong students fail it: check the check": Text("strong students fail it: check the check",
+                                                     "强的学生反而不通过：请检查这项检查本身"),
+    "too easy or not testing": Text("too easy or not testing", "太容易，或并没有真正在检查"),
+    "too hard or broken": Text("too hard or broken", "太难，或检查本身有错"),
+    "does not tell strong from weak students": Text("does not tell strong from weak students", "区分不出强弱学生"),
+}
+
+
+@dataclass(frozen=True)
+class Item:
+    """One check's figures; None where no student (or no spread) gives the figure."""
+
+    exercise: str
+    check: str
+    n: int
+    p: float | None
+    mean_share: float | None
+    discrimination: float | None
+    top27_p: float | None
+    bottom27_p: float | None
+    flags: tuple[str, ...] = ()  # keys of FLAGS, the most serious first
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"exercise": self.exercise, "check": self.check, "n": self.n, "p": self.p,
+                "mean_share": self.mean_share, "discrimination": self.discrimination, "top27_p": self.top27_p,
+                "bottom27_p": self.bottom27_p, "flags": list(self.flags)}
+
+
+@dataclass(frozen=True)
+class Mistake:
+    exercise: str
+    diagnosis: Text
+    students: int
+
+
+@dataclass(frozen=True)
+class Analysis:
+    checks: list[Item]
+    mistakes: list[Mistake]
+    left_out: list[str] = field(default_factory=list)  # the students left out of the checks' figures
+
+    def to_dict(self) -> dict[str, Any]:
+        """The keys summary.json gets."""
+        return {"checks": [c.to_dict() for c in self.checks],
+                "mistakes": [{"exercise": m.exercise, "diagnosis": m.diagnosis.en, "students": m.students}
+                             for m in self.mistakes],
+                "left_out_of_checks": len(self.left_out)}
+
+    @classmethod
+    def from_dict(cls, doc: dict[str, Any]) -> Analysis:
+        """The analysis `to_dict` wrote (English only: the JSON keeps one language); the left-out students by count."""
+        return cls([Item(**{**c, "flags": tuple(c["flags"])}) for c in doc.get("checks", [])],
+                   [Mistake(m["exercise"], Text(m["diagnosis"]), m["students"]) for m in doc.get("mistakes", [])],
+                   [""] * doc.get("left_out_of_checks", 0))
+
+    def only(self, exercise_id: str) -> Analysis:
+        """The figures of one exercise."""
+        return Analysis([c for c in self.checks if c.exercise == exercise_id],
+                        [m for m in self.mistakes if m.exercise == exercise_id], self.left_out)
+
+
+def left_out(row: StudentRow) -> bool:
+    """Whether a student's figures say nothing of what they know: not graded, unreadable, a time limit, a crash, a
+    failure of the grader anywhere in their work."""
+    return row.status is not Status.GRADED or any(
+        e.outcome in _APART or any(v.outcome in _APART for v in e.checks) for e in row.result.exercises)
+
+
+def share(v: Verdict) -> float:
+    """The share of a check's points a student earned, in [0, 1]."""
+    return min(1.0, max(0.0, v.earned / v.points)) if v.points > 0 else float(v.passed)
+
+
+def analyse(rows: Sequence[StudentRow], exercise_ids: Sequence[str]) -> Analysis:
+    """Every check worth points, in the course's order, and every named mistake, most common first."""
+    kept = [r for r in rows if not left_out(r)]
+    totals = {r.student: r.result.score for r in kept}
+    graded: dict[tuple[str, str], list[tuple[str, Verdict]]] = {}
+    for exercise_id in exercise_ids:
+        for row in kept:
+            for e in row.result.exercises:
+                if e.id == exercise_id:
+                    for v in e.checks:
+                        if v.points > 0:
+                            graded.setdefault((exercise_id, v.name), []).append((row.student, v))
+    checks = [_item(exercise, check, taken, totals) for (exercise, check), taken in graded.items()]
+    made: Counter[tuple[str, Text]] = Counter()
+    for row in rows:
+        made.update({(e.id, d) for e in row.result.exercises if e.id in exercise_ids
+                     for v in e.checks if not v.passed for d in v.diagnosis})
+    order = {exercise_id: n for n, exercise_id in enumerate(exercise_ids)}
+    mistakes = [Mistake(exercise, diagnosis, n) for (exercise, diagnosis), n in
+                sorted(made.items(), key=lambda x: (-x[1], order[x[0][0]], x[0][1].en))]
+    return Analysis(checks, mistakes, [r.student for r in rows if left_out(r)])
+
+
+def _item(exercise: str, check: str, taken: list[tuple[str, Verdict]], totals: dict[str, float]) -> Item:
+    """One check's figures from the students graded on it (their id and verdict) and every kept student's total."""
+    n = len(taken)
+    shares = [share(v) for _, v in taken]
+    full = [s >= 1 - _FULL for s in shares]
+    p, mean_share = _rate(full), _round(statistics.fmean(shares))
+    rest = [totals[student] - v.earned for student, v in taken]  # the rest of the total: the check does not judge itself
+    try:
+        discrimination: float | None = _round(statistics.correlation(shares, rest))
+    except statistics.StatisticsError:  # fewer than two students, or no spread in the check or in the rest
+        discrimination = None
+    ranked = sorted(range(n), key=lambda i: (totals[taken[i][0]], taken[i][0]))
+    k = max(1, round(EXTREME * n))
+    bottom, top = ranked[:k], ranked[-k:]
+    flags = _flags(n, p, discrimination)
+    return Item(exercise, check, n, p, mean_share, discrimination, _rate([full[i] for i in top]),
+                _rate([full[i] for i in bottom]), flags)
+
+
+def _flags(n: int, p: float | None, d: float | None) -> tuple[str, ...]:
+    if n < MIN_FLAGGED or p is None:
+        return ()
+    flags = []
+    if d is not None and d < 0:
+        flags.append("strong students fail it: check the check")
+    if p > TOO_EASY:
+        flags.append("too easy or not testing")
+    if p < TOO_HARD:
+        flags.append("too hard or broken")
+    if d is not None and 0 <= d < LOW_D:
+        flags.append("does not tell strong from weak students")
+    return tuple(flags)
+
+
+def _rate(passed: list[bool]) -> float | None:
+    return _round(sum(passed) / len(passed)) if passed else None
+
+
+def _round(x: float) -> float | None:
+    return round(x, 4) if math.isfinite(x) else None
+
+
+WORDS = {
+    "checks": Text("Checks: item analysis", "各项检查：题目分析"),
+    "explained": Text(
+        "n: students graded on the check; p: share with full points; share: mean share of its points; D: point-biserial "
+        "discrimination (the check against the rest of the total); top/bottom 27 %: p in the best and worst 27 % by "
+        f"total. Flags from {MIN_FLAGGED} students on.",
+        "n：参与该项检查的学生数；p：得满分的比例；得分率：平均得到该项分数的比例；D：点二列区分度（该项与其余总分的相关）；"
+        f"前/后 27 %：按总分排在前、后 27 % 的学生的 p。至少 {MIN_FLAGGED} 名学生时才标记。"),
+    "header": Text("| exercise | check | n | p | share | D | top 27 % | bottom 27 % | flags |",
+                   "| 练习 | 检查 | n | p | 得分率 | D | 前 27 % | 后 27 % | 标记 |"),
+    "none": Text("- no check worth points was graded", "- 没有评过有分值的检查"),
+    "left out": Text("Students left out of these figures, counted apart (a time limit, a crash, a hand-in that could not "
+                     "be read or a grader failure): {n}.",
+                     "未计入以上数字、另行统计的学生（超时、崩溃、提交无法读取或评分程序出错）：{n} 名。"),
+    "mistakes": Text("Known mistakes: students who made each", "已知错误：犯每种错误的学生数"),
+    "mistakes header": Text("| exercise | mistake | students |", "| 练习 | 错误 | 学生数 |"),
+    "no mistakes": Text("- none diagnosed", "- 没有诊断出已知错误"),
+}
+
+
+def to_markdown(analysis: Analysis, language: str) -> list[str]:
+    """The checks' table and the mistakes' table, in `language`, as Markdown lines (a terminal shows them as they are)."""
+    return [*checks_markdown(analysis, language), "", *mistakes_markdown(analysis, language)]
+
+
+def checks_markdown(analysis: Analysis, language: str) -> list[str]:
+    say = _say(language)
+    lines = [f"## {say('checks')}", "", say("explained"), ""]
+    if analysis.checks:
+        lines += [say("header"), "|---|---|---|---|---|---|---|---|---|"]
+        for c in analysis.checks:
+            flags = "; ".join(FLAGS[f].render(language) for f in c.flags)
+            lines.append(f"| {c.exercise} | {plain(c.check)} | {c.n} | {_shown(c.p)} | {_shown(c.mean_share)} | "
+                         f"{_shown(c.discrimination)} | {_shown(c.top27_p)} | {_shown(c.bottom27_p)} | {flags} |")
+    else:
+        lines.append(say("none"))
+    if analysis.left_out:
+        lines += ["", say("left out").format(n=len(analysis.left_out))]
+    return lines
+
+
+def mistakes_markdown(analysis: Analysis, language: str) -> list[str]:
+    say = _say(language)
+    lines = [f"## {say('mistakes')}", ""]
+    if not analysis.mistakes:
+        return [*lines, say("no mistakes")]
+    return [*lines, say("mistakes header"), "|---|---|---|",
+            *(f"| {m.exercise} | {plain(m.diagnosis.render(language))} | {m.students} |" for m in analysis.mistakes)]
+
+
+def _say(language: str) -> Callable[[str], str]:
+    return lambda key: WORDS[key].render(language)
+
+
+def _shown(x: float | None) -> str:
+    return "–" if x is None else f"{x:.2f}"

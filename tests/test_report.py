@@ -1,0 +1,178 @@
+"""What the class did, end to end: a small class through `grade batch` gives the item analysis in summary.json and
+summary.md, `grade stats` prints it, and report.html is a self-contained page that a real browser opens cleanly."""
+
+import dataclasses
+import html
+import json
+import re
+import sys
+import zipfile
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import browser
+from conftest import ROOT
+from grader import api
+from grader.batch.output import read_class
+from grader.cli import main
+from grader.export import report
+
+SHEET = (ROOT / "solutions" / "ex01_cell_state" / "answers.toml").read_text()
+COUPLED = SHEET.replace("c_t = 1.5", "c_t = 1.52")  # f*c_prev + (1-f)*g = 1.6 - 0.08: the coupled-gate mistake
+HOSTILE = "<img src=x onerror=alert(1)>"  # a student id that is HTML (a zip of this name that cannot be read)
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory) -> Path:
+    """ex01 (an answer sheet: no student process) for three students: right, one named mistake, an unreadable zip."""
+    klass = tmp_path_factory.mktemp("class")
+    for name, sheet in (("ada", SHEET), ("bob", COUPLED)):
+        (klass / name / "ex01_cell_state").mkdir(parents=True)
+        (klass / name / "ex01_cell_state" / "answers.toml").write_text(sheet)
+    with zipfile.ZipFile(klass / f"{HOSTILE}.zip", "w") as zf:
+        zf.writestr("../../escape.py", "x = 1")
+    out = tmp_path_factory.mktemp("out")
+    course = api.course(root=ROOT)
+    api.batch(course=course, exercises=api.select(course, ["ex01"]), submissions=klass, out=out, workers=1)
+    return out
+
+
+def test_a_batch_writes_the_item_analysis(graded):
+    """Does summary.json give ex01's checks with n, p and the mistakes of the class, the unreadable student left out?"""
+    figures = json.loads((graded / "summary.json").read_text())
+    checks = {c["check"]: c for c in figures["checks"]}
+    assert checks["c_t: the new cell state"]["n"] == 2 and checks["c_t: the new cell state"]["p"] == 0.5
+    assert checks["h_t: the new hidden state"]["p"] == 1.0
+    assert figures["left_out_of_checks"] == 1
+    assert [m["exercise"] for m in figures["mistakes"]] == ["ex01"] and "coupled gate" in figures["mistakes"][0]["diagnosis"]
+    assert "## Checks: item analysis" in (graded / "summary.md").read_text()
+
+
+def test_the_class_is_read_back_from_the_output(graded):
+    """Does reading OUT give grades.csv's students with their whole results, and its exercises?"""
+    rows, ids = read_class(graded)
+    assert sorted(r.student for r in rows) == sorted(["ada", "bob", HOSTILE]) and ids == ["ex01"]
+
+
+def test_grade_stats_prints_the_figures_in_the_course_language(graded, monkeypatch):
+    """Does `grade stats OUT` print the checks and mistakes, in Chinese for a zh course, and --json the summary's keys?"""
+    monkeypatch.chdir(ROOT)
+    shown = CliRunner().invoke(main, ["stats", str(graded)])
+    assert shown.exit_code == 0, shown.output
+    assert "| ex01 | c\\_t: the new cell state | 2 | 0.50 |" in shown.output and "coupled gate" in shown.output
+    as_json = CliRunner().invoke(main, ["stats", str(graded), "--json", "--exercise", "ex01"])
+    assert json.loads(as_json.output)["checks"] == json.loads((graded / "summary.json").read_text())["checks"]
+    zh = dataclasses.replace(api.course(root=ROOT), language="zh")
+    monkeypatch.setattr(api, "course", lambda **_: zh)
+    chinese = CliRunner().invoke(main, ["stats", str(graded)])
+    assert "题目分析" in chinese.output and "耦合门" in chinese.output and "Checks" not in chinese.output
+
+
+def test_grade_stats_refuses_clearly(graded, tmp_path, monkeypatch):
+    """Is a folder that no batch wrote, or an exercise it did not grade, a usage error saying so – no traceback?"""
+    monkeypatch.chdir(ROOT)
+    empty = CliRunner().invoke(main, ["stats", str(tmp_path)])
+    assert empty.exit_code == 2 and "not the output of grade batch" in empty.output and "Traceback" not in empty.output
+    assert not (tmp_path / "journal.sqlite").exists()
+    other = CliRunner().invoke(main, ["stats", str(graded), "--exercise", "ex05"])
+    assert other.exit_code == 2 and "graded ex01" in other.output
+
+
+class _Page(HTMLParser):
+    """What a page loads and links to, and its text."""
+
+    def __init__(self):
+        super().__init__()
+        self.tags, self.sources, self.text = [], [], []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        self.sources += [value or "" for name, value in attrs if name in ("src", "href", "srcset", "data", "action")]
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def parsed(text: str) -> _Page:
+    page = _Page()
+    page.feed(text)
+    return page
+
+
+def test_the_report_is_self_contained_and_escapes_student_text(graded):
+    """Does report.html hold no script and load nothing but inline images, under a policy that forbids the rest, with
+    a student id made of HTML shown as text?"""
+    text = (graded / "report.html").read_text()
+    page = parsed(text)
+    assert "script" not in page.tags and "link" not in page.tags and "iframe" not in page.tags
+    assert page.sources and all(s.startswith("data:image/png;base64,") for s in page.sources)
+    assert "default-src 'none'" in text
+    assert HOSTILE not in text and HOSTILE in "".join(page.text)
+
+
+def test_the_report_speaks_the_course_language(graded):
+    """Rendered for a zh course, are the page's fixed words Chinese (lang zh), with no English section title?"""
+    rows, _ = read_class(graded)
+    course = api.course(root=ROOT)
+    figures = json.loads((graded / "summary.json").read_text())
+    zh = report.to_html(rows, api.select(course, ["ex01"]), figures, language="zh", title=course.title)
+    assert '<html lang="zh-Hans">' in zh and "总分分布" in zh and "最常见的错误" in zh and "耦合门" in zh
+    assert not any(w in zh for w in ("Distribution of totals", "Most common mistakes", "pass rate", "students"))
+
+
+def test_without_matplotlib_the_report_keeps_its_tables(graded, monkeypatch):
+    """Without matplotlib, does the page say which extra brings the plots and still give every table?"""
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
+    rows, _ = read_class(graded)
+    course = api.course(root=ROOT)
+    figures = json.loads((graded / "summary.json").read_text())
+    text = report.to_html(rows, api.select(course, ["ex01"]), figures, language="en", title=course.title)
+    assert "<img" not in text and "pip install 'gated-rnn-grader[ta]'" in html.unescape(text)
+    assert text.count("<table>") == 5
+
+
+def test_late_and_overridden_scores_show_only_when_there_are_some(graded):
+    """Is the late/override section absent without such scores, and a table of them (escaped) when given some?"""
+    rows, _ = read_class(graded)
+    course = api.course(root=ROOT)
+    figures = json.loads((graded / "summary.json").read_text())
+    exercises = api.select(course, ["ex01"])
+    assert "Late and overridden" not in report.to_html(rows, exercises, figures, language="en", title="t")
+    late = report.Adjusted("<b>bob</b>", "ex01", 6.0, 5.4, report.Text("late by 1 day: 10 % off"))
+    text = report.to_html(rows, exercises, figures, language="en", title="t", adjusted=[late])
+    assert "Late and overridden scores" in text and "&lt;b&gt;bob&lt;/b&gt;" in text and "5.4" in text
+
+
+@browser.needed
+def test_a_browser_opens_the_report_cleanly(graded):
+    """In headless chromium: no console message, no network request, the plots drawn (the bars' colour is on the
+    screenshot), and the id made of HTML is text in the DOM, not an element?"""
+    seen = browser.visit(graded / "report.html")
+    assert seen.console == [] and seen.requests == [], (seen.console, seen.requests)
+    assert browser.pixels_of(seen.screenshot, (0x4A, 0x7A, 0xB0)) > 2000
+    dom = parsed(seen.dom)
+    assert HOSTILE in "".join(dom.text) and not re.search(r"<img[^>]*src=\"?x", seen.dom)
+
+
+@browser.needed
+def test_the_browser_check_would_see_a_bad_page(tmp_path):
+    """Does the same visit catch what a bad page does: a console error, a request to the network, a blank screen?"""
+    bad = tmp_path / "bad.html"
+    bad.write_text('<!DOCTYPE html><body><img src="http://example.invalid/x.png"><script>console.error("boom")</script>')
+    seen = browser.visit(bad)
+    assert any("boom" in line for line in seen.console) and set(seen.requests) == {"http://example.invalid/x.png"}
+    assert browser.pixels_of(seen.screenshot, (0x4A, 0x7A, 0xB0)) == 0
+
+
+def test_a_class_of_nobody_still_gets_a_page():
+    """Does an empty class (every entry gone) give a page with its sections and no plot that fails?"""
+    from grader.export import summary
+
+    course = api.course(root=ROOT)
+    exercises = api.select(course, ["ex01", "ex05"])
+    text = report.to_html([], exercises, summary.summarize([], ["ex01", "ex05"]), language="en", title=course.title)
+    assert "Students: 0" in text and "No named mistake was diagnosed." in text and "No student hit a time limit" in text

@@ -1,0 +1,333 @@
+"""`grade similarity`: a copy disguised by renaming, re-commenting and reordering ranks first among independent
+solutions, what only the stub shares scores nothing, entries are read as grade batch reads them and never run, past
+terms are references, shared wrong answers are found by the course's judge, and every output escapes student text."""
+
+import ast
+import csv
+import io
+import re
+import sys
+import textwrap
+import tokenize
+import zipfile
+from pathlib import Path
+
+import nbformat
+import pytest
+from click.testing import CliRunner
+
+import browser
+from conftest import ROOT
+from grader import api
+from grader.cli import main
+
+STUB = (ROOT / "exercises" / "ex05_gated_steps" / "gated.py").read_text()
+REFERENCE = (ROOT / "solutions" / "ex05_gated_steps" / "gated.py").read_text()
+SHEET = (ROOT / "solutions" / "ex01_cell_state" / "answers.toml").read_text()
+THRESHOLD = 0.5
+
+# Two more independent solutions, as bodies a student writes into the stub.
+B_LSTM = """\
+if len(x.shape) != 2:
+    raise ValueError("x should be a matrix")
+if len(h.shape) != 2:
+    raise ValueError("h should be a matrix")
+if tuple(c.shape) != tuple(h.shape):
+    raise ValueError("c and h differ in shape")
+if x.size(0) != h.size(0):
+    raise ValueError("batch mismatch")
+width = x.size(1) + h.size(1)
+gates = {}
+for key, weight, bias in [("i", W_i, b_i), ("f", W_f, b_f), ("o", W_o, b_o), ("candidate", W_c, b_c)]:
+    if list(weight.shape) != [h.size(1), width] or list(bias.shape) != [h.size(1)]:
+        raise ValueError(f"bad shape for the {key} parameters")
+    pre = torch.addmm(bias, torch.hstack((x, h)), weight.t())
+    gates[key] = torch.tanh(pre) if key == "candidate" else torch.sigmoid(pre)
+gates["c"] = gates["f"] * c + gates["i"] * gates["candidate"]
+gates["h"] = gates["o"] * gates["c"].tanh()
+return gates
+"""
+
+B_GRU = """\
+if x.dim() != 2 or h.dim() != 2 or x.size(0) != h.size(0):
+    raise ValueError("x and h must be matrices with the same number of rows")
+n_in, n_hid = x.size(1), h.size(1)
+expected = {"W": (n_hid, n_in), "U": (n_hid, n_hid), "b": (n_hid,)}
+for label, t in zip(["W", "U", "W", "U", "W", "U", "b", "b", "b"], [W_z, U_z, W_r, U_r, W_h, U_h, b_z, b_r, b_h]):
+    if tuple(t.shape) != expected[label]:
+        raise ValueError(f"a {label} parameter has shape {tuple(t.shape)}")
+update = torch.sigmoid(torch.matmul(x, W_z.t()) + torch.matmul(h, U_z.t()) + b_z)
+reset = torch.sigmoid(torch.matmul(x, W_r.t()) + torch.matmul(h, U_r.t()) + b_r)
+proposal = torch.tanh(torch.matmul(x, W_h.t()) + torch.matmul(reset * h, U_h.t()) + b_h)
+new_h = torch.lerp(proposal, h, update)
+return {"z": update, "r": reset, "candidate": proposal, "h": new_h}
+"""
+
+C_LSTM = """\
+try:
+    batch, d_x = x.shape
+    batch_h, d_h = h.shape
+except ValueError:
+    raise ValueError("x and h have to be 2-D") from None
+if batch != batch_h or c.shape != h.shape:
+    raise ValueError("inconsistent batch or cell shape")
+for W in (W_i, W_f, W_o, W_c):
+    if W.shape != (d_h, d_x + d_h):
+        raise ValueError("weight of the wrong shape")
+for b in (b_i, b_f, b_o, b_c):
+    if b.shape != (d_h,):
+        raise ValueError("bias of the wrong shape")
+
+def affine(W: Tensor, b: Tensor) -> Tensor:
+    return x @ W[:, :d_x].T + h @ W[:, d_x:].T + b
+
+input_gate = 1 / (1 + torch.exp(-affine(W_i, b_i)))
+forget_gate = 1 / (1 + torch.exp(-affine(W_f, b_f)))
+output_gate = 1 / (1 + torch.exp(-affine(W_o, b_o)))
+g = torch.tanh(affine(W_c, b_c))
+cell = forget_gate * c + input_gate * g
+return dict(i=input_gate, f=forget_gate, o=output_gate, candidate=g, c=cell, h=output_gate * torch.tanh(cell))
+"""
+
+C_GRU = """\
+if x.ndim != 2 or h.ndim != 2:
+    raise ValueError("2-D inputs needed")
+if x.shape[0] != h.shape[0]:
+    raise ValueError("batch sizes differ")
+d_in, d_hid = x.shape[1], h.shape[1]
+if any(w.shape != (d_hid, d_in) for w in (W_z, W_r, W_h)):
+    raise ValueError("W_* shape")
+if any(u.shape != (d_hid, d_hid) for u in (U_z, U_r, U_h)):
+    raise ValueError("U_* shape")
+if any(b.shape != (d_hid,) for b in (b_z, b_r, b_h)):
+    raise ValueError("b_* shape")
+z = 1 / (1 + torch.exp(-(torch.einsum("bi,hi->bh", x, W_z) + torch.einsum("bj,hj->bh", h, U_z) + b_z)))
+r = 1 / (1 + torch.exp(-(torch.einsum("bi,hi->bh", x, W_r) + torch.einsum("bj,hj->bh", h, U_r) + b_r)))
+cand = torch.tanh(torch.einsum("bi,hi->bh", x, W_h) + torch.einsum("bj,hj->bh", r * h, U_h) + b_h)
+return {"z": z, "r": r, "candidate": cand, "h": z * h + (1 - z) * cand}
+"""
+
+
+def filled(lstm: str, gru: str) -> str:
+    """The stub with both bodies written in, as a student fills it."""
+    text = STUB.replace('    raise NotImplementedError("ex05: implement lstm_step")\n', textwrap.indent(lstm, "    ") + "\n")
+    return text.replace('    raise NotImplementedError("ex05: implement gru_step")\n', textwrap.indent(gru, "    ") + "\n")
+
+
+RENAMED = {"_check_states": "_validate", "_check_weight": "_expect_shape", "u": "stacked", "c_new": "cell",
+           "h_new": "hidden", "d_h": "hid", "d": "width", "d_x": "n_in", "name": "label", "w": "param", "b": "bias",
+           "z": "upd", "r": "rst", "i": "gate_in", "f": "keep", "o": "gate_out", "candidate": "proposal"}
+
+
+def disguised(source: str) -> str:
+    """A copy as a student hides one: functions in another order, docstrings reworded, a comment on every assignment,
+    every name renamed (the tokens rewritten, so the code stays Python)."""
+    tree = ast.parse(source)
+    lines = source.splitlines(keepends=True)
+    functions = {node.name: "".join(lines[node.lineno - 1:node.end_lineno]) for node in tree.body if isinstance(node, ast.FunctionDef)}
+    head = '"""My ex05: LSTM and GRU cells, one step each."""\n'  # the module docstring, reworded
+    imports = "".join(lines[n.lineno - 1] for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom))
+    body = "\n\n".join(functions[n] for n in ("gru_step", "lstm_step", "_check_weight", "_check_states"))
+    body = re.sub(r'"""(.*?)"""', lambda m: '"""' + m.group(1).replace("One", "A single").replace("step", "update") + '"""',
+                  body, flags=re.S)
+    body = re.sub(r"^(    [a-z_]+ = .*)$", r"\1  # worked out on paper first", body, flags=re.M)
+    tokens = [(t.type, RENAMED.get(t.string, t.string) if t.type == tokenize.NAME else t.string)
+              for t in tokenize.generate_tokens(io.StringIO(f"{head}\n{imports}\n\n{body}").readline)]
+    return tokenize.untokenize(tokens)
+
+
+def test_the_disguise_is_still_python_and_no_longer_the_text():
+    """Is the disguised copy valid Python that shares no line of the reference's own code (only the stub's lines, and
+    brackets)?"""
+    copy = disguised(REFERENCE)
+    ast.parse(copy)
+    shared = {line.strip() for line in REFERENCE.splitlines()} & {line.strip() for line in copy.splitlines()}
+    stub = {line.strip() for line in STUB.splitlines()}
+    assert all(len(line) <= 3 or line in stub for line in shared), shared - stub
+
+
+def notebook(code: str) -> str:
+    return nbformat.writes(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)]))
+
+
+PWNED = Path("/tmp/grade-similarity-ran-this")
+RUNS = f"open({str(PWNED)!r}, 'w').write('ran')\nimport sys\nsys.exit(3)\n"  # a file that must never be run
+
+
+@pytest.fixture(scope="module")
+def klass(tmp_path_factory) -> Path:
+    """ada the reference, bob its disguised copy (zipped), cyd and dan independent (dan as a notebook), eve and fay the
+    stub as given, gus a file that would write where it must not if it ran; on ex01, answer sheets."""
+    root = tmp_path_factory.mktemp("class")
+
+    def hand_in(name: str, gated: str | None, sheet: str | None = None) -> Path:
+        if gated is not None:
+            (root / name / "ex05_gated_steps").mkdir(parents=True)
+            (root / name / "ex05_gated_steps" / "gated.py").write_text(gated)
+        if sheet is not None:
+            (root / name / "ex01_cell_state").mkdir(parents=True, exist_ok=True)
+            (root / name / "ex01_cell_state" / "answers.toml").write_text(sheet)
+        return root / name
+
+    hand_in("ada", REFERENCE, SHEET)
+    source = tmp_path_factory.mktemp("bob-src")
+    (source / "ex05_gated_steps").mkdir()
+    (source / "ex05_gated_steps" / "gated.py").write_text(disguised(REFERENCE))
+    with zipfile.ZipFile(root / "bob.zip", "w") as zf:
+        zf.write(source / "ex05_gated_steps" / "gated.py", "ex05_gated_steps/gated.py")
+    hand_in("cyd", filled(B_LSTM, B_GRU), WRONG_TWICE)
+    (root / "dan").mkdir()
+    (root / "dan" / "ex05.ipynb").write_text(notebook(filled(C_LSTM, C_GRU)))
+    hand_in("eve", STUB, WRONG_TWICE.replace(' "0.5*tanh(1.5)"', ' "0.5 * tanh(1.5)"'))
+    hand_in("fay", STUB, WRONG_ONCE)
+    hand_in("gus", STUB + "\n" + RUNS)
+    return root
+
+
+# ex01's sheet with two named mistakes: the coupled gate (c_t = 1.52) and the missing tanh (h_t_formula = "o*c_t"),
+# and h_t as an exact expression (right, written alike by cyd and eve: not a shared *wrong* answer).
+WRONG_TWICE = (SHEET.replace("c_t = 1.5\n", "c_t = 1.52\n").replace('h_t_formula = "o*tanh(c_t)"', 'h_t_formula = "o*c_t"')
+               .replace("h_t = 0.4525741268224332", 'h_t = "0.5*tanh(1.5)"'))
+WRONG_ONCE = SHEET.replace("c_t = 1.5\n", "c_t = 1.52\n")
+
+
+@pytest.fixture(scope="module")
+def compared(klass, tmp_path_factory):
+    course = api.course(root=ROOT)
+    out = tmp_path_factory.mktemp("similar")
+    result = api.similarity(course=course, exercises=api.select(course, ["ex01", "ex05"]), submissions=klass, out=out,
+                            threshold=THRESHOLD)
+    return result, out
+
+
+def ranked(result) -> list[tuple[str, str, float]]:
+    return [(p.student_a, p.student_b, p.similarity) for p in result.pairs if p.exercise == "ex05"]
+
+
+def test_a_disguised_copy_ranks_first_above_the_threshold(compared):
+    """Among independent solutions, does the renamed, re-commented, reordered copy rank first, at or above 0.5?"""
+    result, _ = compared
+    (a, b, similarity), *rest = ranked(result)
+    assert {a, b} == {"ada", "bob"} and similarity >= THRESHOLD, ranked(result)
+    assert all(s < similarity for _, _, s in rest)
+
+
+def test_what_only_the_stub_shares_scores_below_the_threshold(compared):
+    """Do the students who handed in the stub match nobody at or above the threshold, each other included?"""
+    result, _ = compared
+    stub_only = {"eve", "fay", "gus"}
+    assert all(s < THRESHOLD for a, b, s in ranked(result) if {a, b} & stub_only), ranked(result)
+    assert not any({a, b} <= stub_only for a, b, _ in ranked(result))
+
+
+def test_independent_solutions_stay_below_the_threshold(compared):
+    """Do the three independent solutions score below the threshold against one another?"""
+    result, _ = compared
+    independent = {"ada", "cyd", "dan"}
+    pairs = [(a, b, s) for a, b, s in ranked(result) if {a, b} <= independent]
+    assert pairs and all(s < THRESHOLD for _, _, s in pairs), pairs
+
+
+def test_entries_are_read_as_batch_reads_them_and_never_run(compared):
+    """Are a zip and a notebook read like folders, and did the file that writes when run never run?"""
+    result, _ = compared
+    students = {s for a, b, _ in ranked(result) for s in (a, b)}
+    assert {"bob", "dan"} <= students and result.students == 7
+    assert not PWNED.exists()
+
+
+def test_two_identical_wrong_answers_make_a_pair(compared):
+    """Are cyd and eve, with the same two wrong answers, listed with them – and fay (one of them) and the right
+    answer they wrote alike not counted?"""
+    result, _ = compared
+    assert [(s.student_a, s.student_b) for s in result.shared] == [("cyd", "eve")]
+    assert dict(result.shared[0].answers) == {"c_t": "1.52", "h_t_formula": "o*c_t"}
+
+
+def test_the_outputs_rank_pairs_and_escape_nothing_into_markup(compared):
+    """Is similarity.csv sorted most similar first with the asked columns, and shared_answers.csv written?"""
+    _, out = compared
+    rows = list(csv.DictReader(io.StringIO((out / "similarity.csv").read_text())))
+    assert list(rows[0]) == ["exercise", "student_a", "student_b", "similarity", "shared_lines"]
+    assert [float(r["similarity"]) for r in rows] == sorted((float(r["similarity"]) for r in rows), reverse=True)
+    assert {rows[0]["student_a"], rows[0]["student_b"]} == {"ada", "bob"} and int(rows[0]["shared_lines"]) > 10
+    assert "cyd,eve,2" in (out / "shared_answers.csv").read_text()
+    assert {p.stat().st_mode & 0o777 for p in out.iterdir()} == {0o600} and out.stat().st_mode & 0o777 == 0o700
+
+
+def test_past_terms_are_references_only(klass, tmp_path):
+    """With --past, is this class compared with last term's students, and last term's students never with each other?"""
+    course = api.course(root=ROOT)
+    past = tmp_path / "2024"
+    for name in ("old1", "old2"):
+        (past / name / "ex05_gated_steps").mkdir(parents=True)
+        (past / name / "ex05_gated_steps" / "gated.py").write_text(filled(C_LSTM, C_GRU))
+    result = api.similarity(course=course, exercises=api.select(course, ["ex05"]), submissions=klass, out=tmp_path / "o",
+                            past=[past], threshold=THRESHOLD)
+    pairs = {(p.student_a, p.student_b): p.similarity for p in result.pairs}
+    assert pairs[("dan", "2024/old1")] == pairs[("dan", "2024/old2")] == 1.0
+    assert not any(a.startswith("2024/") for a, _ in pairs)
+
+
+def test_student_text_is_escaped_in_the_html(tmp_path):
+    """Does a student id and code made of HTML stay text in similarity.html, the shared regions marked?"""
+    course = api.course(root=ROOT)
+    hostile = filled(B_LSTM, B_GRU) + '\n# </pre><script>alert(1)</script>\n'
+    for name in ("<b>x", "<i onmouseover=alert(1)>y"):
+        (tmp_path / "class" / name / "ex05_gated_steps").mkdir(parents=True)
+        (tmp_path / "class" / name / "ex05_gated_steps" / "gated.py").write_text(hostile)
+    api.similarity(course=course, exercises=api.select(course, ["ex05"]), submissions=tmp_path / "class", out=tmp_path / "o")
+    text = (tmp_path / "o" / "similarity.html").read_text()
+    assert "<script>" not in text and "<b>x" not in text and "&lt;b&gt;x" in text and "<i onm" not in text and "<mark>" in text
+    assert "&lt;/pre&gt;&lt;script&gt;" in text
+
+
+@browser.needed
+def test_a_browser_opens_the_similarity_report_cleanly(compared):
+    """In headless chromium, does similarity.html load with no console message and no network request?"""
+    _, out = compared
+    seen = browser.visit(out / "similarity.html", height=1200)
+    assert seen.console == [] and seen.requests == [], (seen.console, seen.requests)
+    assert "ada" in seen.dom and "<mark>" in seen.dom
+
+
+def test_grade_similarity_prints_the_top_pairs(klass, tmp_path, monkeypatch):
+    """Does `grade similarity` print the most similar pair first and say where the outputs are, exit 0?"""
+    monkeypatch.chdir(ROOT)
+    done = CliRunner().invoke(main, ["similarity", str(klass), "--out", str(tmp_path / "o"), "--exercises", "ex05"])
+    assert done.exit_code == 0, done.output
+    first = done.output.splitlines()[0]
+    assert "ex05" in first and "ada" in first and "bob" in first
+    assert f"outputs in {tmp_path / 'o'}" in done.output
+
+
+def test_grade_similarity_refuses_clearly(klass, tmp_path, monkeypatch):
+    """Are an unknown exercise, a missing folder and a missing copydetect each a clear usage error, no traceback?"""
+    monkeypatch.chdir(ROOT)
+    run = lambda *args: CliRunner().invoke(main, ["similarity", *args, "--out", str(tmp_path / "o")])  # noqa: E731
+    unknown = run(str(klass), "--exercises", "ex99")
+    assert unknown.exit_code == 2 and "unknown exercise ex99" in unknown.output
+    missing = run(str(tmp_path / "nowhere"))
+    assert missing.exit_code == 2 and "not a folder of submissions" in missing.output
+    monkeypatch.setitem(sys.modules, "copydetect", None)
+    without = run(str(klass))
+    assert without.exit_code == 2 and "pip install" in without.output and "Traceback" not in without.output
+
+
+def test_the_similarity_outputs_speak_the_course_language(compared):
+    """For a zh course, are the printed lines and similarity.html's fixed words Chinese?"""
+    from grader import similarity
+
+    result, _ = compared
+    printed = "\n".join(similarity.printed(result, language="zh"))
+    page = similarity.to_html(result, language="zh")
+    assert "相同" in printed and "shared lines" not in printed and "identical wrong answers" not in printed
+    assert '<html lang="zh-Hans">' in page and "相似度报告" in page and "Similarity report" not in page
+
+
+def test_an_output_folder_that_cannot_be_written_is_a_clear_error(klass, tmp_path, monkeypatch):
+    """Is --out naming a file a usage error that says so, not a traceback?"""
+    monkeypatch.chdir(ROOT)
+    (tmp_path / "taken").write_text("a file")
+    done = CliRunner().invoke(main, ["similarity", str(klass), "--out", str(tmp_path / "taken"), "--exercises", "ex05"])
+    assert done.exit_code == 2 and "cannot write there" in done.output and "Traceback" not in done.output
