@@ -10,6 +10,9 @@ from functools import cached_property
 from pathlib import Path
 
 from grader.errors import CourseError
+from grader.term.policy import TABLES as TERM_TABLES
+from grader.term.policy import Policy
+from grader.term.policy import load as load_policy
 
 COURSE_FILE = "course.toml"
 DEVICES = ("cpu", "cuda", "auto")
@@ -80,6 +83,7 @@ class Course:
     exercises: tuple[Exercise, ...]
     root: Path
     public_only: bool = False  # run the public checks alone (`grade status`), even where hidden checks exist
+    policy: Policy | None = None  # [deadlines] and [late] (grader.term.policy); None: no late policy
 
     @property
     def ids(self) -> list[str]:
@@ -141,7 +145,7 @@ def load_course(root: Path) -> Course:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise CourseError(f"{path}: not valid TOML: {e}") from None
 
-    _no_unknown(data, set(_SCHEMA) | {"exercises"}, str(path))
+    _no_unknown(data, set(_SCHEMA) | {"exercises", *TERM_TABLES}, str(path))
     tables = {}
     for table, keys in _SCHEMA.items():
         section = data.get(table)
@@ -170,7 +174,7 @@ def load_course(root: Path) -> Course:
                 raise CourseError(f"exercises: duplicate {attr} {getattr(e, attr)!r}")
             seen.add(getattr(e, attr))
 
-    return Course(**course, **limits, exercises=exercises, root=root)
+    return Course(**course, **limits, exercises=exercises, root=root, policy=load_policy(data, str(path)))
 
 
 def _exercise(entry: object, n: int, root: Path) -> Exercise:

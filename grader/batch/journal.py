@@ -8,6 +8,7 @@ created 0600: no student process can open it, let alone lock it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import time
@@ -54,6 +55,29 @@ class Journal:
     def students(self) -> list[str]:
         """Every student the journal holds a row of, sorted."""
         return [s for (s,) in self._run("SELECT student FROM results ORDER BY student").fetchall()]
+
+    def row_of(self, student: str) -> StudentRow | None:
+        """This student's row, or None (no row, or one of another layout)."""
+        found = self._run("SELECT row FROM results WHERE student = ?", (student,)).fetchone()
+        try:
+            return None if found is None else StudentRow.from_json(found[0])
+        except (ValueError, KeyError, TypeError):
+            return None
+
+    def execute(self, sql: str, parameters: tuple = ()) -> sqlite3.Cursor:
+        """One statement on the journal, for the tables the term keeps beside the results (grader.term, audit)."""
+        return self._run(sql, parameters)
+
+    @contextlib.contextmanager
+    def transaction(self):
+        """The statements inside, all or none (a grade and its audit rows, say); sqlite3.Error if the lock stays taken."""
+        self._run("BEGIN IMMEDIATE")
+        try:
+            yield self
+        except BaseException:
+            self._db.rollback()
+            raise
+        self._run("COMMIT")
 
     def close(self) -> None:
         self._db.close()
