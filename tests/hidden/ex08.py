@@ -5,11 +5,15 @@ and a "trainer" whose outputs are documented functions of what it was given (tra
 updates × batch size × unit, one prediction unit per sequence predicted, peak memory = 16 bytes per
 parameter, predicted class k from the settings), so every number a correct protocol reports is known here exactly. One
 real tiny run (the given tiny_bench) shows that the protocol also works when something trains.
-The four checks of the default comparison (settings, parameter counts, prediction timing, row
-metrics) judge one run of it (`once`), as a student who runs the comparison once would see it.
+The checks of the default comparison (training protocol, settings, parameter counts, prediction
+timing, row metrics) judge one run of it (`once`), as a student who runs the comparison once would see it.
+The bench records what each `train` call got – the sequences and the model's initial weights – in the
+student process: student-controlled data, so every verdict compares it with what is computed here (the
+splits by content; the weights of a model built here right after torch.manual_seed(seed)).
 """
 
 import functools
+import itertools
 
 import torch
 
@@ -84,21 +88,45 @@ def pair(value, fn: str, shape: tuple) -> tuple:
 
 
 def compare(protocol, reference, device, widths=None, bench=None) -> list[dict]:
-    if widths is None and bench is None:  # the one comparison four checks judge: run once per submission
-        return once(protocol, "comparison", lambda: _compare(protocol, reference, device, {c: D_H for c in GATES}, fake_bench()))
+    if widths is None and bench is None:  # the one comparison five checks judge: run once per submission
+        return once(protocol, "comparison", lambda: _run(protocol, reference, device, {c: D_H for c in GATES}, fake_bench()))[0]
     return _compare(protocol, reference, device, widths or {c: D_H for c in GATES}, bench or fake_bench())
 
 
+def training_calls(protocol, reference, device) -> list[dict]:
+    """What the bench recorded of each bench.train call in the default comparison, checked to be plain data."""
+    _, records = once(protocol, "comparison", lambda: _run(protocol, reference, device, {c: D_H for c in GATES}, fake_bench()))
+    record = records[0] if records else None
+    calls = record.get("calls") if isinstance(record, dict) else None
+    malformed = Fail("the bench's record of its train calls came back malformed (was the bench altered?)",
+                     "bench 对 train 调用的记录格式错误（bench 被改动了吗？）")
+    if not isinstance(calls, list):
+        raise malformed
+    for call in calls:
+        if not (isinstance(call, dict) and call.get("cell") in GATES and type(call.get("d_h")) is int
+                and type(call.get("seed")) is int and isinstance(call.get("initial"), dict)
+                and all(isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in call["initial"].items())
+                and (call.get("data") is None or (isinstance(call["data"], list) and len(call["data"]) == 2
+                                                  and all(isinstance(t, torch.Tensor) for t in call["data"])))):
+            raise malformed
+    return calls
+
+
 def _compare(protocol, reference, device, widths: dict, bench) -> list[dict]:
+    return _run(protocol, reference, device, widths, bench)[0]
+
+
+def _run(protocol, reference, device, widths: dict, bench) -> tuple[list[dict], list]:
+    """The rows of run_comparison, and the records of the injected bench (its train calls)."""
     try:
-        value = protocol.run_comparison(bench, splits(reference, device), widths, SETTINGS)
+        value, records = protocol.run_comparison.recorded(bench, splits(reference, device), widths, SETTINGS)
     except StudentError as e:
         if "simulated failure" in e.en:
             raise e.with_hint(Text(" Hint: a run that raises must be caught and reported as a row with status \"failed\";"
                                    " the comparison goes on.",
                                    "。提示：抛出异常的运行应被捕获，并作为状态为 \"failed\" 的一行报告；比较继续进行。")) from None
         raise
-    return rows_of(value, "run_comparison")
+    return rows_of(value, "run_comparison"), records
 
 
 def complete(rows: list[dict], widths: dict | None = None) -> list[dict]:
@@ -128,7 +156,7 @@ def close(value, expected: float) -> bool:
 
 # -- the data ----------------------------------------------------------------------------------------
 
-@check(points=1.5)
+@check(points=1)
 def test_delayed_copy(protocol, reference):
     """make_delayed_copy: int64 (n, T), tokens 1..vocab−1, targets shifted by delay, reproducible by seed"""
     n, t, delay, vocab = 200, 10, 3, 5
@@ -176,7 +204,7 @@ def test_delayed_copy(protocol, reference):
     partial([tokens, shift, seeded])
 
 
-@check(points=1.5)
+@check(points=1)
 def test_splits(protocol):
     """make_splits: exact sizes, no sequence repeated or shared between splits, reproducible, ValueError when impossible"""
     sizes, t, delay, vocab = {"train": 40, "val": 20, "test": 20}, 7, 2, 3  # 80 of only 2**7 = 128 sequences
@@ -245,6 +273,108 @@ def test_splits(protocol):
 
 
 # -- the protocol, with the simulated bench --------------------------------------------------------
+
+TRAINED_ON_TEST = ("trained on test sequences: bench.train gets the train split only; the test split is for the final "
+                   "measurement", "用测试序列训练：bench.train 只能拿到训练集；测试集只用于最后的测量")
+TRAINED_ON_VAL = ("trained on validation sequences: bench.train gets the train split only; validation is for choosing",
+                  "用验证序列训练：bench.train 只能拿到训练集；验证集用于选择")
+NOT_SEEDED = ("initial weights not built under torch.manual_seed(seed): each (cell, seed) run calls torch.manual_seed(seed) "
+              "right before building its model, so every model starts from its own seed's weights",
+              "初始权重不是在 torch.manual_seed(seed) 之下建立的：每个 (cell, seed) 运行都应在建模型之前调用 "
+              "torch.manual_seed(seed)，使每个模型都从它自己种子的权重开始")
+CELLS = {"rnn": torch.nn.RNN, "gru": torch.nn.GRU, "lstm": torch.nn.LSTM}
+
+
+@functools.cache
+def seeded_weights(cell: str, d_h: int, seed: int) -> tuple[dict, ...]:
+    """The initial weights of ex08's model built here right after torch.manual_seed(seed), for each order in which
+    its three parts can be made (the statement fixes the parts, not the order of an __init__)."""
+    makers = {"embedding": lambda: torch.nn.Embedding(VOCAB, D_E),
+              "rnn": lambda: CELLS[cell](D_E, d_h, batch_first=True), "head": lambda: torch.nn.Linear(d_h, VOCAB)}
+    builds = []
+    with torch.random.fork_rng(devices=[]):  # the grading process's own random state is left as it was
+        for order in itertools.permutations(makers):
+            torch.manual_seed(seed)
+            parts = {name: makers[name]() for name in order}
+            builds.append({f"{name}.{k}": v.detach().clone() for name, m in parts.items() for k, v in m.state_dict().items()})
+    return tuple(builds)
+
+
+def seeded(call: dict) -> bool:
+    """Whether a recorded train call's model started from the weights built here under its seed."""
+    got = call["initial"]
+    return any(set(got) == set(build) and all(got[k].shape == v.shape and got[k].dtype == v.dtype
+                                              and torch.equal(got[k].cpu(), v) for k, v in build.items())
+               for build in seeded_weights(call["cell"], call["d_h"], call["seed"]))
+
+
+def pairs(data) -> set | None:
+    """The (input, target) sequence pairs of `data`, as tuples; None when it is not (inputs, targets) of shape (n, T)."""
+    if data is None:
+        return None
+    x, y = data
+    if x.ndim != 2 or x.shape[1] != T or y.shape != x.shape or x.is_floating_point() or y.is_floating_point():
+        return None
+    return {(tuple(a), tuple(b)) for a, b in zip(x.tolist(), y.tolist())}
+
+
+@check(points=1)
+def test_training_protocol(protocol, reference, device):
+    """Each run trains once, on the train split only, a model built right after torch.manual_seed(seed)"""
+    calls = training_calls(protocol, reference, device)
+    made = {name: {(tuple(a), tuple(b)) for a, b in zip(x.tolist(), y.tolist())}
+            for name, (x, y) in _splits(reference, device).items()}
+    inputs = {name: {a for a, _ in got} for name, got in made.items()}
+    runs = [(cell, seed) for cell in GATES for seed in SETTINGS["seeds"]]
+    by_run = {run: [c for c in calls if (c["cell"], c["seed"]) == run] for run in runs}
+    missing = [run for run, mine in by_run.items() if not mine]
+
+    def data():
+        problems: dict = {}  # (en, zh) of what is wrong -> the runs it is wrong for
+        if missing:
+            problems[("bench.train was never called for it (with that run's seed): every (cell, seed) trains",
+                      "它从未（以该运行的种子）调用 bench.train：每个 (cell, seed) 都要训练")] = missing
+        for run, mine in by_run.items():
+            if len(mine) > 1:
+                problems.setdefault(("bench.train was called more than once: one training run per (cell, seed)",
+                                     "bench.train 被调用了不止一次：每个 (cell, seed) 只训练一次"), []).append(run)
+            for call in mine:
+                why = wrong_data(call["data"])
+                if why:
+                    problems.setdefault(why, []).append(run)
+        if problems:
+            runs_en = {why: ", ".join(dict.fromkeys(map(str, where))) for why, where in problems.items()}
+            raise Fail("; ".join(f"the run(s) {runs_en[why]}: {why[0]}" for why in problems),
+                       "；".join(f"运行 {runs_en[why]}：{why[1]}" for why in problems),
+                       diagnosis=[why for why in problems if why in (TRAINED_ON_TEST, TRAINED_ON_VAL)])
+
+    def wrong_data(data) -> tuple[str, str] | None:
+        got = pairs(data)
+        if got is None:
+            return ("bench.train got no (inputs, targets) pair of int64 tensors (n, T)",
+                    "交给 bench.train 的不是 (inputs, targets)（形状 (n, T) 的 int64 张量）")
+        seen = {a for a, _ in got}
+        if seen & inputs["test"]:
+            return TRAINED_ON_TEST
+        if seen & inputs["val"]:
+            return TRAINED_ON_VAL
+        if seen != inputs["train"]:
+            return ("it did not train on the whole train split, splits[\"train\"]", "没有在整个训练集 splits[\"train\"] 上训练")
+        if got != made["train"]:
+            return ("bench.train got the train inputs with targets that are not theirs",
+                    "交给 bench.train 的训练输入配上了不属于它们的 targets")
+        return None
+
+    def seeding():
+        if missing:
+            raise Fail("the seeded build counts once every run trains with bench.train",
+                       "每次运行都用 bench.train 训练后，按种子建模型才计分")
+        wrong = ", ".join(str(run) for run, mine in by_run.items() if not seeded(mine[0]))
+        if wrong:
+            raise Fail(f"the run(s) {wrong}: {NOT_SEEDED[0]}", f"运行 {wrong}：{NOT_SEEDED[1]}", diagnosis=NOT_SEEDED)
+
+    partial([data, seeding])
+
 
 @check(points=1)
 def test_shared_settings(protocol, reference, device):
@@ -326,19 +456,33 @@ def test_all_runs_reported(protocol, reference, device):
         raise Fail("; ".join(p[0] for p in problems), "；".join(p[1] for p in problems))
 
 
+TRAINING_DATA = ("test accuracy measured on training data: test_acc is accuracy on the test split, which training never saw",
+                 "测试准确率是在训练数据上测的：test_acc 是在测试集上的准确率，训练从未见过测试集")
+VALIDATION_DATA = ("test accuracy measured on validation data: test_acc is accuracy on the test split",
+                   "测试准确率是在验证数据上测的：test_acc 是在测试集上的准确率")
+
+
 @check(points=1)
 def test_row_metrics(protocol, reference, device):
     """Test accuracy (positions t ≥ delay), training time, peak memory and recurrent-cell calls are right"""
-    test_y = reference.make_splits(SIZES, T, DELAY, VOCAB, seed=5)["test"][1]
-    problems = []
+    data = {name: (x.cpu(), y.cpu()) for name, (x, y) in _splits(reference, device).items()}
+    test_y = data["test"][1]
+    problems, named = [], []
     for r in complete(compare(protocol, reference, device)):
         k = fake_class(r["cell"], D_H, r["seed"])
         if not close(r["test_acc"], (test_y[:, DELAY:] == k).double().mean().item()):
             blanks = close(r["test_acc"], (test_y == k).double().mean().item())
-            problems.append(("test_acc: counted the blank positions t < delay; score only positions t ≥ delay" if blanks
-                             else "test_acc is not the share of positions t ≥ delay predicted right on the test split",
-                             "test_acc：把 t < delay 的空白位置也算进去了；只统计 t ≥ delay 的位置" if blanks
-                             else "test_acc 不是测试集上 t ≥ delay 位置的预测正确率"))
+            other = [name for name, y in ((TRAINING_DATA, data["train"][1]), (VALIDATION_DATA, data["val"][1]))
+                     if close(r["test_acc"], (y[:, DELAY:] == k).double().mean().item())]
+            if blanks:
+                problems.append(("test_acc: counted the blank positions t < delay; score only positions t ≥ delay",
+                                 "test_acc：把 t < delay 的空白位置也算进去了；只统计 t ≥ delay 的位置"))
+            elif len(other) == 1:
+                problems.append(other[0])
+                named.append(other[0])
+            else:
+                problems.append(("test_acc is not the share of positions t ≥ delay predicted right on the test split",
+                                 "test_acc 不是测试集上 t ≥ delay 位置的预测正确率"))
         if not close(r["train_time"], SETTINGS["updates"] * SETTINGS["batch_size"] * TRAIN_UNIT):
             problems.append(("train_time must time bench.train alone, with bench.clock()", "train_time 应只对 bench.train 计时，并使用 bench.clock()"))
         if not close(r["peak_memory"], 16 * total_params(r["cell"], D_H)):
@@ -349,7 +493,7 @@ def test_row_metrics(protocol, reference, device):
     if problems:
         unique = list(dict.fromkeys(problems))
         raise Fail("; ".join(p[0] for p in unique), "；".join(p[1] for p in unique),
-                   share=max(0.0, 1 - 0.25 * len(unique)))
+                   share=max(0.0, 1 - 0.25 * len(unique)), diagnosis=list(dict.fromkeys(named)))
 
 
 @check(points=0.5)
