@@ -410,18 +410,20 @@ def standing_alone(gated, reference, student_source, device, fn: str) -> None:
     tree = parse_source(student_source, "gated.py")
     used = policy.library_cells(tree)
     if used:
-        names = ", ".join(sorted(used))
+        en, zh = policy.where(used)
         raise Fail(
-            f"gated.py uses library recurrent cells ({names}); this exercise asks you to write the gates yourself",
-            f"gated.py 使用了库中的循环单元（{names}）；本题要求自己实现各个门",
+            f"gated.py uses library recurrent cells or torch's private names ({en}); this exercise asks you to write "
+            "the gates yourself",
+            f"gated.py 使用了库中的循环单元或 torch 的私有名称（{zh}）；本题要求自己实现各个门",
             outcome=Outcome.REFUSED,
         )
-    outside = sorted((policy.imported_modules(tree) - ALLOWED_IMPORTS) | policy.indirect_access(tree))
+    outside = {m: line for m, line in policy.imported_modules(tree).items() if m not in ALLOWED_IMPORTS}
+    outside |= policy.indirect_access(tree)
     if outside:
-        names = ", ".join(outside)
+        en, zh = policy.where(outside)
         raise Fail(
-            f"gated.py reaches beyond torch, math and typing ({names}); the step functions must stand alone",
-            f"gated.py 使用了 torch、math、typing 以外的模块或间接导入（{names}）；单步函数必须独立实现",
+            f"gated.py reaches beyond torch, math and typing ({en}); the step functions must stand alone",
+            f"gated.py 使用了 torch、math、typing 以外的模块或间接导入（{zh}）；单步函数必须独立实现",
             outcome=Outcome.REFUSED,
         )
 
