@@ -138,3 +138,11 @@ def test_a_mistake_is_named_only_where_it_alone_explains_the_choice(grade):
     said = " ".join(v.feedback.en for v in result.checks if not v.passed)
     assert "the best seed instead of the mean" in said, said
     assert "left out of the mean" not in said and "tie went to the larger lr" not in said and "selected on test" not in said, said
+
+
+def test_a_select_lr_mistake_is_not_charged_again_in_summarize(grade):
+    """Does a summarize that reports what its own (mistaken: test-selecting) select_lr chose keep the summary point,
+    the mistake costing the selection check only?"""
+    result = grade("ex10", submission(next(m for m in ex10.CODE_MUTANTS if m.name == "selecting on test accuracy")))
+    lost = {v.name: v.points - v.earned for v in result.checks if v.earned < v.points}
+    assert len(lost) == 1 and next(iter(lost)).startswith("select_lr picks"), lost
