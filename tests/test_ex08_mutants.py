@@ -166,7 +166,8 @@ FORGED_RECORDS = {
     "a record of made-up calls": (
         '    rows = []\n',
         '    rows = []\n    bench.record = lambda: {"calls": [{"cell": c, "d_h": d, "seed": s, "data": [train_x, train_y], '
-        '"initial": {}} for c, d in widths.items() for s in settings["seeds"]]}\n',
+        '"batch_size": settings["batch_size"], "updates": settings["updates"], "lr": settings["lr"], "initial": {}} '
+        'for c, d in widths.items() for s in settings["seeds"]]}\n',
         "initial weights not built under torch.manual_seed(seed)"),
     "a record emptied after training on test": (
         "bench.train(model, (train_x, train_y),", "bench.calls.clear() or bench.train(model, (test_x, test_y),",

@@ -367,18 +367,20 @@ def test_summary(sweep, reference):
         if k not in want:
             raise Fail(f"summarize reports an unknown (model, length) {k}", f"summarize 报告了未知的 (model, length) {k}")
         entries[k] = s
+    if set(entries) != set(want):
+        raise Fail("summarize must report each (model, length) once", "summarize 应对每个 (model, length) 恰好报告一次")
     chosen = {k: s.get("lr") for k, s in entries.items()}
     own = own_choice(sweep, rows)
     for k, w in want.items():
-        s = entries.get(k, {})
-        if s.get("lr") != w["lr"] and s.get("lr") != own.get(k):
+        s = entries[k]
+        if s.get("lr") != w["lr"] and (s.get("lr") != own.get(k) or s.get("lr") not in LRS):
             why = mistaken(chosen, k, rows)
             if why is not None:
                 raise Fail(f"summarize for {k}: {why[0]}", f"summarize 对 {k}：{why[1]}", diagnosis=why)
             raise Fail(f"summarize for {k}: report the lr select_lr chose (the best mean validation accuracy over seeds)",
                        f"summarize 对 {k}：应报告 select_lr 选出的学习率（各种子平均验证准确率最高者）")
-    for k, w in want.items():
-        test_acc = entries.get(k, {}).get("test_acc")
+    for k in want:
+        test_acc = entries[k].get("test_acc")
         mean, best = _seed_means(rows, k, chosen[k], "test_acc")
         if not isinstance(test_acc, (int, float)) or not math.isclose(test_acc, mean, abs_tol=1e-9):
             explanations = [why for why, value in (
@@ -394,7 +396,7 @@ def test_summary(sweep, reference):
                        "(diverged and failed runs count 0)",
                        f"summarize 对 {k}：应报告所选学习率下各种子的平均测试准确率（发散与失败记 0）")
     for k, w in want.items():
-        if any(entries.get(k, {}).get(c) != w[c] for c in ("runs", "diverged", "failed")):
+        if any(entries[k].get(c) != w[c] for c in ("runs", "diverged", "failed")):
             raise Fail(f"summarize for {k}: runs, diverged and failed count every run of that (model, length), all lrs",
                        f"summarize 对 {k}：runs、diverged、failed 应统计该 (model, length) 所有学习率下的全部运行")
 

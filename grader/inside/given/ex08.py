@@ -35,7 +35,8 @@ class FakeBench:
       bias to one at class k = 1 + (seed + 3·d_h + 5·batch_size + 7·updates + 11·gates) mod (vocab − 1),
       gates = 1/3/4 for rnn/gru/lstm, so the model then predicts k at every position.
     - `record()`: what every `train` call got, in call order – the cell, hidden size and seed, the
-      (inputs, targets) given as `data`, and the model's weights as they were when it was called. The
+      batch size, update count and lr, the (inputs, targets) given as `data`, and the model's weights
+      as they were when it was called. The
       grader compares them with the train split (by content) and with a model it builds itself right
       after `torch.manual_seed(seed)`.
     """
@@ -54,6 +55,7 @@ class FakeBench:
         cell = _cell_kind(model)
         self.calls.append({
             "cell": cell, "d_h": model.rnn.hidden_size, "seed": int(seed), "data": _copied(data),
+            "batch_size": int(batch_size), "updates": int(updates), "lr": float(lr),
             "initial": {name: value.detach().cpu().clone() for name, value in model.state_dict().items()},
         })
         if (cell, int(seed)) in self.fail:
