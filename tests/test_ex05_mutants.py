@@ -69,3 +69,22 @@ def test_reference_scores_full_marks(grade):
     result = grade("ex05", {"gated.py": REFERENCE})
     assert result.max_score == 14
     assert result.score == result.max_score, [v.feedback for v in result.checks if not v.passed]
+
+
+def test_one_wrong_line_in_gru_step_costs_gru_step_only(grade):
+    """Does a gru_step that raises (a wrong line) cost gru_step's checks only, lstm_step keeping every point of its own?"""
+    result = grade("ex05", {"gated.py": mutate(REFERENCE, "(r * h) @ U_h.T", "(r * h) @ W_h.T")})
+    lost = {v.name: v.points - v.earned for v in result.checks if v.earned < v.points}
+    assert lost and all(name.startswith("gru_step") for name in lost), lost
+    assert sum(v.earned for v in result.checks if v.name.startswith("lstm_step")) == 7, lost
+
+
+def test_a_hanging_lstm_step_costs_lstm_step_only(grade):
+    """Does an lstm_step that hangs on float32 inputs (its float64 values right) cost lstm_step's later checks only,
+    gru_step keeping every share?"""
+    source = mutate(REFERENCE, "    _check_states(x, h)\n    if c.shape", "    while x.dtype == torch.float32:\n        pass\n"
+                                                                       "    _check_states(x, h)\n    if c.shape")
+    result = grade("ex05", {"gated.py": source})
+    lost = {v.name: v.points - v.earned for v in result.checks if v.earned < v.points}
+    assert all(name.startswith("lstm_step") for name in lost), lost
+    assert result.score == result.max_score - 3, lost  # float32, gradients, extremes, ValueErrors, standing alone

@@ -58,6 +58,16 @@ VARIANTS = {
     "prediction in eval mode": ("            with torch.no_grad():\n                model(test_x[:PREDICT_SEQUENCES])",
                                 "            model.eval()\n            with torch.no_grad():\n"
                                 "                model(test_x[:PREDICT_SEQUENCES])"),
+    "the train split copied": ("bench.train(model, (train_x, train_y),", "bench.train(model, (train_x.clone(), train_y.clone()),"),
+    "the train split concatenated from halves": (
+        "bench.train(model, (train_x, train_y),",
+        "bench.train(model, (torch.cat([train_x[:24], train_x[24:]]), torch.cat([train_y[:24], train_y[24:]])),"),
+    "the train split passed as given": ("bench.train(model, (train_x, train_y),", 'bench.train(model, splits["train"],'),
+    "a model that makes its head first": (
+        "        self.embedding = nn.Embedding(vocab, d_e)\n        self.rnn = CELLS[cell](d_e, d_h, batch_first=True)\n"
+        "        self.head = nn.Linear(d_h, vocab)\n",
+        "        self.head = nn.Linear(d_h, vocab)\n        self.embedding = nn.Embedding(vocab, d_e)\n"
+        "        self.rnn = CELLS[cell](d_e, d_h, batch_first=True)\n"),
     "a failed row without params and cell_calls": (
         LOOP_FAILURE, '            except Exception:\n                row["params"] = row["cell_calls"] = None\n'
                       "                continue\n"),
@@ -66,7 +76,8 @@ VARIANTS = {
 
 @pytest.mark.parametrize("name", VARIANTS)
 def test_allowed_variant_earns_full_marks(grade, name):
-    """Does a protocol the statement allows (eval mode for prediction; a failed row's params and cell_calls
+    """Does a protocol the statement allows (eval mode for prediction; the train split copied, rebuilt from halves or
+    passed as given; a model whose __init__ makes its parts in another order; a failed row's params and cell_calls
     left out, which the grader does not check) earn every point?"""
     old, new = VARIANTS[name]
     result = grade("ex08", {"protocol.py": mutate(REFERENCE, old, new), "answers.toml": ANSWERS})
@@ -140,8 +151,35 @@ def test_degenerate_submission_earns_nothing(grade, name):
 
 
 def test_no_rows_earn_only_the_data_points(grade):
-    """Does the reference's data with a run_comparison that reports no rows keep the data points only (3 of 10)?"""
+    """Does the reference's data with a run_comparison that reports no rows keep the data points only (2 of 10)?"""
     source = REFERENCE.split("class CopyModel")[0] + NO_ROWS
     got = earned(grade("ex08", {"protocol.py": source, "answers.toml": STUB_SHEET}))
-    assert sorted(got.values()) == [1.5, 1.5], got  # make_delayed_copy and make_splits, the reference's own code
+    assert sorted(got.values()) == [1, 1], got  # make_delayed_copy and make_splits, the reference's own code
     assert all(name.startswith(("make_delayed_copy", "make_splits")) for name in got), got
+
+
+# The bench's record is made in the student process: whatever it says is checked against the grader's own splits and
+# seeded rebuild. name: (the change to the reference's run_comparison, words the feedback must contain)
+FORGED_RECORDS = {
+    "a record replaced by junk": ('    rows = []\n', '    rows = []\n    bench.record = lambda: {"calls": "all fine"}\n',
+                                  "record of its train calls came back malformed"),
+    "a record of made-up calls": (
+        '    rows = []\n',
+        '    rows = []\n    bench.record = lambda: {"calls": [{"cell": c, "d_h": d, "seed": s, "data": [train_x, train_y], '
+        '"batch_size": settings["batch_size"], "updates": settings["updates"], "lr": settings["lr"], "initial": {}} '
+        'for c, d in widths.items() for s in settings["seeds"]]}\n',
+        "initial weights not built under torch.manual_seed(seed)"),
+    "a record emptied after training on test": (
+        "bench.train(model, (train_x, train_y),", "bench.calls.clear() or bench.train(model, (test_x, test_y),",
+        "trained on test sequences"),
+}
+
+
+@pytest.mark.parametrize("name", FORGED_RECORDS)
+def test_forged_bench_record_earns_nothing_for_the_protocol(grade, name):
+    """Does a run_comparison that rewrites the bench's record of its train calls lose the training-protocol check's
+    points it forged (the record is checked against the grader's own splits and seeded rebuild), with no internal error?"""
+    old, new, diagnosis = FORGED_RECORDS[name]
+    result = grade("ex08", {"protocol.py": mutate(REFERENCE, old, new), "answers.toml": ANSWERS})
+    protocol = next(v for v in result.checks if v.name.startswith("Each run trains once"))
+    assert protocol.earned < protocol.points and diagnosis in protocol.feedback.en, protocol.feedback.en

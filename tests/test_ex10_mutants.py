@@ -103,3 +103,46 @@ DEGENERATE = {
 def test_degenerate_submission_earns_nothing(grade, name):
     """Does a sweep.py that computes nothing (no rows, its input, constant rows or lrs) earn nothing?"""
     assert earned(grade("ex10", {"sweep.py": DEGENERATE[name], "answers.toml": STUB_SHEET})) == {}
+
+
+# select_lr and summarize that read every key the statement promises a row, and hold it to its status: the rows the
+# grader hands them (the reference run_sweep's, and its control pairs) must be such rows, so this earns every point.
+READS_EVERY_KEY = '''
+
+def _promised(row):
+    """Every key the statement promises, consistent with the row's status (a KeyError or AssertionError otherwise)."""
+    values = [row[k] for k in ("model", "length", "lr", "seed", "status", *MEASURED)]
+    if row["status"] == "failed":
+        assert all(row[k] is None for k in MEASURED), row
+    else:
+        assert math.isfinite(row["final_loss"]) == (row["status"] == "ok"), row
+    return values
+'''
+
+
+def test_rows_the_grader_makes_keep_the_statements_promise(grade):
+    """Does a select_lr and summarize that read every promised key of each row (final_loss included) and hold it to
+    the row's status earn every point, so no row the grader made lacks a key or contradicts its status?"""
+    source = mutate(REFERENCE, "def select_lr(rows: list[dict]) -> dict:\n",
+                    "def select_lr(rows: list[dict]) -> dict:\n    [_promised(row) for row in rows]\n")
+    source = mutate(source, "    chosen = select_lr(rows)\n", "    [_promised(row) for row in rows]\n    chosen = select_lr(rows)\n")
+    result = grade("ex10", {"sweep.py": source + READS_EVERY_KEY, "answers.toml": ANSWERS})
+    assert result.score == result.max_score, [v.feedback for v in result.checks if not v.passed]
+
+
+def test_a_mistake_is_named_only_where_it_alone_explains_the_choice(grade):
+    """Is a select_lr that takes the best seed (which at ('lstm', 4) and ('gru', 16) picks what leaving the failed run
+    out, or breaking ties upwards, would pick) named as the best seed and never as those?"""
+    source = mutate(REFERENCE, "{lr: sum(v) / len(v) for lr, v in by_lr.items()}", "{lr: max(v) for lr, v in by_lr.items()}")
+    result = grade("ex10", {"sweep.py": source, "answers.toml": ANSWERS})
+    said = " ".join(v.feedback.en for v in result.checks if not v.passed)
+    assert "the best seed instead of the mean" in said, said
+    assert "left out of the mean" not in said and "tie went to the larger lr" not in said and "selected on test" not in said, said
+
+
+def test_a_select_lr_mistake_is_not_charged_again_in_summarize(grade):
+    """Does a summarize that reports what its own (mistaken: test-selecting) select_lr chose keep the summary point,
+    the mistake costing the selection check only?"""
+    result = grade("ex10", submission(next(m for m in ex10.CODE_MUTANTS if m.name == "selecting on test accuracy")))
+    lost = {v.name: v.points - v.earned for v in result.checks if v.earned < v.points}
+    assert len(lost) == 1 and next(iter(lost)).startswith("select_lr picks"), lost

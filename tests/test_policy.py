@@ -20,7 +20,8 @@ FLAGGED = {
     "getattr with a literal": "import torch\nf = getattr(torch.nn, 'GRUCell')",
     "getattr with a built name": "import torch\nf = getattr(torch.nn, 'GRU' + 'Cell')",
     "getattr on a torch alias": "from torch import nn as q\nf = getattr(q, ''.join(['L', 'STMCell']))",
-    "name as a string": "name = 'lstm_cell'",
+    "getattr aliased": "import torch\ng = getattr\nf = g(torch.nn, 'GRUCell')",
+    "a private name of torch looked up by getattr": "import torch\nd = getattr(torch, '_decomp')",
     "getattr with a built name on any alias": "import torch\nt = torch\nf = getattr(t, 'GR' + 'UCell')",
     "getattr with its arguments unpacked": "import torch\nf = getattr(*(torch.nn, 'GRUCell'))",
     "__getattribute__ with a built name": "import torch\nC = torch.nn.__getattribute__('GR' + 'UCell')",
@@ -32,6 +33,9 @@ HARMLESS = {
     "an annotation": "from torch import nn\ndef f(cell: nn.LSTMCell) -> nn.GRUCell:\n    return cell",
     "getattr on the student's own object": "class P:\n    w = 1\nv = getattr(P, 'w' + '')",
     "a docstring that names the cell": '"""Reproduces nn.LSTMCell exactly."""',
+    "an error message that names the cell": "def f(kind):\n    if kind != 'GRU':\n        raise ValueError('GRU')",
+    "a cell's name as a string": "name = 'lstm_cell'",
+    "sys for its plain values and streams": "import sys\nprint(sys.maxsize, sys.float_info.epsilon, file=sys.stderr)",
 }
 INDIRECT = {
     "sys.modules": "import sys\nm = sys.modules",
@@ -50,6 +54,12 @@ INDIRECT = {
     "a function's defaults": "import torch\npickle = torch.save.__defaults__[0]",
     "a module's namespace": "import torch\nm = torch.serialization.__dict__['o' + 's']",
     "sys through torch": "import torch as T\nm = getattr(T, 'sys')",
+    "sys.modules through torch": "import torch\nm = torch.sys.modules",
+    "sys passed as a value": "import sys\ndef f(m):\n    return m.modules\ng = f(sys)",
+    "from sys import modules": "from sys import modules as m",
+    "getattr passed to reduce": "import functools, torch\nc = functools.reduce(getattr, ['nn', 'GRUCell'], torch)",
+    "a traceback's frames": "try:\n    1 / 0\nexcept Exception as e:\n    g = e.__traceback__.tb_frame.f_back.f_globals",
+    "a name resolved by pkgutil": "import pkgutil\nf = pkgutil.resolve_name('torch._decomp.decompositions:gru_impl')",
 }
 # Modules reached through an imported module's attributes, not by an import of their own: each counts as imported.
 REACHED = {
@@ -73,8 +83,9 @@ TORCHS_OWN = {
 
 @pytest.mark.parametrize("case", FLAGGED)
 def test_forbidden_cells_are_flagged_however_reached(case):
-    """Is a library recurrent cell reached this way flagged?"""
-    assert policy.library_cells(ast.parse(FLAGGED[case]))
+    """Is a library recurrent cell reached this way refused (as a cell, or as a lookup whose name is hidden)?"""
+    tree = ast.parse(FLAGGED[case])
+    assert policy.library_cells(tree) | policy.indirect_access(tree)
 
 
 @pytest.mark.parametrize("case", HARMLESS)
@@ -100,7 +111,7 @@ def test_modules_reached_through_attributes_count_as_imported(case):
 @pytest.mark.parametrize("case", TORCHS_OWN)
 def test_torchs_own_modules_are_not_another_module(case):
     """Is torch's own torch.random (named like the standard library's) and what torch defines left as torch?"""
-    assert policy.imported_modules(ast.parse(TORCHS_OWN[case])) == {"torch"}
+    assert set(policy.imported_modules(ast.parse(TORCHS_OWN[case]))) == {"torch"}
 
 
 def test_gated_py_reaching_pickle_through_torch_loses_the_point(grade):
@@ -109,7 +120,9 @@ def test_gated_py_reaching_pickle_through_torch_loses_the_point(grade):
     result = grade("ex05", {"gated.py": source})
     alone = [v for v in result.checks if "computes the gates itself" in v.name]
     assert result.score == result.max_score - 1, [(v.name, v.earned) for v in result.checks]
-    assert alone and alone[0].earned == 0 and "os, pickle" in alone[0].feedback.en
+    line = source.count("\n")  # the added line, where both are reached
+    assert alone and alone[0].earned == 0, alone
+    assert all(f"line {line}: {name}" in alone[0].feedback.en for name in ("os", "pickle")), alone[0].feedback.en
 
 
 def test_a_local_named_gru_keeps_every_point(grade):
@@ -162,3 +175,50 @@ def torch_gru_step(x, h, params):
     written = [v for v in result.checks if "writes the GRU equations out" in v.name]
     assert result.score == result.max_score - 1, [(v.name, v.earned) for v in result.checks]  # the values are torch's
     assert written and written[0].earned == 0 and "torch._decomp" in written[0].feedback.en
+
+
+def test_what_the_statements_allow_keeps_every_point(grade):
+    """Does a correct gated.py and parity.py whose error messages name the cells ("GRU"), and a parity.py that imports sys
+    for sys.stderr, keep every point (the statements refuse neither)?"""
+    gated = mutate(REFERENCE, "def _check_weight(", "def _name(kind):\n    if kind not in ('LSTM', 'GRU'):\n"
+                   "        raise ValueError('GRU')\n    return kind\n\n\ndef _check_weight(")
+    result = grade("ex05", {"gated.py": gated})
+    assert result.score == result.max_score, [v.feedback.en for v in result.checks if not v.passed]
+    parity = (ROOT / "solutions" / "ex06_framework_parity" / "parity.py").read_text()
+    parity = mutate(parity, "import torch\n", "import sys\n\nimport torch\n") + (
+        "\n\ndef _warn(cell):\n    if type(cell).__name__ != 'GRUCell':\n"
+        "        print('expected a GRU', type(cell).__name__, file=sys.stderr)\n")
+    result = grade("ex06", {"parity.py": parity})
+    assert result.score == result.max_score, [v.feedback.en for v in result.checks if not v.passed]
+
+
+def test_refusals_name_the_line_and_the_name(grade):
+    """Does the feedback of a refused gated.py name each line and the name refused there?"""
+    source = REFERENCE + "\n\n_cell = torch.nn.GRUCell\n_modules = __import__('sys').modules\n"
+    result = grade("ex05", {"gated.py": source})
+    refused = [v for v in result.checks if "computes the gates itself" in v.name and not v.passed]
+    line = source.count("\n") - 1  # the cell's line, the one before the last
+    assert refused and all(f"line {line}: torch.nn.GRUCell" in v.feedback.en for v in refused), refused
+    assert all(f"第 {line} 行：torch.nn.GRUCell" in v.feedback.zh for v in refused)
+
+
+STATEMENTS = {id_: (ROOT / "exercises" / folder / "README.md").read_text()
+              for id_, folder in (("ex05", "ex05_gated_steps"), ("ex06", "ex06_framework_parity"))}
+# Spellings the statements list once, under the name a reader knows (builtins, ctypes, pickle, sys._getframe, grader).
+SPELLED_ONCE = {"__builtins__", "_ctypes", "_pickle", "_getframe", "grader"}
+
+
+@pytest.mark.parametrize("exercise", STATEMENTS)
+def test_the_statement_lists_what_the_policy_refuses(exercise):
+    """Does the statement name, in both languages, every library cell, every way of reaching code and the plain values of
+    sys that the policy knows, and say that a string naming a cell is fine?"""
+    readme = STATEMENTS[exercise]
+    english, chinese = readme.split("## 中文")
+    internal = {"RNNBase", "RNNCellBase", "_thnn_fused_lstm_cell", "_thnn_fused_gru_cell"}  # "their bases", private names
+    public = {n for n in policy.LIBRARY_NAMES - internal if not n.startswith("_VariableFunctions")}
+    listed = (public | policy.INDIRECT | {"sys.modules", "sys.maxsize", "sys.float_info", "sys.stderr"}) - SPELLED_ONCE
+    for text in (english, chinese):
+        missing = sorted(n for n in listed if f"`{n}`" not in text and f".{n}`" not in text and f"/{n}`" not in text
+                         and f"`{n}(" not in text and f"`nn.{n}`" not in text and f"`torch.{n}`" not in text)
+        assert not missing, missing
+        assert '"GRU"' in text and "`sys._getframe`" in text

@@ -35,10 +35,12 @@ ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = (ROOT / "solutions" / "ex05_gated_steps" / "gated.py").read_text(encoding="utf-8")
 COURSE = dataclasses.replace(load_course(ROOT), time_limit=1.0)
 EXERCISE = COURSE.exercise("ex05")
-# Checks that call only gru_step: a submission whose lstm_step misbehaves still earns these.
-GRU_ONLY = ("gru_step returns", "gru_step: gates", "gru_step reproduces")
+# Checks that call only gru_step: a submission whose lstm_step misbehaves still earns these, but for the one that also
+# reads the whole file (what lstm_step's code reaches is refused for the file).
+GRU_ONLY = ("gru_step",)
+FILE_WIDE = "gru_step computes the gates itself"
 # Scores partly on which bad inputs raise ValueError, so an lstm_step that always raises may earn some.
-SHAPES = "Bad shapes raise ValueError"
+SHAPES = "lstm_step: bad shapes raise ValueError"
 PROTECTIONS = {p["name"]: p["active"] for p in probe(ROOT)}
 ISOLATED = PROTECTIONS["private file-system view"]
 needs_isolation = pytest.mark.skipif(not ISOLATED, reason="full isolation needs root on Linux (see `grade doctor`)")
@@ -79,7 +81,7 @@ def assert_lstm_checks_zero(verdicts: dict) -> None:
     """Every check calling lstm_step earns nothing; gru_step's own checks still pass (only its own checks lose)."""
     for name, v in verdicts.items():
         if name.startswith(GRU_ONLY):
-            assert v.passed, f"{name}: {v.feedback.en}"
+            assert v.passed or name.startswith(FILE_WIDE), f"{name}: {v.feedback.en}"
         elif not name.startswith(SHAPES):
             assert v.earned == 0, f"{name} earned {v.earned}"
 

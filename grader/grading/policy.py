@@ -1,14 +1,27 @@
 """The course's one static policy for "compute the gates yourself" (ex05, ex06): what a submission may not reach.
 
-Read from the source, never run. It flags what the statements forbid – nn.LSTMCell, nn.GRUCell,
-nn.RNNCell, nn.LSTM/GRU/RNN, torch.lstm_cell/gru_cell, torch._VF, torch._C._VariableFunctions,
-torch.ops.aten's recurrent ops – however reached: attribute chains, `from torch.nn import LSTMCell
-as C`, `getattr` with a literal or a built name on a torch module, the names as strings – and every
-indirect way of reaching loaded modules (`sys.modules`, `importlib`, `__import__`, `eval`, `exec`,
-`globals()`, `vars()`, `__builtins__`, `gc`, frames), and the modules an imported module's attributes
-lead to (`torch.os`, `torch.serialization.pickle`, `from torch import sys`) as if imported. A local variable
-or helper named `gru` or `lstm` is not flagged. The student process enforces the same by behaviour: there
-the cells raise.
+Read from the source, never run. The statements of ex05 and ex06 list exactly what it refuses:
+- library recurrent cells and layers – nn.RNNCell/LSTMCell/GRUCell, nn.RNN/LSTM/GRU (and their bases),
+  torch.lstm_cell/gru_cell/rnn_tanh_cell/rnn_relu_cell (and the fused ones), torch.lstm/gru/rnn_tanh/rnn_relu,
+  torch._VF, torch._C._VariableFunctions, torch.ops.aten's recurrent ops – as attributes, imports
+  (`from torch.nn import LSTMCell as C`) or names looked up with getattr/hasattr (literal or built);
+- any private name of torch (`torch._decomp`, `torch._refs`, `torch._C`, ...): torch's own pure-Python
+  RNN/GRU/LSTM live there;
+- looking attributes up by a name only known when the code runs (`getattr(m, name)`), or getattr & co.
+  passed around as values (`g = getattr`);
+- reaching loaded modules or objects the source does not name: `__import__`, importlib, `sys.modules` and
+  every use of `sys` but a few plain values (`sys.maxsize`, `sys.float_info`, `sys.stdout`, ...),
+  builtins/`__builtins__`, `globals()`/`vars()`/`locals()`, eval/exec/compile, gc, inspect, ctypes, frames
+  and tracebacks (`sys._getframe`, `tb_frame`, `f_globals`, ...), the dunder attributes that expose internals
+  (`__dict__`, `__globals__`, `__subclasses__`, `__class__`, `__getattribute__`, ...), operator's
+  attrgetter/methodcaller, the modules that load objects by name (pkgutil, pydoc, runpy, pickle, marshal,
+  copyreg), and the grader's own modules;
+- modules an imported module's attributes lead to (`torch.os`, `torch.serialization.pickle`,
+  `from torch import sys`) count as imported (ex05 allows only torch, math and typing).
+Nothing else is refused: a string that names a cell (an error message saying "GRU"), a local variable or
+helper named `gru` or `lstm`, an annotation `cell: nn.LSTMCell`, `import sys` in ex06 for `sys.stderr`.
+Every finder returns {what it found, as written: the first line it is on}, so feedback names both. The
+student process enforces the same by behaviour: there the cells raise.
 """
 
 from __future__ import annotations
@@ -27,49 +40,68 @@ LIBRARY_NAMES = frozenset({
 SEQUENCE_OPS = frozenset({"lstm", "gru", "rnn_tanh", "rnn_relu"})
 OPERATOR_NAMESPACES = frozenset({"torch", "_VF", "aten", "_C", "_VariableFunctions", "ops"})
 # Ways of reaching modules and objects the source does not name (the grader's own runtime among them).
-INDIRECT = frozenset({"__import__", "importlib", "sys", "__builtins__", "builtins", "globals", "vars", "locals",
+INDIRECT = frozenset({"__import__", "importlib", "__builtins__", "builtins", "globals", "vars", "locals",
                       "eval", "exec", "compile", "gc", "inspect", "_getframe", "__subclasses__", "__globals__",
                       "__dict__", "__defaults__", "__kwdefaults__", "__closure__", "grader", "__getattribute__",
                       "__getattr__", "__class__", "__mro__", "__bases__", "__base__", "attrgetter", "methodcaller",
-                      "ctypes", "_ctypes"})
+                      "ctypes", "_ctypes", "f_globals", "f_locals", "f_builtins", "f_back", "tb_frame", "gi_frame",
+                      "cr_frame", "ag_frame", "__traceback__", "pkgutil", "pydoc", "runpy", "pickle", "_pickle",
+                      "marshal", "copyreg", "zipimport"})
+# What of `sys` a submission may use: plain values and streams, nothing that reaches modules, frames or hooks.
+SAFE_SYS = frozenset({"maxsize", "float_info", "int_info", "float_repr_style", "byteorder", "version", "version_info",
+                      "hexversion", "platform", "stdout", "stderr", "getsizeof", "getrecursionlimit", "exit"})
 # The built-in functions that look an attribute up by a name given as a value.
 _BY_NAME = frozenset({"getattr", "hasattr", "setattr", "delattr"})
 
 
-def library_cells(tree: ast.AST) -> set[str]:
-    """What in `tree` reaches a library recurrent cell, as it is written there (type annotations aside).
+def library_cells(tree: ast.AST) -> dict[str, int]:
+    """What in `tree` reaches a library recurrent cell or a private name of torch, as written there, and its line
+    (type annotations aside).
 
     torch's private modules (`torch._decomp`, `torch._refs`, `torch._C`, ...) hold its own pure-Python
     RNN/GRU/LSTM implementations, below any dispatcher block: every private name of torch counts.
     """
     torch_names = _torch_aliases(tree)
     annotations = _annotation_nodes(tree)
-    found = set()
+    found: dict[str, int] = {}
     for node in ast.walk(tree):
         if id(node) in annotations:
             continue
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
-            found |= {m for m in modules if m.split(".")[0] == "torch" and _private(m.split(".")[1:])}
+            _add(found, node, *(m for m in modules if m.split(".")[0] == "torch" and _private(m.split(".")[1:])))
         if isinstance(node, ast.Attribute):
             if node.attr.startswith("_") and not node.attr.startswith("__") and _root(node) in torch_names:
-                found.add(_dotted(node))
+                _add(found, node, _dotted(node))
             elif node.attr in LIBRARY_NAMES:
-                found.add(_dotted(node))
+                _add(found, node, _dotted(node))
             elif node.attr in SEQUENCE_OPS and _last(node.value) in OPERATOR_NAMESPACES | torch_names:
-                found.add(_dotted(node))
+                _add(found, node, _dotted(node))
         elif isinstance(node, ast.alias) and (node.name.split(".")[-1] in LIBRARY_NAMES
                                               or any(p in LIBRARY_NAMES for p in node.name.split("."))):
-            found.add(node.name)
-        elif _text(node) in LIBRARY_NAMES and not isinstance(node, ast.Name):  # "GRUCell", "GRU" + "Cell", f"..."
-            found.add(repr(_text(node)))
+            _add(found, node, node.name)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _BY_NAME:
             name = node.args[1] if len(node.args) >= 2 and not any(isinstance(a, ast.Starred) for a in node.args) else None
-            if name is None or _text(name) is None:  # a name only known when it runs: what it reaches is hidden
-                found.add(f"{node.func.id}(..., <computed name>)")
-            elif _text(name) in LIBRARY_NAMES or _text(name) in SEQUENCE_OPS:
-                found.add(f"{node.func.id}(..., {_text(name)!r})")
+            text = None if name is None else _text(name)
+            if text is None:  # a name only known when it runs: what it reaches is hidden
+                _add(found, node, f"{node.func.id}(..., <computed name>)")
+            elif (text in LIBRARY_NAMES or text in SEQUENCE_OPS
+                  or (text.startswith("_") and not text.startswith("__") and _root(node.args[0]) in torch_names)):
+                _add(found, node, f"{node.func.id}(..., {text!r})")
     return found
+
+
+def _add(found: dict[str, int], node: ast.AST, *names: str) -> None:
+    """Record `names` as found on `node`'s line (the first line each is found on is kept)."""
+    for name in names:
+        found.setdefault(name, getattr(node, "lineno", 0))
+
+
+def where(found: dict[str, int]) -> tuple[str, str]:
+    """What a finder found, line by line, in English and Chinese: "line 3: torch.nn.LSTMCell; line 7: sys.modules"."""
+    ordered = sorted(found.items(), key=lambda item: (item[1], item[0]))
+    return ("; ".join(f"line {line}: {name}" for name, line in ordered),
+            "；".join(f"第 {line} 行：{name}" for name, line in ordered))
 
 
 def _text(node: ast.AST) -> str | None:
@@ -86,42 +118,96 @@ def _text(node: ast.AST) -> str | None:
     return None
 
 
-def indirect_access(tree: ast.AST) -> set[str]:
-    """Names in `tree` that reach modules or objects indirectly (sys.modules, importlib, eval, frames, ...)."""
-    found = set()
+def indirect_access(tree: ast.AST) -> dict[str, int]:
+    """Names in `tree` that reach modules or objects indirectly (sys.modules, importlib, eval, frames, ...), and their line."""
+    found: dict[str, int] = {}
+    parents = {id(child): parent for parent in ast.walk(tree) for child in ast.iter_child_nodes(parent)}
+    bound = _module_bindings(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and node.id in INDIRECT:
-            found.add(node.id)
+            _add(found, node, node.id)
         elif isinstance(node, ast.Attribute) and node.attr in INDIRECT:
-            found.add(node.attr)
-        elif not isinstance(node, ast.Name) and _text(node) in INDIRECT:  # getattr(x, "sys"), "__getattri" + "bute__"
-            found.add(_text(node))
+            _add(found, node, node.attr)
+        elif isinstance(node, ast.Name) and node.id in _BY_NAME and not _called(node, parents):
+            _add(found, node, f"{node.id} used as a value")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _BY_NAME:
+            text = _text(node.args[1]) if len(node.args) >= 2 else None
+            if text in INDIRECT or text == "sys":  # getattr(x, "__dict__"), getattr(t := torch, "sy" + "s")
+                _add(found, node, text)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
-            found |= {m for m in modules if m.split(".")[0] in INDIRECT}
-    return found | (reached_modules(tree) & INDIRECT)
+            _add(found, node, *(m for m in modules if m.split(".")[0] in INDIRECT))
+            if isinstance(node, ast.ImportFrom) and node.module == "sys" and not node.level:
+                _add(found, node, *(f"sys.{a.name}" for a in node.names if a.name not in SAFE_SYS))
+        if _is_sys(node, bound):
+            parent = parents.get(id(node))
+            if isinstance(parent, ast.Attribute) and parent.value is node:
+                if parent.attr not in SAFE_SYS:
+                    _add(found, parent, f"sys.{parent.attr}")
+            elif not isinstance(parent, (ast.Import, ast.ImportFrom, ast.alias)):
+                _add(found, node, "sys used as a value")
+    reached = reached_modules(tree)
+    _add_from(found, reached, INDIRECT)
+    return found
 
 
-def imported_modules(tree: ast.AST) -> set[str]:
-    """The top-level modules `tree` imports (relative imports as "."), and those it reaches through their attributes."""
-    found = set()
+def _add_from(found: dict[str, int], other: dict[str, int], names: frozenset[str]) -> None:
+    for name, line in other.items():
+        if name in names:
+            found.setdefault(name, line)
+
+
+def _called(node: ast.Name, parents: dict) -> bool:
+    parent = parents.get(id(node))
+    return isinstance(parent, ast.Call) and parent.func is node
+
+
+def _is_sys(node: ast.AST, bound: dict[str, list[str]]) -> bool:
+    """Whether `node` stands for the sys module: a name bound to it by an import, or an attribute chain to it (torch.sys)."""
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+        chain = bound.get(node.id)
+    elif isinstance(node, (ast.Attribute, ast.Call)):
+        chain = _chain(node, bound)
+    else:
+        return False
+    return bool(chain) and _value_of(chain) is sys
+
+
+def _value_of(chain: list[str]):
+    """The object a dotted path of loaded modules leads to (looked up, never run), or None."""
+    import torch  # noqa: F401  (every student process has it loaded: its attributes are what a submission reaches)
+
+    value = sys.modules.get(chain[0])
+    for name in chain[1:]:
+        if not isinstance(value, types.ModuleType):
+            return None
+        value = vars(value).get(name, sys.modules.get(f"{value.__name__}.{name}"))
+    return value
+
+
+def imported_modules(tree: ast.AST) -> dict[str, int]:
+    """The top-level modules `tree` imports (relative imports as "."), and those it reaches through their attributes,
+    with the line of each."""
+    found: dict[str, int] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            found |= {a.name.split(".")[0] for a in node.names}
+            _add(found, node, *(a.name.split(".")[0] for a in node.names))
         elif isinstance(node, ast.ImportFrom):
-            found.add("." if node.level else (node.module or ".").split(".")[0])
-    return found | reached_modules(tree)
+            _add(found, node, "." if node.level else (node.module or ".").split(".")[0])
+    for name, line in reached_modules(tree).items():
+        found.setdefault(name, line)
+    return found
 
 
-def reached_modules(tree: ast.AST) -> set[str]:
-    """Top-level modules other than its own that an imported module's attributes lead to (`torch.os` is os).
+def reached_modules(tree: ast.AST) -> dict[str, int]:
+    """Top-level modules other than its own that an imported module's attributes lead to (`torch.os` is os), and a line.
 
     `torch.serialization.pickle`, `from torch import os as o`, `getattr(torch, "sys")`: each name is looked up,
     never run, in the modules the grading process has loaded (the student's torch is the same); past a name
     not found there, any name of a standard-library module counts.
     """
     bound = _module_bindings(tree)
-    found = set()
+    found: dict[str, int] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and not node.level and node.module:
             chains = [[*node.module.split("."), a.name] for a in node.names]
@@ -129,7 +215,7 @@ def reached_modules(tree: ast.AST) -> set[str]:
             chains = [_chain(node, bound)] if isinstance(node, (ast.Attribute, ast.Call)) else []
         for chain in chains:
             if chain and len(chain) > 1:
-                found |= _modules_along(chain)
+                _add(found, node, *sorted(_modules_along(chain)))
     return found
 
 

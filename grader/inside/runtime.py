@@ -62,9 +62,10 @@ def _call(message: dict, modules: dict, workspace: Path, device) -> dict:
     if not callable(fn):
         return _error("missing", f"'{function}' in {module_name}.py is not a function")
 
+    built: list = []  # the given course code this call's injects became: what each records comes back
     try:
-        args = _to_device(message["args"], device)
-        kwargs = _to_device(message["kwargs"], device)
+        args = _to_device(message["args"], device, built)
+        kwargs = _to_device(message["kwargs"], device, built)
     except ValueError as e:  # the grader checked its injects before sending: whatever this says is the submission's
         return _error("arguments", f"the grader sent arguments that could not be built: {e}")
     cotangent = message.get("cotangent")
@@ -73,9 +74,10 @@ def _call(message: dict, modules: dict, workspace: Path, device) -> dict:
     try:
         value = fn(*args, **kwargs)
         grads = None if cotangent is None else _gradients(value, _to_device(cotangent, device), args, kwargs)
+        records = [obj.record() if callable(getattr(obj, "record", None)) else None for obj in built]
     except BaseException as e:  # the submission may raise anything, SystemExit included
         return {"ok": False, "error": _exception_info(e, workspace)}
-    return {"ok": True, "value": value, "grads": grads}
+    return {"ok": True, "value": value, "grads": grads, "records": records}
 
 
 class _SubmissionError(Exception):
@@ -135,15 +137,19 @@ def _text(e: BaseException) -> str:
         return "<message could not be read>"
 
 
-def _to_device(obj, device):
-    """Tensors moved to `device`, and each `Inject` replaced by the public course code it stands for."""
+def _to_device(obj, device, built: list | None = None):
+    """Tensors moved to `device`, and each `Inject` replaced by the public course code it stands for (appended to
+    `built`: an object with a `record()` method reports what the submission did with it, e.g. ex08's bench)."""
     import torch
 
     def leaf(v):
         if isinstance(v, torch.Tensor):
             return v.to(device)
         if isinstance(v, wire.Inject):
-            return given.build(wire.Inject(v.name, _to_device(v.args, device)), device)
+            obj = given.build(wire.Inject(v.name, _to_device(v.args, device)), device)
+            if built is not None:
+                built.append(obj)
+            return obj
         return v
 
     return wire.map_leaves(obj, leaf)

@@ -60,6 +60,19 @@ class StudentFunction:
         named = {f"arg{i}": g for i, g in enumerate(grads["args"])} | grads["kwargs"]
         return reply["value"], named
 
+    def recorded(self, *args, **kwargs):
+        """Call, and return (value, records): what each injected object with a `record()` method recorded of the
+        call (ex08's bench: every training call), in the order of the injects; None for one that records nothing.
+
+        The records come from the student process: plain data to verify, never to believe.
+        """
+        reply = self._run(list(args), kwargs, None)
+        records = reply.get("records")
+        if not isinstance(records, list):
+            raise StudentError(f"{self._module}.{self._function}: malformed reply (no records of the injected course code)",
+                               f"{self._module}.{self._function}：应答格式错误（缺少所注入课程代码的记录）", outcome=Outcome.CRASHED)
+        return reply["value"], records
+
     def _run(self, args: list, kwargs: dict, cotangent) -> dict:
         self._process.check_injects([v for v in leaves([args, kwargs]) if isinstance(v, Inject)])
         self._process.check_compiles(self._module)

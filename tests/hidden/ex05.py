@@ -5,6 +5,8 @@ distinct rows and random non-zero states. A wrong result is compared with the kn
 course spec so that the feedback names the mistake without printing expected values.
 """
 
+import functools
+import itertools
 import math
 
 import torch
@@ -19,7 +21,6 @@ from grader.checks import (
     expect_tensor,
     expect_value_errors,
     parse_source,
-    partial,
     policy,
     reference_module,
     student_module,
@@ -90,10 +91,12 @@ def _lstm(x, h, c, W_i, W_f, W_o, W_c, b_i, b_f, b_o, b_c, *, order="xh", cand=t
     return {"i": i, "f": f, "o": o, "candidate": candidate, "c": c_new, "h": h_new}
 
 
-def _gru(x, h, W_z, U_z, W_r, U_r, W_h, U_h, b_z, b_r, b_h, *, swapped=False, reset_after=False, cand=torch.tanh):
-    z = torch.sigmoid(x @ W_z.T + h @ U_z.T + b_z)
-    r = torch.sigmoid(x @ W_r.T + h @ U_r.T + b_r)
-    recurrent = r * (h @ U_h.T) if reset_after else (r * h) @ U_h.T
+def _gru(x, h, W_z, U_z, W_r, U_r, W_h, U_h, b_z, b_r, b_h, *, swapped=False, reset_after=False, cand=torch.tanh,
+         untransposed=()):
+    U_z, U_r, U_h = (U if name in untransposed else U.T for name, U in (("U_z", U_z), ("U_r", U_r), ("U_h", U_h)))
+    z = torch.sigmoid(x @ W_z.T + h @ U_z + b_z)
+    r = torch.sigmoid(x @ W_r.T + h @ U_r + b_r)
+    recurrent = r * (h @ U_h) if reset_after else (r * h) @ U_h
     candidate = cand(x @ W_h.T + recurrent + b_h)
     h_new = (1 - z) * h + z * candidate if swapped else z * h + (1 - z) * candidate
     return {"z": z, "r": r, "candidate": candidate, "h": h_new}
@@ -116,7 +119,15 @@ GRU_MISTAKES = {
      "重置门放在了矩阵乘法之后：候选状态使用 (r ⊙ h) U_hᵀ，而不是 r ⊙ (h U_hᵀ)"): dict(reset_after=True),
     ("sigmoid on the candidate: the candidate hidden state uses tanh, not sigmoid",
      "候选隐状态用了 sigmoid：应使用 tanh"): dict(cand=torch.sigmoid),
+} | {  # U_* is square (d_h, d_h): used untransposed it gives no shape error, only wrong values
+    (f"W instead of Wᵀ: {', '.join(names)} used untransposed; rows are samples, so h multiplies each Uᵀ "
+     "(h @ U.T), and a square U gives no shape error",
+     f"用了 W 而不是 Wᵀ：{', '.join(names)} 没有转置；每行是一个样本，h 应乘以 Uᵀ（h @ U.T），方阵 U 不会报形状错误"):
+    dict(untransposed=names)
+    for n in (1, 2, 3) for names in itertools.combinations(("U_z", "U_r", "U_h"), n)
 }
+W_TRANSPOSE = ("W instead of Wᵀ: rows are samples and W_* is (d_h, ·), so multiply by W.T",
+               "用了 W 而不是 Wᵀ：每行是一个样本，W_* 的形状为 (d_h, ·)，应乘以 W.T")
 BATCH_MIXING = (
     "batch mixing. Each row alone is right, but in a batch the rows affect each other "
     "(a sum/mean over the batch axis, or broadcasting across rows)",
@@ -150,8 +161,8 @@ def values_check(student_fn, reference_fn, inputs, keys, recompute, mistakes, fn
         value = student_fn(**inputs)
     except StudentError as e:
         if "cannot be multiplied" in e.en:
-            raise e.with_hint(Text(" Hint: rows are samples and W_* is (d_h, ·), so multiply by W.T.",
-                                   " 提示：每行是一个样本，W_* 的形状为 (d_h, ·)，应乘以 W.T。")) from None
+            raise e.with_hint(Text(f" Likely mistake: {W_TRANSPOSE[0]}.", f" 可能的错误：{W_TRANSPOSE[1]}。"),
+                              diagnosis=W_TRANSPOSE) from None
         raise
     out = result_dict(value, keys, shape=(B, D_H), dtype=torch.float64, fn=fn)
     wrong = wrong_keys(out, reference_fn(**inputs), keys)
@@ -220,6 +231,9 @@ def test_gru_given_gates(gated, device):
         )
 
 
+STEPS = {"lstm_step": (lstm_inputs, LSTM_KEYS, _lstm), "gru_step": (gru_inputs, GRU_KEYS, _gru)}
+
+
 def right_keys(student_fn, reference_fn, inputs, keys, fn) -> list[str]:
     """The outputs the student's function gets right on these float64 inputs: the work that exists."""
     out = result_dict(student_fn(**inputs), keys, shape=(B, D_H), dtype=torch.float64, fn=fn)
@@ -227,91 +241,131 @@ def right_keys(student_fn, reference_fn, inputs, keys, fn) -> list[str]:
     return [k for k in keys if k not in wrong]
 
 
-@check(points=1)
-def test_float32_preserved(gated, reference, device):
-    """float32 inputs give float32 outputs with the reference's values (partial: per output)"""
-    problems, right, total = [], 0, 0
-    for fn, make, keys in (("lstm_step", lstm_inputs, LSTM_KEYS), ("gru_step", gru_inputs, GRU_KEYS)):
-        inputs32 = {k: v.float() for k, v in make(device).items()}
-        out32 = result_dict(getattr(gated, fn)(**inputs32), keys, shape=(B, D_H), dtype=torch.float32, fn=f"{fn} (float32)")
-        expected = getattr(reference, fn)(**{k: v.double() for k, v in inputs32.items()})
-        total += len(keys)
-        for k in keys:
-            try:
-                assert_close(out32[k], expected[k].float(), name=f"{fn}()[{k!r}] in float32", rtol=1e-4, atol=1e-5)
-                right += 1
-            except Fail as failure:
-                problems.append(failure.message)
+def computed(gated, reference, device, fn: str):
+    """What the student's `fn` computes on the float64 inputs of its values check: the reference step, or the step
+    of the known mistake its outputs all match (a recompute); a Fail when neither. The checks that depend on the
+    values judge this step, so that a named mistake is charged once, by the values check, and an unknown one
+    (or no work) earns the dependent checks nothing."""
+    make, keys, recompute = STEPS[fn]
+    inputs = make(device)
+    out = result_dict(getattr(gated, fn)(**inputs), keys, shape=(B, D_H), dtype=torch.float64, fn=fn)
+    if not wrong_keys(out, getattr(reference, fn)(**inputs), keys):
+        return getattr(reference, fn)
+    for options in (LSTM_MISTAKES if fn == "lstm_step" else GRU_MISTAKES).values():
+        if not wrong_keys(out, recompute(**inputs, **options), keys):
+            return functools.partial(recompute, **options)
+    raise Fail(f"{fn}: this check counts once its values are right or show a named mistake (see the check on its values)",
+               f"{fn}：数值正确或表现为已指出的错误之后，本项才计分（见数值检查）")
+
+
+def listed(problems: list[Text], limit: int) -> Text:
+    """The first `limit` problems, and how many more there are."""
+    more = len(problems) - limit
+    return Text.join("; ", problems[:limit] + ([Text(f"and {more} more", f"另有 {more} 处")] if more > 0 else []))
+
+
+def float32_check(gated, reference, device, fn: str) -> None:
+    make, keys, _ = STEPS[fn]
+    step = computed(gated, reference, device, fn)
+    inputs32 = {k: v.float() for k, v in make(device).items()}
+    out32 = result_dict(getattr(gated, fn)(**inputs32), keys, shape=(B, D_H), dtype=torch.float32, fn=f"{fn} (float32)")
+    expected = step(**{k: v.double() for k, v in inputs32.items()})
+    problems = []
+    for k in keys:
+        try:
+            assert_close(out32[k], expected[k].float(), name=f"{fn}()[{k!r}] in float32", rtol=1e-4, atol=1e-5)
+        except Fail as failure:
+            problems.append(failure.message)
     if problems:
-        raise Fail(Text.join("\n", problems[:4]), share=right / total)
+        raise Fail(Text.join("\n", problems[:4]), share=(len(keys) - len(problems)) / len(keys))
 
 
-@check(points=2)
-def test_gradients(gated, reference, device):
-    """Gradients reach every input and parameter and equal autograd through the reference (partial: per function, once its values are right)"""
-    problems, right = [], 0
-    for fn, make, keys in (("lstm_step", lstm_inputs, LSTM_KEYS), ("gru_step", gru_inputs, GRU_KEYS)):
-        inputs = make(device)
-        g = torch.Generator().manual_seed(11)
-        cotangent = {k: torch.randn(B, D_H, generator=g, dtype=torch.float64).to(device) for k in keys}
-        value, grads = getattr(gated, fn).with_grad(cotangent, **inputs)
-        out = result_dict(value, keys, shape=(B, D_H), dtype=torch.float64, fn=fn)
-        leaves = {k: v.clone().requires_grad_(True) for k, v in inputs.items()}
-        expected = getattr(reference, fn)(**leaves)
-        if wrong_keys(out, {k: v.detach() for k, v in expected.items()}, keys):
-            problems.append(Text(f"{fn}: its gradients count once its values are right (see the check on its values)",
-                                 f"{fn}：数值正确后才评它的梯度（见数值检查）"))
+@check(points=0.5)
+def test_lstm_float32(gated, reference, device):
+    """lstm_step: float32 inputs give float32 outputs with the float64 values (partial: per output)"""
+    float32_check(gated, reference, device, "lstm_step")
+
+
+@check(points=0.5)
+def test_gru_float32(gated, reference, device):
+    """gru_step: float32 inputs give float32 outputs with the float64 values (partial: per output)"""
+    float32_check(gated, reference, device, "gru_step")
+
+
+def gradients_check(gated, reference, device, fn: str) -> None:
+    make, keys, _ = STEPS[fn]
+    step = computed(gated, reference, device, fn)
+    inputs = make(device)
+    g = torch.Generator().manual_seed(11)
+    cotangent = {k: torch.randn(B, D_H, generator=g, dtype=torch.float64).to(device) for k in keys}
+    value, grads = getattr(gated, fn).with_grad(cotangent, **inputs)
+    result_dict(value, keys, shape=(B, D_H), dtype=torch.float64, fn=fn)
+    leaves = {k: v.clone().requires_grad_(True) for k, v in inputs.items()}
+    expected = step(**leaves)
+    loss = sum((expected[k] * cotangent[k]).sum() for k in keys)
+    problems = []
+    for name, ref in zip(leaves, torch.autograd.grad(loss, list(leaves.values()), allow_unused=True)):
+        got = grads.get(name)
+        if ref is None:  # the step computed (a named mistake) does not use it
             continue
-        loss = sum((expected[k] * cotangent[k]).sum() for k in keys)
-        ref_grads = dict(zip(leaves, torch.autograd.grad(loss, list(leaves.values()))))
-        before = len(problems)
-        for name, ref in ref_grads.items():
-            got = grads.get(name)
-            if got is None:
-                problems.append(f"{fn}: no gradient reaches {name} (a .detach(), .item(), torch.no_grad() or a new tensor?)")
-            elif (not isinstance(got, torch.Tensor) or got.shape != ref.shape or got.dtype != ref.dtype
-                  or not torch.isfinite(got).all()):
-                problems.append(f"{fn}: the gradient w.r.t. {name} is malformed or not finite")
-            elif not torch.allclose(got, ref, rtol=1e-7, atol=1e-9):
-                problems.append(f"{fn}: the gradient w.r.t. {name} differs from autograd through the reference")
-        right += len(problems) == before
+        if got is None:
+            problems.append(Text(f"{fn}: no gradient reaches {name} (a .detach(), .item(), torch.no_grad() or a new tensor?)",
+                                 f"{fn}：梯度没有传到 {name}（.detach()、.item()、torch.no_grad() 或新建的张量？）"))
+        elif (not isinstance(got, torch.Tensor) or got.shape != ref.shape or got.dtype != ref.dtype
+              or not torch.isfinite(got).all()):
+            problems.append(Text(f"{fn}: the gradient w.r.t. {name} is malformed or not finite",
+                                 f"{fn}：关于 {name} 的梯度格式错误或不是有限值"))
+        elif not torch.allclose(got, ref, rtol=1e-7, atol=1e-9):
+            problems.append(Text(f"{fn}: the gradient w.r.t. {name} differs from autograd through the step it computes",
+                                 f"{fn}：关于 {name} 的梯度与经过它所计算的单步的自动求导结果不一致"))
     if problems:
-        shown = [p if isinstance(p, Text) else Text(p, p) for p in problems[:4]]
-        if len(problems) > 4:
-            shown.append(Text(f"and {len(problems) - 4} more", f"另有 {len(problems) - 4} 处"))
-        raise Fail(Text.join("; ", shown), share=right / 2)
+        raise Fail(listed(problems, 4))
 
 
 @check(points=1)
-def test_extreme_preactivations(gated, reference, device):
-    """Outputs stay finite and right for pre-activations around ±1e4 (use torch.sigmoid/torch.tanh; partial: per output)"""
-    problems, right, total = [], 0, 0
-    for fn, make, keys in (("lstm_step", lstm_inputs, LSTM_KEYS), ("gru_step", gru_inputs, GRU_KEYS)):
-        student_fn, reference_fn = getattr(gated, fn), getattr(reference, fn)
-        normal = right_keys(student_fn, reference_fn, make(device), keys, fn)
-        inputs = make(device, scale=2e4)
-        out = result_dict(student_fn(**inputs), keys, shape=(B, D_H), dtype=torch.float64, fn=fn)
-        expected = reference_fn(**inputs)
-        total += len(keys)
-        for k in keys:
-            if not torch.isfinite(out[k]).all():
-                problems.append(Text(
-                    f"{fn}()[{k!r}] has NaN or infinity for large pre-activations: a hand-written sigmoid or "
-                    "tanh through exp overflows; use torch.sigmoid and torch.tanh",
-                    f"{fn}()[{k!r}] 在预激活值很大时出现 NaN 或无穷大：用 exp 手写的 sigmoid 或 tanh 会溢出；"
-                    "请使用 torch.sigmoid 和 torch.tanh",
-                ))
-            elif k not in normal:
-                problems.append(Text(f"{fn}()[{k!r}] counts here once it is right at normal scale (see the check on its values)",
-                                     f"{fn}()[{k!r}] 在正常尺度下正确后才在此计分（见数值检查）"))
-            elif not torch.allclose(out[k], expected[k], rtol=1e-6, atol=1e-6):
-                problems.append(Text(f"{fn}()[{k!r}] is finite but wrong for large pre-activations",
-                                     f"{fn}()[{k!r}] 在预激活值很大时是有限值，但数值错误"))
-            else:
-                right += 1
+def test_lstm_gradients(gated, reference, device):
+    """lstm_step: gradients reach every input and parameter and equal autograd through the step (counts once its values are right or a named mistake)"""
+    gradients_check(gated, reference, device, "lstm_step")
+
+
+@check(points=1)
+def test_gru_gradients(gated, reference, device):
+    """gru_step: gradients reach every input and parameter and equal autograd through the step (counts once its values are right or a named mistake)"""
+    gradients_check(gated, reference, device, "gru_step")
+
+
+def extreme_check(gated, reference, device, fn: str) -> None:
+    make, keys, _ = STEPS[fn]
+    step = computed(gated, reference, device, fn)
+    inputs = make(device, scale=2e4)
+    out = result_dict(getattr(gated, fn)(**inputs), keys, shape=(B, D_H), dtype=torch.float64, fn=fn)
+    expected = step(**inputs)
+    problems = []
+    for k in keys:
+        if not torch.isfinite(out[k]).all():
+            problems.append(Text(
+                f"{fn}()[{k!r}] has NaN or infinity for large pre-activations: a hand-written sigmoid or "
+                "tanh through exp overflows; use torch.sigmoid and torch.tanh",
+                f"{fn}()[{k!r}] 在预激活值很大时出现 NaN 或无穷大：用 exp 手写的 sigmoid 或 tanh 会溢出；"
+                "请使用 torch.sigmoid 和 torch.tanh",
+            ))
+        elif not torch.allclose(out[k], expected[k], rtol=1e-6, atol=1e-6):
+            problems.append(Text(f"{fn}()[{k!r}] is finite but wrong for large pre-activations",
+                                 f"{fn}()[{k!r}] 在预激活值很大时是有限值，但数值错误"))
     if problems:
-        shown = problems[:3] + ([Text(f"and {len(problems) - 3} more", f"另有 {len(problems) - 3} 处")] if len(problems) > 3 else [])
-        raise Fail(Text.join("; ", shown), share=right / total)
+        raise Fail(listed(problems, 3), share=(len(keys) - len(problems)) / len(keys))
+
+
+@check(points=0.5)
+def test_lstm_extreme_preactivations(gated, reference, device):
+    """lstm_step: outputs stay finite and right for pre-activations around ±1e4 (use torch.sigmoid/torch.tanh; partial: per output)"""
+    extreme_check(gated, reference, device, "lstm_step")
+
+
+@check(points=0.5)
+def test_gru_extreme_preactivations(gated, reference, device):
+    """gru_step: outputs stay finite and right for pre-activations around ±1e4 (use torch.sigmoid/torch.tanh; partial: per output)"""
+    extreme_check(gated, reference, device, "gru_step")
 
 
 def _bad_shapes(device):
@@ -326,49 +380,61 @@ def _bad_shapes(device):
     yield "gru_step", "U_r is (d_h, d_x) instead of (d_h, d_h)", gru | {"U_r": gru["W_r"]}
 
 
-@check(points=1)
-def test_value_errors(gated, reference, device):
-    """Bad shapes raise ValueError (not a torch RuntimeError, not a silent broadcast; partial: per function and case)"""
-    cases = list(_bad_shapes(device))
+def value_errors_check(gated, reference, device, fn: str) -> None:
+    make, keys, _ = STEPS[fn]
+    if not right_keys(getattr(gated, fn), getattr(reference, fn), make(device), keys, fn):
+        raise Fail(f"{fn}: its ValueError cases count once it computes some output right (see the check on its values)",
+                   f"{fn}：至少有一个输出正确后，它的 ValueError 情况才计分（见数值检查）")
+    expect_value_errors({f"{fn} with {case}": lambda inputs=inputs: getattr(gated, fn)(**inputs)
+                         for name, case, inputs in _bad_shapes(device) if name == fn})
 
-    def validation(fn, make, keys):
-        if not right_keys(getattr(gated, fn), getattr(reference, fn), make(device), keys, fn):
-            raise Fail(f"{fn}: its ValueError cases count once it computes some output right (see the check on its values)",
-                       f"{fn}：至少有一个输出正确后，它的 ValueError 情况才计分（见数值检查）")
-        expect_value_errors({f"{fn} with {case}": lambda inputs=inputs: getattr(gated, fn)(**inputs)
-                             for name, case, inputs in cases if name == fn})
 
-    partial([lambda: validation("lstm_step", lstm_inputs, LSTM_KEYS), lambda: validation("gru_step", gru_inputs, GRU_KEYS)])
+@check(points=0.5)
+def test_lstm_value_errors(gated, reference, device):
+    """lstm_step: bad shapes raise ValueError (not a torch RuntimeError, not a silent broadcast; partial: per case)"""
+    value_errors_check(gated, reference, device, "lstm_step")
+
+
+@check(points=0.5)
+def test_gru_value_errors(gated, reference, device):
+    """gru_step: bad shapes raise ValueError (not a torch RuntimeError, not a silent broadcast; partial: per case)"""
+    value_errors_check(gated, reference, device, "gru_step")
 
 
 # gated.py stands alone: it may import these only (see grader.grading.policy for what it may not reach).
 ALLOWED_IMPORTS = {"torch", "math", "typing", "__future__"}
 
 
-@check(points=1)
-def test_no_library_cells(gated, reference, student_source, device):
-    """gated.py computes the gates itself: no library cells, no imports beyond torch, math and typing (counts once the values are right)"""
-    for fn, make, keys in (("lstm_step", lstm_inputs, LSTM_KEYS), ("gru_step", gru_inputs, GRU_KEYS)):
-        inputs = make(device)
-        out = result_dict(getattr(gated, fn)(**inputs), keys, shape=(B, D_H), dtype=torch.float64, fn=fn)
-        if wrong_keys(out, getattr(reference, fn)(**inputs), keys):
-            raise Fail(f"{fn} does not compute the right values yet (see the check on its values): this point is for "
-                       "working code written without library cells",
-                       f"{fn} 的数值尚不正确（见数值检查）：这一分给不借助库中循环单元、且结果正确的代码")
+def standing_alone(gated, reference, student_source, device, fn: str) -> None:
+    computed(gated, reference, device, fn)  # the point is for working code written without library cells
     tree = parse_source(student_source, "gated.py")
     used = policy.library_cells(tree)
     if used:
-        names = ", ".join(sorted(used))
+        en, zh = policy.where(used)
         raise Fail(
-            f"gated.py uses library recurrent cells ({names}); this exercise asks you to write the gates yourself",
-            f"gated.py 使用了库中的循环单元（{names}）；本题要求自己实现各个门",
+            f"gated.py uses library recurrent cells or torch's private names ({en}); this exercise asks you to write "
+            "the gates yourself",
+            f"gated.py 使用了库中的循环单元或 torch 的私有名称（{zh}）；本题要求自己实现各个门",
             outcome=Outcome.REFUSED,
         )
-    outside = sorted((policy.imported_modules(tree) - ALLOWED_IMPORTS) | policy.indirect_access(tree))
+    outside = {m: line for m, line in policy.imported_modules(tree).items() if m not in ALLOWED_IMPORTS}
+    outside |= policy.indirect_access(tree)
     if outside:
-        names = ", ".join(outside)
+        en, zh = policy.where(outside)
         raise Fail(
-            f"gated.py reaches beyond torch, math and typing ({names}); the step functions must stand alone",
-            f"gated.py 使用了 torch、math、typing 以外的模块或间接导入（{names}）；单步函数必须独立实现",
+            f"gated.py reaches beyond torch, math and typing ({en}); the step functions must stand alone",
+            f"gated.py 使用了 torch、math、typing 以外的模块或间接导入（{zh}）；单步函数必须独立实现",
             outcome=Outcome.REFUSED,
         )
+
+
+@check(points=0.5)
+def test_lstm_no_library_cells(gated, reference, student_source, device):
+    """lstm_step computes the gates itself: no library cells, no imports beyond torch, math and typing (counts once its values are right or a named mistake)"""
+    standing_alone(gated, reference, student_source, device, "lstm_step")
+
+
+@check(points=0.5)
+def test_gru_no_library_cells(gated, reference, student_source, device):
+    """gru_step computes the gates itself: no library cells, no imports beyond torch, math and typing (counts once its values are right or a named mistake)"""
+    standing_alone(gated, reference, student_source, device, "gru_step")

@@ -437,7 +437,8 @@ def test_gru_written_out(parity, student_source, device):
     tree = parse_source(student_source, "parity.py")
     used = policy.library_cells(tree) | policy.indirect_access(tree)
     if used:
-        names = ", ".join(sorted(used))
-        raise Fail(f"parity.py uses library recurrent cells or reaches code indirectly ({names}); torch_gru_step must "
-                   "write nn.GRUCell's equations out",
-                   f"parity.py 使用了库中的循环单元或间接访问代码（{names}）；torch_gru_step 必须自己写出 nn.GRUCell 的公式", outcome=Outcome.REFUSED)
+        en, zh = policy.where(used)
+        raise Fail(f"parity.py uses library recurrent cells, torch's private names or reaches code indirectly ({en}); "
+                   "torch_gru_step must write nn.GRUCell's equations out",
+                   f"parity.py 使用了库中的循环单元、torch 的私有名称或间接访问代码（{zh}）；torch_gru_step 必须自己写出 "
+                   "nn.GRUCell 的公式", outcome=Outcome.REFUSED)

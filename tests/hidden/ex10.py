@@ -3,9 +3,11 @@
 run_sweep is graded with the given scripted_trainer (grader/inside/given/ex10.py), which returns the outcomes scripted
 below: validation and test accuracies that disagree, one learning rate that diverges (a NaN and an
 infinite loss) with a spuriously high accuracy, one run that raises, and an exact tie. select_lr and
-summarize get the reference run_sweep's rows, so a run_sweep mistake is not charged twice; select_lr
-also gets control rows with nothing tied, diverged or failed, so a constant choice earns nothing. select_lr
-returns a dict keyed by (model, length) tuples, as the statement asks.
+summarize get the reference run_sweep's rows, so a run_sweep mistake is not charged twice, and rows of control
+(model, length) pairs, made the same way (complete rows, as the statement defines them): two where every rule
+picks the same lr (a constant choice earns nothing), and one per known selection mistake where that mistake
+alone picks another lr. A mistake is named only when the submission's choice agrees with it there too, so that
+no other explanation fits. select_lr returns a dict keyed by (model, length) tuples, as the statement asks.
 One real tiny sweep (the given tiny_copy_trainer) shows the code also works when something trains.
 """
 
@@ -51,10 +53,27 @@ DIVERGED = {("lstm", 16, 0.1, 0), ("lstm", 16, 0.1, 1)}
 FAILED = ("lstm", 4, 0.001, 1)
 
 
-# Plain selection, nothing tied, diverged or failed: the best mean validation accuracy differs per key.
-CONTROL = [{"model": m, "length": 8, "lr": lr, "seed": seed, "status": "ok", "val_acc": acc, "test_acc": acc}
-           for m, accs in (("gru", {0.1: 0.8, 0.01: 0.6, 0.001: 0.4}), ("lstm", {0.1: 0.3, 0.01: 0.5, 0.001: 0.7}))
-           for lr, acc in accs.items() for seed in SEEDS]
+# Control (model, length) pairs, scripted as SCRIPT is; their rows are what the reference run_sweep makes of them.
+CONTROL_SCRIPT = {
+    # plain: nothing tied, diverged or failed, seeds and test agreeing with validation: every rule picks one lr
+    ("gru", 8): {0.1: [(0.8, 0.8, 0.3)] * 2, 0.01: [(0.6, 0.6, 0.4)] * 2, 0.001: [(0.4, 0.4, 0.5)] * 2},
+    ("lstm", 8): {0.1: [(0.3, 0.3, 0.6)] * 2, 0.01: [(0.5, 0.5, 0.5)] * 2, 0.001: [(0.7, 0.7, 0.4)] * 2},
+    # a failed run beside the best single run: only leaving it out of the mean picks 0.1
+    ("gru", 32): {0.1: [(0.8, 0.8, 0.3), "out of memory"], 0.01: [(0.85, 0.85, 0.3), (0.5, 0.5, 0.4)],
+                  0.001: [(0.3, 0.3, 0.6)] * 2},
+    # seeds that disagree: only the best seed instead of the mean picks 0.1
+    ("lstm", 32): {0.1: [(0.9, 0.9, 0.3), (0.3, 0.3, 0.5)], 0.01: [(0.7, 0.6, 0.3), (0.7, 0.8, 0.3)],
+                   0.001: [(0.2, 0.2, 0.7)] * 2},
+    # an exact tie: only breaking it towards the larger lr picks 0.01
+    ("gru", 64): {0.1: [(0.4, 0.4, 0.5)] * 2, 0.01: [(0.6, 0.6, 0.4)] * 2, 0.001: [(0.6, 0.6, 0.4)] * 2},
+}
+PLAIN = [("gru", 8), ("lstm", 8)]
+CONTROL_RUNS = [
+    {"model": m, "length": length, "lr": lr, "seed": seed} | ({"raise": o} if isinstance(o, str) else measured(100 + n, o))
+    for n, (m, length, lr, seed, o) in enumerate(
+        (m, length, lr, seed, o) for (m, length), by_lr in CONTROL_SCRIPT.items() for lr, outcomes in by_lr.items()
+        for seed, o in zip(SEEDS, outcomes))
+]
 
 
 def trainer():
@@ -63,6 +82,12 @@ def trainer():
 
 def expected_rows(reference) -> list[dict]:
     return reference.run_sweep(GIVEN.scripted_trainer(device="cpu", runs=RUNS), MODELS, LENGTHS, LRS, SEEDS)
+
+
+def control_rows(reference) -> list[dict]:
+    """The rows the reference run_sweep makes of the control script: rows as the statement defines them."""
+    train_fn = GIVEN.scripted_trainer(device="cpu", runs=CONTROL_RUNS)
+    return [r for m, length in CONTROL_SCRIPT for r in reference.run_sweep(train_fn, [m], [length], LRS, SEEDS)]
 
 
 # What the checks hash or compare must be plain values (a missing key reads as None and simply matches nothing).
@@ -115,6 +140,10 @@ def holding(rows: list[dict], expected: dict) -> list[tuple]:
             if k in got and all(m in g and same(g[m], r[m]) for g in got[k] for m in MEASURED)]
 
 
+ANOTHER_SEED = ("another seed's outcome: call train_fn with each run's own seed, which reaches the model's initialisation there",
+                "另一个种子的结果：调用 train_fn 时应传入每次运行自己的种子，种子在那里决定模型的初始化")
+
+
 @check(points=2)
 def test_full_grid(sweep, reference):
     """run_sweep: one row per (model, length, lr, seed), each with the values train_fn returned"""
@@ -140,9 +169,18 @@ def test_full_grid(sweep, reference):
         if not present or wrong:
             example = f"the row {wrong[0]} does not" if wrong else "no row does"
             example_zh = f"行 {wrong[0]} 的" if wrong else "没有任何一行的"
-            raise Fail(f"{example} hold {', '.join(MEASURED)} as train_fn returned them (None when it raised)",
-                       f"{example_zh} {', '.join(MEASURED)} 不是 train_fn 返回的值（抛出异常时应为 None）",
-                       share=len(held) / len(present) if present else 0.0)
+            seeds = [k for k in wrong if another_seed(k)]
+            named = ((f" The row {seeds[0]} holds another seed's outcome: {ANOTHER_SEED[0]}",
+                      f"行 {seeds[0]} 保存的是另一个种子的结果：{ANOTHER_SEED[1]}") if seeds else ("", ""))
+            raise Fail(f"{example} hold {', '.join(MEASURED)} as train_fn returned them (None when it raised).{named[0]}",
+                       f"{example_zh} {', '.join(MEASURED)} 不是 train_fn 返回的值（抛出异常时应为 None）。{named[1]}",
+                       share=len(held) / len(present) if present else 0.0, diagnosis=ANOTHER_SEED if seeds else ())
+
+    def another_seed(k) -> bool:
+        """Whether every row of run k holds what train_fn returned for the same run with another seed."""
+        others = [expected[(*k[:3], s)] for s in SEEDS if s != k[3]]
+        mine = [r for r in rows if key(r) == k]
+        return any(all(all(m in r and same(r[m], o[m]) for m in MEASURED) for r in mine) for o in others)
 
     partial([grid, values])
 
@@ -183,7 +221,7 @@ def test_statuses(sweep):
 
 # -- select_lr and summarize, on the reference's rows ------------------------------------------------
 
-def _variant(rows, *, metric="val_acc", zero_diverged=True, drop_failed=False, larger=False) -> dict:
+def _variant(rows, *, metric="val_acc", zero_diverged=True, drop_failed=False, larger=False, best_seed=False) -> dict:
     """A selection rule, right or wrong, computed here to name the student's mistake."""
     runs = {}
     for r in rows:
@@ -193,7 +231,7 @@ def _variant(rows, *, metric="val_acc", zero_diverged=True, drop_failed=False, l
         runs.setdefault((r["model"], r["length"]), {}).setdefault(r["lr"], []).append(0.0 if zero else r[metric])
     chosen = {}
     for k, by_lr in runs.items():
-        means = {lr: sum(v) / len(v) for lr, v in by_lr.items()}
+        means = {lr: max(v) if best_seed else sum(v) / len(v) for lr, v in by_lr.items()}
         best = max(means.values())
         ties = [lr for lr, m in means.items() if m == best]
         chosen[k] = max(ties) if larger else min(ties)
@@ -208,9 +246,37 @@ def _test_means(rows, k) -> list[float]:
     return [sum(v) / len(v) for v in by_lr.values()]
 
 
+TEST_SELECTION = ("selected on test accuracy; the choice must use validation accuracy only",
+                  "用测试准确率做了选择；选择只能依据验证准确率")
+BEST_SEED = ("the best seed instead of the mean over seeds; an lr is judged by its mean validation accuracy over all seeds",
+             "用了最好的种子而不是各种子的均值；学习率按它在所有种子上的平均验证准确率来评判")
+# Each known selection mistake, as a _variant rule, and the (model, length) where it alone picks another lr.
+SELECTION_MISTAKES = {
+    TEST_SELECTION: (dict(metric="test_acc"), ("gru", 4)),
+    ("a diverged run's accuracy was counted; a diverged run counts as 0 in the mean",
+     "计入了发散运行的准确率；发散的运行在均值中记为 0"): (dict(zero_diverged=False), ("lstm", 16)),
+    ("the failed run was left out of the mean; a failed run counts as 0",
+     "失败的运行没有计入均值；失败的运行应记为 0"): (dict(drop_failed=True), ("gru", 32)),
+    ("a tie went to the larger lr; ties go to the smaller lr", "平局选了较大的学习率；平局应选较小的学习率"):
+        (dict(larger=True), ("gru", 64)),
+    BEST_SEED: (dict(best_seed=True), ("lstm", 32)),
+}
+
+
+def mistaken(chosen: dict, k: tuple, rows: list[dict]):
+    """The one known selection mistake that explains the choice `chosen[k]`: its rule picks that lr there, and the
+    submission's choice agrees with it where it alone picks another lr; None when none, or more than one, does."""
+    found = []
+    for name, (options, alone) in SELECTION_MISTAKES.items():
+        picked = _variant(rows, **options)
+        if chosen.get(k) == picked[k] and chosen.get(alone) == picked[alone]:
+            found.append(name)
+    return found[0] if len(found) == 1 else None
+
+
 def student_choice(sweep, rows) -> dict:
-    """select_lr's choice for `rows` plus the control rows, after checking it is {(model, length): lr}."""
-    chosen = sweep.select_lr(rows + CONTROL)
+    """select_lr's choice for `rows`, after checking it is {(model, length): lr}."""
+    chosen = sweep.select_lr(rows)
     if not isinstance(chosen, dict):
         raise Fail(f"select_lr must return a dict keyed by (model, length) tuples; got {type(chosen).__name__}",
                    f"select_lr 应返回以 (model, length) 元组为键的 dict；实际为 {type(chosen).__name__}")
@@ -225,80 +291,112 @@ def student_choice(sweep, rows) -> dict:
     return chosen
 
 
-def choice_of(sweep, rows, k, mistakes: dict):
-    chosen = student_choice(sweep, rows)
-    right = _variant(rows + CONTROL)
-    controls = [c for c in ((r["model"], r["length"]) for r in CONTROL) if chosen.get(c) != right[c]]
-    if controls:
-        raise Fail(f"select_lr for {controls[0]}, where nothing is tied, diverged or failed, is not the lr with the "
+def plain_choice(chosen: dict, right: dict) -> None:
+    """Fail unless the choice is right on the plain control pairs, where every rule agrees: the gate against a constant."""
+    wrong = [c for c in PLAIN if chosen.get(c) != right[c]]
+    if wrong:
+        raise Fail(f"select_lr for {wrong[0]}, where nothing is tied, diverged or failed, is not the lr with the "
                    "highest mean validation accuracy: this check counts once it is",
-                   f"select_lr 对没有平局、发散或失败的 {controls[0]} 选出的不是平均验证准确率最高的学习率：选对之后本项才计分")
-    if chosen.get(k) == right[k]:
-        return
-    for why, options in mistakes.items():
-        if chosen.get(k) == _variant(rows + CONTROL, **options)[k]:
+                   f"select_lr 对没有平局、发散或失败的 {wrong[0]} 选出的不是平均验证准确率最高的学习率：选对之后本项才计分")
+
+
+def judged(sweep, reference, keys: list[tuple]) -> None:
+    """select_lr on the reference's rows and the control rows, judged at `keys` (partial: per key)."""
+    rows = expected_rows(reference) + control_rows(reference)
+    chosen = student_choice(sweep, rows)
+    right = _variant(rows)
+    plain_choice(chosen, right)
+
+    def at(k):
+        if chosen.get(k) == right[k]:
+            return
+        why = mistaken(chosen, k, rows)
+        if why is not None:
             raise Fail(f"select_lr for {k}: {why[0]}", f"select_lr 对 {k}：{why[1]}", diagnosis=why)
-    raise Fail(f"select_lr for {k}: not the lr with the highest mean validation accuracy", f"select_lr 对 {k}：不是平均验证准确率最高的学习率")
+        raise Fail(f"select_lr for {k}: not the lr with the highest mean validation accuracy over seeds",
+                   f"select_lr 对 {k}：不是各种子平均验证准确率最高的学习率")
 
-
-TEST_SELECTION = ("selected on test accuracy; the choice must use validation accuracy only",
-                  "用测试准确率做了选择；选择只能依据验证准确率")
+    partial([lambda k=k: at(k) for k in keys])
 
 
 @check(points=1.5)
 def test_selection_uses_validation(sweep, reference):
-    """select_lr picks the lr with the best mean validation accuracy, even where test accuracy disagrees"""
-    rows = expected_rows(reference)
-    choice_of(sweep, rows, ("gru", 4), {TEST_SELECTION: dict(metric="test_acc")})
+    """select_lr picks the lr with the best mean validation accuracy over seeds, even where test accuracy or one seed disagrees"""
+    judged(sweep, reference, [("gru", 4), ("lstm", 32)])
 
 
 @check(points=1)
 def test_failures_count_as_zero(sweep, reference):
     """In select_lr's means, a diverged or failed run counts as 0"""
-    rows = expected_rows(reference)
-    partial([
-        lambda: choice_of(sweep, rows, ("lstm", 16), {
-            ("a diverged run's accuracy was counted; a diverged run counts as 0 in the mean",
-             "计入了发散运行的准确率；发散的运行在均值中记为 0"): dict(zero_diverged=False)}),
-        lambda: choice_of(sweep, rows, ("lstm", 4), {
-            ("the failed run was left out of the mean; a failed run counts as 0",
-             "失败的运行没有计入均值；失败的运行应记为 0"): dict(drop_failed=True)}),
-    ])
+    judged(sweep, reference, [("lstm", 16), ("gru", 32)])
 
 
 @check(points=0.5)
 def test_ties_go_to_the_smaller_lr(sweep, reference):
     """select_lr breaks a tie in mean validation accuracy towards the smaller lr"""
-    choice_of(sweep, expected_rows(reference), ("gru", 16), {
-        ("a tie went to the larger lr; ties go to the smaller lr", "平局选了较大的学习率；平局应选较小的学习率"): dict(larger=True)})
+    judged(sweep, reference, [("gru", 64)])
+
+
+def _seed_means(rows, k, lr, metric) -> tuple[float, float]:
+    """The mean and the best over seeds of `metric` at (k, lr), diverged and failed runs counting 0."""
+    values = [r[metric] if r["status"] == "ok" else 0.0 for r in rows if (r["model"], r["length"]) == k and r["lr"] == lr]
+    return sum(values) / len(values), max(values)
+
+
+def own_choice(sweep, rows) -> dict:
+    """The submission's own select_lr choice for `rows`, or {} when it has none to give: summarize reports the lr
+    select_lr chose, so a select_lr mistake (charged by the selection checks) is not charged again here."""
+    try:
+        return student_choice(sweep, rows)
+    except Fail:  # a StudentError too: select_lr raised
+        return {}
 
 
 @check(points=1)
 def test_summary(sweep, reference):
-    """summarize reports, per (model, length), the validation-chosen lr's mean test accuracy and the failure counts"""
-    rows = expected_rows(reference)
+    """summarize reports, per (model, length), the lr chosen on validation, its mean test accuracy and the failure counts"""
+    rows = expected_rows(reference) + control_rows(reference)
     got = sweep.summarize(rows)
     want = {(s["model"], s["length"]): s for s in reference.summarize(rows)}
     if not isinstance(got, list) or not all(isinstance(s, dict) for s in got) or len(got) != len(want):
         raise Fail("summarize must return a list of dicts, one per (model, length)", "summarize 应返回 dict 列表，每个 (model, length) 一项")
-    best_test = _variant(rows, metric="test_acc")
+    entries = {}
     for i, s in enumerate(got):
         expect_plain(s, SUMMARY_KINDS, name=f"summarize: entry {i}")
         k = (s.get("model"), s.get("length"))
         if k not in want:
             raise Fail(f"summarize reports an unknown (model, length) {k}", f"summarize 报告了未知的 (model, length) {k}")
-        w = want[k]
-        if s.get("lr") != w["lr"] or not isinstance(s.get("test_acc"), (int, float)) or not math.isclose(s["test_acc"], w["test_acc"], abs_tol=1e-9):
-            if s.get("lr") == best_test[k] != w["lr"]:
-                raise Fail(f"summarize for {k}: {TEST_SELECTION[0]}", f"summarize 对 {k}：{TEST_SELECTION[1]}")
-            if isinstance(s.get("test_acc"), (int, float)) and s["test_acc"] == max(_test_means(rows, k)) != w["test_acc"]:
-                raise Fail(f"summarize for {k}: reported the best test accuracy over all lrs; report the test accuracy "
-                           "of the lr chosen on validation",
-                           f"summarize 对 {k}：报告了所有学习率中最好的测试准确率；应报告按验证集选出的学习率的测试准确率")
-            raise Fail(f"summarize for {k}: report the lr select_lr chose and its mean test accuracy over seeds "
+        entries[k] = s
+    if set(entries) != set(want):
+        raise Fail("summarize must report each (model, length) once", "summarize 应对每个 (model, length) 恰好报告一次")
+    chosen = {k: s.get("lr") for k, s in entries.items()}
+    own = own_choice(sweep, rows)
+    for k, w in want.items():
+        s = entries[k]
+        if s.get("lr") != w["lr"] and (s.get("lr") != own.get(k) or s.get("lr") not in LRS):
+            why = mistaken(chosen, k, rows)
+            if why is not None:
+                raise Fail(f"summarize for {k}: {why[0]}", f"summarize 对 {k}：{why[1]}", diagnosis=why)
+            raise Fail(f"summarize for {k}: report the lr select_lr chose (the best mean validation accuracy over seeds)",
+                       f"summarize 对 {k}：应报告 select_lr 选出的学习率（各种子平均验证准确率最高者）")
+    for k in want:
+        test_acc = entries[k].get("test_acc")
+        mean, best = _seed_means(rows, k, chosen[k], "test_acc")
+        if not isinstance(test_acc, (int, float)) or not math.isclose(test_acc, mean, abs_tol=1e-9):
+            explanations = [why for why, value in (
+                (("reported the best test accuracy over all lrs; report the test accuracy of the lr chosen on validation",
+                  "报告了所有学习率中最好的测试准确率；应报告按验证集选出的学习率的测试准确率"), max(_test_means(rows, k))),
+                (("the best seed instead of the mean over seeds; report the mean test accuracy over all seeds at that lr",
+                  "用了最好的种子而不是各种子的均值；应报告该学习率下所有种子的平均测试准确率"), best))
+                if isinstance(test_acc, (int, float)) and math.isclose(test_acc, value, abs_tol=1e-9)]
+            if len(explanations) == 1:
+                why = explanations[0]
+                raise Fail(f"summarize for {k}: {why[0]}", f"summarize 对 {k}：{why[1]}", diagnosis=why)
+            raise Fail(f"summarize for {k}: report the mean test accuracy over seeds at the chosen lr "
                        "(diverged and failed runs count 0)",
-                       f"summarize 对 {k}：应报告 select_lr 选出的学习率及其在各种子上的平均测试准确率（发散与失败记 0）")
-        if any(s.get(c) != w[c] for c in ("runs", "diverged", "failed")):
+                       f"summarize 对 {k}：应报告所选学习率下各种子的平均测试准确率（发散与失败记 0）")
+    for k, w in want.items():
+        if any(entries[k].get(c) != w[c] for c in ("runs", "diverged", "failed")):
             raise Fail(f"summarize for {k}: runs, diverged and failed count every run of that (model, length), all lrs",
                        f"summarize 对 {k}：runs、diverged、failed 应统计该 (model, length) 所有学习率下的全部运行")
 
@@ -360,9 +458,10 @@ def test_real_tiny_sweep(sweep, reference, device):
         if not isinstance(r, dict) or r.get("status") != "ok" or not all(
                 isinstance(r.get(m), (int, float)) and 0 <= r[m] <= 1 for m in ("val_acc", "test_acc")):
             raise Fail("every real run should be \"ok\" with accuracies in [0, 1]", "每次真实运行都应为 \"ok\"，准确率在 [0, 1] 内")
-    chosen = student_choice(sweep, rows)
-    right = _variant(CONTROL)
-    if any(chosen.get(c) != right[c] for c in right):
+    control = control_rows(reference)
+    chosen = student_choice(sweep, rows + control)
+    right = _variant(control)
+    if any(chosen.get(c) != right[c] for c in PLAIN):
         raise Fail("select_lr counts here once it picks the highest mean validation accuracy where nothing is tied, "
                    "diverged or failed (see the selection checks)",
                    "select_lr 在没有平局、发散或失败时选出平均验证准确率最高的学习率后，才在此计分（见选择检查）")

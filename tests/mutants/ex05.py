@@ -15,7 +15,10 @@ MUTANTS = bank("ex05", "gated.py", {
         "candidate = torch.tanh(x @ W_h.T", "candidate = torch.sigmoid(x @ W_h.T", "sigmoid on the candidate"),
     "batch reduction": (
         "c_new = f * c + i * candidate", "c_new = f * c + (i * candidate).mean(0, keepdim=True)", "batch mixing"),
-    "W instead of W.T": ("i = torch.sigmoid(u @ W_i.T + b_i)", "i = torch.sigmoid(u @ W_i + b_i)", "multiply by W.T"),
+    "square U_z untransposed": ("z = torch.sigmoid(x @ W_z.T + h @ U_z.T + b_z)", "z = torch.sigmoid(x @ W_z.T + h @ U_z + b_z)",
+                                "W instead of Wᵀ: U_z used untransposed"),
+    "square U_h untransposed": ("(r * h) @ U_h.T", "(r * h) @ U_h", "W instead of Wᵀ: U_h used untransposed"),
+    "W instead of W.T": ("i = torch.sigmoid(u @ W_i.T + b_i)", "i = torch.sigmoid(u @ W_i + b_i)", "W instead of Wᵀ"),
     "detached gate": ("f = torch.sigmoid(u @ W_f.T + b_f)", "f = torch.sigmoid(u @ W_f.T + b_f).detach()", "no gradient reaches W_f"),
     "float64 constant": (
         "h_new = z * h + (1.0 - z) * candidate",

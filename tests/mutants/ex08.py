@@ -48,6 +48,22 @@ CODE_MUTANTS = bank("ex08", "protocol.py", {
     "accuracy over blank positions": (
         "(predicted[:, delay:] == targets[:, delay:])", "(predicted == targets)", "counted the blank positions"),
     "cell calls without T": (' * settings["batch_size"] * train_x.shape[1],', ' * settings["batch_size"],', "cell_calls"),
+    "training on train + test": (
+        "bench.train(model, (train_x, train_y),",
+        "bench.train(model, (torch.cat([train_x, test_x]), torch.cat([train_y, test_y])),", "trained on test sequences"),
+    "training on the test split": ("bench.train(model, (train_x, train_y),", "bench.train(model, (test_x, test_y),",
+                                   "trained on test sequences"),
+    "training on validation": ("bench.train(model, (train_x, train_y),", 'bench.train(model, splits["val"],',
+                               "trained on validation sequences"),
+    "no seed before the build": ("            torch.manual_seed(seed)\n", "", "not built under torch.manual_seed(seed)"),
+    "seeded once for all runs": (
+        '    for cell, d_h in widths.items():\n        for seed in settings["seeds"]:\n            torch.manual_seed(seed)\n',
+        '    torch.manual_seed(settings["seeds"][0])\n    for cell, d_h in widths.items():\n'
+        '        for seed in settings["seeds"]:\n', "not built under torch.manual_seed(seed)"),
+    "wrong seed": ("torch.manual_seed(seed)", "torch.manual_seed(seed + 1)", "not built under torch.manual_seed(seed)"),
+    "test accuracy on training data": ('accuracy(model, test_x, test_y, settings["delay"])',
+                                       'accuracy(model, train_x, train_y, settings["delay"])',
+                                       "test accuracy measured on training data"),
     "matched table at equal width": (
         '"matched_params": run_comparison(bench, splits, dict(matched_widths), settings)',
         '"matched_params": run_comparison(bench, splits, {cell: d_h for cell in matched_widths}, settings)',

@@ -34,6 +34,11 @@ class FakeBench:
       listed in `fail` raises RuntimeError. "Training" sets every parameter to zero and the head's
       bias to one at class k = 1 + (seed + 3·d_h + 5·batch_size + 7·updates + 11·gates) mod (vocab − 1),
       gates = 1/3/4 for rnn/gru/lstm, so the model then predicts k at every position.
+    - `record()`: what every `train` call got, in call order – the cell, hidden size and seed, the
+      batch size, update count and lr, the (inputs, targets) given as `data`, and the model's weights
+      as they were when it was called. The
+      grader compares them with the train split (by content) and with a model it builds itself right
+      after `torch.manual_seed(seed)`.
     """
 
     def __init__(self, train_unit: float, predict_unit: float, diverge, fail):
@@ -41,12 +46,18 @@ class FakeBench:
         self.train_unit, self.predict_unit = train_unit, predict_unit
         self.diverge = {(c, int(s)) for c, s in diverge}
         self.fail = {(c, int(s)) for c, s in fail}
+        self.calls: list[dict] = []
 
     def clock(self) -> float:
         return self.now
 
     def train(self, model: nn.Module, data, *, batch_size: int, updates: int, lr: float, seed: int) -> dict:
         cell = _cell_kind(model)
+        self.calls.append({
+            "cell": cell, "d_h": model.rnn.hidden_size, "seed": int(seed), "data": _copied(data),
+            "batch_size": int(batch_size), "updates": int(updates), "lr": float(lr),
+            "initial": {name: value.detach().cpu().clone() for name, value in model.state_dict().items()},
+        })
         if (cell, int(seed)) in self.fail:
             raise RuntimeError(f"simulated failure of the {cell} run with seed {seed}")
         self.now += int(updates) * int(batch_size) * self.train_unit
@@ -65,6 +76,16 @@ class FakeBench:
 
     def _forward_hook(self, module, args, output) -> None:
         self.now += args[0].shape[0] * self.predict_unit
+
+    def record(self) -> dict:
+        return {"calls": self.calls}
+
+
+def _copied(data):
+    """The (inputs, targets) a train call got, as CPU copies; None when `data` is not a pair of tensors."""
+    if isinstance(data, (list, tuple)) and len(data) == 2 and all(isinstance(t, torch.Tensor) for t in data):
+        return [t.detach().cpu().clone() for t in data]
+    return None
 
 
 @builder
