@@ -1,0 +1,107 @@
+"""Per-student numbers (grader/variants.py): declared beside the statement, drawn reproducibly, answered by the hidden
+checks' `expected` and `mistakes` computed from them."""
+
+import math
+import shutil
+
+import pytest
+
+from conftest import ROOT
+from grader.checks import course_code
+from grader.course import CourseError, load_course
+from grader.variants import Settings, draw, variant_of
+
+COURSE = load_course(ROOT)
+DECLARED = [e for e in COURSE.exercises if e.variant is not None]
+ON = Settings(enabled=True, salt="test-salt")
+
+
+def hidden(exercise):
+    return course_code(exercise.hidden_checks)
+
+
+def test_numeric_exercises_declare_their_numbers():
+    """Does every exercise with numeric questions declare its parameters beside its statement?"""
+    assert {e.id for e in DECLARED} >= {"ex01", "ex03"}
+
+
+@pytest.mark.parametrize("exercise", DECLARED, ids=lambda e: e.id)
+def test_variant_file_is_not_a_student_file(exercise):
+    """Is variant.toml course material, not a file the student edits, packs or hands in?"""
+    assert "variant.toml" not in exercise.student_files
+
+
+def test_the_sources_numbers_give_todays_answers():
+    """Do the worked examples' numbers (the sources' own) give the answers the course had before variants?"""
+    printed = {
+        "ex01": {"c_t": 1.5, "h_t": 0.5 * math.tanh(1.5)},
+        "ex03": {"h_t": 1.4, "direct_factor": 0.75, "h_t_other_convention": 0.2},
+    }
+    for exercise_id, answers in printed.items():
+        exercise = COURSE.exercise(exercise_id)
+        got = hidden(exercise).expected(exercise.variant.example())
+        assert got.keys() >= answers.keys()
+        for key, value in answers.items():
+            assert math.isclose(got[key], value, rel_tol=1e-12), (exercise_id, key, got[key])
+
+
+@pytest.mark.parametrize("exercise", DECLARED, ids=lambda e: e.id)
+def test_the_statement_asks_about_numbers_of_its_own(exercise):
+    """Does the question ask about other numbers than the worked example (the sources' printed ones)?"""
+    declared = exercise.variant
+    assert declared.default() != declared.example()
+    assert hidden(exercise).expected(declared.default()) != hidden(exercise).expected(declared.example())
+
+
+@pytest.mark.parametrize("exercise", DECLARED, ids=lambda e: e.id)
+def test_reference_sheet_holds_the_statements_answers(exercise):
+    """Are the numbers in solutions/<folder>/answers.toml the answers for the statement's own numbers?"""
+    import tomllib
+
+    sheet = tomllib.loads((exercise.solution_dir / "answers.toml").read_text(encoding="utf-8"))
+    for key, value in hidden(exercise).expected(exercise.variant.default()).items():
+        assert math.isclose(float(sheet[key]), value, rel_tol=1e-9), (key, sheet[key], value)
+
+
+def test_draws_are_reproducible():
+    """Do a fixed salt, id and variant number give these very numbers (a change of Python or platform would show)?"""
+    ex01 = COURSE.exercise("ex01").variant
+    assert draw(ex01, salt="test-salt", student="alice", number=0) == {
+        "f": 0.95, "c_prev": 1.06, "i": 0.42, "g": -0.32, "o": 0.34}
+    assert draw(ex01, salt="test-salt", student="alice", number=1) != draw(ex01, salt="test-salt", student="alice",
+                                                                           number=0)
+
+
+@pytest.mark.parametrize("exercise", DECLARED, ids=lambda e: e.id)
+def test_two_students_have_different_numbers(exercise):
+    """Do two students get different numbers, and a student without an id (or variants off) the statement's?"""
+    alice, bob = (variant_of(ON, exercise.variant, s) for s in ("alice", "bob"))
+    assert alice.params != bob.params
+    assert variant_of(ON, exercise.variant, None).params == exercise.variant.default()
+    assert variant_of(Settings(), exercise.variant, "alice").params == exercise.variant.default()
+
+
+@pytest.mark.parametrize("exercise", DECLARED, ids=lambda e: e.id)
+def test_every_variant_keeps_its_answers_apart(exercise):
+    """For 300 students, is every named mistake more than three tolerances from the right answer (and every right
+    answer finite and non-zero), so that no answer within tolerance of one is also within tolerance of the other?"""
+    module = hidden(exercise)
+    for n in range(300):
+        params = variant_of(ON, exercise.variant, f"student{n}").params
+        right, wrong = module.expected(params), module.mistakes(params)
+        for key, value in right.items():
+            assert math.isfinite(value) and value != 0, (params, key)
+            for mistake in wrong.get(key, {}):
+                assert abs(mistake - value) > 3 * COURSE.rtol * abs(value), (params, key, mistake)
+
+
+def test_variants_table_is_validated(tmp_path):
+    """Is an unknown key in [variants], or variants enabled without a salt, an error naming it?"""
+    shutil.copytree(ROOT / "exercises", tmp_path / "exercises")
+    text = (ROOT / "course.toml").read_text()
+    (tmp_path / "course.toml").write_text(text.replace("enabled = false", "enabled = false\nsalty = 1"))
+    with pytest.raises(CourseError, match="unknown key.*salty"):
+        load_course(tmp_path)
+    (tmp_path / "course.toml").write_text(text.replace("enabled = false", "enabled = true"))
+    with pytest.raises(CourseError, match="salt"):
+        load_course(tmp_path)
