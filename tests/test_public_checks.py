@@ -82,7 +82,7 @@ MALFORMED = {
     "an index expression": ("ex11", "fwd_last_layer_index", '"h_n[2]"', "could not read your answer"),
     "unclosed bracket": ("ex01", "h_t_formula", '"o*tanh(c_t"', "never closed"),
     "too few digits": ("ex11", "sigma_1", "0.73", "asks for at least 4"),
-    "too few digits, as a string": ("ex07", "bias_for_090", '"2.2"', "asks for at least 4"),
+    "too few digits, as a string": ("ex07", "bias_for_gate", '"2.2"', "asks for at least 4"),
     "choice with a bracket (ex08)": ("ex08", "equal_width_shows", '"C)"', "is not one of the options: A, B, C, D"),
     "choice with a bracket (ex10)": ("ex10", "time_vs_length", '"C)"', "is not one of the options: A, B, C, D"),
     "choice not listed": ("ex07", "slowest_decay", '"0.7"', "is not one of the options: 0.1, 0.5, 0.9"),
