@@ -41,17 +41,18 @@ def teaching(cwd: Path) -> bool:
 
 
 def grade(*, course: Course, exercises: list[Exercise], submission: Path, device: str | None = None,
-          strict: bool = False, label: str | None = None) -> GradeResult:
+          strict: bool = False, label: str | None = None, student: str | None = None) -> GradeResult:
     """Grade one submission (a folder laid out like exercises/, or a .zip of one) in a sandbox of its own.
 
-    `label` names it in the result and its notes (default: the path given).
+    `label` names it in the result and its notes (default: the path given); `student`'s numbers are the numeric
+    questions' (course.toml [variants]; without it, or with variants off, the statement's).
     """
     from grader.grading.pipeline import Grader, resolve_device
     from grader.submissions import opened
 
     device = resolve_device(device or course.device)
     with Grader(course, exercises, device, strict=strict) as grader, opened(submission) as folder:
-        return grader.grade(folder, label=label or str(submission))
+        return grader.grade(folder, label=label or str(submission), student=student or None)
 
 
 def self_check(*, course: Course, device: str | None = None):
@@ -108,11 +109,18 @@ def status(*, course: Course, submission: Path) -> list[tuple[Exercise, str]]:
              else "public checks pass" if e.id in passing else "in progress") for e in course.exercises]
 
 
-def pack(*, course: Course, submission: Path, out: Path) -> list[str]:
-    """The hand-in zip of `submission` (see grader.handout.pack)."""
+def pack(*, course: Course, submission: Path, out: Path, student: str | None = None) -> list[str]:
+    """The hand-in zip of `submission`, recording `student` if given (see grader.handout.pack)."""
     from grader.handout.pack import pack as write
 
-    return write(course=course, submission=submission, out=out)
+    return write(course=course, submission=submission, out=out, student=student)
+
+
+def show(*, course: Course, exercise: Exercise, student: str | None = None):
+    """`student`'s numbers for `exercise` (a grader.variants.Variant), or None when it has none of its own."""
+    from grader.variants import variant_of
+
+    return None if exercise.variant is None else variant_of(course.variants, exercise.variant, student or None)
 
 
 def release(*, course: Course, out: Path) -> list[Path]:

@@ -205,3 +205,89 @@ def _no_unknown(table: dict, known: set[str], where: str) -> None:
     unknown = sorted(set(table) - known)
     if unknown:
         raise CourseError(f"{where}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+
+
+HANDIN_ID_FILE = "student.txt"  # the id `grade pack --student` records at a hand-in's root
+_MAX_ID_BYTES = 200
+
+
+def recorded_student(folder: Path) -> str | None:
+    """The student id a hand-in records (`grade pack --student`), or None (absent, unreadable or not a plain name)."""
+    path = folder / HANDIN_ID_FILE
+    if path.is_symlink() or not path.is_file() or path.stat().st_size > _MAX_ID_BYTES:
+        return None
+    try:
+        text = path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return text if text and text.isprintable() else None
+
+
+def copied_from(course, exercises, workspace, student: str | None, classmates: tuple[str, ...]) -> dict[str, str]:
+    """{exercise id: classmate} for each sheet that holds more of that classmate's right numeric answers than of the
+    student's own (and at least two, or all of an exercise's fewer): answers of another student's variant."""
+    if not course.variants.enabled or not classmates:
+        return {}
+    found = {}
+    for exercise in exercises:
+        if exercise.variant is None or not (workspace.folder(exercise) / "answers.toml").is_file():
+            continue
+        answered = _numbers(course, exercise, workspace)
+        own = _matches(course, exercise, answered, student)
+        needed = min(2, len(_expected_answers(exercise)(exercise.variant.default())))
+        best = max(((_matches(course, exercise, answered, who), who) for who in classmates if who != student),
+                   default=(0, ""))
+        if best[0] >= needed and best[0] > own:
+            found[exercise.id] = best[1]
+    return found
+
+
+def _matches(course, exercise, answered: dict[str, float], who: str | None) -> int:
+    """How many of `answered` are right for `who`'s numbers."""
+    right = _expected_answers(exercise)(variant_of(course.variants, exercise.variant, who).params)
+    return sum(key in answered and abs(answered[key] - value) <= course.rtol * abs(value) + 1e-12
+               for key, value in right.items())
+
+
+def _numbers(course, exercise, workspace) -> dict[str, float]:
+    """The sheet's answers that read as numbers, by key."""
+    from grader.failures import Fail
+    from grader.grading.answers import SheetError, load_sheet
+
+    try:
+        sheet = load_sheet(workspace.folder(exercise) / "answers.toml", root=workspace.root, rtol=course.rtol)
+    except SheetError:
+        return {}
+    numbers = {}
+    for key in _expected_answers(exercise)(exercise.variant.default()):
+        try:
+            numbers[key] = sheet.number_of(key)
+        except Fail:
+            continue
+    return numbers
+
+
+def _expected_answers(exercise):
+    """The hidden checks' `expected(params)` of an exercise with per-student numbers (course material, never sent out)."""
+    if exercise.hidden_checks not in _EXPECTED:
+        from grader.checks import course_code
+
+        _EXPECTED[exercise.hidden_checks] = course_code(exercise.hidden_checks).expected
+    return _EXPECTED[exercise.hidden_checks]
+
+
+_EXPECTED: dict = {}  # hidden-check file -> its `expected`, imported once per grading process
+
+
+def reference_sheet(exercise, params: dict[str, Number]) -> str:
+    """The reference answer sheet (solutions/<folder>/answers.toml) with its numeric answers for the numbers `params`:
+    what a right hand-in of that variant holds (`grade check` grades it; tests build one student's sheet with it)."""
+    import re
+
+    text = (exercise.solution_dir / "answers.toml").read_text(encoding="utf-8")
+    for key, value in _expected_answers(exercise)(params).items():
+        line = re.compile(rf"^{re.escape(key)} = [^#\n]*", re.MULTILINE)
+        if len(line.findall(text)) != 1:
+            raise CourseError(f"{exercise.id}: the reference sheet has no single line for {key}")
+        text = line.sub(f"{key} = {value!r}   ", text)
+    return text

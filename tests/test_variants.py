@@ -3,13 +3,15 @@ checks' `expected` and `mistakes` computed from them."""
 
 import math
 import shutil
+from dataclasses import replace
 
 import pytest
 
 from conftest import ROOT
 from grader.checks import course_code
 from grader.course import CourseError, load_course
-from grader.variants import Settings, draw, variant_of
+from grader.grading.pipeline import Grader
+from grader.variants import Settings, draw, reference_sheet, variant_of
 
 COURSE = load_course(ROOT)
 DECLARED = [e for e in COURSE.exercises if e.variant is not None]
@@ -106,3 +108,94 @@ def test_variants_table_is_validated(tmp_path):
     (tmp_path / "course.toml").write_text(text.replace("enabled = false", "enabled = true"))
     with pytest.raises(CourseError, match="salt"):
         load_course(tmp_path)
+
+
+# -- grading with a student's numbers -------------------------------------------------------------------------------
+
+VARIANTS_ON = replace(COURSE, variants=ON)
+
+
+def grade_sheet(tmp_path, exercise, sheet: str, student: str | None, classmates=(), *, sandbox=None):
+    """`sheet` (and the reference's code files) graded as `student`'s hand-in of `exercise`, with variants on."""
+    folder = tmp_path / f"{student}-{len(list(tmp_path.iterdir()))}"
+    shutil.copytree(exercise.solution_dir, folder / exercise.folder)
+    (folder / exercise.folder / "answers.toml").write_text(sheet, encoding="utf-8")
+    with Grader(VARIANTS_ON, [exercise], "cpu", sandbox=sandbox) as grader:
+        result = grader.grade(folder, student=student, classmates=tuple(classmates))
+    assert result.internal_errors == []
+    return result
+
+
+def sheet_of(exercise, student: str) -> str:
+    return reference_sheet(exercise, variant_of(ON, exercise.variant, student).params)
+
+
+@pytest.mark.parametrize("exercise", DECLARED, ids=lambda e: e.id)
+def test_own_answers_score_full_and_anothers_less(tmp_path, exercise, sandbox):
+    """Does alice's right sheet earn full marks for alice, and less for bob (whose numbers differ)?"""
+    alice = sheet_of(exercise, "alice")
+    mine = grade_sheet(tmp_path, exercise, alice, "alice", sandbox=sandbox)
+    assert mine.score == mine.max_score, [v.feedback.en for e in mine.exercises for v in e.checks if not v.passed]
+    assert mine.variants == {exercise.id: 0} and mine.student == "alice"
+    theirs = grade_sheet(tmp_path, exercise, alice, "bob", sandbox=sandbox)
+    assert theirs.score < theirs.max_score
+
+
+@pytest.mark.parametrize("exercise", DECLARED, ids=lambda e: e.id)
+def test_a_copied_sheet_is_flagged(tmp_path, exercise, sandbox):
+    """Is bob's hand-in holding alice's right answers named as answers of alice's variant (and alice's own not)?"""
+    class_ = ["alice", "bob", "carol"]
+    copied = grade_sheet(tmp_path, exercise, sheet_of(exercise, "alice"), "bob", class_, sandbox=sandbox)
+    assert copied.copied_from == {exercise.id: "alice"}
+    own = grade_sheet(tmp_path, exercise, sheet_of(exercise, "alice"), "alice", class_, sandbox=sandbox)
+    assert own.copied_from == {}
+
+
+def test_a_reseed_changes_one_student_only():
+    """Does a new variant number for alice change her numbers, and nobody else's?"""
+    reseeded = replace(ON, reseed={"alice": 1})
+    for exercise in DECLARED:
+        assert variant_of(reseeded, exercise.variant, "alice").params != variant_of(ON, exercise.variant, "alice").params
+        for other in ("bob", "carol", "alice2"):
+            assert variant_of(reseeded, exercise.variant, other) == variant_of(ON, exercise.variant, other)
+
+
+@pytest.fixture
+def course_with_variants(tmp_path, monkeypatch):
+    """A copy of the course's statements with [variants] on, as the working directory."""
+    shutil.copytree(ROOT / "exercises", tmp_path / "exercises")
+    text = (ROOT / "course.toml").read_text().replace('enabled = false\nsalt = ""', 'enabled = true\nsalt = "test-salt"')
+    (tmp_path / "course.toml").write_text(text)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("GRADE_STUDENT", raising=False)
+    return tmp_path
+
+
+def show(*args, env=None):
+    from click.testing import CliRunner
+
+    from grader.cli import main
+
+    result = CliRunner().invoke(main, ["show", *args], env=env)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_two_students_grade_show_differs(course_with_variants):
+    """Do alice and bob see different numbers in `grade show --json`, named as the statement names them, and the
+    same ones again (from --student or GRADE_STUDENT)?"""
+    import json
+
+    alice = json.loads(show("ex01", "--student", "alice", "--json"))
+    bob = json.loads(show("ex01", "--json", env={"GRADE_STUDENT": "bob"}))
+    assert alice["params"] != bob["params"]
+    assert set(alice["params"]) == {"f", "c_prev", "i", "g", "o"}
+    assert alice == {"exercise": "ex01", "student": "alice", "variant": 0,
+                     "params": draw(COURSE.exercise("ex01").variant, salt="test-salt", student="alice", number=0)}
+    assert "f = " in show("ex01", "--student", "alice") and "alice" in show("ex01", "--student", "alice")
+
+
+def test_grade_show_without_an_id_says_whose_numbers(course_with_variants):
+    """Without an id, does `grade show` print the statement's numbers and say so?"""
+    out = show("ex01")
+    assert "no student id" in out and "f = 0.75" in out

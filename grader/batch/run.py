@@ -110,6 +110,8 @@ def _escaped(c: str) -> str:
 
 
 def course_hash(course: Course) -> str:
+    """What keys every journal row: the course's files; of course.toml all but [variants.reseed], which keys only the
+    students it names (`_variant_key`), so that a reseed regrades that student alone."""
     digest = hashlib.sha256()
     for part in _COURSE_PARTS:
         root = course.root / part
@@ -117,8 +119,24 @@ def course_hash(course: Course) -> str:
         for path in files:
             if "__pycache__" in path.parts:
                 continue
-            digest.update(str(path.relative_to(course.root)).encode() + b"\0" + path.read_bytes() + b"\0")
+            data = _without_reseed(path.read_bytes()) if path == course.root / "course.toml" else path.read_bytes()
+            digest.update(str(path.relative_to(course.root)).encode() + b"\0" + data + b"\0")
     return digest.hexdigest()
+
+
+def _without_reseed(data: bytes) -> bytes:
+    """course.toml as parsed data without [variants.reseed] (the course loaded it already, so it parses)."""
+    import json
+    import tomllib
+
+    parsed = tomllib.loads(data.decode("utf-8"))
+    parsed.get("variants", {}).pop("reseed", None)
+    return json.dumps(parsed, sort_keys=True, default=str).encode()
+
+
+def _variant_key(course: Course, student: str) -> str:
+    """The part of a student's journal key that their own numbers add: their variant number, with variants on."""
+    return str(course.variants.number(student)) if course.variants.enabled else ""
 
 
 def content_hash(student: Student, exercises: list[Exercise]) -> str:
@@ -205,7 +223,8 @@ def _grade_into(out: Path, course: Course, exercises: list[Exercise], submission
         raise SubmissionError(f"--student {only}: no such student in {submissions}")
     ids = [e.id for e in exercises]
     common = hashlib.sha256(f"{course_hash(course)}|{','.join(ids)}".encode()).hexdigest()
-    keyed = [replace(s, key=hashlib.sha256(f"{common}|{content_hash(s, exercises)}".encode()).hexdigest()) for s in students]
+    keyed = [replace(s, key=hashlib.sha256(f"{common}|{content_hash(s, exercises)}|{_variant_key(course, s.id)}".encode())
+                     .hexdigest()) for s in students]
     journal = Journal(out)
     unjournaled: dict[str, StudentRow] = {}  # rows the journal could not take: said so, and graded again next run
     try:
@@ -213,7 +232,8 @@ def _grade_into(out: Path, course: Course, exercises: list[Exercise], submission
             journal.key_of(s.id) != s.key or not (out / "reports" / f"{s.id}.json").is_file()))]
         keys = {s.id: s.key for s in todo}
         done = 0
-        for row in _grade_all(todo, course, exercises, device, strict, workers, scheduler):
+        classmates = tuple(s.id for s in keyed if not s.refused)
+        for row in _grade_all(todo, course, exercises, device, strict, workers, scheduler, classmates):
             write_atomic(out / "reports" / f"{row.student}.json", _report_text(row.result))
             write_atomic(out / "feedback" / f"{row.student}.md", feedback.to_markdown(row.result))
             try:  # a grader failure is recorded without its key, so that the next run grades that student again
@@ -302,7 +322,7 @@ def _report_text(result: GradeResult) -> str:
 
 
 def _grade_all(todo: list[Student], course: Course, exercises: list[Exercise], device: str, strict: bool,
-               workers: int, scheduler: str | None):
+               workers: int, scheduler: str | None, classmates: tuple[str, ...] = ()):
     """Yield each student's row as it finishes (any order): first those refused unopened, then the graded ones."""
     from grader.batch.worker import unreadable_row
 
@@ -314,7 +334,7 @@ def _grade_all(todo: list[Student], course: Course, exercises: list[Exercise], d
         return
     args = (str(course.root), [e.id for e in exercises], device, strict)
     if scheduler is not None:
-        yield from _on_dask(todo, scheduler, args, exercises)
+        yield from _on_dask(todo, scheduler, args, exercises, classmates)
         return
     from concurrent.futures import ProcessPoolExecutor
 
@@ -326,7 +346,7 @@ def _grade_all(todo: list[Student], course: Course, exercises: list[Exercise], d
     try:
         with ProcessPoolExecutor(workers, mp_context=context,
                                  initializer=worker.start_pool_process, initargs=(*args, slots)) as pool:
-            pending = {pool.submit(worker.pool_task, s.id, str(s.path)) for s in todo}
+            pending = {pool.submit(worker.pool_task, s.id, str(s.path), classmates) for s in todo}
             while pending:
                 finished, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for future in finished:
@@ -351,7 +371,7 @@ def _pool_context():
     return context
 
 
-def _on_dask(todo: list[Student], scheduler: str, args: tuple, exercises: list[Exercise]):
+def _on_dask(todo: list[Student], scheduler: str, args: tuple, exercises: list[Exercise], classmates: tuple[str, ...] = ()):
     """Each student as a task on the cluster; a task that fails (its worker lost, say) is that student's grader error."""
     from grader.errors import need
 
@@ -362,7 +382,7 @@ def _on_dask(todo: list[Student], scheduler: str, args: tuple, exercises: list[E
 
     with Client(scheduler) as client:
         # One key per (student, content and course): a changed upload or a fixed check is never deduplicated away.
-        futures = {client.submit(dask_task, s.id, str(s.path), *args, key=f"grade-{s.id}-{s.key[:16]}", pure=False): s.id
+        futures = {client.submit(dask_task, s.id, str(s.path), *args, classmates, key=f"grade-{s.id}-{s.key[:16]}", pure=False): s.id
                    for s in todo}
         for future in as_completed(futures):
             try:
