@@ -88,7 +88,7 @@ MALFORMED = {
     "choice not listed": ("ex07", "slowest_decay", '"0.7"', "is not one of the options: 0.1, 0.5, 0.9"),
     "number for a formula": ("ex04", "N_rnn", "120", "is a number"),
     "constant formula": ("ex01", "c_t_formula", '"0.8*2 + 0.25*(-0.4)"', "is a number"),
-    "not a whole number": ("ex04", "gru_dx5_dh4", "120.5", "not a whole number"),
+    "not a whole number": ("ex04", "gru_count", "90.5", "not a whole number"),
     "not a boolean": ("ex02", "only_decays", '"yes"', "is not true or false"),
     "not a shape": ("ex11", "output_shape", '"2x4x10"', "is not a shape"),
     "number of the wrong kind": ("ex03", "h_t", "[1.4]", "expects a number"),

@@ -24,7 +24,7 @@ def hidden(exercise):
 
 def test_numeric_exercises_declare_their_numbers():
     """Does every exercise with numeric questions declare its parameters beside its statement?"""
-    assert {e.id for e in DECLARED} >= {"ex01", "ex03", "ex07", "ex11"}
+    assert {e.id for e in DECLARED} >= {"ex01", "ex03", "ex04", "ex07", "ex11"}
 
 
 @pytest.mark.parametrize("exercise", DECLARED, ids=lambda e: e.id)
@@ -40,6 +40,8 @@ def test_the_sources_numbers_give_todays_answers():
         "ex03": {"h_t": 1.4, "direct_factor": 0.75, "h_t_other_convention": 0.2},
         "ex07": {"bias_for_gate": math.log(9), "retain_power": 0.9 ** 20},
         "ex11": {"q2_gru": 246528, "q2_lstm": 328704},
+        "ex04": {"gru_count": 120, "lstm_count": 82432, "lstm_count_torch": 82944, "grucell_count_torch": 150,
+                 "lstm_stack_count_torch": 1080},
     }
     for exercise_id, answers in printed.items():
         exercise = COURSE.exercise(exercise_id)
