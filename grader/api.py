@@ -82,6 +82,42 @@ def batch(*, course: Course, exercises: list[Exercise], submissions: Path, out: 
                        only=student, progress=progress, nbgrader_db=nbgrader_db)
 
 
+def reseed(*, course: Course, out: Path, student: str, reason: str, submissions: Path | None = None,
+           workers: int = 1, device: str | None = None, strict: bool = True):
+    """Give `student` a new variant number: course.toml's [variants.reseed] gets it (so that the student's `grade show`
+    prints the new numbers once the TA hands out the course file), the journal in `out` records it with `reason`, and,
+    given `submissions`, that student alone is regraded. Returns (the new number, the batch result or None)."""
+    from grader.batch.journal import Journal
+    from grader.errors import CourseError
+    from grader.variants import set_reseed
+
+    if not course.variants.enabled:
+        raise CourseError("grade reseed: course.toml [variants] enabled = false: every student answers the statement's "
+                          "numbers, so there is no variant to change")
+    if not reason.strip():
+        raise CourseError("grade reseed: --reason must say why (it is recorded in the journal)")
+    number = course.variants.number(student) + 1
+    path = course.root / "course.toml"
+    before = path.read_text(encoding="utf-8")
+    set_reseed(path, student, number)
+    try:
+        reseeded = load_course(course.root)
+    except CourseError:
+        path.write_text(before, encoding="utf-8")
+        raise
+    out.mkdir(mode=0o700, parents=True, exist_ok=True)
+    journal = Journal(out)
+    try:
+        journal.record_reseed(student, number, reason.strip())
+    finally:
+        journal.close()
+    result = None
+    if submissions is not None:
+        result = batch(course=reseeded, exercises=list(reseeded.exercises), submissions=submissions, out=out,
+                       workers=workers, device=device, strict=strict, student=student)
+    return number, result
+
+
 STATES = {
     "not submitted": Text("not submitted", "未提交"),
     "not started": Text("not started", "未开始"),

@@ -24,7 +24,7 @@ STUDENT = click.option("--student", envvar="GRADE_STUDENT", show_envvar=True,
                        help="Your student id: the numeric questions use your numbers (course.toml [variants]).")
 
 # Commands that need the TA's material (hidden checks, solutions): not offered in a student bundle.
-TA_ONLY = ("batch", "check", "gradescope", "nbgrader", "release")
+TA_ONLY = ("batch", "check", "gradescope", "nbgrader", "release", "reseed")
 
 
 class _Commands(click.Group):
@@ -252,6 +252,29 @@ def batch(submissions: Path, out: Path, workers: int | None, exercise_list: str 
         f"{statuses.count('unreadable')} could not be read, {statuses.count('internal error')} grader errors; "
         f"{result.seconds:.1f} s; outputs in {out}"))
     sys.exit(1 if "internal error" in statuses else 0)
+
+
+@main.command("reseed", short_help="Give one student new numbers (audited), and regrade that student alone.")
+@click.argument("out", type=click.Path(path_type=Path))
+@click.argument("student")
+@click.option("--reason", required=True, help="Why: recorded in OUT's journal with the time.")
+@click.option("--submissions", type=click.Path(path_type=Path),
+              help="The class folder graded into OUT: regrade STUDENT there now (else the next grade batch does).")
+@click.option("--sandbox", "sandbox_mode", type=click.Choice(["auto", "strict"]), default="strict", show_default=True,
+              help="As for grade batch.")
+def reseed(out: Path, student: str, reason: str, submissions: Path | None, sandbox_mode: str) -> None:
+    """STUDENT gets the next variant number in course.toml's [variants.reseed] (hand the updated course file out, so
+    that their `grade show` prints the new numbers); nobody else's numbers or grades change."""
+    course = _course()
+    number, result = _guard(lambda: api.reseed(course=course, out=out, student=student, reason=reason,
+                                               submissions=submissions, strict=sandbox_mode == "strict"))
+    click.echo(f"{student}: variant {number}, recorded in {course.root / 'course.toml'} [variants.reseed] and in "
+               f"{out}'s journal")
+    if result is not None:
+        row = next(r for r in result.rows if r.student == student)
+        click.echo(f"regraded {student}: {round(row.result.score, 4):g}/{row.result.max_score:g}")
+    else:
+        click.echo(f"run grade batch SUBMISSIONS --out {out}: it regrades {student} alone")
 
 
 def _progress(console: Console):

@@ -291,3 +291,26 @@ def reference_sheet(exercise, params: dict[str, Number]) -> str:
             raise CourseError(f"{exercise.id}: the reference sheet has no single line for {key}")
         text = line.sub(f"{key} = {value!r}   ", text)
     return text
+
+
+def set_reseed(course_file: Path, student: str, number: int) -> None:
+    """Write `student = number` into course.toml's [variants.reseed] table (added at the end when absent), keeping
+    every other line as the TA wrote it."""
+    import re
+
+    lines = course_file.read_text(encoding="utf-8").splitlines(keepends=True)
+    entry = f"{json.dumps(student, ensure_ascii=False)} = {number}\n"
+    header = next((n for n, line in enumerate(lines) if re.match(r"\s*\[\s*variants\s*\.\s*reseed\s*\]", line)), None)
+    if header is None:
+        if lines and not lines[-1].endswith("\n"):
+            lines[-1] += "\n"
+        lines += ["\n", "[variants.reseed]  # students given new numbers by `grade reseed` (variant number)\n", entry]
+    else:
+        end = next((n for n in range(header + 1, len(lines)) if lines[n].lstrip().startswith("[")), len(lines))
+        keys = (json.dumps(student, ensure_ascii=False), student, f"'{student}'")
+        found = [n for n in range(header + 1, end) if lines[n].split("=", 1)[0].strip() in keys]
+        if found:
+            lines[found[0]] = entry
+        else:
+            lines.insert(header + 1, entry)
+    course_file.write_text("".join(lines), encoding="utf-8")

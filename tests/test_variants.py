@@ -211,3 +211,64 @@ def test_grade_show_without_an_id_says_whose_numbers(course_with_variants):
     """Without an id, does `grade show` print the statement's numbers and say so?"""
     out = show("ex01")
     assert "no student id" in out and "f = 0.75" in out
+
+
+# -- a class ----------------------------------------------------------------------------------------------------------
+
+@pytest.fixture
+def variant_course(tmp_path):
+    """A copy of the course on disk with [variants] on (batch workers load the course from its folder)."""
+    root = tmp_path / "course"
+    for part in ("exercises", "solutions", "tests/hidden", "tests/given"):
+        shutil.copytree(ROOT / part, root / part)
+    text = (ROOT / "course.toml").read_text().replace('enabled = false\nsalt = ""', 'enabled = true\nsalt = "test-salt"')
+    (root / "course.toml").write_text(text)
+    return root
+
+
+def hand_in(klass, student: str, sheets: dict) -> None:
+    for exercise, sheet in sheets.items():
+        (klass / student / exercise.folder).mkdir(parents=True, exist_ok=True)
+        (klass / student / exercise.folder / "answers.toml").write_text(sheet)
+
+
+def test_a_class_with_a_copied_sheet_and_a_reseed(variant_course, tmp_path):
+    """In a batch, does each student score on their own numbers, bob's copy of alice's sheet show in the summary as
+    answers of alice's variant, the journal keep each student's variant, and a reseed of carol regrade carol alone
+    (her old answers now wrong), recorded with its reason?"""
+    import csv
+    import json
+
+    from grader import api
+    from grader.batch.journal import Journal
+
+    course = load_course(variant_course)
+    exercises = [course.exercise("ex01"), course.exercise("ex03")]  # answer sheets only: no student process
+    klass, out = tmp_path / "class", tmp_path / "out"
+    for student in ("alice", "carol"):
+        hand_in(klass, student, {e: sheet_of(e, student) for e in exercises})
+    hand_in(klass, "bob", {e: sheet_of(e, "alice") for e in exercises})
+    run = api.batch(course=course, exercises=exercises, submissions=klass, out=out, workers=1, strict=False)
+    assert run.graded == 3
+    totals = {row["student"]: float(row["total"]) for row in csv.DictReader((out / "grades.csv").open())}
+    assert totals["alice"] == totals["carol"] == 12 and totals["bob"] < 12
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["answers_of_other_variants"] == [{"student": "bob", "exercise": e.id, "variant_of": "alice"}
+                                                    for e in exercises]
+    assert "answers of alice's variant" in (out / "summary.md").read_text()
+    journal = Journal(out)
+    assert {r.student: r.result.variants for r in journal.rows(["alice", "bob", "carol"])} == {
+        s: {"ex01": 0, "ex03": 0} for s in ("alice", "bob", "carol")}
+    journal.close()
+
+    number, again = api.reseed(course=course, out=out, student="carol", reason="sheet shared in a chat",
+                               submissions=klass, workers=1, strict=False)
+    assert number == 1 and again.graded == 1 and again.skipped == 2
+    totals = {row["student"]: float(row["total"]) for row in csv.DictReader((out / "grades.csv").open())}
+    assert totals["alice"] == 12 and totals["carol"] < 12
+    reseeded = load_course(variant_course)
+    assert reseeded.variants.reseed == {"carol": 1}
+    journal = Journal(out)
+    assert [(s, v, r) for s, v, r, _ in journal.reseeds()] == [("carol", 1, "sheet shared in a chat")]
+    assert {r.student: r.result.variants["ex01"] for r in journal.rows(["alice", "carol"])} == {"alice": 0, "carol": 1}
+    journal.close()

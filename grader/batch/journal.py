@@ -31,6 +31,9 @@ class Journal:
         # One row per student: the whole result model (`StudentRow.to_json`). A journal of an earlier layout (its
         # table `grades`) is left alone: its students are graded again into this table.
         self._run("CREATE TABLE IF NOT EXISTS results (student TEXT PRIMARY KEY, key TEXT NOT NULL, row TEXT NOT NULL)")
+        # Every new variant a TA gave a student (`grade reseed`), appended, never changed.
+        self._run("CREATE TABLE IF NOT EXISTS reseeds (student TEXT NOT NULL, variant INTEGER NOT NULL, reason TEXT NOT NULL,"
+                  " at REAL NOT NULL)")
 
     def key_of(self, student: str) -> str | None:
         row = self._run("SELECT key FROM results WHERE student = ?", (student,)).fetchone()
@@ -50,6 +53,14 @@ class Journal:
             except (ValueError, KeyError, TypeError):  # another layout's row: that student is graded again
                 continue
         return [found[s] for s in students if s in found]
+
+    def record_reseed(self, student: str, variant: int, reason: str) -> None:
+        """Append that `student` was given variant number `variant`, and why."""
+        self._run("INSERT INTO reseeds VALUES (?, ?, ?, ?)", (student, variant, reason, time.time()))
+
+    def reseeds(self) -> list[tuple[str, int, str, float]]:
+        """Every reseed recorded, oldest first: (student, variant, reason, time)."""
+        return self._run("SELECT student, variant, reason, at FROM reseeds ORDER BY rowid").fetchall()
 
     def close(self) -> None:
         self._db.close()
