@@ -31,7 +31,7 @@ def make_class(folder: Path, students: int) -> None:
             gated = dest / "ex05_gated_steps" / "gated.py"
             gated.write_text(gated.read_text().replace("h_new = z * h + (1.0 - z) * candidate", "h_new = (1.0 - z) * h + z * candidate"))
             sheet = dest / "ex01_cell_state" / "answers.toml"
-            sheet.write_text(sheet.read_text().replace("c_t = 1.5", "c_t = -0.1"))
+            sheet.write_text(sheet.read_text().replace("c_t = 1.065", "c_t = -0.1"))
         elif kind in ("broken", "hanging"):
             for code in dest.glob("*/*.py"):
                 code.write_text("while True:\n    pass\n" if kind == "hanging" else "def broken(:\n")

@@ -41,17 +41,18 @@ def teaching(cwd: Path) -> bool:
 
 
 def grade(*, course: Course, exercises: list[Exercise], submission: Path, device: str | None = None,
-          strict: bool = False, label: str | None = None) -> GradeResult:
+          strict: bool = False, label: str | None = None, student: str | None = None) -> GradeResult:
     """Grade one submission (a folder laid out like exercises/, or a .zip of one) in a sandbox of its own.
 
-    `label` names it in the result and its notes (default: the path given).
+    `label` names it in the result and its notes (default: the path given); `student`'s numbers are the numeric
+    questions' (course.toml [variants]; without it, or with variants off, the statement's).
     """
     from grader.grading.pipeline import Grader, resolve_device
     from grader.submissions import opened
 
     device = resolve_device(device or course.device)
     with Grader(course, exercises, device, strict=strict) as grader, opened(submission) as folder:
-        return grader.grade(folder, label=label or str(submission))
+        return grader.grade(folder, label=label or str(submission), student=student or None)
 
 
 def self_check(*, course: Course, device: str | None = None):
@@ -84,6 +85,45 @@ def batch(*, course: Course, exercises: list[Exercise], submissions: Path, out: 
                        extensions=extensions)
 
 
+def reseed(*, course: Course, out: Path, student: str, reason: str, submissions: Path | None = None,
+           workers: int = 1, device: str | None = None, strict: bool = True):
+    """Give `student` a new variant number: course.toml's [variants.reseed] gets it (so that the student's `grade show`
+    prints the new numbers once the TA hands out the course file), the audit trail in `out` records it with `reason` (cause "reseed"), and,
+    given `submissions`, that student alone is regraded. Returns (the new number, the batch result or None)."""
+    from grader.batch import audit
+    from grader.batch.journal import Journal
+    from grader.errors import CourseError
+    from grader.variants import set_reseed
+
+    if not course.variants.enabled:
+        raise CourseError("grade reseed: course.toml [variants] enabled = false: every student answers the statement's "
+                          "numbers, so there is no variant to change")
+    if not reason.strip():
+        raise CourseError("grade reseed: --reason must say why (it is recorded in the journal)")
+    was = course.variants.number(student)
+    number = was + 1
+    path = course.root / "course.toml"
+    before = path.read_text(encoding="utf-8")
+    set_reseed(path, student, number)
+    try:
+        reseeded = load_course(course.root)
+    except CourseError:
+        path.write_text(before, encoding="utf-8")
+        raise
+    out.mkdir(mode=0o700, parents=True, exist_ok=True)
+    journal = Journal(out)
+    try:
+        with journal.transaction():  # the audit trail's row: old and new are the variant numbers
+            audit.record(journal, cause="reseed", student=student, exercise="*", old=was, new=number, reason=reason.strip())
+    finally:
+        journal.close()
+    result = None
+    if submissions is not None:
+        result = batch(course=reseeded, exercises=list(reseeded.exercises), submissions=submissions, out=out,
+                       workers=workers, device=device, strict=strict, student=student)
+    return number, result
+
+
 STATES = {
     "not submitted": Text("not submitted", "未提交"),
     "not started": Text("not started", "未开始"),
@@ -111,11 +151,18 @@ def status(*, course: Course, submission: Path) -> list[tuple[Exercise, str]]:
              else "public checks pass" if e.id in passing else "in progress") for e in course.exercises]
 
 
-def pack(*, course: Course, submission: Path, out: Path) -> list[str]:
-    """The hand-in zip of `submission` (see grader.handout.pack)."""
+def pack(*, course: Course, submission: Path, out: Path, student: str | None = None) -> list[str]:
+    """The hand-in zip of `submission`, recording `student` if given (see grader.handout.pack)."""
     from grader.handout.pack import pack as write
 
-    return write(course=course, submission=submission, out=out)
+    return write(course=course, submission=submission, out=out, student=student)
+
+
+def show(*, course: Course, exercise: Exercise, student: str | None = None):
+    """`student`'s numbers for `exercise` (a grader.variants.Variant), or None when it has none of its own."""
+    from grader.variants import variant_of
+
+    return None if exercise.variant is None else variant_of(course.variants, exercise.variant, student or None)
 
 
 def release(*, course: Course, out: Path) -> list[Path]:

@@ -20,8 +20,11 @@ def _course():
     return _guard(api.course)
 
 
+STUDENT = click.option("--student", envvar="GRADE_STUDENT", show_envvar=True,
+                       help="Your student id: the numeric questions use your numbers (course.toml [variants]).")
+
 # Commands that need the TA's material (hidden checks, solutions): not offered in a student bundle.
-TA_ONLY = ("batch", "check", "gradescope", "nbgrader", "release", "override", "audit", "export")
+TA_ONLY = ("batch", "check", "gradescope", "nbgrader", "release", "override", "audit", "export", "reseed")
 
 
 class _Commands(click.Group):
@@ -59,8 +62,9 @@ def list_exercises() -> None:
 @click.option("--verbose", "-v", is_flag=True, help="Also print the submission path, device and sandbox protections.")
 @click.option("--sandbox", "sandbox_mode", type=click.Choice(["auto", "strict"]), default="auto", show_default=True,
               help="strict: refuse to run unless every protection is active (see `grade doctor`).")
+@STUDENT
 def run(exercise_ids: tuple[str, ...], submission: Path | None, device: str | None, as_json: bool, verbose: bool,
-        sandbox_mode: str) -> None:
+        sandbox_mode: str, student: str | None) -> None:
     """Grade EXERCISE... (all exercises when none is given). Exit 0 whenever grading ran."""
     from grader.export import gradescope
     from grader.submissions.workspace import default_submission
@@ -74,8 +78,9 @@ def run(exercise_ids: tuple[str, ...], submission: Path | None, device: str | No
         raise click.UsageError(f"unknown exercise {e.args[0]}; valid ids: {', '.join(course.ids)}") from None
     submission = submission or default_submission(Path.cwd(), course)
     try:
+        _no_id_note(course, student, exercises)
         result = api.grade(course=course, exercises=exercises, submission=submission, device=device,
-                           strict=sandbox_mode == "strict")
+                           strict=sandbox_mode == "strict", student=student)
     except GraderError as e:
         if not as_json or isinstance(e, SubmissionError):
             raise _failure(e) from None
@@ -95,6 +100,55 @@ def run(exercise_ids: tuple[str, ...], submission: Path | None, device: str | No
     sys.exit(1 if result.internal_errors else 0)
 
 
+@main.command("show", short_help="Print an exercise's numbers: yours with --student (or GRADE_STUDENT).")
+@click.argument("exercise_id", metavar="EXERCISE")
+@STUDENT
+@click.option("--json", "as_json", is_flag=True,
+              help='Print one JSON object: {"exercise", "student", "variant", "params": {symbol: value}}.')
+def show(exercise_id: str, student: str | None, as_json: bool) -> None:
+    """The numbers EXERCISE's questions use for STUDENT (the statement's without an id, or when the course gives
+    everyone the same); answer the statement's questions with them."""
+    import json
+
+    course = _course()
+    try:
+        exercise = course.exercise(exercise_id)
+    except KeyError:
+        raise click.UsageError(f"unknown exercise {exercise_id}; valid ids: {', '.join(course.ids)}") from None
+    variant = _guard(lambda: api.show(course=course, exercise=exercise, student=student))
+    if as_json:
+        doc = variant.as_dict() if variant else {"exercise": exercise.id, "student": None, "variant": None, "params": {}}
+        click.echo(json.dumps(doc, ensure_ascii=False))
+        return
+    lang = course.language
+    if variant is None:
+        click.echo(Words(f"{exercise.id} has no numbers of a student's own: every student answers its statement as written",
+                         f"{exercise.id} 没有按学生出的数值：所有学生都按题面作答").render(lang))
+        return
+    if variant.student is None:
+        why = (Words("this course gives every student the statement's numbers", "本课程所有学生使用题面中的数值")
+               if not course.variants.enabled else
+               Words("no student id (give --student ID or set GRADE_STUDENT): the statement's numbers",
+                     "没有学号（请用 --student ID 或设置 GRADE_STUDENT）：以下是题面中的数值"))
+        click.echo(why.render(lang))
+    else:
+        click.echo(Words(f"{exercise.id} for student {variant.student} (variant {variant.number}):",
+                         f"{exercise.id}，学生 {variant.student}（第 {variant.number} 套数值）：").render(lang))
+    for p in exercise.variant.parameters:
+        click.echo(f"  {p.name} = {variant.params[p.name]}    {p.what.render(lang)}")
+    click.echo(Words(f"Answer the questions of {exercise.folder}/README.md with these numbers.",
+                     f"请用这些数值回答 {exercise.folder}/README.md 中的问题。").render(lang))
+
+
+def _no_id_note(course, student: str | None, exercises) -> None:
+    """On stderr: graded on the statement's numbers, when the course gives students their own and no id was given."""
+    if course.variants.enabled and not student and any(e.variant is not None for e in exercises):
+        click.echo(Words("note: no student id (--student ID or GRADE_STUDENT): the numeric questions are graded on the "
+                         "statement's numbers, not yours",
+                         "注意：没有学号（--student ID 或 GRADE_STUDENT）：数值题按题面中的数值评分，而不是你的数值"
+                         ).render(course.language), err=True)
+
+
 @main.command("status", short_help="List every exercise: not started, in progress, or public checks pass.")
 @click.option("--submission", "-s", type=click.Path(path_type=Path), help="Folder laid out like exercises/ (default: as for run).")
 def status(submission: Path | None) -> None:
@@ -112,13 +166,15 @@ def status(submission: Path | None) -> None:
 @main.command("pack", short_help="Zip the files you edit for hand-in.")
 @click.option("--out", "-o", type=click.Path(path_type=Path), default=Path("handin.zip"), show_default=True, help="The zip to write.")
 @click.option("--submission", "-s", type=click.Path(path_type=Path), help="Folder laid out like exercises/ (default: as for run).")
-def pack(out: Path, submission: Path | None) -> None:
-    """Pack exactly the files students edit, in their folders; refuse (naming the file) what grading would refuse."""
+@STUDENT
+def pack(out: Path, submission: Path | None, student: str | None) -> None:
+    """Pack exactly the files students edit, in their folders; refuse (naming the file) what grading would refuse.
+    With --student (or GRADE_STUDENT) the zip records your id, whose numbers you answered."""
     from grader.submissions.workspace import default_submission
 
     course = _course()
     submission = submission or default_submission(Path.cwd(), course)
-    names = _guard(lambda: api.pack(course=course, submission=submission, out=out))
+    names = _guard(lambda: api.pack(course=course, submission=submission, out=out, student=student))
     for name in names:
         click.echo(f"  {name}")
     click.echo(Words(f"packed {len(names)} files into {out}", f"已将 {len(names)} 个文件打包到 {out}").render(course.language))
@@ -215,6 +271,29 @@ def batch(submissions: Path, out: Path, workers: int | None, exercise_list: str 
         f"{len(result.flags.get('late', []))} late, {len(result.flags.get('overridden', []))} overridden; "
         f"{result.seconds:.1f} s; outputs in {out}"))
     sys.exit(1 if "internal error" in statuses else 0)
+
+
+@main.command("reseed", short_help="Give one student new numbers (audited), and regrade that student alone.")
+@click.argument("out", type=click.Path(path_type=Path))
+@click.argument("student")
+@click.option("--reason", required=True, help="Why: recorded in OUT's journal with the time.")
+@click.option("--submissions", type=click.Path(path_type=Path),
+              help="The class folder graded into OUT: regrade STUDENT there now (else the next grade batch does).")
+@click.option("--sandbox", "sandbox_mode", type=click.Choice(["auto", "strict"]), default="strict", show_default=True,
+              help="As for grade batch.")
+def reseed(out: Path, student: str, reason: str, submissions: Path | None, sandbox_mode: str) -> None:
+    """STUDENT gets the next variant number in course.toml's [variants.reseed] (hand the updated course file out, so
+    that their `grade show` prints the new numbers); nobody else's numbers or grades change."""
+    course = _course()
+    number, result = _guard(lambda: api.reseed(course=course, out=out, student=student, reason=reason,
+                                               submissions=submissions, strict=sandbox_mode == "strict"))
+    click.echo(f"{student}: variant {number}, recorded in {course.root / 'course.toml'} [variants.reseed] and in "
+               f"{out}'s journal")
+    if result is not None:
+        row = next(r for r in result.rows if r.student == student)
+        click.echo(f"regraded {student}: {round(row.result.score, 4):g}/{row.result.max_score:g}")
+    else:
+        click.echo(f"run grade batch SUBMISSIONS --out {out}: it regrades {student} alone")
 
 
 def _progress(console: Console):

@@ -13,6 +13,7 @@ from grader.errors import CourseError
 from grader.term.policy import TABLES as TERM_TABLES
 from grader.term.policy import Policy
 from grader.term.policy import load as load_policy
+from grader.variants import VARIANT_FILE, Settings, settings_from
 
 COURSE_FILE = "course.toml"
 DEVICES = ("cpu", "cuda", "auto")
@@ -52,12 +53,19 @@ class Exercise:
 
     @cached_property
     def student_files(self) -> list[str]:
-        """The files a student edits: everything in the stub folder but the statement and public tests."""
+        """The files a student edits: everything in the stub folder but the statement, its numbers and public tests."""
         return sorted(
             p.name
             for p in self.stub_dir.iterdir()
-            if p.is_file() and p.name != "README.md" and not p.name.startswith("test_")
+            if p.is_file() and p.name not in ("README.md", VARIANT_FILE) and not p.name.startswith("test_")
         )
+
+    @cached_property
+    def variant(self):
+        """The exercise's per-student parameters (`variant.toml` beside its statement), or None (everyone's the same)."""
+        from grader.variants import declaration
+
+        return declaration(self.stub_dir, self.id)
 
     @cached_property
     def runs_code(self) -> bool:
@@ -84,6 +92,7 @@ class Course:
     root: Path
     public_only: bool = False  # run the public checks alone (`grade status`), even where hidden checks exist
     policy: Policy | None = None  # [deadlines] and [late] (grader.term.policy); None: no late policy
+    variants: Settings = Settings()  # [variants]: per-student numbers (off: everyone the statement's)
 
     @property
     def ids(self) -> list[str]:
@@ -145,7 +154,7 @@ def load_course(root: Path) -> Course:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise CourseError(f"{path}: not valid TOML: {e}") from None
 
-    _no_unknown(data, set(_SCHEMA) | {"exercises", *TERM_TABLES}, str(path))
+    _no_unknown(data, set(_SCHEMA) | {"exercises", "variants", *TERM_TABLES}, str(path))
     tables = {}
     for table, keys in _SCHEMA.items():
         section = data.get(table)
@@ -174,7 +183,10 @@ def load_course(root: Path) -> Course:
                 raise CourseError(f"exercises: duplicate {attr} {getattr(e, attr)!r}")
             seen.add(getattr(e, attr))
 
-    return Course(**course, **limits, exercises=exercises, root=root, policy=load_policy(data, str(path)))
+    variants = settings_from(data.get("variants"))
+    for e in exercises:
+        _ = e.variant  # a declaration that cannot be read is the course's error, said now
+    return Course(**course, **limits, exercises=exercises, root=root, policy=load_policy(data, str(path)), variants=variants)
 
 
 def _exercise(entry: object, n: int, root: Path) -> Exercise:

@@ -120,6 +120,10 @@ class GradeResult:
     protections: list[dict[str, Any]] | None = None  # what isolated the student processes; None when none ran
     seconds: float = 0.0
     failure: str = ""  # why the grader itself could not complete this run ("" when it did)
+    student: str | None = None  # whose numbers the numeric questions were graded on (None: the statement's)
+    variants: dict[str, int] = field(default_factory=dict)  # exercise id -> that student's variant number
+    packed_as: str | None = None  # the student id `grade pack` recorded in the hand-in, if any
+    copied_from: dict[str, str] = field(default_factory=dict)  # exercise id -> whose variant's answers the sheet holds
 
     @classmethod
     def of_failure(cls, submission: str, exercises: Iterable[Graded], message: str, *, language: str = "en",
@@ -153,7 +157,8 @@ class GradeResult:
         doc = {
             "version": VERSION, "submission": self.submission, "device": self.device, "language": self.language,
             "internal_errors": self.internal_errors, "protections": self.protections, "seconds": self.seconds,
-            "failure": self.failure,
+            "failure": self.failure, "student": self.student, "variants": self.variants, "packed_as": self.packed_as,
+            "copied_from": self.copied_from,
             "exercises": [
                 {"id": e.id, "title": e.title, "score": e.score, "max_score": e.max_score, "note": _text(e.note),
                  "graded_points": e.graded_points, "outcome": e.outcome,
@@ -182,7 +187,8 @@ class GradeResult:
             for e in doc["exercises"]
         ]
         return cls(doc["submission"], doc["device"], doc["language"], exercises, doc["internal_errors"],
-                   doc["protections"], doc["seconds"], doc["failure"])
+                   doc["protections"], doc["seconds"], doc["failure"], doc.get("student"), doc.get("variants", {}),
+                   doc.get("packed_as"), doc.get("copied_from", {}))
 
 
 class Status(StrEnum):

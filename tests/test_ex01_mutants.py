@@ -12,8 +12,8 @@ REFERENCE = (ROOT / "solutions" / "ex01_cell_state" / "answers.toml").read_text(
 def test_equivalent_forms_earn_full_marks(grade):
     """Are other correct forms (implicit products, Unicode, LaTeX, exact expressions) accepted?"""
     sheet = (
-        'c_t = "0.8*2 + 0.25*(-0.4)"\n'
-        'h_t = "0.5 tanh(3/2)"\n'
+        'c_t = "0.75*1.6 + 0.45*(-0.3)"\n'
+        'h_t = "0.6 tanh(1.065)"\n'
         'c_t_formula = "i g + f·c_prev"\n'
         'h_t_formula = "\\\\tanh(c_t) \\\\cdot o"\n'
     )
@@ -23,7 +23,7 @@ def test_equivalent_forms_earn_full_marks(grade):
 
 def test_malformed_sheet_costs_points_and_names_the_line(grade):
     """Does a TOML syntax error give 0 with a message naming the line, not a crash?"""
-    result = grade("ex01", {"answers.toml": REFERENCE.replace("c_t = 1.5", "c_t = = 1.5")})
+    result = grade("ex01", {"answers.toml": REFERENCE.replace("c_t = 1.065", "c_t = = 1.065")})
     assert result.score == 0
     assert all("line" in v.feedback for v in result.checks if v.points)
 
@@ -41,7 +41,7 @@ def test_quiz_grading_does_not_import_torch():
 
 def test_mistyped_key_is_named_by_the_public_check(grade):
     """Does a mistyped key fail the public key check, naming both the lost and the unknown key?"""
-    result = grade("ex01", {"answers.toml": REFERENCE.replace("c_t = 1.5", "c_tt = 1.5")})
+    result = grade("ex01", {"answers.toml": REFERENCE.replace("c_t = 1.065", "c_tt = 1.065")})
     public = [v for v in result.checks if v.visible and not v.passed]
     assert any("missing key(s) c_t," in v.feedback and "unknown key(s) c_tt" in v.feedback for v in public), public
     assert result.score == result.max_score - 1  # only c_t itself is lost

@@ -7,7 +7,7 @@ REFERENCE = (ROOT / "solutions" / "ex03_gru_arithmetic" / "answers.toml").read_t
 
 def test_values_swapped_between_keys_earn_half(grade):
     """Do both values, right but in each other's keys, earn half of each check and name the swap?"""
-    result = grade("ex03", {"answers.toml": with_answers(REFERENCE, h_t="0.2", h_t_other_convention="1.4")})
+    result = grade("ex03", {"answers.toml": with_answers(REFERENCE, h_t="0.75", h_t_other_convention="2.15")})
     assert result.score == result.max_score - 2
     swapped = [v for v in result.checks if "swapped GRU convention" in v.feedback]
     assert len(swapped) == 2 and all(v.earned == 1 for v in swapped)
@@ -22,7 +22,7 @@ def test_reference_scores_full_marks(grade):
 
 def test_malformed_sheet_scores_zero_and_names_the_line(grade):
     """Does a TOML syntax error give 0 with a message naming the line, not a crash?"""
-    broken = REFERENCE.replace("direct_factor = 0.75", "direct_factor = 0.75 0.25")
+    broken = REFERENCE.replace("direct_factor = 0.7 ", "direct_factor = 0.7 0.25 ")
     line = 1 + next(n for n, s in enumerate(REFERENCE.splitlines()) if s.startswith("direct_factor"))
     result = grade("ex03", {"answers.toml": broken})
     assert result.score == 0

@@ -31,11 +31,11 @@ def test_equivalent_forms_earn_full_marks(grade):
         'N_rnn = "d_h^2 + d_h d_x + d_h"\n'
         'N_gru = "3 d_h (d_h + d_x + 1)"\n'
         'N_lstm = "(d_x + d_h + 1)·4d_h"\n'
-        'gru_dx5_dh4 = "3*4*(5+4+1)"\n'
-        "lstm_dx32_dh128 = 82432\n"
-        'lstm_dx32_dh128_torch = "4*128*(32+128+2)"\n'
-        "grucell_dx3_dh5_torch = 150\n"
-        "lstm_dx3_dh5_2layers_bidir_torch = 1080.0\n"
+        'gru_count = "3*3*(6+3+1)"\n'
+        "lstm_count = 46464\n"
+        'lstm_count_torch = "4*96*(24+96+2)"\n'
+        "grucell_count_torch = 273\n"
+        "lstm_stack_count_torch = 2624.0\n"
     )
     result = grade("ex04", {"params.py": CODE, "answers.toml": sheet})
     assert result.score == result.max_score, failed_feedback(result)
@@ -94,15 +94,26 @@ def test_reference_agrees_with_torch_and_the_seeds():
 
 
 def test_reference_sheet_agrees_with_the_reference_code():
-    """Does every numeric key of the reference sheet equal count_params for its configuration?"""
+    """Does every count of the reference sheet, and of 50 students' sizes, equal the reference count_params for its
+    configuration, and PyTorch's own count where the key ends in _torch?"""
     import tomllib
 
+    from grader.course import load_course
+    from grader.variants import Settings, variant_of
+
     hidden = _load("ex04_hidden_checks", ROOT / "tests" / "hidden" / "ex04.py")
+    declared = load_course(ROOT).exercise("ex04").variant
     sheet = tomllib.loads(SHEET)
     count = _reference().count_params
-    for key, config in hidden.ITEMS.items():
-        options = {k: v for k, v in config.items() if k not in ("cell", "d_x", "d_h")}
-        assert sheet[key] == count(config["cell"], config["d_x"], config["d_h"], **options), key
+    students = [variant_of(Settings(True, "ex04"), declared, f"s{n}").params for n in range(50)]
+    for params in [declared.default(), *students]:
+        expected = hidden.expected(params)
+        for key, config in hidden.items(params).items():
+            options = {k: v for k, v in config.items() if k not in ("cell", "d_x", "d_h")}
+            assert expected[key] == count(config["cell"], config["d_x"], config["d_h"], **options), key
+            if key.endswith("_torch"):
+                assert expected[key] == hidden.torch_count(config), key
+    assert {key: sheet[key] for key in hidden.expected(declared.default())} == hidden.expected(declared.default())
 
 
 COUNT_PARAMS = "def count_params(cell, d_x, d_h, *, num_layers=1, bidirectional=False, framework_biases=False):\n"

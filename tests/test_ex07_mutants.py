@@ -34,7 +34,7 @@ def test_reference_scores_full_marks(grade):
 
 def test_other_correct_forms_earn_full_marks(grade):
     """Are exact expressions and a tensor-valued norm accepted?"""
-    sheet = 'bias_for_090 = "ln(0.9/0.1)"\nretain09_T20 = "0.9^20"\nslowest_decay = "0.90"\n'
+    sheet = 'bias_for_gate = "ln(0.85/0.15)"\nretain_power = "0.8^15"\nslowest_decay = "0.90"\n'
     code = mutate(CODE, "ord=2).item()", "ord=2)")
     result = grade("ex07", {"decay.py": code, "answers.toml": sheet})
     assert result.score == result.max_score == 8, [v.feedback for v in result.checks if not v.passed]

@@ -17,7 +17,7 @@ def test_one_wrong_item_costs_only_its_share(grade):
 def test_other_correct_forms_earn_full_marks(grade):
     """Are equivalent forms accepted: "3/4", negative indices, shapes as strings, lower-case options?"""
     sheet = with_answers(REFERENCE, gru_lstm_ratio='"3/4"', fwd_last_layer_index="-2", bwd_final_time_index="-4",
-                       h_n_shape='"(4, 2, 5)"', q2_gru='"3*256*(64+256+1)"', sigma_1='"1/(1+exp(-1))"',
+                       h_n_shape='"(4, 2, 5)"', q2_gru='"3*160*(48+160+1)"', sigma_1='"1/(1+exp(-1))"',
                        choice_greff_2015='" d "', tf_h_only_state='"False"')
     result = grade("ex11", {"answers.toml": sheet})
     assert result.score == result.max_score, [v.feedback for v in result.checks if not v.passed]

@@ -205,7 +205,7 @@ def test_code_cells_become_the_module_and_answer_cells_the_sheet(course, tmp_pat
     test_cell = nbformat.v4.new_code_cell("assert count_params('rnn', 1, 1) == 3", metadata={
         "nbgrader": {"grade": True, "solution": False, "locked": True, "grade_id": "t", "points": 1, "schema_version": 3}})
     text = notebook(("markdown", "# my work"), ("code", "def count_params(cell, d_x, d_h):\n    return 0"),
-                    ("code", 'N_rnn = "d_h*(d_x + d_h + 1)"\ngru_dx5_dh4 = 3 * (4 * (5 + 4 + 1))\nN_gru: str = ""'),
+                    ("code", 'N_rnn = "d_h*(d_x + d_h + 1)"\ngru_count = 3 * (4 * (5 + 4 + 1))\nN_gru: str = ""'),
                     test_cell, ("code", "import math  # a helper cell\nDEFAULT = 1"))
     (tmp_path / exercise.folder).mkdir()
     (tmp_path / exercise.folder / "ex04.ipynb").write_text(text)
@@ -216,7 +216,7 @@ def test_code_cells_become_the_module_and_answer_cells_the_sheet(course, tmp_pat
         assert (folder / "params.py").read_text() == "def count_params(cell, d_x, d_h):\n    return 0\n\n" \
                                                      "import math  # a helper cell\nDEFAULT = 1\n"
         assert tomllib.loads((folder / "answers.toml").read_text()) == {
-            "N_rnn": "d_h*(d_x + d_h + 1)", "gru_dx5_dh4": "3 * (4 * (5 + 4 + 1))", "N_gru": ""}
+            "N_rnn": "d_h*(d_x + d_h + 1)", "gru_count": "3 * (4 * (5 + 4 + 1))", "N_gru": ""}
     finally:
         workspace.remove()
 

@@ -67,7 +67,7 @@ def test_a_key_typo_made_in_place_fails_the_public_check(course, tmp_path, sandb
     shutil.copy(ROOT / "course.toml", tmp_path)
     bundle = load_course(tmp_path)  # no tests/: only the public checks run, as for a student
     sheet = tmp_path / "exercises" / "ex01_cell_state" / "answers.toml"
-    sheet.write_text(reference_sheet(course, "ex01").replace("c_t = 1.5", "c_tt = 1.5"), encoding="utf-8")
+    sheet.write_text(reference_sheet(course, "ex01").replace("c_t = 1.065", "c_tt = 1.065"), encoding="utf-8")
     result = public_run(bundle, ["ex01"], tmp_path / "exercises", sandbox).exercises[0]
     check = sheet_check(result)
     assert not check.passed
@@ -78,17 +78,17 @@ def test_a_key_typo_made_in_place_fails_the_public_check(course, tmp_path, sandb
 MALFORMED = {
     "times as x": ("ex02", "three_step_factor", '"0.9 x 0.8 x 0.5"', "the name 'x'"),
     "symbol not allowed": ("ex02", "const_gate_factor", '"F^K"', "unknown symbol 'F'"),
-    "an approximation sign": ("ex02", "w105_k30", '"1.05^30 ≈ 4.32"', "could not read your answer"),
+    "an approximation sign": ("ex02", "w_up_power", '"1.05^30 ≈ 4.32"', "could not read your answer"),
     "an index expression": ("ex11", "fwd_last_layer_index", '"h_n[2]"', "could not read your answer"),
     "unclosed bracket": ("ex01", "h_t_formula", '"o*tanh(c_t"', "never closed"),
     "too few digits": ("ex11", "sigma_1", "0.73", "asks for at least 4"),
-    "too few digits, as a string": ("ex07", "bias_for_090", '"2.2"', "asks for at least 4"),
+    "too few digits, as a string": ("ex07", "bias_for_gate", '"2.2"', "asks for at least 4"),
     "choice with a bracket (ex08)": ("ex08", "equal_width_shows", '"C)"', "is not one of the options: A, B, C, D"),
     "choice with a bracket (ex10)": ("ex10", "time_vs_length", '"C)"', "is not one of the options: A, B, C, D"),
     "choice not listed": ("ex07", "slowest_decay", '"0.7"', "is not one of the options: 0.1, 0.5, 0.9"),
     "number for a formula": ("ex04", "N_rnn", "120", "is a number"),
     "constant formula": ("ex01", "c_t_formula", '"0.8*2 + 0.25*(-0.4)"', "is a number"),
-    "not a whole number": ("ex04", "gru_dx5_dh4", "120.5", "not a whole number"),
+    "not a whole number": ("ex04", "gru_count", "90.5", "not a whole number"),
     "not a boolean": ("ex02", "only_decays", '"yes"', "is not true or false"),
     "not a shape": ("ex11", "output_shape", '"2x4x10"', "is not a shape"),
     "number of the wrong kind": ("ex03", "h_t", "[1.4]", "expects a number"),
@@ -109,15 +109,15 @@ def test_a_malformed_answer_fails_the_public_check_naming_the_key(course, grade,
 def test_every_problem_of_a_sheet_is_listed_in_one_run(course, grade):
     """Does one failing check list every bad key of a sheet: a typo, malformed forms and the unanswered?"""
     sheet = with_answers(reference_sheet(course, "ex02"), three_step_factor='"0.9 x 0.8 x 0.5"',
-                         const_gate_factor='"F^K"', bias2_k10='""')
-    sheet = sheet.replace("w105_k30 =", "w105_k3 =")
+                         const_gate_factor='"F^K"', bias_sim='""')
+    sheet = sheet.replace("w_up_power =", "w105_k3 =")
     check = sheet_check(grade("ex02", {"answers.toml": sheet}))
     lines = check.feedback.en.splitlines()
     assert len(lines) == 4, lines
-    assert "missing key(s) w105_k30," in lines[0] and "unknown key(s) w105_k3;" in lines[0]
+    assert "missing key(s) w_up_power," in lines[0] and "unknown key(s) w105_k3;" in lines[0]
     assert "three_step_factor:" in lines[1] and "const_gate_factor:" in lines[2]
-    assert lines[3].endswith("still unanswered: bias2_k10")
-    assert "尚未作答：bias2_k10" in check.feedback.zh
+    assert lines[3].endswith("still unanswered: bias_sim")
+    assert "尚未作答：bias_sim" in check.feedback.zh
 
 
 @pytest.mark.parametrize("exercise_id", SHEETS)
@@ -140,7 +140,7 @@ def test_the_digits_asked_are_enough_for_the_hidden_checks(course, grade, exerci
 
 def test_exact_expressions_and_trailing_zeros_pass_the_digits_asked(course, grade):
     """Is an exact expression ("sigma(1)") or 0.3660 (4 digits, typed as a float) accepted where 4 digits are asked?"""
-    sheet = with_answers(reference_sheet(course, "ex02"), sigma1_k30='"sigma(1)^30"', f099_k100="0.3660")
+    sheet = with_answers(reference_sheet(course, "ex02"), sigma1_power='"sigma(1)^30"', f_near_power="0.3660")
     assert sheet_check(grade("ex02", {"answers.toml": sheet})).passed
 
 

@@ -10,7 +10,7 @@ from grader.export.terminal import _wrap, print_course, print_grade
 from grader.results import ExerciseResult, GradeResult, Outcome, Verdict
 from grader.text import Text
 
-KEY = "lstm_dx3_dh5_2layers_bidir_torch"
+KEY = "lstm_dx3_dh5_2layers_bidir_torch"  # a long key of the kind a sheet may hold
 SHEET = "ex04_param_counts/answers.toml"
 FILE = "mywork/ex05_gated_steps/gated.py"
 NAMES = (KEY, SHEET, FILE)

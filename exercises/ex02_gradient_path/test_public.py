@@ -10,14 +10,14 @@ from grader.checks import Boolean, Formula, Number, check_sheet_form
 FORMS = {
     "three_step_factor": Number(),
     "const_gate_factor": Formula({"f": "gate", "k": "positive_integer"}),
-    "w105_k30": Number(digits=4),
-    "w095_k100": Number(digits=4),
-    "sigma1_k30": Number(),  # within 2 %: the textbook's rounded values are accepted
-    "f099_k100": Number(digits=4),
-    "ratio_bias1_bias0_k30": Number(),  # within 2 %
+    "w_up_power": Number(digits=4),
+    "w_down_power": Number(digits=4),
+    "sigma1_power": Number(),  # within 2 %: the textbook's rounded values are accepted
+    "f_near_power": Number(digits=4),
+    "ratio_bias1_bias0": Number(),  # within 2 %
     "preact_formula": Formula({"k": "positive_integer", "epsilon": "gate"}),
-    "preact_k100_eps01": Number(digits=4),
-    "bias2_k10": Number(digits=4),
+    "preact_value": Number(digits=4),
+    "bias_sim": Number(digits=4),
     "only_decays": Boolean(),
     "guarantees_no_vanishing": Boolean(),
 }

@@ -12,8 +12,8 @@ params = student_module("params")
 SIZES = {"d_x": "positive_integer", "d_h": "positive_integer"}
 FORMS = {
     **dict.fromkeys(("N_rnn", "N_gru", "N_lstm"), Formula(SIZES)),
-    **dict.fromkeys(("gru_dx5_dh4", "lstm_dx32_dh128", "lstm_dx32_dh128_torch", "grucell_dx3_dh5_torch",
-                     "lstm_dx3_dh5_2layers_bidir_torch"), Integer()),
+    **dict.fromkeys(("gru_count", "lstm_count", "lstm_count_torch", "grucell_count_torch",
+                     "lstm_stack_count_torch"), Integer()),
 }
 
 

@@ -17,7 +17,7 @@ SHAPES = {
     "gru": {**{f"W_{g}": (D_H, D_X) for g in "zrh"}, **{f"U_{g}": (D_H, D_H) for g in "zrh"},
             **{f"b_{g}": (D_H,) for g in "zrh"}},
 }
-FORMS = {"bias_for_090": Number(digits=4), "retain09_T20": Number(digits=4),
+FORMS = {"bias_for_gate": Number(digits=4), "retain_power": Number(digits=4),
          "slowest_decay": Choice(("0.1", "0.5", "0.9"))}
 
 

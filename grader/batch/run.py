@@ -115,6 +115,8 @@ def _escaped(c: str) -> str:
 
 
 def course_hash(course: Course) -> str:
+    """What keys every journal row: the course's files; of course.toml all but [variants.reseed], which keys only the
+    students it names (`_variant_key`), so that a reseed regrades that student alone."""
     digest = hashlib.sha256()
     for part in _COURSE_PARTS:
         root = course.root / part
@@ -128,7 +130,8 @@ def course_hash(course: Course) -> str:
 
 def _graded_bytes(path: Path, course: Course) -> bytes:
     """What of a course file decides a grade: course.toml without the term's tables ([deadlines], [late]), which are
-    applied after grading (grader.term) – a date changed regrades no one; every other file whole."""
+    applied after grading (grader.term) – a date changed regrades no one – and without [variants.reseed], whose
+    change regrades only the students it names (their journal key holds their variant number); every other file whole."""
     if path != course.root / "course.toml":
         return path.read_bytes()
     import json
@@ -136,8 +139,15 @@ def _graded_bytes(path: Path, course: Course) -> bytes:
 
     from grader.term.policy import TABLES
 
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
-    return json.dumps({k: v for k, v in data.items() if k not in TABLES}, sort_keys=True, default=str).encode()
+    data = {k: v for k, v in tomllib.loads(path.read_text(encoding="utf-8")).items() if k not in TABLES}
+    if isinstance(data.get("variants"), dict):
+        data["variants"] = {k: v for k, v in data["variants"].items() if k != "reseed"}
+    return json.dumps(data, sort_keys=True, default=str).encode()
+
+
+def _variant_key(course: Course, student: str) -> str:
+    """The part of a student's journal key that their own numbers add: their variant number, with variants on."""
+    return str(course.variants.number(student)) if course.variants.enabled else ""
 
 
 def content_hash(student: Student, exercises: list[Exercise]) -> str:
@@ -231,7 +241,8 @@ def _grade_into(out: Path, course: Course, exercises: list[Exercise], submission
     course_key = course_hash(course)
     common = hashlib.sha256(f"{course_key}|{','.join(ids)}".encode()).hexdigest()
     contents = {s.id: content_hash(s, exercises) for s in students}
-    keyed = [replace(s, key=hashlib.sha256(f"{common}|{contents[s.id]}".encode()).hexdigest()) for s in students]
+    keyed = [replace(s, key=hashlib.sha256(f"{common}|{contents[s.id]}|{_variant_key(course, s.id)}".encode()).hexdigest())
+             for s in students]
     hashes = {s.id: (contents[s.id], course_key) for s in keyed}
     journal = Journal(out)
     unjournaled: dict[str, StudentRow] = {}  # rows the journal could not take: said so, and graded again next run
@@ -243,7 +254,8 @@ def _grade_into(out: Path, course: Course, exercises: list[Exercise], submission
             journal.key_of(s.id) != s.key or not (out / "reports" / f"{s.id}.json").is_file()))]
         keys = {s.id: s.key for s in todo}
         done = 0
-        for row in _grade_all(todo, course, exercises, device, strict, workers, scheduler):
+        classmates = tuple(s.id for s in keyed if not s.refused)
+        for row in _grade_all(todo, course, exercises, device, strict, workers, scheduler, classmates):
             _write_student(out, term.final(row))
             try:  # a grader failure is recorded without its key, so that the next run grades that student again
                 with journal.transaction():
@@ -360,7 +372,7 @@ def _report_text(result: GradeResult) -> str:
 
 
 def _grade_all(todo: list[Student], course: Course, exercises: list[Exercise], device: str, strict: bool,
-               workers: int, scheduler: str | None):
+               workers: int, scheduler: str | None, classmates: tuple[str, ...] = ()):
     """Yield each student's row as it finishes (any order): first those refused unopened, then the graded ones."""
     from grader.batch.worker import unreadable_row
 
@@ -372,7 +384,7 @@ def _grade_all(todo: list[Student], course: Course, exercises: list[Exercise], d
         return
     args = (str(course.root), [e.id for e in exercises], device, strict)
     if scheduler is not None:
-        yield from _on_dask(todo, scheduler, args, exercises)
+        yield from _on_dask(todo, scheduler, args, exercises, classmates)
         return
     from concurrent.futures import ProcessPoolExecutor
 
@@ -384,7 +396,7 @@ def _grade_all(todo: list[Student], course: Course, exercises: list[Exercise], d
     try:
         with ProcessPoolExecutor(workers, mp_context=context,
                                  initializer=worker.start_pool_process, initargs=(*args, slots)) as pool:
-            pending = {pool.submit(worker.pool_task, s.id, str(s.path)) for s in todo}
+            pending = {pool.submit(worker.pool_task, s.id, str(s.path), classmates) for s in todo}
             while pending:
                 finished, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for future in finished:
@@ -409,7 +421,7 @@ def _pool_context():
     return context
 
 
-def _on_dask(todo: list[Student], scheduler: str, args: tuple, exercises: list[Exercise]):
+def _on_dask(todo: list[Student], scheduler: str, args: tuple, exercises: list[Exercise], classmates: tuple[str, ...] = ()):
     """Each student as a task on the cluster; a task that fails (its worker lost, say) is that student's grader error."""
     from grader.errors import need
 
@@ -420,7 +432,7 @@ def _on_dask(todo: list[Student], scheduler: str, args: tuple, exercises: list[E
 
     with Client(scheduler) as client:
         # One key per (student, content and course): a changed upload or a fixed check is never deduplicated away.
-        futures = {client.submit(dask_task, s.id, str(s.path), *args, key=f"grade-{s.id}-{s.key[:16]}", pure=False): s.id
+        futures = {client.submit(dask_task, s.id, str(s.path), *args, classmates, key=f"grade-{s.id}-{s.key[:16]}", pure=False): s.id
                    for s in todo}
         for future in as_completed(futures):
             try:

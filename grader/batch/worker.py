@@ -24,14 +24,15 @@ NETWORK_NEEDED = ("grading on a Dask cluster needs student processes without the
                   "shows 'no network' on, or without --scheduler")
 
 
-def grade_one(grader, student: str, path: Path) -> StudentRow:
-    """One student's row, graded by `grader` (a started `Grader`); never raises for the student's input."""
+def grade_one(grader, student: str, path: Path, classmates: tuple[str, ...] = ()) -> StudentRow:
+    """One student's row, graded by `grader` (a started `Grader`) on the student's own numbers (the entry's name is
+    the id); a sheet of one of `classmates`' numbers is named. Never raises for the student's input."""
     from grader.submissions import opened
 
     started = time.monotonic()
     try:
         with opened(path) as folder:
-            result = grader.grade(folder, label=student)
+            result = grader.grade(folder, label=student, student=student, classmates=classmates)
     except SubmissionError as e:  # a refused archive or an unreadable entry: this student alone
         return unreadable_row(grader.course, grader.exercises, grader.device, student, str(e),
                               seconds=time.monotonic() - started)
@@ -72,14 +73,14 @@ def start_pool_process(course_root: str, exercise_ids: list[str], device: str, s
     _STATE["grader"] = grader
 
 
-def pool_task(student: str, path: str) -> StudentRow:
+def pool_task(student: str, path: str, classmates: tuple[str, ...] = ()) -> StudentRow:
     """One student in this pool process; a failure of the grader itself is that student's row, not the batch's end."""
     from grader.errors import GraderError
 
     grader = _STATE["grader"]
     exercises = grader.exercises
     try:
-        return grade_one(grader, student, Path(path))
+        return grade_one(grader, student, Path(path), tuple(classmates))
     except GraderError as e:
         return failed_row(student, exercises, str(e))
     except Exception as e:  # noqa: BLE001 – a bug of the grader that this student's work set off: theirs alone
@@ -93,13 +94,14 @@ def failed_row(student: str, exercises, message: str) -> StudentRow:
 
 # -- a Dask task --------------------------------------------------------------------------------
 
-def dask_task(student: str, path: str, course_root: str, exercise_ids: list[str], device: str, strict: bool) -> StudentRow:
+def dask_task(student: str, path: str, course_root: str, exercise_ids: list[str], device: str, strict: bool,
+              classmates: tuple[str, ...] = ()) -> StudentRow:
     """Grade one student in a fresh subprocess on the Dask worker; the result comes back to the TA's journal.
 
     The job goes in on stdin, never on the command line, which every user of the worker can read.
     """
     job = json.dumps({"student": student, "path": path, "course_root": course_root,
-                      "exercise_ids": exercise_ids, "device": device, "strict": strict})
+                      "exercise_ids": exercise_ids, "device": device, "strict": strict, "classmates": list(classmates)})
     done = subprocess.run([sys.executable, "-m", "grader.batch.worker"], input=job, capture_output=True, text=True,
                           check=False)
     if done.returncode != 0:
@@ -129,7 +131,7 @@ def _main() -> None:
     except GraderError as e:
         row = failed_row(fields["student"], _exercises(fields["course_root"], fields["exercise_ids"]), str(e))
     else:
-        row = pool_task(fields["student"], fields["path"])
+        row = pool_task(fields["student"], fields["path"], tuple(fields.get("classmates", ())))
     sys.stdout.write(row.to_json())
     sys.stdout.flush()
 

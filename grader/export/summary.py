@@ -47,6 +47,17 @@ def summarize(rows: list[StudentRow], exercise_ids: list[str], *, missing: Seque
         "internal_errors": sum(r.status is Status.INTERNAL_ERROR for r in rows),
         "missing_protections": list(missing),
         **items.analyse(rows, exercise_ids).to_dict(),  # "checks", "mistakes", "left_out_of_checks": see items.py
+        **_variant_findings(rows),
+    }
+
+
+def _variant_findings(rows: list[StudentRow]) -> dict[str, list[dict[str, str]]]:
+    """Sheets that hold another student's numbers' answers, and hand-ins packed under another student's id."""
+    return {
+        "answers_of_other_variants": [{"student": r.student, "exercise": e, "variant_of": who}
+                                      for r in rows for e, who in sorted(r.result.copied_from.items())],
+        "packed_as_another_student": [{"student": r.student, "packed_as": r.result.packed_as} for r in rows
+                                      if r.result.packed_as and r.result.packed_as != r.student],
     }
 
 
@@ -76,6 +87,12 @@ def to_markdown(summary: dict[str, Any]) -> str:
                        ("no_submission_time", "No submission time (graded without late penalty)")):
         if summary.get(key):  # the term's flags (grader.term.finals.flagged), where grade batch added them
             lines += ["", f"{words} ({len(summary[key])}): {', '.join(plain(s) for s in summary[key])}."]
+    if summary["answers_of_other_variants"] or summary["packed_as_another_student"]:
+        lines += ["", "## Answers of another student's numbers", ""]
+        lines += [f"- {plain(c['student'])}, {c['exercise']}: answers of {plain(c['variant_of'])}'s variant"
+                  for c in summary["answers_of_other_variants"]]
+        lines += [f"- {plain(c['student'])}: the hand-in was packed as student {plain(c['packed_as'])}"
+                  for c in summary["packed_as_another_student"]]
     if summary["missing_protections"]:
         lines += ["", f"Sandbox degraded (--sandbox auto), without: {', '.join(summary['missing_protections'])}."]
     return "\n".join(lines) + "\n"

@@ -336,6 +336,10 @@ class AnswerSheet:
                 f"{_show(value)} 接近但不在相对误差 {tolerance:g} 之内；请至少给出 {needed} 位有效数字")
         raise self._fail(key, f"{_show(value)} is not correct", f"{_show(value)} 不正确")
 
+    def number_of(self, key: str) -> float:
+        """The answer to `key` read as a number (Fail when it is none): what `number` would compare."""
+        return self._number_value(key, self._answer(key))[0]
+
     def integer(self, key: str, expected: int, *, mistakes: Mapping[int, Diagnosis] = {}) -> None:
         """A whole number, exactly (TOML integer, or an expression such as "4*128*(32+128+1)")."""
         value = self._answer(key)

@@ -22,6 +22,7 @@ from grader.results import ExerciseResult, GradeResult, Outcome, Verdict
 from grader.sandbox.host import Limits, Sandbox
 from grader.submissions.workspace import load_submission
 from grader.text import Text, shown_path
+from grader.variants import copied_from, recorded_student
 
 
 def resolve_device(requested: str) -> str:
@@ -92,17 +93,21 @@ class Grader:
         """What isolates a student process here (None when no student code runs)."""
         return self.sandbox.protections if self.sandbox else None
 
-    def grade(self, submission: Path, *, label: str | None = None, exercises: list[Exercise] | None = None) -> GradeResult:
+    def grade(self, submission: Path, *, label: str | None = None, exercises: list[Exercise] | None = None,
+              student: str | None = None, classmates: tuple[str, ...] = ()) -> GradeResult:
         """Grade one submission on this session's exercises (or some of them); `label` names it in the result
-        (default: its path)."""
+        (default: its path). With `student`, the numeric questions are that student's numbers (course.toml
+        [variants]); a sheet holding one of `classmates`' right answers instead is named in the result."""
         course, exercises = self.course, exercises or self.exercises
         label = label or str(submission)
         started = time.monotonic()
         available = [e for e in exercises if e.available]
         workspace = load_submission(submission, available)
         present = [e for e in available if e.id not in workspace.absent]
+        student = student if course.variants.enabled else None
         try:
-            verdicts, errors = self._session(available).grade(workspace, present)
+            verdicts, errors = self._session(available).grade(workspace, present, student)
+            copied = copied_from(course, present, workspace, student, classmates) if course.has_hidden_checks else {}
         finally:
             workspace.remove()
         results = [
@@ -117,8 +122,10 @@ class Grader:
                 for e, r in zip(exercises, results)
                 if e in present and abs(r.max_score - e.points) > 1e-9
             ]
+        variants = {e.id: course.variants.number(student) for e in present if student and e.variant is not None}
         return GradeResult(label, self.device, course.language, results, errors, self.protections,
-                           seconds=time.monotonic() - started)
+                           seconds=time.monotonic() - started, student=student, variants=variants,
+                           packed_as=recorded_student(submission), copied_from=copied)
 
     def _session(self, exercises: list[Exercise]) -> CheckSession:
         key = tuple(e.id for e in exercises)

@@ -13,6 +13,7 @@ from grader.results import Outcome, Verdict
 from grader.sandbox.proxy import ExerciseProcess
 from grader.submissions.workspace import Workspace
 from grader.text import Text
+from grader.variants import VARIANT_FILE, Variant, variant_of
 
 
 class GraderPlugin:
@@ -32,12 +33,14 @@ class GraderPlugin:
         self._reference_sheets: dict[str, dict] = {}  # exercise id -> its reference answers, for the whole session
         self.begin(None, [])
 
-    def begin(self, workspace: Workspace | None, exercises: list[Exercise]) -> None:
+    def begin(self, workspace: Workspace | None, exercises: list[Exercise], student: str | None = None) -> None:
         """Start grading a submission on `exercises`: fresh state, and every code exercise's process forked and
         sent its imports now, so that the imports run side by side, each within its own time limit (files that
         all hang at import cost about one limit for the whole submission)."""
         self.workspace = workspace
         self.exercises = exercises
+        self.student = student  # whose numbers the numeric questions hold (None: the statement's)
+        self.variants: dict[str, Variant] = {}  # exercise id -> the numbers this submission was graded on
         self.verdicts: list[Verdict] = []
         self.processes: dict[str, ExerciseProcess] = {}  # exercise id -> its student process across its checks
         self._sheets: dict[str, object] = {}  # exercise id -> its AnswerSheet, or the Fail reading it gave
@@ -114,6 +117,18 @@ class GraderPlugin:
             )
         except SheetError as e:
             return Fail(e.message)
+
+    @pytest.fixture
+    def variant(self, exercise) -> dict:
+        """This student's numbers for the exercise (grader.variants): the statement's without an id or variants."""
+        return dict(self.variant_of(exercise).params)
+
+    def variant_of(self, exercise: Exercise) -> Variant:
+        if exercise.id not in self.variants:
+            if exercise.variant is None:
+                raise CheckBug(f"{exercise.id} asks for its variant but has no {VARIANT_FILE}")
+            self.variants[exercise.id] = variant_of(self.course.variants, exercise.variant, self.student)
+        return self.variants[exercise.id]
 
     @pytest.fixture
     def reference_answers(self, exercise) -> dict:

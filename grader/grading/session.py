@@ -32,8 +32,10 @@ class CheckSession:
         self._thread: threading.Thread | None = None
         self._ended = ""
 
-    def grade(self, workspace: Workspace, exercises: list[Exercise]) -> tuple[list[Verdict], list[str]]:
-        """Run the checks of `exercises` on `workspace`; its verdicts and the checks' collection errors."""
+    def grade(self, workspace: Workspace, exercises: list[Exercise], student: str | None = None
+              ) -> tuple[list[Verdict], list[str]]:
+        """Run the checks of `exercises` on `workspace`, with `student`'s numbers; its verdicts and the checks'
+        collection errors."""
         if not self._paths:
             return [], []
         if self._thread is None:
@@ -41,7 +43,7 @@ class CheckSession:
             self._thread.start()
         if self._ended:
             raise GraderError(self._ended)
-        self._jobs.put((workspace, exercises))
+        self._jobs.put((workspace, exercises, student))
         result = self._results.get()
         if isinstance(result, BaseException):
             raise result

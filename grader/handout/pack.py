@@ -13,10 +13,12 @@ from pathlib import Path
 from grader.course import Course
 from grader.errors import SubmissionError
 from grader.submissions.workspace import HANDIN_FILE_BYTES
+from grader.variants import HANDIN_ID_FILE
 
 
-def pack(*, course: Course, submission: Path, out: Path) -> list[str]:
-    """Write `out` from the folder `submission` (laid out like exercises/); return the packed names."""
+def pack(*, course: Course, submission: Path, out: Path, student: str | None = None) -> list[str]:
+    """Write `out` from the folder `submission` (laid out like exercises/); return the packed names. With `student`,
+    the zip's `student.txt` records whose numbers the answers are (a batch lists a hand-in packed as another id)."""
     names, problems = [], []
     for exercise in course.exercises:
         folder = submission / exercise.folder
@@ -36,10 +38,15 @@ def pack(*, course: Course, submission: Path, out: Path) -> list[str]:
         raise SubmissionError("nothing was packed:\n  " + "\n  ".join(problems))
     if not names:
         raise SubmissionError(f"{submission} holds no exercise folder; run grade pack in your course folder")
+    student = (student or "").strip()
+    if student and (not student.isprintable() or len(student.encode()) > 200):
+        raise SubmissionError("--student: a student id is printable text of at most 200 bytes")
     out.parent.mkdir(parents=True, exist_ok=True)
     temp = out.with_name(f".{out.name}.tmp")
     with zipfile.ZipFile(temp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         for name in names:
             zf.write(submission / name, name)
+        if student:
+            zf.writestr(HANDIN_ID_FILE, student + "\n")
     temp.replace(out)
     return names

@@ -150,7 +150,8 @@ def record_regrade(journal: Journal, old: StudentRow | None, new: StudentRow, *,
     for e in new.result.exercises:
         if e.id in before and round(before[e.id], 4) != round(e.score, 4):
             published = last.get((new.student, e.id))
-            reason = ("a new submission" if published and published.submission != submission else
+            reason = ("a new variant of the student's numbers (grade reseed)" if old.result.variants != new.result.variants else
+                      "a new submission" if published and published.submission != submission else
                       "the course changed (its checks, references, statements or the grader)" if published and published.course != course
                       else "graded again")
             audit.record(journal, cause="regrade", student=new.student, exercise=e.id, old=before[e.id], new=e.score,

@@ -1,7 +1,9 @@
 """Hidden checks for ex01: cell-state arithmetic on the answer sheet (6 points).
 
-Expected answers come from solutions/ex01_cell_state/answers.toml; the known mistakes of the course
-spec are named in the feedback. Given: f = 0.8, c_prev = 2, i = 0.25, candidate g = −0.4, o = 0.5.
+The numbers are the student's (`variant`: f, c_prev, i, g, o from exercises/ex01_cell_state/variant.toml);
+`expected` and `mistakes` compute the right values and those of the course spec's known mistakes from them,
+so the feedback can name a mistake without printing the answer. The formulas come from
+solutions/ex01_cell_state/answers.toml.
 """
 
 import math
@@ -9,8 +11,6 @@ import math
 from grader.checks import check
 
 GATE, REAL = "gate", "real"
-F, C_PREV, I, G, O = 0.8, 2.0, 0.25, -0.4, 0.5  # noqa: E741 (the question's data, named as the chapter names the gates)
-C_T = F * C_PREV + I * G  # the new cell state, which h_t reads
 
 COUPLED = ("coupled gate: (1 − f) was used where the input gate i belongs", "耦合门：在输入门 i 的位置用了 (1 − f)")
 NO_FORGET_TERM = ("the forget-gate term is missing: c_t also keeps the share f of the old cell state",
@@ -21,29 +21,45 @@ NO_TANH = ("forgot the tanh: h_t = o ⊙ tanh(c_t), not o ⊙ c_t", "漏了 tanh
 TANH_OUTSIDE = ("tanh outside: h_t = o ⊙ tanh(c_t), not tanh(o ⊙ c_t)", "tanh 位置错误：h_t = o ⊙ tanh(c_t)，不是 tanh(o ⊙ c_t)")
 
 
+def expected(p: dict) -> dict:
+    """The numeric answers for the numbers `p`."""
+    c_t = p["f"] * p["c_prev"] + p["i"] * p["g"]
+    return {"c_t": c_t, "h_t": p["o"] * math.tanh(c_t)}
+
+
+def mistakes(p: dict) -> dict:
+    """{key: {value a known mistake gives: its diagnosis}} for the numbers `p`."""
+    f, c_prev, i, g, o = (p[n] for n in ("f", "c_prev", "i", "g", "o"))
+    c_t = expected(p)["c_t"]
+    return {
+        "c_t": {
+            f * c_prev + (1 - f) * g: COUPLED,
+            i * g: NO_FORGET_TERM,
+            (1 - f) * g: ("two mistakes: the forget-gate term is missing, and (1 − f) was used where the input gate i "
+                          "belongs (coupled gate)",
+                          "两处错误：漏掉了遗忘门一项，并且在输入门 i 的位置用了 (1 − f)（耦合门）"),
+            c_prev + i * g: NO_FORGET_GATE,
+            f * c_prev * i * g: MULTIPLIED,
+        },
+        "h_t": {
+            o * c_t: NO_TANH,
+            math.tanh(o * c_t): TANH_OUTSIDE,
+            o * math.tanh(c_prev): ("used the old cell state: h_t reads the new c_t, not c_prev",
+                                    "用了旧的细胞状态：h_t 读取新的 c_t，而不是 c_prev"),
+        },
+    }
+
+
 @check(points=1)
-def test_c_t(answers, reference_answers):
+def test_c_t(answers, variant):
     """c_t: the new cell state"""
-    answers.number("c_t", reference_answers["c_t"], mistakes={
-        F * C_PREV + (1 - F) * G: COUPLED,
-        I * G: NO_FORGET_TERM,
-        (1 - F) * G: ("two mistakes: the forget-gate term is missing, and (1 − f) was used where the input gate i "
-                      "belongs (coupled gate)",
-                      "两处错误：漏掉了遗忘门一项，并且在输入门 i 的位置用了 (1 − f)（耦合门）"),
-        C_PREV + I * G: NO_FORGET_GATE,
-        F * C_PREV * I * G: MULTIPLIED,
-    })
+    answers.number("c_t", expected(variant)["c_t"], mistakes=mistakes(variant)["c_t"])
 
 
 @check(points=2)
-def test_h_t(answers, reference_answers):
+def test_h_t(answers, variant):
     """h_t: the new hidden state"""
-    answers.number("h_t", reference_answers["h_t"], mistakes={
-        O * C_T: NO_TANH,
-        math.tanh(O * C_T): TANH_OUTSIDE,
-        O * math.tanh(C_PREV): ("used the old cell state: h_t reads the new c_t, not c_prev",
-                                "用了旧的细胞状态：h_t 读取新的 c_t，而不是 c_prev"),
-    })
+    answers.number("h_t", expected(variant)["h_t"], mistakes=mistakes(variant)["h_t"])
 
 
 @check(points=1.5)

@@ -1,15 +1,13 @@
 """Hidden checks for ex02: the direct gradient path, on the answer sheet (10 points).
 
-Expected answers come from solutions/ex02_gradient_path/answers.toml. Each known mistake below is
-the value or formula that mistake produces, computed from the question's data, so the feedback can
-name it without printing the reference answer.
+The numbers are the student's (`variant`, declared in exercises/ex02_gradient_path/variant.toml); `expected` and
+`mistakes` compute the right values and those of the known mistakes from them, so the feedback can name a mistake
+without printing the reference answer. Formulas and statements come from solutions/ex02_gradient_path/answers.toml.
 """
 
 import math
 
 from grader.checks import check, partial
-
-GATES = (0.9, 0.8, 0.5)  # question (a)
 
 
 def sigma(z: float) -> float:
@@ -20,33 +18,113 @@ F_TIMES_K = ("multiplied f by k; the k per-step factors multiply, so the gate is
              "把 f 乘以 k 了；k 个逐步因子相乘，应是门值的 k 次幂")
 WRONG_COLUMN = ("that is the value for the other number of steps in the table; check k",
                 "这是表中另一个步数的值；请核对 k")
-ROUNDED_SIGMA = ("σ(1) was rounded too far before the power; the 30th power multiplies the rounding error by 30 – "
-                 "keep at least 3 significant digits of σ(1) (0.731 is enough) or write sigma(1)^30",
-                 "在取幂之前把 σ(1) 舍入得太粗了；30 次幂把舍入误差放大 30 倍——σ(1) 至少保留 3 位有效数字"
-                 "（0.731 即可），或直接写 sigma(1)^30")
-ROUNDING_RTOL = 0.02  # σ(1) rounded to the textbook's 0.731 changes σ(1)^30 by 0.24 %; to 0.73, by 4.3 %
+ROUNDED_SIGMA = ("σ(1) was rounded too far before the power; a k-th power multiplies the rounding error by k – "
+                 "keep at least 3 significant digits of σ(1) (0.731 is enough) or write sigma(1)^k",
+                 "在取幂之前把 σ(1) 舍入得太粗了；k 次幂把舍入误差放大 k 倍——σ(1) 至少保留 3 位有效数字"
+                 "（0.731 即可），或直接写 sigma(1)^k")
+# σ(1) rounded to the textbook's 0.731 changes σ(1)^k by 0.24 % at k = 30; to 0.73, by 2.9 % at k = 20, 4.3 % at 30
+ROUNDING_RTOL = 0.02
+RTOL = {"sigma1_power": ROUNDING_RTOL, "ratio_bias1_bias0": ROUNDING_RTOL}  # keys judged within 2 %
 SIGMA0 = ("used σ(0) = 0.5, the gate at bias 0; this key asks for the gate at bias 1, σ(1)",
           "用了 σ(0) = 0.5，即偏置为 0 时的门值；本题问的是偏置为 1 时的门值 σ(1)")
-WRONG_BIAS = ("that is the factor for another forget bias; this question uses bias 2, f = σ(2)",
-              "这是其他遗忘门偏置下的系数；本题的偏置为 2，即 f = σ(2)")
-OFF_BY_ONE = ("off by one step: 10 steps multiply exactly 10 gate factors",
-              "差了一步：10 步恰好乘 10 个门因子")
+WRONG_BIAS = ("that is the factor for another forget bias (one of the lecture's 0, 1, 2); f = σ(b) with this question's b",
+              "这是其他遗忘门偏置（第 16 讲的 0、1、2 之一）下的系数；f = σ(b)，b 取本题的偏置")
+EXACT_SOLUTION = ("that is the exact solution of σ(z) = 1 − ε/k; the question asks for the textbook's approximation "
+                  "γ ≈ e^(−z)", "这是 σ(z) = 1 − ε/k 的精确解；本题要的是教材的近似 γ ≈ e^(−z)")
+
+
+def expected(p: dict) -> dict:
+    """The numeric answers for the numbers `p`."""
+    k_short, k_long = p["k_short"], p["k_long"]
+    return {
+        "three_step_factor": p["g1"] * p["g2"] * p["g3"],
+        "w_up_power": p["w_up"] ** k_short,
+        "w_down_power": p["w_down"] ** k_long,
+        "sigma1_power": sigma(1.0) ** k_short,
+        "f_near_power": p["f_near"] ** k_long,
+        "ratio_bias1_bias0": (sigma(1.0) / 0.5) ** k_short,
+        "preact_value": math.log(p["k"] / p["epsilon"]),
+        "bias_sim": sigma(p["bias"]) ** p["steps"],
+    }
+
+
+def mistakes(p: dict) -> dict:
+    """{key: {value a known mistake gives: its diagnosis}} for the numbers `p`."""
+    gates, k_short, k_long = (p["g1"], p["g2"], p["g3"]), p["k_short"], p["k_long"]
+    a, b, c = gates
+    s1 = sigma(1.0)
+    k, eps = p["k"], p["epsilon"]
+    keep = (1 - eps) ** (1 / k)  # the gate that keeps exactly 1 − ε over k steps
+    f, n = sigma(p["bias"]), p["steps"]
+    off_by_one = (f"off by one step: {n} steps multiply exactly {n} gate factors",
+                  f"差了一步：{n} 步恰好乘 {n} 个门因子")
+    return {
+        "three_step_factor": {
+            a + b + c: ("added the gates; along the direct path the per-step factors diag(f) multiply",
+                        "把门值相加了；直接路径上逐步因子 diag(f) 是相乘的"),
+            (1 - a) * (1 - b) * (1 - c): ("used 1 − f, the share forgotten; the path keeps the share f",
+                                          "用了 1 − f（被遗忘的部分）；通道保留的是 f 这一部分"),
+            (a + b + c) / 3: ("averaged the gates; the per-step factors multiply", "对门值取了平均；逐步因子应相乘"),
+            **{gate: ("kept only one step's gate; all three steps' factors multiply", "只用了一步的门值；三步的因子要连乘")
+               for gate in gates},
+        },
+        "w_up_power": {p["w_up"] * k_short: F_TIMES_K, p["w_up"] ** k_long: WRONG_COLUMN},
+        "w_down_power": {p["w_down"] * k_long: F_TIMES_K, p["w_down"] ** k_short: WRONG_COLUMN},
+        "sigma1_power": {
+            0.5 ** k_short: SIGMA0, s1 * k_short: F_TIMES_K, s1 ** k_long: WRONG_COLUMN, 0.73 ** k_short: ROUNDED_SIGMA,
+            1.0: ("took the bias 1 as the gate value; the gate is σ(bias)", "把偏置 1 当成了门值；门值是 σ(偏置)")},
+        "f_near_power": {p["f_near"] * k_long: F_TIMES_K, p["f_near"] ** k_short: WRONG_COLUMN},
+        "ratio_bias1_bias0": {
+            (0.5 / s1) ** k_short: ("inverted the ratio: bias 1's factor over bias 0's is asked",
+                                    "比值颠倒了：要的是偏置 1 的系数除以偏置 0 的系数"),
+            s1 ** k_short: ("gave σ(1)^k itself (or the difference), not the ratio of the two factors",
+                            "给的是 σ(1)^k 本身（或两者之差），不是两个系数之比"),
+            s1 / 0.5: ("that is the ratio after one step; over k steps the per-step ratio is raised to the k-th power",
+                       "这是一步的比值；k 步后每步的比值要取 k 次幂"),
+            (0.73 / 0.5) ** k_short: ROUNDED_SIGMA,
+        },
+        "preact_value": _named({
+            -math.log(k / eps): ("sign error: z must be large and positive", "符号错误：z 必须是较大的正数"),
+            math.log10(k / eps): ("used log10; γ ≈ e^(−z) is undone by the natural logarithm ln",
+                                  "用了以 10 为底的对数；γ ≈ e^(−z) 要用自然对数 ln 反解"),
+            k / eps: ("forgot the logarithm: that is e^z, not z", "漏了对数：这是 e^z，不是 z"),
+            eps / k: ("that is the bound on γ = 1 − f, not the pre-activation z", "这是 γ = 1 − f 的界，不是预激活 z"),
+            1 - eps / k: ("that is the gate value f, not its pre-activation z", "这是门值 f，不是它的预激活 z"),
+        }, [
+            (math.log(k * eps), ("ε belongs in the denominator: γ ≲ ε/k", "ε 应在分母上：γ ≲ ε/k")),
+            (math.log(1 / eps), ("k is missing: the decay accumulates over k steps", "漏了 k：衰减在 k 步上累积")),
+            (math.log(k / eps - 1), EXACT_SOLUTION),
+            (math.log(keep / (1 - keep)),  # the exact logit of f = (1 − ε)^(1/k), without γ·k ≈ ε or γ ≈ e^(−z)
+             ("that is the exact logit; this question asks for the textbook's approximation γ·k ≲ ε with γ ≈ e^(−z)",
+              "这是精确的 logit；本题要的是教材的近似 γ·k ≲ ε、γ ≈ e^(−z)")),
+        ]),
+        "bias_sim": _named({
+            f * n: F_TIMES_K,
+            f ** (n - 1): off_by_one,
+            f ** (n + 1): off_by_one,
+            f: (f"that is one step's factor; over {n} steps the factors multiply", f"这只是一步的因子；{n} 步要连乘"),
+        }, [(sigma(other) ** n, WRONG_BIAS) for other in (0.0, 1.0, 2.0)]),
+    }
+
+
+def _named(mistakes: dict, more: list) -> dict:
+    """`mistakes` with `more` (value, diagnosis) pairs added; two mistakes that give one value are both named."""
+    for value, (en, zh) in more:
+        if value in mistakes and en not in mistakes[value][0]:
+            mistakes[value] = (f"{mistakes[value][0]}; or {en}", f"{mistakes[value][1]}；或{zh}")
+        else:
+            mistakes.setdefault(value, (en, zh))
+    return mistakes
+
+
+def _number(answers, variant, key: str) -> None:
+    answers.number(key, expected(variant)[key], rtol=RTOL.get(key), mistakes=mistakes(variant)[key])
 
 
 @check(points=1)
-def test_three_step_factor(answers, reference_answers):
+def test_three_step_factor(answers, variant):
     """(a) the three-step factor along the direct path"""
-    a, b, c = GATES
-    answers.number("three_step_factor", reference_answers["three_step_factor"], mistakes={
-        a + b + c: ("added the gates; along the direct path the per-step factors diag(f) multiply",
-                   "把门值相加了；直接路径上逐步因子 diag(f) 是相乘的"),
-        (1 - a) * (1 - b) * (1 - c): ("used 1 − f, the share forgotten; the path keeps the share f",
-                                     "用了 1 − f（被遗忘的部分）；通道保留的是 f 这一部分"),
-        (a + b + c) / 3: ("averaged the gates; the per-step factors multiply",
-                         "对门值取了平均；逐步因子应相乘"),
-        **{gate: ("kept only one step's gate; all three steps' factors multiply", "只用了一步的门值；三步的因子要连乘")
-           for gate in GATES},
-    })
+    _number(answers, variant, "three_step_factor")
 
 
 @check(points=1)
@@ -66,34 +144,16 @@ def test_const_gate_factor(answers, reference_answers):
 
 
 @check(points=2)
-def test_scalar_table(answers, reference_answers):
-    """(c) the textbook's scalar table: w = 1.05 and 0.95, f = σ(1) (within 2 %) and 0.99"""
-    s1 = sigma(1.0)
-    table = {  # key: (tolerance, known mistakes); None is the course's tolerance
-        "w105_k30": (None, {1.05 * 30: F_TIMES_K, 1.05 ** 100: WRONG_COLUMN}),
-        "w095_k100": (None, {0.95 * 100: F_TIMES_K, 0.95 ** 30: WRONG_COLUMN}),
-        "sigma1_k30": (ROUNDING_RTOL, {
-            0.5 ** 30: SIGMA0, s1 * 30: F_TIMES_K, s1 ** 100: WRONG_COLUMN, 0.73 ** 30: ROUNDED_SIGMA,
-            1.0 ** 30: ("took the bias 1 as the gate value; the gate is σ(bias)", "把偏置 1 当成了门值；门值是 σ(偏置)")}),
-        "f099_k100": (None, {0.99 * 100: F_TIMES_K, 0.99 ** 30: WRONG_COLUMN}),
-    }
-    partial([lambda key=key, rtol=rtol, wrong=wrong: answers.number(key, reference_answers[key], rtol=rtol, mistakes=wrong)
-                for key, (rtol, wrong) in table.items()])
+def test_scalar_table(answers, variant):
+    """(c) the scalar table: w above and below 1, f = σ(1) (within 2 %) and f near 1"""
+    partial([lambda key=key: _number(answers, variant, key)
+             for key in ("w_up_power", "w_down_power", "sigma1_power", "f_near_power")])
 
 
 @check(points=1)
-def test_ratio_bias1_bias0(answers, reference_answers):
-    """(c) the 30-step head start of forget bias 1 over bias 0 (within 2 %)"""
-    s1 = sigma(1.0)
-    answers.number("ratio_bias1_bias0_k30", reference_answers["ratio_bias1_bias0_k30"], rtol=ROUNDING_RTOL, mistakes={
-        0.5 ** 30 / s1 ** 30: ("inverted the ratio: bias 1's factor over bias 0's is asked",
-                              "比值颠倒了：要的是偏置 1 的系数除以偏置 0 的系数"),
-        s1 ** 30: ("gave σ(1)^30 itself (or the difference), not the ratio of the two factors",
-                  "给的是 σ(1)^30 本身（或两者之差），不是两个系数之比"),
-        s1 / 0.5: ("that is the ratio after one step; over 30 steps the per-step ratio is raised to the 30th power",
-                  "这是一步的比值；30 步后每步的比值要取 30 次幂"),
-        0.73 ** 30 / 0.5 ** 30: ROUNDED_SIGMA,
-    })
+def test_ratio_bias1_bias0(answers, variant):
+    """(c) the head start of forget bias 1 over bias 0 (within 2 %)"""
+    _number(answers, variant, "ratio_bias1_bias0")
 
 
 @check(points=1)
@@ -111,41 +171,20 @@ def test_preact_formula(answers, reference_answers):
         "1 - epsilon/k": ("that is the gate value f, not its pre-activation z", "这是门值 f，不是它的预激活 z"),
         "ln(k*epsilon)": ("ε belongs in the denominator: γ ≲ ε/k", "ε 应在分母上：γ ≲ ε/k"),
         "ln(1/epsilon)": ("k is missing: the decay accumulates over k steps", "漏了 k：衰减在 k 步上累积"),
+        "ln(k/epsilon - 1)": EXACT_SOLUTION,
     })
 
 
 @check(points=1)
-def test_preact_value(answers, reference_answers):
-    """(d) that pre-activation for k = 100, ε = 0.1"""
-    k, eps = 100, 0.1
-    exact = math.log(k / -math.log1p(-eps))  # z from γ = −ln(1 − ε)/k, without γ·k ≈ ε
-    answers.number("preact_k100_eps01", reference_answers["preact_k100_eps01"], mistakes={
-        -math.log(k / eps): ("sign error: z must be large and positive", "符号错误：z 必须是较大的正数"),
-        math.log10(k / eps): ("used log10; γ ≈ e^(−z) is undone by the natural logarithm ln",
-                             "用了以 10 为底的对数；γ ≈ e^(−z) 要用自然对数 ln 反解"),
-        k / eps: ("forgot the logarithm: that is e^z, not z", "漏了对数：这是 e^z，不是 z"),
-        eps / k: ("that is the bound on γ = 1 − f, not the pre-activation z", "这是 γ = 1 − f 的界，不是预激活 z"),
-        1 - eps / k: ("that is the gate value f, not its pre-activation z", "这是门值 f，不是它的预激活 z"),
-        # ln(k·ε) and ln(1/ε) are both ln 10 here, so this value names both mistakes
-        math.log(k * eps): ("ε belongs in the denominator (γ ≲ ε/k), or k is missing (the decay accumulates over k steps)",
-                            "ε 应在分母上（γ ≲ ε/k），或漏了 k（衰减在 k 步上累积）"),
-        exact: ("that is the exact logit; this question asks for the textbook's approximation γ·k ≲ ε with γ ≈ e^(−z)",
-               "这是精确的 logit；本题要的是教材的近似 γ·k ≲ ε、γ ≈ e^(−z)"),
-    })
+def test_preact_value(answers, variant):
+    """(d) that pre-activation for the given k and ε"""
+    _number(answers, variant, "preact_value")
 
 
 @check(points=1)
-def test_bias2_k10(answers, reference_answers):
-    """(e) lecture 16's simulation: forget bias 2 over 10 steps"""
-    f = sigma(2.0)
-    answers.number("bias2_k10", reference_answers["bias2_k10"], mistakes={
-        sigma(0.0) ** 10: WRONG_BIAS,
-        sigma(1.0) ** 10: WRONG_BIAS,
-        f * 10: F_TIMES_K,
-        f ** 9: OFF_BY_ONE,
-        f ** 11: OFF_BY_ONE,
-        f: ("that is one step's factor; over 10 steps the factors multiply", "这只是一步的因子；10 步要连乘"),
-    })
+def test_bias_sim(answers, variant):
+    """(e) lecture 16's simulation, another forget bias and number of steps"""
+    _number(answers, variant, "bias_sim")
 
 
 @check(points=2)

@@ -3,15 +3,12 @@
 Expected answers come from solutions/ex03_gru_arithmetic/answers.toml. Questions (a) and (b) use
 the answer key's (PyTorch's) convention h_t = z·h_prev + (1 − z)·h̃; question (c) uses the textbook's
 (definition 2.3.2) h_t = (1 − z)·h_prev + z·h̃. The two use opposite conventions: answering with the
-other one is the mistake this exercise names. Known mistakes are recomputed from the question's data.
+other one is the mistake this exercise names. The numbers are the student's (`variant`: z, h_prev, candidate
+from exercises/ex03_gru_arithmetic/variant.toml); `expected` and `mistakes` compute the answers and the known
+mistakes from them.
 """
 
 from grader.checks import Fail, check
-
-Z, H_PREV, CANDIDATE = 0.75, 2.0, -0.4
-
-ANSWER_KEY = Z * H_PREV + (1 - Z) * CANDIDATE  # the convention of (a) and (b)
-TEXTBOOK = (1 - Z) * H_PREV + Z * CANDIDATE  # the convention of (c)
 
 SWAPPED = ("swapped GRU convention: this question uses {}, where z is the share of the {}",
            "GRU 约定颠倒：本题采用 {}，其中 z 是{}的比例")
@@ -22,11 +19,40 @@ SWAPPED_TEXTBOOK = (SWAPPED[0].format("the textbook's h_t = (1 − z)·h_prev + 
 BOTH_SWAPPED = ("swapped GRU convention: both values are right but sit in each other's keys "
                 "(h_t, h_t_other_convention); half the points",
                 "GRU 约定颠倒：两个数值都算对了，但 h_t 与 h_t_other_convention 互换了位置；得一半分")
-SIGN = ("the candidate is negative (h̃ = −0.4); its sign was dropped", "候选为负（h̃ = −0.4）；漏掉了它的符号")
+SIGN = ("the candidate is negative; its sign was dropped", "候选为负；漏掉了它的符号")
 NO_CANDIDATE = ("the candidate term is missing: the new state interpolates between the old state and h̃",
                 "漏了候选一项：新状态是旧状态与 h̃ 之间的插值")
 SAME_WEIGHT = ("both terms carry the same weight; an interpolation weighs them by z and 1 − z",
                "两项用了相同的权重；插值的两项权重应为 z 与 1 − z")
+
+
+def expected(p: dict) -> dict:
+    """The answers for the numbers `p`: (a) and (b) in the answer key's convention, (c) in the textbook's."""
+    z, h, c = p["z"], p["h_prev"], p["candidate"]
+    return {"h_t": z * h + (1 - z) * c, "direct_factor": z, "h_t_other_convention": (1 - z) * h + z * c}
+
+
+def mistakes(p: dict) -> dict:
+    """{key: {value a known mistake gives: its diagnosis}} for the numbers `p`."""
+    z, h, c = p["z"], p["h_prev"], p["candidate"]
+    right = expected(p)
+    same_weight = {z * h + z * c: SAME_WEIGHT, (1 - z) * h + (1 - z) * c: SAME_WEIGHT}
+    return {
+        "h_t": {right["h_t_other_convention"]: SWAPPED_ANSWER_KEY, z * h - (1 - z) * c: SIGN, z * h: NO_CANDIDATE,
+                **same_weight},
+        "direct_factor": {
+            1 - z: ("that is the (1 − z) factor of the textbook's convention; this question uses the answer key's "
+                    "h_t = z·h_prev + (1 − z)·h̃",
+                    "这是教材约定下的 (1 − z) 因子；本题采用参考答案的 h_t = z·h_prev + (1 − z)·h̃"),
+            right["h_t"] / h: ("divided h_t by h_prev: a ratio of values, not a derivative",
+                               "用 h_t 除以了 h_prev：这是数值之比，不是导数"),
+            h - c: ("that is ∂h_t/∂z (old state minus candidate); the derivative with respect to h_prev is asked",
+                    "这是 ∂h_t/∂z（旧状态减候选）；本题要的是对 h_prev 的导数"),
+            1.0: ("the direct path is scaled by the gate; it is not an identity", "直接路径要乘以门值，并不是恒等传递"),
+        },
+        "h_t_other_convention": {right["h_t"]: SWAPPED_TEXTBOOK, (1 - z) * h - z * c: SIGN, (1 - z) * h: NO_CANDIDATE,
+                                 **same_weight},
+    }
 
 
 def convention_value(answers, key: str, expected: float, mistakes: dict, other_key: str, other_expected: float) -> None:
@@ -49,39 +75,22 @@ def _holds(answers, key: str, value: float) -> bool:
 
 
 @check(points=2)
-def test_h_t(answers, reference_answers):
+def test_h_t(answers, variant):
     """(a) h_t in the answer key's (PyTorch's) convention"""
-    convention_value(answers, "h_t", reference_answers["h_t"], {
-        TEXTBOOK: SWAPPED_ANSWER_KEY,
-        Z * H_PREV - (1 - Z) * CANDIDATE: SIGN,
-        Z * H_PREV: NO_CANDIDATE,
-        Z * H_PREV + Z * CANDIDATE: SAME_WEIGHT,
-        (1 - Z) * H_PREV + (1 - Z) * CANDIDATE: SAME_WEIGHT,
-    }, "h_t_other_convention", reference_answers["h_t_other_convention"])
+    right = expected(variant)
+    convention_value(answers, "h_t", right["h_t"], mistakes(variant)["h_t"], "h_t_other_convention",
+                     right["h_t_other_convention"])
 
 
 @check(points=2)
-def test_direct_factor(answers, reference_answers):
+def test_direct_factor(answers, variant):
     """(b) the direct-path derivative ∂h_t/∂h_prev in the answer key's convention"""
-    answers.number("direct_factor", reference_answers["direct_factor"], mistakes={
-        1 - Z: ("that is the (1 − z) factor of the textbook's convention; this question uses the answer key's "
-                "h_t = z·h_prev + (1 − z)·h̃",
-                "这是教材约定下的 (1 − z) 因子；本题采用参考答案的 h_t = z·h_prev + (1 − z)·h̃"),
-        ANSWER_KEY / H_PREV: ("divided h_t by h_prev: a ratio of values, not a derivative",
-                           "用 h_t 除以了 h_prev：这是数值之比，不是导数"),
-        H_PREV - CANDIDATE: ("that is ∂h_t/∂z (old state minus candidate); the derivative with respect to h_prev is asked",
-                             "这是 ∂h_t/∂z（旧状态减候选）；本题要的是对 h_prev 的导数"),
-        1.0: ("the direct path is scaled by the gate; it is not an identity", "直接路径要乘以门值，并不是恒等传递"),
-    })
+    answers.number("direct_factor", expected(variant)["direct_factor"], mistakes=mistakes(variant)["direct_factor"])
 
 
 @check(points=2)
-def test_h_t_other_convention(answers, reference_answers):
+def test_h_t_other_convention(answers, variant):
     """(c) h_t in the textbook's convention"""
-    convention_value(answers, "h_t_other_convention", reference_answers["h_t_other_convention"], {
-        ANSWER_KEY: SWAPPED_TEXTBOOK,
-        (1 - Z) * H_PREV - Z * CANDIDATE: SIGN,
-        (1 - Z) * H_PREV: NO_CANDIDATE,
-        Z * H_PREV + Z * CANDIDATE: SAME_WEIGHT,
-        (1 - Z) * H_PREV + (1 - Z) * CANDIDATE: SAME_WEIGHT,
-    }, "h_t", reference_answers["h_t"])
+    right = expected(variant)
+    convention_value(answers, "h_t_other_convention", right["h_t_other_convention"],
+                     mistakes(variant)["h_t_other_convention"], "h_t", right["h_t"])

@@ -1,6 +1,7 @@
 """Hidden checks for ex04: parameter-count formulas, numbers and `count_params` (10 points).
 
-Expected answers come from solutions/ex04_param_counts/answers.toml; `count_params` is compared with
+The sheet's formulas come from solutions/ex04_param_counts/answers.toml, its counts from the student's sizes
+(`expected`, `mistakes`); `count_params` is compared with
 the reference (one bias per block) and with `sum(p.numel())` of torch modules built here, over grids
 of configurations. Wrong results are recomputed under the known mistakes of the course spec so that
 the feedback names the mistake without printing the expected count.
@@ -78,11 +79,16 @@ MISTAKES = (
 
 
 def mistaken_counts(config: dict, expected: int) -> dict:
-    """{count: diagnosis} for every known mistake that changes this configuration's count."""
+    """{count: diagnosis} for every known mistake that changes this configuration's count (two that give the same
+    count are both named)."""
     found = {}
     for diagnosis, count in MISTAKES:
         value = count(config)
-        if value is not None and value != expected:
+        if value is None or value == expected:
+            continue
+        if value in found and diagnosis[0] not in found[value][0]:  # two mistakes give this count here: name both
+            found[value] = (f"{found[value][0]}; or {diagnosis[0]}", f"{found[value][1]}；或{diagnosis[1]}")
+        else:
             found.setdefault(value, diagnosis)
     return found
 
@@ -128,50 +134,62 @@ def test_N_lstm(answers, reference_answers):
     })
 
 
-# The configuration each numeric key asks about; its mistakes are recomputed from it.
-ITEMS = {
-    "gru_dx5_dh4": dict(cell="gru", d_x=5, d_h=4),
-    "lstm_dx32_dh128": dict(cell="lstm", d_x=32, d_h=128),
-    "lstm_dx32_dh128_torch": dict(cell="lstm", d_x=32, d_h=128, framework_biases=True),
-    "grucell_dx3_dh5_torch": dict(cell="gru", d_x=3, d_h=5, framework_biases=True),
-    "lstm_dx3_dh5_2layers_bidir_torch": dict(cell="lstm", d_x=3, d_h=5, num_layers=2, bidirectional=True,
-                                             framework_biases=True),
-}
+# The configuration each numeric key asks about, from the student's sizes (`variant`, declared in
+# exercises/ex04_param_counts/variant.toml); its count and its mistakes are computed from it.
+def items(p: dict) -> dict:
+    return {
+        "gru_count": dict(cell="gru", d_x=p["gru_d_x"], d_h=p["gru_d_h"]),
+        "lstm_count": dict(cell="lstm", d_x=p["lstm_d_x"], d_h=p["lstm_d_h"]),
+        "lstm_count_torch": dict(cell="lstm", d_x=p["lstm_d_x"], d_h=p["lstm_d_h"], framework_biases=True),
+        "grucell_count_torch": dict(cell="gru", d_x=p["cell_d_x"], d_h=p["cell_d_h"], framework_biases=True),
+        "lstm_stack_count_torch": dict(cell="lstm", d_x=p["stack_d_x"], d_h=p["stack_d_h"], num_layers=2,
+                                       bidirectional=True, framework_biases=True),
+    }
 
 
-def _item(answers, reference_answers, key):
-    expected = reference_answers[key]
-    answers.integer(key, expected, mistakes=mistaken_counts(ITEMS[key], expected))
+def expected(p: dict) -> dict:
+    """The sheet's counts for the sizes `p` (PyTorch's own count where the key ends in _torch)."""
+    return {key: _count(**config) for key, config in items(p).items()}
 
 
-@check(points=0.4)
-def test_gru_dx5_dh4(answers, reference_answers):
-    """gru_dx5_dh4: one GRU cell, d_x = 5, d_h = 4, one bias per block"""
-    _item(answers, reference_answers, "gru_dx5_dh4")
+def mistakes(p: dict) -> dict:
+    """{key: {count a known mistake gives: its diagnosis}} for the sizes `p`."""
+    right = expected(p)
+    return {key: mistaken_counts(config, right[key]) for key, config in items(p).items()}
 
 
-@check(points=0.4)
-def test_lstm_dx32_dh128(answers, reference_answers):
-    """lstm_dx32_dh128: one LSTM cell, d_x = 32, d_h = 128, one bias per block (example 2.3.1)"""
-    _item(answers, reference_answers, "lstm_dx32_dh128")
-
-
-@check(points=0.4)
-def test_lstm_dx32_dh128_torch(answers, reference_answers):
-    """lstm_dx32_dh128_torch: parameters of nn.LSTM(32, 128)"""
-    _item(answers, reference_answers, "lstm_dx32_dh128_torch")
+def _item(answers, variant, key):
+    answers.integer(key, expected(variant)[key], mistakes=mistakes(variant)[key])
 
 
 @check(points=0.4)
-def test_grucell_dx3_dh5_torch(answers, reference_answers):
-    """grucell_dx3_dh5_torch: parameters of nn.GRUCell(3, 5)"""
-    _item(answers, reference_answers, "grucell_dx3_dh5_torch")
+def test_gru_count(answers, variant):
+    """gru_count: one GRU cell, one bias per block"""
+    _item(answers, variant, "gru_count")
 
 
 @check(points=0.4)
-def test_lstm_dx3_dh5_2layers_bidir_torch(answers, reference_answers):
-    """lstm_dx3_dh5_2layers_bidir_torch: parameters of nn.LSTM(3, 5, num_layers=2, bidirectional=True)"""
-    _item(answers, reference_answers, "lstm_dx3_dh5_2layers_bidir_torch")
+def test_lstm_count(answers, variant):
+    """lstm_count: one LSTM cell, one bias per block (as in example 2.3.1)"""
+    _item(answers, variant, "lstm_count")
+
+
+@check(points=0.4)
+def test_lstm_count_torch(answers, variant):
+    """lstm_count_torch: parameters of that nn.LSTM"""
+    _item(answers, variant, "lstm_count_torch")
+
+
+@check(points=0.4)
+def test_grucell_count_torch(answers, variant):
+    """grucell_count_torch: parameters of an nn.GRUCell"""
+    _item(answers, variant, "grucell_count_torch")
+
+
+@check(points=0.4)
+def test_lstm_stack_count_torch(answers, variant):
+    """lstm_stack_count_torch: parameters of a two-layer bidirectional nn.LSTM"""
+    _item(answers, variant, "lstm_stack_count_torch")
 
 
 # -- count_params -------------------------------------------------------------------------------------

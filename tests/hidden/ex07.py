@@ -4,8 +4,8 @@ state_jacobian_norm always runs the course's own step function (injected as `ste
 constant-gate parameters it is given come from the reference, so neither ex05 nor the student's
 constant_gate_params is charged twice. With random non-zero weights the expected value is the
 reference's autograd measurement, computed here with the same injected step; a closed-form
-shortcut (retain ** T) cannot pass. Expected sheet answers come from
-solutions/ex07_gate_bias_decay/answers.toml.
+shortcut (retain ** T) cannot pass. The sheet's numbers (c) and (d) are the student's (`variant`, from
+exercises/ex07_gate_bias_decay/variant.toml); `expected` and `mistakes` compute their answers and known mistakes.
 """
 
 import math
@@ -22,8 +22,6 @@ STEPS = course_code(Path(__file__).resolve().parent.parent / "given" / "ex07.py"
 
 D_X, D_H = 3, 4
 RETAINS = (0.1, 0.5, 0.9)
-GATE_C = 0.9  # answer sheet (c): the gate value whose bias is asked
-RETAIN_D, T_D = 0.9, 20  # answer sheet (d)
 KEYS = {
     "lstm": {**{f"W_{g}": (D_H, D_X + D_H) for g in "ifoc"}, **{f"b_{g}": (D_H,) for g in "ifoc"}},
     "gru": {**{f"W_{g}": (D_H, D_X) for g in "zrh"}, **{f"U_{g}": (D_H, D_H) for g in "zrh"},
@@ -254,32 +252,50 @@ def test_random_weight_norms(decay, reference, device):
 
 # -- answer sheet ---------------------------------------------------------------------------------
 
-@check(points=1)
-def test_bias_for_090(answers, reference_answers):
-    """(c) the bias that makes a retention gate 0.9"""
-    answers.number("bias_for_090", reference_answers["bias_for_090"], mistakes={
-        GATE_C: ("that is the gate value; the bias b satisfies σ(b) = 0.9, so b = σ⁻¹(0.9)",
-                 "这是门值；偏置 b 满足 σ(b) = 0.9，即 b = σ⁻¹(0.9)"),
-        -logit(GATE_C): ("logit sign: σ(−ln 9) = 0.1; the bias is +ln(0.9/0.1)", "logit 符号错误：σ(−ln 9) = 0.1；偏置应为 +ln(0.9/0.1)"),
-        math.log10(GATE_C / (1 - GATE_C)): ("log10 instead of ln: σ⁻¹ uses the natural logarithm",
+def expected(p: dict) -> dict:
+    """The sheet's numeric answers for the numbers `p` ((c) the gate, (d) retain and T)."""
+    return {"bias_for_gate": logit(p["gate"]), "retain_power": p["retain"] ** p["T"]}
+
+
+def mistakes(p: dict) -> dict:
+    """{key: {value a known mistake gives: its diagnosis}} for the numbers `p`."""
+    gate, retain, T = p["gate"], p["retain"], p["T"]
+    off_by_one = (f"off by one step: {T} steps multiply exactly {T} factors", f"差了一步：{T} 步恰好乘 {T} 个因子")
+    return {
+        "bias_for_gate": {
+            gate: (f"that is the gate value; the bias b satisfies σ(b) = {gate:g}, so b = σ⁻¹({gate:g})",
+                   f"这是门值；偏置 b 满足 σ(b) = {gate:g}，即 b = σ⁻¹({gate:g})"),
+            -logit(gate): (f"logit sign: σ(−b) = 1 − σ(b); the bias is +ln({gate:g}/(1 − {gate:g}))",
+                           f"logit 符号错误：σ(−b) = 1 − σ(b)；偏置应为 +ln({gate:g}/(1 − {gate:g}))"),
+            math.log10(gate / (1 - gate)): ("log10 instead of ln: σ⁻¹ uses the natural logarithm",
                                             "用了 log10 而非 ln：σ⁻¹ 使用自然对数"),
-        sigma(GATE_C): ("applied σ to 0.9; the bias is the inverse, σ⁻¹(0.9)", "对 0.9 取了 σ；偏置应是其反函数 σ⁻¹(0.9)"),
-        math.log(GATE_C): ("ln(0.9) is not the logit; σ⁻¹(p) = ln(p/(1 − p))", "ln(0.9) 不是 logit；σ⁻¹(p) = ln(p/(1 − p))"),
-    })
+            sigma(gate): ("applied σ to the gate value; the bias is its inverse, σ⁻¹", "对门值取了 σ；偏置应是其反函数 σ⁻¹"),
+            math.log(gate): (f"ln({gate:g}) is not the logit; σ⁻¹(p) = ln(p/(1 − p))",
+                             f"ln({gate:g}) 不是 logit；σ⁻¹(p) = ln(p/(1 − p))"),
+        },
+        "retain_power": {
+            retain * T: ("multiplied retain by T; the T per-step factors multiply, so retain is raised to the power T",
+                         "把 retain 乘以 T 了；T 个逐步因子相乘，应是 retain 的 T 次幂"),
+            retain ** (T - 1): off_by_one,
+            retain ** (T + 1): off_by_one,
+            (1 - retain) ** T: ("used 1 − retain, the share forgotten; the state keeps the share retain",
+                                "用了 1 − retain（被遗忘的部分）；状态保留的是 retain"),
+            sigma(retain) ** T: (f"σ({retain:g})^{T}: {retain:g} is already the gate value, not its bias",
+                                 f"σ({retain:g})^{T}：{retain:g} 已经是门值，不是偏置"),
+        },
+    }
 
 
 @check(points=1)
-def test_retain09_T20(answers, reference_answers):
-    """(d) ‖∂s_20/∂s_0‖ for constant gates with retain = 0.9"""
-    answers.number("retain09_T20", reference_answers["retain09_T20"], mistakes={
-        RETAIN_D * T_D: ("multiplied retain by T; the T per-step factors multiply, so retain is raised to the power T",
-                         "把 retain 乘以 T 了；T 个逐步因子相乘，应是 retain 的 T 次幂"),
-        RETAIN_D ** (T_D - 1): ("off by one step: 20 steps multiply exactly 20 factors", "差了一步：20 步恰好乘 20 个因子"),
-        RETAIN_D ** (T_D + 1): ("off by one step: 20 steps multiply exactly 20 factors", "差了一步：20 步恰好乘 20 个因子"),
-        (1 - RETAIN_D) ** T_D: ("used 1 − retain, the share forgotten; the state keeps the share retain",
-                                "用了 1 − retain（被遗忘的部分）；状态保留的是 retain"),
-        sigma(RETAIN_D) ** T_D: ("σ(0.9)^20: 0.9 is already the gate value, not its bias", "σ(0.9)^20：0.9 已经是门值，不是偏置"),
-    })
+def test_bias_for_gate(answers, variant):
+    """(c) the bias that makes a retention gate a given value"""
+    answers.number("bias_for_gate", expected(variant)["bias_for_gate"], mistakes=mistakes(variant)["bias_for_gate"])
+
+
+@check(points=1)
+def test_retain_power(answers, variant):
+    """(d) ‖∂s_T/∂s_0‖ for constant gates, retain and T as given"""
+    answers.number("retain_power", expected(variant)["retain_power"], mistakes=mistakes(variant)["retain_power"])
 
 
 @check(points=1)

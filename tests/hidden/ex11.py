@@ -133,26 +133,39 @@ def test_bidirectional_shapes(answers, reference_answers):
     ])
 
 
-@check(points=2)
-def test_numbers(answers, reference_answers):
-    """Part C: self-test Q2 parameter counts, the GRU/LSTM ratio and σ(1)"""
-    d_x, d_h = 64, 256
-    block = d_h * (d_x + d_h + 1)
+def expected(p: dict) -> dict:
+    """Part C's counts for the sizes `p` (d_x, d_h; one bias per gate block)."""
+    block = p["d_h"] * (p["d_x"] + p["d_h"] + 1)
+    return {"q2_gru": 3 * block, "q2_lstm": 4 * block}
 
-    rnn, gru, lstm = 1 * block, 3 * block, 4 * block
+
+def mistakes(p: dict) -> dict:
+    """{key: {count a known mistake gives: its diagnosis}} for the sizes `p`."""
+    d_h, block = p["d_h"], p["d_h"] * (p["d_x"] + p["d_h"] + 1)
 
     def counts(blocks: int, wrong_blocks: dict) -> dict:
         return {blocks * (block + d_h): FRAMEWORK_BIASES, blocks * (block - d_h): NO_BIAS, block: PLAIN_RNN} | {
             n * block: why for n, why in wrong_blocks.items()}
 
-    partial([
-        lambda: answers.integer("q2_gru", reference_answers["q2_gru"], mistakes=counts(3, {
+    return {
+        "q2_gru": counts(3, {
             4: ("a GRU has three gate blocks (z, r, candidate), not four", "GRU 有三个门块（z、r、候选），不是四个"),
             2: ("the candidate is a block too: a GRU has three", "候选也是一个块：GRU 共三个"),
-        })),
-        lambda: answers.integer("q2_lstm", reference_answers["q2_lstm"], mistakes=counts(4, {
+        }),
+        "q2_lstm": counts(4, {
             3: ("an LSTM has four gate blocks (i, f, o, candidate), not three", "LSTM 有四个门块（i、f、o、候选），不是三个"),
-        })),
+        }),
+    }
+
+
+@check(points=2)
+def test_numbers(answers, reference_answers, variant):
+    """Part C: two parameter counts, the GRU/LSTM ratio and σ(1)"""
+    right, wrong = expected(variant), mistakes(variant)
+    rnn, gru, lstm = right["q2_gru"] / 3, right["q2_gru"], right["q2_lstm"]
+    partial([
+        lambda: answers.integer("q2_gru", right["q2_gru"], mistakes=wrong["q2_gru"]),
+        lambda: answers.integer("q2_lstm", right["q2_lstm"], mistakes=wrong["q2_lstm"]),
         lambda: answers.number("gru_lstm_ratio", reference_answers["gru_lstm_ratio"], mistakes={
             lstm / gru: ("inverted: GRU over LSTM is asked", "比值颠倒了：要的是 GRU 除以 LSTM"),
             gru / rnn: ("that is GRU over the plain RNN", "这是 GRU 与朴素 RNN 之比"),

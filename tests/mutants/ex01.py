@@ -4,14 +4,14 @@ from . import bank
 
 # name: (answer in the reference, the wrong answer, words the feedback must contain)
 MUTANTS = bank("ex01", "answers.toml", {
-    "h without tanh": ("h_t = 0.4525741268224332", "h_t = 0.75", "forgot the tanh"),
-    "tanh outside": ("h_t = 0.4525741268224332", 'h_t = "tanh(0.5*1.5)"', "tanh outside"),
-    "old cell state": ("h_t = 0.4525741268224332", 'h_t = "0.5 tanh(2)"', "old cell state"),
-    "coupled gate value": ("c_t = 1.5", "c_t = 1.52", "coupled gate"),
-    "forget-gate term dropped": ("c_t = 1.5", 'c_t = "0.25*(-0.4)"', "the forget-gate term is missing"),
-    "coupled gate, forget-gate term dropped": ("c_t = 1.5", "c_t = -0.08", "two mistakes"),
-    "old state not scaled by f": ("c_t = 1.5", 'c_t = "2 + 0.25*(-0.4)"', "the forget gate is missing"),
-    "terms multiplied": ("c_t = 1.5", "c_t = -0.16", "multiplied the two terms"),
+    "h without tanh": ("h_t = 0.4725420099897893", "h_t = 0.639", "forgot the tanh"),
+    "tanh outside": ("h_t = 0.4725420099897893", 'h_t = "tanh(0.6*1.065)"', "tanh outside"),
+    "old cell state": ("h_t = 0.4725420099897893", 'h_t = "0.6 tanh(1.6)"', "old cell state"),
+    "coupled gate value": ("c_t = 1.065", "c_t = 1.125", "coupled gate"),
+    "forget-gate term dropped": ("c_t = 1.065", 'c_t = "0.45*(-0.3)"', "the forget-gate term is missing"),
+    "coupled gate, forget-gate term dropped": ("c_t = 1.065", "c_t = -0.075", "two mistakes"),
+    "old state not scaled by f": ("c_t = 1.065", 'c_t = "1.6 + 0.45*(-0.3)"', "the forget gate is missing"),
+    "terms multiplied": ("c_t = 1.065", "c_t = -0.162", "multiplied the two terms"),
     "coupled gate formula": ('c_t_formula = "f*c_prev + i*g"', 'c_t_formula = "f c_prev + (1 - f) g"', "coupled gate"),
     "formula without the forget-gate term": ('c_t_formula = "f*c_prev + i*g"', 'c_t_formula = "i g"',
                                              "the forget-gate term is missing"),
@@ -21,7 +21,7 @@ MUTANTS = bank("ex01", "answers.toml", {
                                           "multiplied the two terms"),
     "formula without tanh": ('h_t_formula = "o*tanh(c_t)"', 'h_t_formula = "o c_t"', "forgot the tanh"),
     "formula tanh outside": ('h_t_formula = "o*tanh(c_t)"', 'h_t_formula = "\\\\tanh(o \\\\cdot c_t)"', "tanh outside"),
-    "too coarse": ("h_t = 0.4525741268224332", "h_t = 0.45", "significant digits"),
-    "number for a formula": ('h_t_formula = "o*tanh(c_t)"', "h_t_formula = 0.45257", "formula"),
+    "too coarse": ("h_t = 0.4725420099897893", "h_t = 0.47", "significant digits"),
+    "number for a formula": ('h_t_formula = "o*tanh(c_t)"', "h_t_formula = 0.47254", "formula"),
     "unknown symbol": ('c_t_formula = "f*c_prev + i*g"', 'c_t_formula = "f*c_old + i*g"', "c_old"),
 })

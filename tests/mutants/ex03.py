@@ -4,17 +4,17 @@ from . import bank
 
 # name: (answer in the reference, the wrong answer, words the feedback must contain)
 MUTANTS = bank("ex03", "answers.toml", {
-    "textbook convention where the answer key's is asked": ("h_t = 1.4", "h_t = 0.2", "swapped GRU convention"),
+    "textbook convention where the answer key's is asked": ("h_t = 2.15", "h_t = 0.75", "swapped GRU convention"),
     "answer-key convention where the textbook's is asked": (
-        "h_t_other_convention = 0.2", 'h_t_other_convention = "0.75*2 + 0.25*(-0.4)"', "swapped GRU convention"),
-    "(1 - z) direct factor": ("direct_factor = 0.75", "direct_factor = 0.25", "(1 − z) factor of the textbook's convention"),
-    "ratio instead of derivative": ("direct_factor = 0.75", "direct_factor = 0.7", "ratio of values"),
-    "derivative with respect to z": ("direct_factor = 0.75", "direct_factor = 2.4", "∂h_t/∂z"),
-    "identity path": ("direct_factor = 0.75", "direct_factor = 1", "not an identity"),
-    "candidate sign dropped": ("h_t = 1.4", "h_t = 1.6", "sign was dropped"),
+        "h_t_other_convention = 0.75", 'h_t_other_convention = "0.7*3.2 + 0.3*(-0.3)"', "swapped GRU convention"),
+    "(1 - z) direct factor": ("direct_factor = 0.7", "direct_factor = 0.3", "(1 − z) factor of the textbook's convention"),
+    "ratio instead of derivative": ("direct_factor = 0.7", "direct_factor = 0.671875", "ratio of values"),
+    "derivative with respect to z": ("direct_factor = 0.7", "direct_factor = 3.5", "∂h_t/∂z"),
+    "identity path": ("direct_factor = 0.7", "direct_factor = 1", "not an identity"),
+    "candidate sign dropped": ("h_t = 2.15", "h_t = 2.33", "sign was dropped"),
     "candidate sign dropped, textbook convention": (
-        "h_t_other_convention = 0.2", "h_t_other_convention = 0.8", "sign was dropped"),
-    "candidate term missing": ("h_t = 1.4", "h_t = 1.5", "candidate term is missing"),
-    "same weight on both terms": ("h_t_other_convention = 0.2", "h_t_other_convention = 1.2", "same weight"),
-    "text instead of a number": ("h_t = 1.4", 'h_t = "about one"', "asks for a number"),
+        "h_t_other_convention = 0.75", "h_t_other_convention = 1.17", "sign was dropped"),
+    "candidate term missing": ("h_t = 2.15", "h_t = 2.24", "candidate term is missing"),
+    "same weight on both terms": ("h_t_other_convention = 0.75", "h_t_other_convention = 2.03", "same weight"),
+    "text instead of a number": ("h_t = 2.15", 'h_t = "about one"', "asks for a number"),
 })

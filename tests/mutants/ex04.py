@@ -33,18 +33,18 @@ SHEET_MUTANTS = bank("ex04", "answers.toml", {
     "N_rnn without W_hh": ('N_rnn = "d_h*(d_x + d_h + 1)"', 'N_rnn = "d_h*d_x + d_h"', "recurrent matrix is missing"),
     "N_rnn with a scalar bias": ('N_rnn = "d_h*(d_x + d_h + 1)"', 'N_rnn = "d_h*(d_x + d_h) + 1"', "scalar bias"),
     "N_rnn as a number": ('N_rnn = "d_h*(d_x + d_h + 1)"', "N_rnn = 40", "asks for a formula"),
-    "gru_dx5_dh4 without bias": ("gru_dx5_dh4 = 120", "gru_dx5_dh4 = 108", "no bias"),
-    "lstm_dx32_dh128 with PyTorch's biases": ("lstm_dx32_dh128 = 82432", "lstm_dx32_dh128 = 82944", "two biases per block"),
-    "lstm_dx32_dh128 with 3 blocks": ("lstm_dx32_dh128 = 82432", 'lstm_dx32_dh128 = "3*128*(32+128+1)"', "LSTM counted as 3 blocks"),
-    "torch count without bias_hh": ("lstm_dx32_dh128_torch = 82944", "lstm_dx32_dh128_torch = 82432", "framework double bias forgotten"),
-    "GRUCell without bias_hh": ("grucell_dx3_dh5_torch = 150", "grucell_dx3_dh5_torch = 135", "framework double bias forgotten"),
+    "gru_count without bias": ("gru_count = 90", "gru_count = 81", "no bias"),
+    "lstm_count with PyTorch's biases": ("lstm_count = 46464", "lstm_count = 46848", "two biases per block"),
+    "lstm_count with 3 blocks": ("lstm_count = 46464", 'lstm_count = "3*96*(24+96+1)"', "LSTM counted as 3 blocks"),
+    "torch count without bias_hh": ("lstm_count_torch = 46848", "lstm_count_torch = 46464", "framework double bias forgotten"),
+    "GRUCell without bias_hh": ("grucell_count_torch = 273", "grucell_count_torch = 252", "framework double bias forgotten"),
     "stack with d_x for every layer": (
-        "lstm_dx3_dh5_2layers_bidir_torch = 1080", "lstm_dx3_dh5_2layers_bidir_torch = 800", "d_x used for every layer"),
+        "lstm_stack_count_torch = 2624", "lstm_stack_count_torch = 1920", "d_x used for every layer"),
     "stack not doubled": (
-        "lstm_dx3_dh5_2layers_bidir_torch = 1080", "lstm_dx3_dh5_2layers_bidir_torch = 540", "bidirectional not doubled"),
+        "lstm_stack_count_torch = 2624", "lstm_stack_count_torch = 1312", "bidirectional not doubled"),
     "stack with d_h into layer 2": (
-        "lstm_dx3_dh5_2layers_bidir_torch = 1080", "lstm_dx3_dh5_2layers_bidir_torch = 880", "later layers take D·d_h inputs"),
-    "a fraction for a count": ("gru_dx5_dh4 = 120", "gru_dx5_dh4 = 120.5", "not a whole number"),
+        "lstm_stack_count_torch = 2624", "lstm_stack_count_torch = 2112", "later layers take D·d_h inputs"),
+    "a fraction for a count": ("gru_count = 90", "gru_count = 90.5", "not a whole number"),
 })
 
 MUTANTS = CODE_MUTANTS + SHEET_MUTANTS

@@ -1,0 +1,316 @@
+"""Per-student numbers: each numeric exercise declares its parameters in `exercises/<folder>/variant.toml`, and each
+student's values are drawn from them, reproducibly, by (course salt, student, exercise, variant number).
+
+The draw hashes its inputs with SHA-256 (never `hash()`, never a global random generator), so the same id, salt and
+variant number give the same numbers on every machine, Python version and worker. Only the numbers live here: what
+each question's answer is for those numbers is computed by the exercise's hidden checks (`expected`, `mistakes`), in
+the grading process. Without variants, or without a student id, every student has the statement's numbers
+(`default`); `example` holds the sources' own numbers, the statement's worked example.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader.errors import CourseError
+from grader.text import Text
+
+VARIANT_FILE = "variant.toml"
+MAX_TRIES = 1000  # draws of one student's numbers before a declaration is judged unsatisfiable
+
+Number = int | float
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One number of a question: drawn from low, low + step, …, high; written with the step's decimals."""
+
+    name: str
+    low: Number
+    high: Number
+    step: Number
+    default: Number  # the statement's question
+    example: Number  # the sources' worked example
+    what: Text
+
+    @property
+    def integer(self) -> bool:
+        return isinstance(self.step, int)
+
+    @property
+    def decimals(self) -> int:
+        return 0 if self.integer else max(0, -math.floor(math.log10(self.step) + 1e-9))
+
+    def value(self, index: int) -> Number:
+        if self.integer:
+            return int(self.low) + index * int(self.step)
+        return round(self.low + index * self.step, self.decimals)
+
+    @property
+    def count(self) -> int:
+        return round((self.high - self.low) / self.step) + 1
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """An exercise's parameters, and the groups whose values must differ (gates told apart, d_x ≠ d_h)."""
+
+    exercise: str
+    parameters: tuple[Parameter, ...]
+    distinct: tuple[tuple[str, ...], ...] = ()
+
+    def default(self) -> dict[str, Number]:
+        return {p.name: p.default for p in self.parameters}
+
+    def example(self) -> dict[str, Number]:
+        return {p.name: p.example for p in self.parameters}
+
+    def accepts(self, values: dict[str, Number]) -> bool:
+        return all(len({values[n] for n in group}) == len(group) for group in self.distinct)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """course.toml's [variants]: off by default (every student the statement's numbers)."""
+
+    enabled: bool = False
+    salt: str = ""
+    reseed: dict[str, int] = field(default_factory=dict)  # student -> variant number (absent: 0)
+
+    def number(self, student: str) -> int:
+        return self.reseed.get(student, 0)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One student's numbers for one exercise; `student` None: the statement's own (no id, or variants off)."""
+
+    exercise: str
+    student: str | None
+    number: int | None
+    params: dict[str, Number]
+
+    def as_dict(self) -> dict:
+        return {"exercise": self.exercise, "student": self.student, "variant": self.number, "params": dict(self.params)}
+
+
+def declaration(folder: Path, exercise: str) -> Declaration | None:
+    """The declaration in `folder`/variant.toml, or None when the exercise has no per-student numbers."""
+    path = folder / VARIANT_FILE
+    if not path.is_file():
+        return None
+    where = f"{exercise}: {path.name}"
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise CourseError(f"{where}: not valid TOML: {e}") from None
+    _no_unknown(data, {"params", "distinct"}, where)
+    tables = data.get("params")
+    if not isinstance(tables, dict) or not tables:
+        raise CourseError(f"{where}: no [params.<name>] tables")
+    parameters = tuple(_parameter(name, table, f"{where}, params.{name}") for name, table in tables.items())
+    distinct = data.get("distinct", [])
+    if not (isinstance(distinct, list) and all(isinstance(g, list) and all(n in tables for n in g) for g in distinct)):
+        raise CourseError(f"{where}: distinct must be a list of lists of parameter names")
+    declared = Declaration(exercise, parameters, tuple(tuple(g) for g in distinct))
+    for label, values in (("default", declared.default()), ("example", declared.example())):
+        if not declared.accepts(values):
+            raise CourseError(f"{where}: the {label} values break a distinct group")
+    return declared
+
+
+def _parameter(name: str, table: object, where: str) -> Parameter:
+    if not isinstance(table, dict):
+        raise CourseError(f"{where}: expected a table")
+    keys = {"range", "step", "default", "example", "what"}
+    _no_unknown(table, keys, where)
+    missing = sorted(keys - set(table))
+    if missing:
+        raise CourseError(f"{where}: missing {', '.join(missing)}")
+    bounds, step = table["range"], table["step"]
+    numbers = [*bounds, step, table["default"], table["example"]] if isinstance(bounds, list) else []
+    if len(numbers) != 5 or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in numbers):
+        raise CourseError(f"{where}: range = [low, high], step, default and example must be numbers")
+    low, high = bounds
+    integer = isinstance(step, int)
+    if integer and not all(isinstance(v, int) for v in (low, high, table["default"], table["example"])):
+        raise CourseError(f"{where}: an integer step needs integer bounds, default and example")
+    if not (step > 0 and low < high):
+        raise CourseError(f"{where}: needs low < high and a positive step")
+    what = table["what"]
+    if not (isinstance(what, list) and len(what) == 2 and all(isinstance(w, str) for w in what)):
+        raise CourseError(f"{where}: what = [English, Chinese]")
+    parameter = Parameter(name, low, high, step, table["default"], table["example"], Text(*what))
+    if abs((high - low) / step - (parameter.count - 1)) > 1e-6:
+        raise CourseError(f"{where}: the range is not a whole number of steps")
+    if not (low <= table["default"] <= high):
+        raise CourseError(f"{where}: default {table['default']} lies outside the range")
+    return parameter
+
+
+def seed(salt: str, student: str, exercise: str, number: int) -> bytes:
+    """The seed of one student's variant of one exercise: a SHA-256 of the four, as canonical JSON."""
+    return hashlib.sha256(json.dumps([salt, student, exercise, number], ensure_ascii=True).encode()).digest()
+
+
+def draw(declared: Declaration, *, salt: str, student: str, number: int) -> dict[str, Number]:
+    """The student's values: each parameter's grid index from a hash of the seed, the parameter and the try, redrawn
+    until every distinct group holds distinct values."""
+    base = seed(salt, student, declared.exercise, number)
+    for attempt in range(MAX_TRIES):
+        values = {}
+        for p in declared.parameters:
+            digest = hashlib.sha256(base + json.dumps([attempt, p.name]).encode()).digest()
+            values[p.name] = p.value(int.from_bytes(digest[:8], "big") % p.count)
+        if declared.accepts(values):
+            return values
+    raise CourseError(f"{declared.exercise}: {VARIANT_FILE} cannot be satisfied: its distinct groups reject every draw")
+
+
+def variant_of(settings: Settings, declared: Declaration, student: str | None) -> Variant:
+    """`student`'s variant of the declared exercise; the statement's numbers when variants are off or no id is known."""
+    if not settings.enabled or not student:
+        return Variant(declared.exercise, None, None, declared.default())
+    number = settings.number(student)
+    return Variant(declared.exercise, student, number, draw(declared, salt=settings.salt, student=student, number=number))
+
+
+def settings_from(table: object, where: str = "[variants]") -> Settings:
+    """course.toml's [variants] table, validated: enabled (bool), salt (str), reseed (student → variant number)."""
+    if table is None:
+        return Settings()
+    if not isinstance(table, dict):
+        raise CourseError(f"{where}: expected a table")
+    _no_unknown(table, {"enabled", "salt", "reseed"}, where)
+    enabled, salt, reseed = table.get("enabled", False), table.get("salt", ""), table.get("reseed", {})
+    if not isinstance(enabled, bool):
+        raise CourseError(f"{where}.enabled: expected true or false, got {enabled!r}")
+    if not isinstance(salt, str):
+        raise CourseError(f"{where}.salt: expected a string, got {salt!r}")
+    if enabled and not salt.strip():
+        raise CourseError(f"{where}.salt: variants are enabled but the salt is empty; set salt = \"<any text of the "
+                          "course's own>\" (a new salt gives every student new numbers)")
+    if not isinstance(reseed, dict) or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0
+                                               for n in reseed.values()):
+        raise CourseError(f"{where}.reseed: expected a table of student = variant number (a whole number ≥ 0)")
+    return Settings(enabled, salt, dict(reseed))
+
+
+def _no_unknown(table: dict, known: set[str], where: str) -> None:
+    unknown = sorted(set(table) - known)
+    if unknown:
+        raise CourseError(f"{where}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+
+
+HANDIN_ID_FILE = "student.txt"  # the id `grade pack --student` records at a hand-in's root
+_MAX_ID_BYTES = 200
+
+
+def recorded_student(folder: Path) -> str | None:
+    """The student id a hand-in records (`grade pack --student`), or None (absent, unreadable or not a plain name)."""
+    path = folder / HANDIN_ID_FILE
+    if path.is_symlink() or not path.is_file() or path.stat().st_size > _MAX_ID_BYTES:
+        return None
+    try:
+        text = path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return text if text and text.isprintable() else None
+
+
+def copied_from(course, exercises, workspace, student: str | None, classmates: tuple[str, ...]) -> dict[str, str]:
+    """{exercise id: classmate} for each sheet that holds more of that classmate's right numeric answers than of the
+    student's own (and at least two, or all of an exercise's fewer): answers of another student's variant."""
+    if not course.variants.enabled or not classmates:
+        return {}
+    found = {}
+    for exercise in exercises:
+        if exercise.variant is None or not (workspace.folder(exercise) / "answers.toml").is_file():
+            continue
+        answered = _numbers(course, exercise, workspace)
+        own = _matches(course, exercise, answered, student)
+        needed = min(2, len(_expected_answers(exercise)(exercise.variant.default())))
+        best = max(((_matches(course, exercise, answered, who), who) for who in classmates if who != student),
+                   default=(0, ""))
+        if best[0] >= needed and best[0] > own:
+            found[exercise.id] = best[1]
+    return found
+
+
+def _matches(course, exercise, answered: dict[str, float], who: str | None) -> int:
+    """How many of `answered` are right for `who`'s numbers."""
+    right = _expected_answers(exercise)(variant_of(course.variants, exercise.variant, who).params)
+    return sum(key in answered and abs(answered[key] - value) <= course.rtol * abs(value) + 1e-12
+               for key, value in right.items())
+
+
+def _numbers(course, exercise, workspace) -> dict[str, float]:
+    """The sheet's answers that read as numbers, by key."""
+    from grader.failures import Fail
+    from grader.grading.answers import SheetError, load_sheet
+
+    try:
+        sheet = load_sheet(workspace.folder(exercise) / "answers.toml", root=workspace.root, rtol=course.rtol)
+    except SheetError:
+        return {}
+    numbers = {}
+    for key in _expected_answers(exercise)(exercise.variant.default()):
+        try:
+            numbers[key] = sheet.number_of(key)
+        except Fail:
+            continue
+    return numbers
+
+
+def _expected_answers(exercise):
+    """The hidden checks' `expected(params)` of an exercise with per-student numbers (course material, never sent out)."""
+    if exercise.hidden_checks not in _EXPECTED:
+        from grader.checks import course_code
+
+        _EXPECTED[exercise.hidden_checks] = course_code(exercise.hidden_checks).expected
+    return _EXPECTED[exercise.hidden_checks]
+
+
+_EXPECTED: dict = {}  # hidden-check file -> its `expected`, imported once per grading process
+
+
+def reference_sheet(exercise, params: dict[str, Number]) -> str:
+    """The reference answer sheet (solutions/<folder>/answers.toml) with its numeric answers for the numbers `params`:
+    what a right hand-in of that variant holds (`grade check` grades it; tests build one student's sheet with it)."""
+    import re
+
+    text = (exercise.solution_dir / "answers.toml").read_text(encoding="utf-8")
+    for key, value in _expected_answers(exercise)(params).items():
+        line = re.compile(rf"^{re.escape(key)} = [^#\n]*", re.MULTILINE)
+        if len(line.findall(text)) != 1:
+            raise CourseError(f"{exercise.id}: the reference sheet has no single line for {key}")
+        text = line.sub(f"{key} = {value!r}   ", text)
+    return text
+
+
+def set_reseed(course_file: Path, student: str, number: int) -> None:
+    """Write `student = number` into course.toml's [variants.reseed] table (added at the end when absent), keeping
+    every other line as the TA wrote it."""
+    import re
+
+    lines = course_file.read_text(encoding="utf-8").splitlines(keepends=True)
+    entry = f"{json.dumps(student, ensure_ascii=False)} = {number}\n"
+    header = next((n for n, line in enumerate(lines) if re.match(r"\s*\[\s*variants\s*\.\s*reseed\s*\]", line)), None)
+    if header is None:
+        if lines and not lines[-1].endswith("\n"):
+            lines[-1] += "\n"
+        lines += ["\n", "[variants.reseed]  # students given new numbers by `grade reseed` (variant number)\n", entry]
+    else:
+        end = next((n for n in range(header + 1, len(lines)) if lines[n].lstrip().startswith("[")), len(lines))
+        keys = (json.dumps(student, ensure_ascii=False), student, f"'{student}'")
+        found = [n for n in range(header + 1, end) if lines[n].split("=", 1)[0].strip() in keys]
+        if found:
+            lines[found[0]] = entry
+        else:
+            lines.insert(header + 1, entry)
+    course_file.write_text("".join(lines), encoding="utf-8")

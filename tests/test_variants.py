@@ -1,0 +1,279 @@
+"""Per-student numbers (grader/variants.py): declared beside the statement, drawn reproducibly, answered by the hidden
+checks' `expected` and `mistakes` computed from them."""
+
+import math
+import shutil
+from dataclasses import replace
+
+import pytest
+
+from conftest import ROOT
+from grader.checks import course_code
+from grader.course import CourseError, load_course
+from grader.grading.pipeline import Grader
+from grader.variants import Settings, draw, reference_sheet, variant_of
+
+COURSE = load_course(ROOT)
+DECLARED = [e for e in COURSE.exercises if e.variant is not None]
+ON = Settings(enabled=True, salt="test-salt")
+
+
+def hidden(exercise):
+    return course_code(exercise.hidden_checks)
+
+
+def test_numeric_exercises_declare_their_numbers():
+    """Does every exercise with numeric questions declare its parameters beside its statement?"""
+    assert {e.id for e in DECLARED} >= {"ex01", "ex02", "ex03", "ex04", "ex07", "ex11"}
+
+
+@pytest.mark.parametrize("exercise", DECLARED, ids=lambda e: e.id)
+def test_variant_file_is_not_a_student_file(exercise):
+    """Is variant.toml course material, not a file the student edits, packs or hands in?"""
+    assert "variant.toml" not in exercise.student_files
+
+
+def test_the_sources_numbers_give_todays_answers():
+    """Do the worked examples' numbers (the sources' own) give the answers the course had before variants?"""
+    printed = {
+        "ex01": {"c_t": 1.5, "h_t": 0.5 * math.tanh(1.5)},
+        "ex03": {"h_t": 1.4, "direct_factor": 0.75, "h_t_other_convention": 0.2},
+        "ex07": {"bias_for_gate": math.log(9), "retain_power": 0.9 ** 20},
+        "ex11": {"q2_gru": 246528, "q2_lstm": 328704},
+        "ex02": {"three_step_factor": 0.36, "w_up_power": 1.05 ** 30, "w_down_power": 0.95 ** 100,
+                 "sigma1_power": (1 / (1 + math.exp(-1))) ** 30, "f_near_power": 0.99 ** 100,
+                 "ratio_bias1_bias0": (2 / (1 + math.exp(-1))) ** 30, "preact_value": math.log(1000),
+                 "bias_sim": (1 / (1 + math.exp(-2))) ** 10},
+        "ex04": {"gru_count": 120, "lstm_count": 82432, "lstm_count_torch": 82944, "grucell_count_torch": 150,
+                 "lstm_stack_count_torch": 1080},
+    }
+    for exercise_id, answers in printed.items():
+        exercise = COURSE.exercise(exercise_id)
+        got = hidden(exercise).expected(exercise.variant.example())
+        assert got.keys() >= answers.keys()
+        for key, value in answers.items():
+            assert math.isclose(got[key], value, rel_tol=1e-12), (exercise_id, key, got[key])
+
+
+@pytest.mark.parametrize("exercise", DECLARED, ids=lambda e: e.id)
+def test_the_statement_asks_about_numbers_of_its_own(exercise):
+    """Does the question ask about other numbers than the worked example (the sources' printed ones)?"""
+    declared = exercise.variant
+    assert declared.default() != declared.example()
+    assert hidden(exercise).expected(declared.default()) != hidden(exercise).expected(declared.example())
+
+
+@pytest.mark.parametrize("exercise", DECLARED, ids=lambda e: e.id)
+def test_reference_sheet_holds_the_statements_answers(exercise):
+    """Are the numbers in solutions/<folder>/answers.toml the answers for the statement's own numbers?"""
+    import tomllib
+
+    sheet = tomllib.loads((exercise.solution_dir / "answers.toml").read_text(encoding="utf-8"))
+    for key, value in hidden(exercise).expected(exercise.variant.default()).items():
+        assert math.isclose(float(sheet[key]), value, rel_tol=1e-9), (key, sheet[key], value)
+
+
+def test_draws_are_reproducible():
+    """Do a fixed salt, id and variant number give these very numbers (a change of Python or platform would show)?"""
+    ex01 = COURSE.exercise("ex01").variant
+    assert draw(ex01, salt="test-salt", student="alice", number=0) == {
+        "f": 0.95, "c_prev": 1.06, "i": 0.42, "g": -0.32, "o": 0.34}
+    assert draw(ex01, salt="test-salt", student="alice", number=1) != draw(ex01, salt="test-salt", student="alice",
+                                                                           number=0)
+
+
+@pytest.mark.parametrize("exercise", DECLARED, ids=lambda e: e.id)
+def test_two_students_have_different_numbers(exercise):
+    """Do two students get different numbers, and a student without an id (or variants off) the statement's?"""
+    alice, bob = (variant_of(ON, exercise.variant, s) for s in ("alice", "bob"))
+    assert alice.params != bob.params
+    assert variant_of(ON, exercise.variant, None).params == exercise.variant.default()
+    assert variant_of(Settings(), exercise.variant, "alice").params == exercise.variant.default()
+
+
+@pytest.mark.parametrize("exercise", DECLARED, ids=lambda e: e.id)
+def test_every_variant_keeps_its_answers_apart(exercise):
+    """For 300 students, is every named mistake more than three tolerances from the right answer (a count: not equal
+    to it), and every right answer finite and non-zero, so that no answer within tolerance of one is also within
+    tolerance of the other?"""
+    module = hidden(exercise)
+    for n in range(300):
+        params = variant_of(ON, exercise.variant, f"student{n}").params
+        right, wrong = module.expected(params), module.mistakes(params)
+        for key, value in right.items():
+            assert math.isfinite(value) and value != 0, (params, key)
+            rtol = getattr(module, "RTOL", {}).get(key)  # a key with a wider tolerance of its own: outside it
+            for mistake in wrong.get(key, {}):
+                if isinstance(value, int):  # a count is judged exactly
+                    assert mistake != value, (params, key, mistake)
+                else:
+                    assert abs(mistake - value) > (rtol or 3 * COURSE.rtol) * abs(value), (params, key, mistake)
+
+
+def test_variants_table_is_validated(tmp_path):
+    """Is an unknown key in [variants], or variants enabled without a salt, an error naming it?"""
+    shutil.copytree(ROOT / "exercises", tmp_path / "exercises")
+    text = (ROOT / "course.toml").read_text()
+    (tmp_path / "course.toml").write_text(text.replace("enabled = false", "enabled = false\nsalty = 1"))
+    with pytest.raises(CourseError, match="unknown key.*salty"):
+        load_course(tmp_path)
+    (tmp_path / "course.toml").write_text(text.replace("enabled = false", "enabled = true"))
+    with pytest.raises(CourseError, match="salt"):
+        load_course(tmp_path)
+
+
+# -- grading with a student's numbers -------------------------------------------------------------------------------
+
+VARIANTS_ON = replace(COURSE, variants=ON)
+
+
+def grade_sheet(tmp_path, exercise, sheet: str, student: str | None, classmates=(), *, sandbox=None):
+    """`sheet` (and the reference's code files) graded as `student`'s hand-in of `exercise`, with variants on."""
+    folder = tmp_path / f"{student}-{len(list(tmp_path.iterdir()))}"
+    shutil.copytree(exercise.solution_dir, folder / exercise.folder)
+    (folder / exercise.folder / "answers.toml").write_text(sheet, encoding="utf-8")
+    with Grader(VARIANTS_ON, [exercise], "cpu", sandbox=sandbox) as grader:
+        result = grader.grade(folder, student=student, classmates=tuple(classmates))
+    assert result.internal_errors == []
+    return result
+
+
+def sheet_of(exercise, student: str) -> str:
+    return reference_sheet(exercise, variant_of(ON, exercise.variant, student).params)
+
+
+@pytest.mark.parametrize("exercise", DECLARED, ids=lambda e: e.id)
+def test_own_answers_score_full_and_anothers_less(tmp_path, exercise, sandbox):
+    """Does alice's right sheet earn full marks for alice, and less for bob (whose numbers differ)?"""
+    alice = sheet_of(exercise, "alice")
+    mine = grade_sheet(tmp_path, exercise, alice, "alice", sandbox=sandbox)
+    assert mine.score == mine.max_score, [v.feedback.en for e in mine.exercises for v in e.checks if not v.passed]
+    assert mine.variants == {exercise.id: 0} and mine.student == "alice"
+    theirs = grade_sheet(tmp_path, exercise, alice, "bob", sandbox=sandbox)
+    assert theirs.score < theirs.max_score
+
+
+@pytest.mark.parametrize("exercise", DECLARED, ids=lambda e: e.id)
+def test_a_copied_sheet_is_flagged(tmp_path, exercise, sandbox):
+    """Is bob's hand-in holding alice's right answers named as answers of alice's variant (and alice's own not)?"""
+    class_ = ["alice", "bob", "carol"]
+    copied = grade_sheet(tmp_path, exercise, sheet_of(exercise, "alice"), "bob", class_, sandbox=sandbox)
+    assert copied.copied_from == {exercise.id: "alice"}
+    own = grade_sheet(tmp_path, exercise, sheet_of(exercise, "alice"), "alice", class_, sandbox=sandbox)
+    assert own.copied_from == {}
+
+
+def test_a_reseed_changes_one_student_only():
+    """Does a new variant number for alice change her numbers, and nobody else's?"""
+    reseeded = replace(ON, reseed={"alice": 1})
+    for exercise in DECLARED:
+        assert variant_of(reseeded, exercise.variant, "alice").params != variant_of(ON, exercise.variant, "alice").params
+        for other in ("bob", "carol", "alice2"):
+            assert variant_of(reseeded, exercise.variant, other) == variant_of(ON, exercise.variant, other)
+
+
+@pytest.fixture
+def course_with_variants(tmp_path, monkeypatch):
+    """A copy of the course's statements with [variants] on, as the working directory."""
+    shutil.copytree(ROOT / "exercises", tmp_path / "exercises")
+    text = (ROOT / "course.toml").read_text().replace('enabled = false\nsalt = ""', 'enabled = true\nsalt = "test-salt"')
+    (tmp_path / "course.toml").write_text(text)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("GRADE_STUDENT", raising=False)
+    return tmp_path
+
+
+def show(*args, env=None):
+    from click.testing import CliRunner
+
+    from grader.cli import main
+
+    result = CliRunner().invoke(main, ["show", *args], env=env)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_two_students_grade_show_differs(course_with_variants):
+    """Do alice and bob see different numbers in `grade show --json`, named as the statement names them, and the
+    same ones again (from --student or GRADE_STUDENT)?"""
+    import json
+
+    alice = json.loads(show("ex01", "--student", "alice", "--json"))
+    bob = json.loads(show("ex01", "--json", env={"GRADE_STUDENT": "bob"}))
+    assert alice["params"] != bob["params"]
+    assert set(alice["params"]) == {"f", "c_prev", "i", "g", "o"}
+    assert alice == {"exercise": "ex01", "student": "alice", "variant": 0,
+                     "params": draw(COURSE.exercise("ex01").variant, salt="test-salt", student="alice", number=0)}
+    assert "f = " in show("ex01", "--student", "alice") and "alice" in show("ex01", "--student", "alice")
+
+
+def test_grade_show_without_an_id_says_whose_numbers(course_with_variants):
+    """Without an id, does `grade show` print the statement's numbers and say so?"""
+    out = show("ex01")
+    assert "no student id" in out and "f = 0.75" in out
+
+
+# -- a class ----------------------------------------------------------------------------------------------------------
+
+@pytest.fixture
+def variant_course(tmp_path):
+    """A copy of the course on disk with [variants] on (batch workers load the course from its folder)."""
+    root = tmp_path / "course"
+    for part in ("exercises", "solutions", "tests/hidden", "tests/given"):
+        shutil.copytree(ROOT / part, root / part)
+    text = (ROOT / "course.toml").read_text().replace('enabled = false\nsalt = ""', 'enabled = true\nsalt = "test-salt"')
+    (root / "course.toml").write_text(text)
+    return root
+
+
+def hand_in(klass, student: str, sheets: dict) -> None:
+    for exercise, sheet in sheets.items():
+        (klass / student / exercise.folder).mkdir(parents=True, exist_ok=True)
+        (klass / student / exercise.folder / "answers.toml").write_text(sheet)
+
+
+def test_a_class_with_a_copied_sheet_and_a_reseed(variant_course, tmp_path):
+    """In a batch, does each student score on their own numbers, bob's copy of alice's sheet show in the summary as
+    answers of alice's variant, the journal keep each student's variant, and a reseed of carol regrade carol alone
+    (her old answers now wrong), recorded with its reason?"""
+    import csv
+    import json
+
+    from grader import api
+    from grader.batch import audit
+    from grader.batch.journal import Journal
+
+    course = load_course(variant_course)
+    exercises = [course.exercise("ex01"), course.exercise("ex03")]  # answer sheets only: no student process
+    klass, out = tmp_path / "class", tmp_path / "out"
+    for student in ("alice", "carol"):
+        hand_in(klass, student, {e: sheet_of(e, student) for e in exercises})
+    hand_in(klass, "bob", {e: sheet_of(e, "alice") for e in exercises})
+    run = api.batch(course=course, exercises=exercises, submissions=klass, out=out, workers=1, strict=False)
+    assert run.graded == 3
+    totals = {row["student"]: float(row["total"]) for row in csv.DictReader((out / "grades.csv").open())}
+    assert totals["alice"] == totals["carol"] == 12 and totals["bob"] < 12
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["answers_of_other_variants"] == [{"student": "bob", "exercise": e.id, "variant_of": "alice"}
+                                                    for e in exercises]
+    assert "answers of alice's variant" in (out / "summary.md").read_text()
+    journal = Journal(out)
+    assert {r.student: r.result.variants for r in journal.rows(["alice", "bob", "carol"])} == {
+        s: {"ex01": 0, "ex03": 0} for s in ("alice", "bob", "carol")}
+    journal.close()
+
+    number, again = api.reseed(course=course, out=out, student="carol", reason="sheet shared in a chat",
+                               submissions=klass, workers=1, strict=False)
+    assert number == 1 and again.graded == 1 and again.skipped == 2
+    totals = {row["student"]: float(row["total"]) for row in csv.DictReader((out / "grades.csv").open())}
+    assert totals["alice"] == 12 and totals["carol"] < 12
+    reseeded = load_course(variant_course)
+    assert reseeded.variants.reseed == {"carol": 1}
+    journal = Journal(out)
+    trail = [(e.cause, e.student, e.exercise, e.old, e.new, e.reason) for e in audit.history(journal)]
+    assert trail[0] == ("reseed", "carol", "*", 0, 1, "sheet shared in a chat")
+    assert trail[1:] and all(cause == "regrade" and who == "carol" and new < old
+                             and reason == "a new variant of the student's numbers (grade reseed)"
+                             for cause, who, _, old, new, reason in trail[1:]), trail
+    assert {r.student: r.result.variants["ex01"] for r in journal.rows(["alice", "carol"])} == {"alice": 0, "carol": 1}
+    journal.close()
