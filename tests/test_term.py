@@ -504,3 +504,47 @@ def test_moodle_import_has_one_identifier_column_and_one_per_exercise(term, tmp_
     assert done.returncode == 0, done.stderr
     rows = list(csv.reader(io.StringIO(target.read_text())))
     assert rows[0][0] == "email" and ["cyd@uni.example", "6", "0", "6"] in rows
+
+
+def sheets_only(course: Path) -> Path:
+    """`course` with only ex01 and ex03 in its course.toml: graded without a student process."""
+    text = (course / "course.toml").read_text()
+    head, *entries = text.split("[[exercises]]")
+    kept = [e for e in entries if re.search(r'id = "ex0[13]"', e)]
+    tail = entries[-1][entries[-1].index("\n[deadlines]"):]  # the term's tables follow the last entry
+    (course / "course.toml").write_text(head + "".join("[[exercises]]" + e.split("\n[deadlines]")[0] for e in kept) + tail)
+    return course
+
+
+@pytest.mark.parametrize("created_at", ["2026-12-11T02:00:00+08:00", None])
+def test_gradescope_takes_the_time_from_submission_metadata(tmp_path, created_at, capsys):
+    """On Gradescope, does submission_metadata.json's created_at set the late penalty – and, without it, is the upload
+    graded without one, the instructors' log saying so?"""
+    from grader.integrations.gradescope.runner import run
+
+    sheets_only(course_copy(tmp_path / "source"))
+    sheets(tmp_path / "submission", *SHEETS)
+    if created_at:
+        (tmp_path / "submission_metadata.json").write_text(json.dumps({"created_at": created_at, "id": 1}))
+    doc = run(tmp_path)
+    assert doc["max_score"] == 12 and json.loads((tmp_path / "results" / "results.json").read_text())["score"] == doc["score"]
+    if created_at:
+        assert (doc["score"], doc["extra_data"]["late_days"]) == (10.8, 1)
+        assert "1 day late" in doc["extra_data"]["exercises"][0]["note"]
+    else:
+        assert (doc["score"], doc["extra_data"]["no_submission_time"]) == (12, True)
+        assert "no submission time" in capsys.readouterr().out
+
+
+def test_the_nbgrader_gradebook_gets_the_final_points(term, tmp_path):
+    """Does --nbgrader-db write final points (after the penalty and an override), as grades.csv shows them?"""
+    from nbgrader.api import Gradebook
+
+    out = tmp_path / "out"
+    shutil.copytree(term["out"], out)
+    assert grade(ROOT, "override", str(out), "ada", "ex03", "2.5", "--reason", "r").returncode == 0
+    done = batch(term["course"], term["class"], out, "--nbgrader-db", str(tmp_path / "gradebook.db"))
+    assert done.returncode == 0, done.stderr
+    with Gradebook(f"sqlite:///{tmp_path / 'gradebook.db'}", course_id="gated-rnn") as gradebook:
+        scores = {(s, e): gradebook.find_grade(f"{e}_autograder", e, e, s).auto_score for s in ("ada", "bob") for e in ("ex01", "ex03")}
+    assert scores == {("ada", "ex01"): 6, ("ada", "ex03"): 2.5, ("bob", "ex01"): 4.8, ("bob", "ex03"): 5.4}

@@ -64,6 +64,11 @@ class Journal:
         """One statement on the journal, for the tables the term keeps beside the results (grader.term, audit)."""
         return self._run(sql, parameters)
 
+    def select(self, table: str, sql: str, parameters: tuple = ()) -> list[tuple]:
+        """The rows of a query on `table`; none while the table is not yet made (reading it takes no write lock)."""
+        found = self._run("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)).fetchone()
+        return self._run(sql, parameters).fetchall() if found else []
+
     @contextlib.contextmanager
     def transaction(self):
         """The statements inside, all or none (a grade and its audit rows, say); sqlite3.Error if the lock stays taken."""

@@ -266,7 +266,11 @@ def _grade_into(out: Path, course: Course, exercises: list[Exercise], submission
         if changed:
             write_atomic(out / "changes.csv", changes.to_csv(changed))
             write_atomic(out / "changes.md", changes.to_markdown(changed))
-        finals.publish(journal, rows, hashes)  # last: a run killed before it lists the same changes again
+        try:  # last: a run killed (or locked out) before it lists the same changes again
+            finals.publish(journal, rows, hashes)
+        except sqlite3.Error as e:
+            term.problems.append(f"the journal could not record what this run published ({e}); the next run lists "
+                                 "these changes again")
     finally:
         journal.close()
     return BatchResult(len(todo), len(keyed) - len(todo), rows, 0.0, missing, flags=flags,

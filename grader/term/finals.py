@@ -15,7 +15,7 @@ from pathlib import Path
 from grader.batch import audit
 from grader.batch.journal import Journal
 from grader.course import Course
-from grader.results import Adjustment, ExerciseResult, Outcome, Status, StudentRow
+from grader.results import Adjustment, ExerciseResult, GradeResult, Outcome, Status, StudentRow
 from grader.term import overrides, times
 from grader.term.policy import Policy
 from grader.text import Text, format_points
@@ -60,7 +60,10 @@ class Term:
     def final(self, row: StudentRow) -> StudentRow:
         """`row` with each exercise's score its final points and its `adjustment` saying how (exercises without a due
         date or an override stay as graded)."""
-        return replace(row, result=replace(row.result, exercises=[self._final(row.student, e) for e in row.result.exercises]))
+        return replace(row, result=self.final_result(row.student, row.result))
+
+    def final_result(self, student: str, result: GradeResult) -> GradeResult:
+        return replace(result, exercises=[self._final(student, e) for e in result.exercises])
 
     def _final(self, student: str, exercise: ExerciseResult) -> ExerciseResult:
         over = self.overrides.get((student, exercise.id))
@@ -159,8 +162,7 @@ def record_regrade(journal: Journal, old: StudentRow | None, new: StudentRow, *,
 
 def published(journal: Journal) -> dict[tuple[str, str], Published]:
     """(student, exercise) -> what OUT's files last showed."""
-    journal.execute(_PUBLISHED)
-    return {(s, e): Published(*rest) for s, e, *rest in journal.execute("SELECT * FROM published").fetchall()}
+    return {(s, e): Published(*rest) for s, e, *rest in journal.select("published", "SELECT * FROM published")}
 
 
 def changes(last: dict[tuple[str, str], Published], rows: list[StudentRow], hashes: dict[str, tuple[str, str]]) -> list[Change]:

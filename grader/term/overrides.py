@@ -41,8 +41,7 @@ def open_journal(out: Path) -> Journal:
 
 def current(journal: Journal) -> dict[tuple[str, str], Override]:
     """(student, exercise) -> its override."""
-    journal.execute(_TABLE)
-    return {(s, e): Override(p, r, b) for s, e, p, r, b in journal.execute("SELECT * FROM overrides").fetchall()}
+    return {(s, e): Override(p, r, b) for s, e, p, r, b in journal.select("overrides", "SELECT * FROM overrides")}
 
 
 def set_points(*, out: Path, student: str, exercise: str, points: float | None, reason: str, by: str | None = None,
@@ -71,6 +70,7 @@ def set_points(*, out: Path, student: str, exercise: str, points: float | None, 
             raise OverrideError(f"{student} has no override of {exercise} to clear")
         old = before.points if before else last.final if last else None if row.status is Status.INTERNAL_ERROR else found[exercise].score
         actor = by or audit.login()
+        journal.execute(_TABLE)
         with journal.transaction():
             if points is None:
                 journal.execute("DELETE FROM overrides WHERE student = ? AND exercise = ?", (student, exercise))
