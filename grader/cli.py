@@ -270,10 +270,12 @@ def override(out: Path, student: str, exercise: str, points: float | None, reaso
 @click.option("--student", help="This student's history only.")
 def audit_trail(out: Path, student: str | None) -> None:
     """Every change of a score in the batch OUT, oldest first: time, actor, cause, student, exercise, old -> new, reason."""
+    from grader.text import one_line
+
     entries = _guard(lambda: api.audit(out=out, student=student))
     for e in entries:
         old, new = ("–" if x is None else f"{x:g}" for x in (e.old, e.new))
-        click.echo(f"{e.at}  {e.actor}  {e.cause}  {e.student}  {e.exercise}  {old} -> {new}  {e.reason}  "
+        click.echo(f"{e.at}  {e.actor}  {e.cause}  {e.student}  {e.exercise}  {old} -> {new}  {one_line(e.reason, limit=2000)}  "
                    f"(course {e.course_hash[:12] or '?'}, submission {e.submission_hash[:12] or '?'})")
     if not entries:
         click.echo("no score has changed" + (f" for {student}" if student else "") + " yet")

@@ -365,11 +365,13 @@ def test_a_changed_answer_key_regrades_on_record_and_keeps_an_override(term, tmp
      "line 3: a second extension of bob"),
 ])
 def test_a_malformed_term_file_is_a_clear_error(term, tmp_path, option, text, message):
-    """Is a malformed --submitted-at or --extensions file a usage error naming the file, the line and the problem?"""
+    """Is a malformed --submitted-at or --extensions file a usage error naming the file, the line and the problem,
+    before OUT is made?"""
     path = tmp_path / "term.csv"
     path.write_text(text)
-    out, done = rerun_copy(term, tmp_path, option, str(path))
+    done = batch(term["course"], term["class"], tmp_path / "out", option, str(path))
     assert done.returncode == 2 and f"{path}, {message}" in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert not (tmp_path / "out").exists()
 
 
 @pytest.mark.parametrize(("term_text", "message"), [

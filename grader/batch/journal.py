@@ -3,7 +3,8 @@
 A row is written only after that student's report files are in place; a rerun skips every student
 whose row has the same key (submission content + course) and regrades the rest. Times live here,
 never in the reports. The file (and SQLite's -wal and -shm beside it, which take its mode) is
-created 0600: no student process can open it, let alone lock it.
+created 0600: no student process can open it, let alone lock it. The term's tables live beside the
+results: overrides and what was published (grader.term), and the append-only audit trail (grader.batch.audit).
 """
 
 from __future__ import annotations

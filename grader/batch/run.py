@@ -196,7 +196,10 @@ def grade_batch(*, course: Course, exercises: list[Exercise], submissions: Path,
     IsolationUnavailable before anything is graded when this machine's sandbox may not run the class
     (see `_sandbox_here`); OUT and everything in it is created readable by root alone.
     """
+    from grader.term.finals import read_files
+
     started = time.monotonic()
+    files = read_files(submitted_at=submitted_at, extensions=extensions, exercise_ids=[e.id for e in exercises])
     if scheduler is None:
         _pool_context()  # the pool's server imports torch while this process reads and hashes the class
     found = _sandbox_here(course, exercises, strict=strict, scheduler=scheduler)
@@ -206,7 +209,7 @@ def grade_batch(*, course: Course, exercises: list[Exercise], submissions: Path,
     with _private_files():
         out.mkdir(mode=0o700, parents=True, exist_ok=True)
         result = _grade_into(out, course, exercises, submissions, device, strict, workers, scheduler, only, progress,
-                             missing, submitted_at, extensions)
+                             missing, files)
         if nbgrader_db is not None:
             from grader.integrations.nbgrader import gradebook
 
@@ -217,7 +220,7 @@ def grade_batch(*, course: Course, exercises: list[Exercise], submissions: Path,
 
 def _grade_into(out: Path, course: Course, exercises: list[Exercise], submissions: Path, device: str, strict: bool,
                 workers: int, scheduler: str | None, only: str | None, progress, missing: list[str],
-                submitted_at: Path | None = None, extensions: Path | None = None) -> BatchResult:
+                files=None) -> BatchResult:
     """Grade what changed into `out`, journal each row, then publish every student's final points from the journal
     (grader.term: late policy and overrides, applied after grading): reports, feedback, grades.csv, the summary, changes."""
     from grader.term import finals
@@ -235,7 +238,7 @@ def _grade_into(out: Path, course: Course, exercises: list[Exercise], submission
     unjournaled: dict[str, StudentRow] = {}  # rows the journal could not take: said so, and graded again next run
     try:
         term = finals.load(course=course, journal=journal, entries={s.id: s.path for s in keyed}, exercise_ids=ids,
-                           submitted_at=submitted_at, extensions=extensions)
+                           files=files or finals.TermFiles())
         last = finals.published(journal)
         todo = [s for s in keyed if s.id == only or (only is None and (
             journal.key_of(s.id) != s.key or not (out / "reports" / f"{s.id}.json").is_file()))]

@@ -87,16 +87,29 @@ class Term:
         return replace(exercise, score=final, adjustment=adjustment, note=exercise.note + " " + note if exercise.note else note)
 
 
+@dataclass(frozen=True)
+class TermFiles:
+    """The TA's files of a run (--submitted-at, --extensions), read and checked before anything is graded."""
+
+    submitted_at: dict[str, dt.datetime] = field(default_factory=dict)
+    extensions: dict[tuple[str, str], dt.datetime] = field(default_factory=dict)
+    paths: tuple[Path | None, Path | None] = (None, None)
+
+
+def read_files(*, submitted_at: Path | None, extensions: Path | None, exercise_ids: list[str]) -> TermFiles:
+    """TermFileError, naming the file and line, for a malformed one."""
+    return TermFiles(times.submitted_at(submitted_at) if submitted_at is not None else {},
+                     times.extensions(extensions, exercise_ids) if extensions is not None else {}, (submitted_at, extensions))
+
+
 def load(*, course: Course, journal: Journal, entries: dict[str, Path], exercise_ids: list[str],
-         submitted_at: Path | None = None, extensions: Path | None = None) -> Term:
+         files: TermFiles = TermFiles()) -> Term:
     """The term of this run: course.toml's policy, the TA's files, each student's hand-in times and the journal's overrides.
 
-    `entries` are the class's students and their entries in SUBMISSIONS. TermFileError for a malformed file."""
-    term = Term(policy=course.policy, overrides=overrides.current(journal))
-    given = times.submitted_at(submitted_at) if submitted_at is not None else {}
-    if extensions is not None:
-        term.extensions = times.extensions(extensions, exercise_ids)
-    for name, students in ((submitted_at, set(given)), (extensions, {s for s, _ in term.extensions})):
+    `entries` are the class's students and their entries in SUBMISSIONS."""
+    term = Term(policy=course.policy, extensions=files.extensions, overrides=overrides.current(journal))
+    given = files.submitted_at
+    for name, students in zip(files.paths, (set(given), {s for s, _ in term.extensions})):
         unknown = sorted(students - set(entries))
         if unknown:
             term.problems.append(f"{name}: no such student in the class: {', '.join(unknown)}")
