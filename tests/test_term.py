@@ -267,6 +267,8 @@ def audit_rows(out: Path, *args: str) -> list[str]:
 def test_an_override_replaces_the_final_points_and_is_on_record(term, tmp_path):
     """Does an override set bob's final points (no late penalty on top) at the next rerun, show its reason in his
     feedback, survive a rerun, and – cleared – give back the penalized points, each step an audit row and a change?"""
+    from grader.batch import audit
+
     out = tmp_path / "out"
     shutil.copytree(term["out"], out)
     done = grade(ROOT, "override", str(out), "bob", "ex01", "5.5", "--reason", "c_t was right, h_t a typo", "--by", "ta-li")
@@ -288,7 +290,7 @@ def test_an_override_replaces_the_final_points_and_is_on_record(term, tmp_path):
     assert list(csv.reader(io.StringIO((out / "changes.csv").read_text())))[1:] == [["bob", "ex01", "5.5", "4.8", "override cleared"]]
     rows = audit_rows(out, "--student", "bob")
     assert len(rows) == 2 and "  ta-li  override  bob  ex01  4.8 -> 5.5  c_t was right, h_t a typo" in rows[0]
-    assert "  override cleared  bob  ex01  5.5 -> –  regraded by hand" in rows[1] and "(course " in rows[1]
+    assert f"  {audit.login()}  override cleared  bob  ex01  5.5 -> –  regraded by hand" in rows[1] and "(course " in rows[1]
     assert audit_rows(out, "--student", "ada") == ["no score has changed for ada yet"]
 
 
@@ -329,6 +331,24 @@ def test_audit_rows_are_append_only(tmp_path):
             journal.execute(sql)
     assert [(e.cause, e.old, e.new, e.actor != "") for e in audit.history(journal)] == [("reseed", 3.0, 4.0, True)]
     journal.close()
+
+
+def test_a_new_upload_is_regraded_on_record(term, tmp_path):
+    """Is a student whose upload changed regraded alone, the raw change an audit row saying "a new submission" and a
+    row of changes.csv, with the late penalty applied to the new points?"""
+    klass = tmp_path / "class"
+    shutil.copytree(term["class"], klass)
+    sheet = klass / "bob" / "ex01_cell_state" / "answers.toml"
+    sheet.write_text(sheet.read_text().replace("c_t = 1.5", "c_t = 2.5"))
+    out = tmp_path / "out"
+    shutil.copytree(term["out"], out)
+    done = batch(term["course"], klass, out)
+    assert done.returncode == 0 and "1 graded, 4 unchanged" in done.stderr, done.stderr
+    change = next(csv.DictReader(io.StringIO((out / "changes.csv").read_text())))
+    assert (change["student"], change["exercise"], change["old"], change["cause"]) == ("bob", "ex01", "4.8", "new submission")
+    assert float(change["new"]) == round(float(grades(out)["bob"]["raw_total"]) - 6 - 0.2 * 6, 4)  # still 2 days late
+    (row,) = audit_rows(out)
+    assert "  regrade  bob  ex01  6 -> " in row and "a new submission" in row
 
 
 KEY_FIX = ("solutions/ex03_gru_arithmetic/answers.toml", "h_t = 1.4 ", "h_t = 1.5 ")  # the answer key's h_t, changed
