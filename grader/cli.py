@@ -24,7 +24,8 @@ STUDENT = click.option("--student", envvar="GRADE_STUDENT", show_envvar=True,
                        help="Your student id: the numeric questions use your numbers (course.toml [variants]).")
 
 # Commands that need the TA's material (hidden checks, solutions): not offered in a student bundle.
-TA_ONLY = ("batch", "check", "gradescope", "nbgrader", "release", "override", "audit", "export", "reseed")
+TA_ONLY = ("batch", "check", "gradescope", "nbgrader", "release", "override", "audit", "export", "reseed", "stats",
+           "similarity")
 
 
 class _Commands(click.Group):
@@ -349,10 +350,12 @@ def override(out: Path, student: str, exercise: str, points: float | None, reaso
 @click.option("--student", help="This student's history only.")
 def audit_trail(out: Path, student: str | None) -> None:
     """Every change of a score in the batch OUT, oldest first: time, actor, cause, student, exercise, old -> new, reason."""
+    from grader.text import one_line
+
     entries = _guard(lambda: api.audit(out=out, student=student))
     for e in entries:
         old, new = ("–" if x is None else f"{x:g}" for x in (e.old, e.new))
-        click.echo(f"{e.at}  {e.actor}  {e.cause}  {e.student}  {e.exercise}  {old} -> {new}  {e.reason}  "
+        click.echo(f"{e.at}  {e.actor}  {e.cause}  {e.student}  {e.exercise}  {old} -> {new}  {one_line(e.reason, limit=2000)}  "
                    f"(course {e.course_hash[:12] or '?'}, submission {e.submission_hash[:12] or '?'})")
     if not entries:
         click.echo("no score has changed" + (f" for {student}" if student else "") + " yet")
@@ -370,13 +373,14 @@ def export_commands() -> None:
 @click.option("--out", "target", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The CSV to write.")
 @click.option("--assignment", help="The assignment's title in Canvas (default: the course's title).")
 @click.option("--assignment-id", help="Its Canvas id, for a column `TITLE (ID)` that Canvas matches to it.")
-@click.option("--per-exercise", is_flag=True, help="One column per exercise (`TITLE: exNN`) instead of one total.")
+@click.option("--per-exercise", is_flag=True, help="One column per exercise (`TITLE: exNN <its title>`) instead of one total.")
 @click.option("--match", help="The roster column holding the batch's student ids (default: SIS Login ID, then SIS User ID, then ID).")
 @click.option("--missing", type=click.Choice(["empty", "zero"]), default="empty", show_default=True,
               help="A roster student without a grade: an empty cell, or 0.")
 def export_canvas(out: Path, roster: Path, target: Path, assignment: str | None, assignment_id: str | None,
                   per_exercise: bool, match: str | None, missing: str) -> None:
-    """Write TARGET for Canvas's Grades > Import from OUT's final points; exit 1 if a graded student is not in ROSTER."""
+    """Write the --out file for Canvas's Grades > Import from OUT's final points; exit 1, writing nothing, if a graded
+    student is not in the roster."""
     if per_exercise and assignment_id:
         raise click.UsageError("--assignment-id names one assignment; with --per-exercise each exercise is its own column")
     course = _course()
@@ -395,7 +399,7 @@ def export_canvas(out: Path, roster: Path, target: Path, assignment: str | None,
               help="A CSV of the participants (Moodle's export: Username, Email address, ID number) to look that field up; "
                    "without it, the batch's student ids are the field's values.")
 def export_moodle(out: Path, target: Path, id_column: str, roster: Path | None) -> None:
-    """Write TARGET for Moodle's Grades > Import > CSV file from OUT's final points."""
+    """Write the --out file for Moodle's Grades > Import > CSV file from OUT's final points."""
     course = _course()
     written = _guard(lambda: api.export_moodle(course=course, out=out, target=target, id_column=id_column, roster=roster))
     click.echo(f"wrote {written} students to {target}")

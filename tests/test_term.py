@@ -213,7 +213,7 @@ def test_changing_the_due_date_recomputes_everyone_and_regrades_no_one(term, tmp
 KILL = """
 import os, signal, sys
 from grader.batch import run
-from grader.term import finals
+from grader.term import published
 where = sys.argv.pop(1)
 if where == "between reports":
     write, written = run._write_student, []
@@ -224,7 +224,7 @@ if where == "between reports":
             os.kill(os.getpid(), signal.SIGKILL)
     run._write_student = dying
 else:
-    finals.publish = lambda *a, **k: os.kill(os.getpid(), signal.SIGKILL)
+    published.publish = lambda *a, **k: os.kill(os.getpid(), signal.SIGKILL)
 from grader.cli import main
 main()
 """
@@ -267,6 +267,8 @@ def audit_rows(out: Path, *args: str) -> list[str]:
 def test_an_override_replaces_the_final_points_and_is_on_record(term, tmp_path):
     """Does an override set bob's final points (no late penalty on top) at the next rerun, show its reason in his
     feedback, survive a rerun, and – cleared – give back the penalized points, each step an audit row and a change?"""
+    from grader.batch import audit
+
     out = tmp_path / "out"
     shutil.copytree(term["out"], out)
     done = grade(ROOT, "override", str(out), "bob", "ex01", "5.5", "--reason", "c_t was right, h_t a typo", "--by", "ta-li")
@@ -288,7 +290,7 @@ def test_an_override_replaces_the_final_points_and_is_on_record(term, tmp_path):
     assert list(csv.reader(io.StringIO((out / "changes.csv").read_text())))[1:] == [["bob", "ex01", "5.5", "4.8", "override cleared"]]
     rows = audit_rows(out, "--student", "bob")
     assert len(rows) == 2 and "  ta-li  override  bob  ex01  4.8 -> 5.5  c_t was right, h_t a typo" in rows[0]
-    assert "  override cleared  bob  ex01  5.5 -> –  regraded by hand" in rows[1] and "(course " in rows[1]
+    assert f"  {audit.login()}  override cleared  bob  ex01  5.5 -> –  regraded by hand" in rows[1] and "(course " in rows[1]
     assert audit_rows(out, "--student", "ada") == ["no score has changed for ada yet"]
 
 
@@ -331,7 +333,25 @@ def test_audit_rows_are_append_only(tmp_path):
     journal.close()
 
 
-KEY_FIX = ("solutions/ex03_gru_arithmetic/answers.toml", "h_t = 1.4 ", "h_t = 1.5 ")  # the answer key's h_t, changed
+def test_a_new_upload_is_regraded_on_record(term, tmp_path):
+    """Is a student whose upload changed regraded alone, the raw change an audit row saying "a new submission" and a
+    row of changes.csv, with the late penalty applied to the new points?"""
+    klass = tmp_path / "class"
+    shutil.copytree(term["class"], klass)
+    sheet = klass / "bob" / "ex01_cell_state" / "answers.toml"
+    sheet.write_text(re.sub(r"^c_t = .*$", "c_t = 2.5", sheet.read_text(), count=1, flags=re.M))  # a wrong c_t
+    out = tmp_path / "out"
+    shutil.copytree(term["out"], out)
+    done = batch(term["course"], klass, out)
+    assert done.returncode == 0 and "1 graded, 4 unchanged" in done.stderr, done.stderr
+    change = next(csv.DictReader(io.StringIO((out / "changes.csv").read_text())))
+    assert (change["student"], change["exercise"], change["old"], change["cause"]) == ("bob", "ex01", "4.8", "new submission")
+    assert float(change["new"]) == round(float(grades(out)["bob"]["raw_total"]) - 6 - 0.2 * 6, 4)  # still 2 days late
+    (row,) = audit_rows(out)
+    assert "  regrade  bob  ex01  6 -> " in row and "a new submission" in row
+
+
+KEY_FIX = ("tests/hidden/ex03.py", '"direct_factor": z,', '"direct_factor": 1 - z,')  # a hidden check's key, changed
 
 
 def test_a_changed_answer_key_regrades_on_record_and_keeps_an_override(term, tmp_path):
@@ -365,11 +385,13 @@ def test_a_changed_answer_key_regrades_on_record_and_keeps_an_override(term, tmp
      "line 3: a second extension of bob"),
 ])
 def test_a_malformed_term_file_is_a_clear_error(term, tmp_path, option, text, message):
-    """Is a malformed --submitted-at or --extensions file a usage error naming the file, the line and the problem?"""
+    """Is a malformed --submitted-at or --extensions file a usage error naming the file, the line and the problem,
+    before OUT is made?"""
     path = tmp_path / "term.csv"
     path.write_text(text)
-    out, done = rerun_copy(term, tmp_path, option, str(path))
+    done = batch(term["course"], term["class"], tmp_path / "out", option, str(path))
     assert done.returncode == 2 and f"{path}, {message}" in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert not (tmp_path / "out").exists()
 
 
 @pytest.mark.parametrize(("term_text", "message"), [
@@ -504,3 +526,47 @@ def test_moodle_import_has_one_identifier_column_and_one_per_exercise(term, tmp_
     assert done.returncode == 0, done.stderr
     rows = list(csv.reader(io.StringIO(target.read_text())))
     assert rows[0][0] == "email" and ["cyd@uni.example", "6", "0", "6"] in rows
+
+
+def sheets_only(course: Path) -> Path:
+    """`course` with only ex01 and ex03 in its course.toml: graded without a student process."""
+    text = (course / "course.toml").read_text()
+    head, *entries = text.split("[[exercises]]")
+    kept = [e for e in entries if re.search(r'id = "ex0[13]"', e)]
+    tail = entries[-1][entries[-1].index("\n[deadlines]"):]  # the term's tables follow the last entry
+    (course / "course.toml").write_text(head + "".join("[[exercises]]" + e.split("\n[deadlines]")[0] for e in kept) + tail)
+    return course
+
+
+@pytest.mark.parametrize("created_at", ["2026-12-11T02:00:00+08:00", None])
+def test_gradescope_takes_the_time_from_submission_metadata(tmp_path, created_at, capsys):
+    """On Gradescope, does submission_metadata.json's created_at set the late penalty – and, without it, is the upload
+    graded without one, the instructors' log saying so?"""
+    from grader.integrations.gradescope.runner import run
+
+    sheets_only(course_copy(tmp_path / "source"))
+    sheets(tmp_path / "submission", *SHEETS)
+    if created_at:
+        (tmp_path / "submission_metadata.json").write_text(json.dumps({"created_at": created_at, "id": 1}))
+    doc = run(tmp_path)
+    assert doc["max_score"] == 12 and json.loads((tmp_path / "results" / "results.json").read_text())["score"] == doc["score"]
+    if created_at:
+        assert (doc["score"], doc["extra_data"]["late_days"]) == (10.8, 1)
+        assert "1 day late" in doc["extra_data"]["exercises"][0]["note"]
+    else:
+        assert (doc["score"], doc["extra_data"]["no_submission_time"]) == (12, True)
+        assert "no submission time" in capsys.readouterr().out
+
+
+def test_the_nbgrader_gradebook_gets_the_final_points(term, tmp_path):
+    """Does --nbgrader-db write final points (after the penalty and an override), as grades.csv shows them?"""
+    from nbgrader.api import Gradebook
+
+    out = tmp_path / "out"
+    shutil.copytree(term["out"], out)
+    assert grade(ROOT, "override", str(out), "ada", "ex03", "2.5", "--reason", "r").returncode == 0
+    done = batch(term["course"], term["class"], out, "--nbgrader-db", str(tmp_path / "gradebook.db"))
+    assert done.returncode == 0, done.stderr
+    with Gradebook(f"sqlite:///{tmp_path / 'gradebook.db'}", course_id="gated-rnn") as gradebook:
+        scores = {(s, e): gradebook.find_grade(f"{e}_autograder", e, e, s).auto_score for s in ("ada", "bob") for e in ("ex01", "ex03")}
+    assert scores == {("ada", "ex01"): 6, ("ada", "ex03"): 2.5, ("bob", "ex01"): 4.8, ("bob", "ex03"): 5.4}

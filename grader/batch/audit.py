@@ -59,9 +59,8 @@ def record(journal: Journal, *, cause: str, student: str, exercise: str, old: fl
 
 def history(journal: Journal, *, student: str | None = None) -> list[Entry]:
     """Every row in the order written, or one student's."""
-    _ensure(journal)
     where, parameters = ("WHERE student = ?", (student,)) if student is not None else ("", ())
-    rows = journal.execute(f"SELECT * FROM audit {where} ORDER BY n", parameters).fetchall()
+    rows = journal.select("audit", f"SELECT * FROM audit {where} ORDER BY n", parameters)
     return [Entry(*row) for row in rows]
 
 

@@ -3,7 +3,8 @@
 A row is written only after that student's report files are in place; a rerun skips every student
 whose row has the same key (submission content + course) and regrades the rest. Times live here,
 never in the reports. The file (and SQLite's -wal and -shm beside it, which take its mode) is
-created 0600: no student process can open it, let alone lock it.
+created 0600: no student process can open it, let alone lock it. The term's tables live beside the
+results: overrides and what was published (grader.term), and the append-only audit trail (grader.batch.audit).
 """
 
 from __future__ import annotations
@@ -67,6 +68,11 @@ class Journal:
     def execute(self, sql: str, parameters: tuple = ()) -> sqlite3.Cursor:
         """One statement on the journal, for the tables the term keeps beside the results (grader.term, audit)."""
         return self._run(sql, parameters)
+
+    def select(self, table: str, sql: str, parameters: tuple = ()) -> list[tuple]:
+        """The rows of a query on `table`; none while the table is not yet made (reading it takes no write lock)."""
+        found = self._run("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)).fetchone()
+        return self._run(sql, parameters).fetchall() if found else []
 
     @contextlib.contextmanager
     def transaction(self):

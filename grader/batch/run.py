@@ -19,7 +19,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from grader.batch.cpus import CpuSlots
-from grader.batch.journal import FILE as JOURNAL_FILE
 from grader.batch.journal import Journal
 from grader.course import Course, Exercise
 from grader.errors import IsolationUnavailable, SubmissionError
@@ -208,7 +207,10 @@ def grade_batch(*, course: Course, exercises: list[Exercise], submissions: Path,
     IsolationUnavailable before anything is graded when this machine's sandbox may not run the class
     (see `_sandbox_here`); OUT and everything in it is created readable by root alone.
     """
+    from grader.term.finals import read_files
+
     started = time.monotonic()
+    files = read_files(submitted_at=submitted_at, extensions=extensions, exercise_ids=[e.id for e in exercises])
     if scheduler is None:
         _pool_context()  # the pool's server imports torch while this process reads and hashes the class
     found = _sandbox_here(course, exercises, strict=strict, scheduler=scheduler)
@@ -218,7 +220,7 @@ def grade_batch(*, course: Course, exercises: list[Exercise], submissions: Path,
     with _private_files():
         out.mkdir(mode=0o700, parents=True, exist_ok=True)
         result = _grade_into(out, course, exercises, submissions, device, strict, workers, scheduler, only, progress,
-                             missing, submitted_at, extensions)
+                             missing, files)
         if nbgrader_db is not None:
             from grader.integrations.nbgrader import gradebook
 
@@ -229,10 +231,10 @@ def grade_batch(*, course: Course, exercises: list[Exercise], submissions: Path,
 
 def _grade_into(out: Path, course: Course, exercises: list[Exercise], submissions: Path, device: str, strict: bool,
                 workers: int, scheduler: str | None, only: str | None, progress, missing: list[str],
-                submitted_at: Path | None = None, extensions: Path | None = None) -> BatchResult:
+                files=None) -> BatchResult:
     """Grade what changed into `out`, journal each row, then publish every student's final points from the journal
     (grader.term: late policy and overrides, applied after grading): reports, feedback, grades.csv, the summary, changes."""
-    from grader.term import finals
+    from grader.term import finals, published
 
     students = discover(submissions)
     if only is not None and only not in {s.id for s in students}:
@@ -248,8 +250,8 @@ def _grade_into(out: Path, course: Course, exercises: list[Exercise], submission
     unjournaled: dict[str, StudentRow] = {}  # rows the journal could not take: said so, and graded again next run
     try:
         term = finals.load(course=course, journal=journal, entries={s.id: s.path for s in keyed}, exercise_ids=ids,
-                           submitted_at=submitted_at, extensions=extensions)
-        last = finals.published(journal)
+                           files=files or finals.TermFiles())
+        last = published.read(journal)
         todo = [s for s in keyed if s.id == only or (only is None and (
             journal.key_of(s.id) != s.key or not (out / "reports" / f"{s.id}.json").is_file()))]
         keys = {s.id: s.key for s in todo}
@@ -281,11 +283,11 @@ def _grade_into(out: Path, course: Course, exercises: list[Exercise], submission
         if changed:
             write_atomic(out / "changes.csv", changes.to_csv(changed))
             write_atomic(out / "changes.md", changes.to_markdown(changed))
-        try:
-            finals.publish(journal, rows, hashes)  # last: a run killed before it lists the same changes again
-        except sqlite3.Error as e:  # a lock held past the wait: what OUT shows stands, the next run lists it again
-            term.problems.append(f"{out / JOURNAL_FILE}: the final points could not be recorded ({e}); "
-                                 "the next run lists these changes again")
+        try:  # last: a run killed (or locked out) before it lists the same changes again
+            published.publish(journal, rows, hashes)
+        except sqlite3.Error as e:
+            term.problems.append(f"the journal could not record what this run published ({e}); the next run lists "
+                                 "these changes again")
     finally:
         journal.close()
     return BatchResult(len(todo), len(keyed) - len(todo), rows, 0.0, missing, flags=flags,

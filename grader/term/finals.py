@@ -15,25 +15,11 @@ from pathlib import Path
 from grader.batch import audit
 from grader.batch.journal import Journal
 from grader.course import Course
-from grader.results import Adjustment, ExerciseResult, Outcome, Status, StudentRow
+from grader.results import Adjustment, ExerciseResult, GradeResult, Outcome, Status, StudentRow
 from grader.term import overrides, times
 from grader.term.policy import Policy
+from grader.term.published import Published
 from grader.text import Text, format_points
-
-_PUBLISHED = ("CREATE TABLE IF NOT EXISTS published (student TEXT NOT NULL, exercise TEXT NOT NULL, raw REAL NOT NULL, "
-              "final REAL NOT NULL, override REAL, submission TEXT NOT NULL, course TEXT NOT NULL, "
-              "PRIMARY KEY (student, exercise))")
-
-
-@dataclass(frozen=True)
-class Published:
-    """One exercise of one student as OUT's files last showed it."""
-
-    raw: float
-    final: float
-    override: float | None
-    submission: str  # the hashes it was graded under
-    course: str
 
 
 @dataclass(frozen=True)
@@ -60,7 +46,10 @@ class Term:
     def final(self, row: StudentRow) -> StudentRow:
         """`row` with each exercise's score its final points and its `adjustment` saying how (exercises without a due
         date or an override stay as graded)."""
-        return replace(row, result=replace(row.result, exercises=[self._final(row.student, e) for e in row.result.exercises]))
+        return replace(row, result=self.final_result(row.student, row.result))
+
+    def final_result(self, student: str, result: GradeResult) -> GradeResult:
+        return replace(result, exercises=[self._final(student, e) for e in result.exercises])
 
     def _final(self, student: str, exercise: ExerciseResult) -> ExerciseResult:
         over = self.overrides.get((student, exercise.id))
@@ -84,16 +73,29 @@ class Term:
         return replace(exercise, score=final, adjustment=adjustment, note=exercise.note + " " + note if exercise.note else note)
 
 
+@dataclass(frozen=True)
+class TermFiles:
+    """The TA's files of a run (--submitted-at, --extensions), read and checked before anything is graded."""
+
+    submitted_at: dict[str, dt.datetime] = field(default_factory=dict)
+    extensions: dict[tuple[str, str], dt.datetime] = field(default_factory=dict)
+    paths: tuple[Path | None, Path | None] = (None, None)
+
+
+def read_files(*, submitted_at: Path | None, extensions: Path | None, exercise_ids: list[str]) -> TermFiles:
+    """TermFileError, naming the file and line, for a malformed one."""
+    return TermFiles(times.submitted_at(submitted_at) if submitted_at is not None else {},
+                     times.extensions(extensions, exercise_ids) if extensions is not None else {}, (submitted_at, extensions))
+
+
 def load(*, course: Course, journal: Journal, entries: dict[str, Path], exercise_ids: list[str],
-         submitted_at: Path | None = None, extensions: Path | None = None) -> Term:
+         files: TermFiles = TermFiles()) -> Term:
     """The term of this run: course.toml's policy, the TA's files, each student's hand-in times and the journal's overrides.
 
-    `entries` are the class's students and their entries in SUBMISSIONS. TermFileError for a malformed file."""
-    term = Term(policy=course.policy, overrides=overrides.current(journal))
-    given = times.submitted_at(submitted_at) if submitted_at is not None else {}
-    if extensions is not None:
-        term.extensions = times.extensions(extensions, exercise_ids)
-    for name, students in ((submitted_at, set(given)), (extensions, {s for s, _ in term.extensions})):
+    `entries` are the class's students and their entries in SUBMISSIONS."""
+    term = Term(policy=course.policy, extensions=files.extensions, overrides=overrides.current(journal))
+    given = files.submitted_at
+    for name, students in zip(files.paths, (set(given), {s for s, _ in term.extensions})):
         unknown = sorted(students - set(entries))
         if unknown:
             term.problems.append(f"{name}: no such student in the class: {', '.join(unknown)}")
@@ -158,12 +160,6 @@ def record_regrade(journal: Journal, old: StudentRow | None, new: StudentRow, *,
                          reason=reason, course_hash=course, submission_hash=submission)
 
 
-def published(journal: Journal) -> dict[tuple[str, str], Published]:
-    """(student, exercise) -> what OUT's files last showed."""
-    journal.execute(_PUBLISHED)
-    return {(s, e): Published(*rest) for s, e, *rest in journal.execute("SELECT * FROM published").fetchall()}
-
-
 def changes(last: dict[tuple[str, str], Published], rows: list[StudentRow], hashes: dict[str, tuple[str, str]]) -> list[Change]:
     """What this run changes of the last published final points, and why (nothing on the first publication).
 
@@ -197,20 +193,6 @@ def changes(last: dict[tuple[str, str], Published], rows: list[StudentRow], hash
                 cause = "late policy"
             found.append(Change(row.student, e.id, was.final, e.score, cause))
     return found
-
-
-def publish(journal: Journal, rows: list[StudentRow], hashes: dict[str, tuple[str, str]]) -> None:
-    """Keep these final points as what OUT's files now show (after they are written; all in one transaction)."""
-    journal.execute(_PUBLISHED)
-    with journal.transaction():
-        for row in rows:
-            if row.status is Status.INTERNAL_ERROR:
-                continue
-            for e in row.result.exercises:
-                a = e.adjustment
-                journal.execute("INSERT OR REPLACE INTO published VALUES (?, ?, ?, ?, ?, ?, ?)",
-                                (row.student, e.id, a.raw if a else e.score, e.score, a.override if a else None,
-                                 *hashes[row.student]))
 
 
 def flagged(rows: list[StudentRow]) -> dict[str, list[str]]:

@@ -12,8 +12,8 @@ from grader.course import Course
 from grader.errors import GraderError
 from grader.export import canvas, moodle
 from grader.export.files import write_atomic
+from grader.term import published
 from grader.term.csvin import TermFileError, read_rows
-from grader.term.finals import published
 from grader.term.overrides import open_journal
 
 
@@ -25,7 +25,7 @@ def final_points(out: Path, course: Course) -> tuple[dict[str, dict[str, float]]
     """student -> exercise id -> final points, as OUT's files show them; and the exercises, in the course's order."""
     journal = open_journal(out)
     try:
-        found = published(journal)
+        found = published.read(journal)
     finally:
         journal.close()
     if not found:

@@ -14,6 +14,7 @@ from grader.batch import audit
 from grader.batch.journal import FILE, Journal
 from grader.errors import USAGE, GraderError
 from grader.results import Status
+from grader.term import published
 
 _TABLE = ("CREATE TABLE IF NOT EXISTS overrides (student TEXT NOT NULL, exercise TEXT NOT NULL, points REAL NOT NULL, "
           "reason TEXT NOT NULL, by TEXT NOT NULL, PRIMARY KEY (student, exercise))")
@@ -41,8 +42,7 @@ def open_journal(out: Path) -> Journal:
 
 def current(journal: Journal) -> dict[tuple[str, str], Override]:
     """(student, exercise) -> its override."""
-    journal.execute(_TABLE)
-    return {(s, e): Override(p, r, b) for s, e, p, r, b in journal.execute("SELECT * FROM overrides").fetchall()}
+    return {(s, e): Override(p, r, b) for s, e, p, r, b in journal.select("overrides", "SELECT * FROM overrides")}
 
 
 def set_points(*, out: Path, student: str, exercise: str, points: float | None, reason: str, by: str | None = None,
@@ -50,8 +50,6 @@ def set_points(*, out: Path, student: str, exercise: str, points: float | None, 
     """Override (or, with `points` None, clear) one exercise's final points; return (old, new) as the audit row has them.
 
     `old` is the override it replaces, else the final points last published, else the raw points."""
-    from grader.term.finals import published
-
     if not reason.strip():
         raise OverrideError("--reason: say why (the student sees it: \"adjusted by the course staff: <reason>\")")
     journal = open_journal(out)
@@ -66,11 +64,12 @@ def set_points(*, out: Path, student: str, exercise: str, points: float | None, 
         if points is not None and not 0 <= points <= most:  # also false for NaN
             raise OverrideError(f"POINTS: {exercise} is worth 0 to {most:g} points, got {points:g}")
         before = current(journal).get((student, exercise))
-        last = published(journal).get((student, exercise))
+        last = published.read(journal).get((student, exercise))
         if points is None and before is None:
             raise OverrideError(f"{student} has no override of {exercise} to clear")
         old = before.points if before else last.final if last else None if row.status is Status.INTERNAL_ERROR else found[exercise].score
         actor = by or audit.login()
+        journal.execute(_TABLE)
         with journal.transaction():
             if points is None:
                 journal.execute("DELETE FROM overrides WHERE student = ? AND exercise = ?", (student, exercise))

@@ -2,13 +2,15 @@
 
 A submission time comes from, in this order: `--submitted-at FILE.csv` (`student,submitted_at`, ISO 8601
 with offset), then nbgrader's `timestamp.txt` in the student's entry (`<entry>/<id>/timestamp.txt`, as
-nbgrader's `submitted/<student>/<id>/` holds it, or `<entry>/timestamp.txt` for every exercise). Only
-trust `timestamp.txt` where nbgrader's exchange wrote it: in a folder a student uploads it is theirs to edit.
+nbgrader's `submitted/<student>/<id>/` holds it, or `<entry>/timestamp.txt` for every exercise); on
+Gradescope, `submission_metadata.json`'s `created_at`. Only trust `timestamp.txt` where nbgrader's
+exchange wrote it: in a folder a student uploads it is theirs to edit.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -123,3 +125,13 @@ def _when(text: str, path: Path, line: int, column: str) -> dt.datetime:
         return offset_datetime(text, column)
     except CourseError as e:
         raise TermFileError(f"{path}, line {line}: {e}") from None
+
+
+def gradescope_created_at(metadata: Path) -> dt.datetime | None:
+    """When Gradescope received the upload (`created_at` of its submission_metadata.json); None if it does not say."""
+    try:
+        when = json.loads(metadata.read_text(encoding="utf-8")).get("created_at")
+        found = dt.datetime.fromisoformat(when) if isinstance(when, str) else None
+    except (OSError, ValueError, AttributeError):
+        return None
+    return found if found is not None and found.utcoffset() is not None else None

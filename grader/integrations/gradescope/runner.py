@@ -82,6 +82,8 @@ def _graded(course: Course, root: Path, upload: Path) -> dict:
         label = str(submission.relative_to(root)) if submission.is_relative_to(root) else upload.name
         _say(f"grading {label} with the course in {course.root}")
         result = api.grade(course=course, exercises=list(course.exercises), submission=submission, label=label)
+    if course.policy is not None:
+        result = _late(course, root, label, result)
     doc = to_dict(result)
     sandbox = _sandbox_report(result.protections, course.root)
     doc["tests"].append({"name": "autograder: sandbox", "score": 0.0, "max_score": 0.0, "status": "passed",
@@ -101,6 +103,20 @@ def _graded(course: Course, root: Path, upload: Path) -> dict:
     for error in result.internal_errors:
         _say(f"grader error: {error}")
     return doc
+
+
+def _late(course: Course, root: Path, label: str, result):
+    """course.toml's late policy at the time Gradescope received the upload (submission_metadata.json's `created_at`);
+    without one, no penalty, and the instructors' log says so."""
+    from grader.term.finals import Term
+    from grader.term.times import HandIn, gradescope_created_at
+
+    when = gradescope_created_at(root / "submission_metadata.json")
+    if when is None:
+        _say("no submission time: submission_metadata.json has no created_at with a time zone; graded without late penalty")
+        return Term(policy=course.policy).final_result(label, result)
+    hand_in = HandIn(when, "submission_metadata.json")
+    return Term(policy=course.policy, hand_ins={label: {e.id: hand_in for e in result.exercises}}).final_result(label, result)
 
 
 def _sandbox_report(found: list[dict] | None, course_root: Path) -> str:
