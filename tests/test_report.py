@@ -176,3 +176,20 @@ def test_a_class_of_nobody_still_gets_a_page():
     exercises = api.select(course, ["ex01", "ex05"])
     text = report.to_html([], exercises, summary.summarize([], ["ex01", "ex05"]), language="en", title=course.title)
     assert "Students: 0" in text and "No named mistake was diagnosed." in text and "No student hit a time limit" in text
+
+
+def test_time_limits_and_crashes_are_listed_per_student_and_exercise():
+    """Are a student's timed-out checks of one exercise one line naming them, and a crash another, the id escaped?"""
+    from grader.export import summary
+    from grader.results import ExerciseResult, GradeResult, Outcome, Status, StudentRow, Verdict
+    from grader.text import Text
+
+    def v(name, outcome):
+        return Verdict("ex05", name, 2.0, 0.0, Text(""), False, outcome)
+
+    checks = [v("lstm gates", Outcome.TIMED_OUT), v("gru gates", Outcome.TIMED_OUT), v("shapes", Outcome.CRASHED)]
+    rows = [StudentRow("<u>kim</u>", Status.GRADED, GradeResult("kim", "cpu", "en", [ExerciseResult("ex05", "t", 0, 6, checks)]))]
+    course = api.course(root=ROOT)
+    text = report.to_html(rows, api.select(course, ["ex05"]), summary.summarize(rows, ["ex05"]), language="en", title="t")
+    assert "<td>&lt;u&gt;kim&lt;/u&gt;</td><td>ex05</td><td>hit a time limit</td><td>lstm gates; gru gates</td>" in text
+    assert "<td>crashed</td><td>shapes</td>" in text
