@@ -272,7 +272,7 @@ def stats(out: Path, exercise: str | None, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(analysis.to_dict(), ensure_ascii=False, indent=2))
     else:
-        click.echo("\n".join(items.to_markdown(analysis, course.language)))
+        click.echo("\n".join(items.to_markdown(analysis, course.language, escaped=False)))
 
 
 @main.command("similarity", short_help="Which students' code or wrong answers are alike: pairs to look at.")

@@ -25,7 +25,8 @@ def read_class(out: Path) -> tuple[list[StudentRow], list[str]]:
         lines = list(csv.reader(io.StringIO(grades.read_text(encoding="utf-8"), newline="")))
     except (OSError, UnicodeDecodeError, csv.Error) as e:
         raise OutputError(f"{grades}: cannot be read ({e}); run grade batch again to write it") from None
-    if not lines or len(lines[0]) < 2 or lines[0][0] != "student" or lines[0][-1] != "total":
+    header = lines[0] if lines else []
+    if len(header) < 2 or header[0] != "student" or "total" not in header:
         raise OutputError(f"{grades}: not a grades.csv of grade batch (its header is not student,…,total)")
     listed = {line[0] for line in lines[1:] if line}
     try:
@@ -37,4 +38,4 @@ def read_class(out: Path) -> tuple[list[StudentRow], list[str]]:
             opened.close()
     except sqlite3.Error as e:
         raise OutputError(f"{journal}: cannot be read ({e}); is a batch writing it? Try again when it has finished") from None
-    return rows, lines[0][1:-1]
+    return rows, header[1:header.index("total")]  # the exercises' columns; any after the total are not exercises

@@ -19,7 +19,7 @@ from typing import Any
 
 from grader.export.feedback import plain
 from grader.results import Outcome, Status, StudentRow, Verdict
-from grader.text import Text
+from grader.text import Text, one_line
 
 MIN_FLAGGED = 20  # students graded on a check before it is flagged: fewer say little
 TOO_EASY, TOO_HARD, LOW_D = 0.95, 0.10, 0.10
@@ -187,19 +187,20 @@ WORDS = {
 }
 
 
-def to_markdown(analysis: Analysis, language: str) -> list[str]:
-    """The checks' table and the mistakes' table, in `language`, as Markdown lines (a terminal shows them as they are)."""
-    return [*checks_markdown(analysis, language), "", *mistakes_markdown(analysis, language)]
+def to_markdown(analysis: Analysis, language: str, *, escaped: bool = True) -> list[str]:
+    """The checks' table and the mistakes' table, in `language`, as Markdown lines; `escaped=False` for a terminal,
+    which shows text as it is (only made printable), not Markdown's escapes."""
+    return [*checks_markdown(analysis, language, escaped=escaped), "", *mistakes_markdown(analysis, language, escaped=escaped)]
 
 
-def checks_markdown(analysis: Analysis, language: str) -> list[str]:
-    say = _say(language)
+def checks_markdown(analysis: Analysis, language: str, *, escaped: bool = True) -> list[str]:
+    say, cell = _say(language), plain if escaped else one_line
     lines = [f"## {say('checks')}", "", say("explained"), ""]
     if analysis.checks:
         lines += [say("header"), "|---|---|---|---|---|---|---|---|---|"]
         for c in analysis.checks:
             flags = "; ".join(FLAGS[f].render(language) for f in c.flags)
-            lines.append(f"| {c.exercise} | {plain(c.check)} | {c.n} | {_shown(c.p)} | {_shown(c.mean_share)} | "
+            lines.append(f"| {c.exercise} | {cell(c.check)} | {c.n} | {_shown(c.p)} | {_shown(c.mean_share)} | "
                          f"{_shown(c.discrimination)} | {_shown(c.top27_p)} | {_shown(c.bottom27_p)} | {flags} |")
     else:
         lines.append(say("none"))
@@ -208,13 +209,13 @@ def checks_markdown(analysis: Analysis, language: str) -> list[str]:
     return lines
 
 
-def mistakes_markdown(analysis: Analysis, language: str) -> list[str]:
-    say = _say(language)
+def mistakes_markdown(analysis: Analysis, language: str, *, escaped: bool = True) -> list[str]:
+    say, cell = _say(language), plain if escaped else one_line
     lines = [f"## {say('mistakes')}", ""]
     if not analysis.mistakes:
         return [*lines, say("no mistakes")]
     return [*lines, say("mistakes header"), "|---|---|---|",
-            *(f"| {m.exercise} | {plain(m.diagnosis.render(language))} | {m.students} |" for m in analysis.mistakes)]
+            *(f"| {m.exercise} | {cell(m.diagnosis.render(language))} | {m.students} |" for m in analysis.mistakes)]
 
 
 def _say(language: str) -> Callable[[str], str]:
