@@ -251,7 +251,7 @@ def check(device: str | None) -> None:
     console.print("[green]all references full marks, all stubs zero[/green]")
 
 
-# --- what the class did: item analysis of a graded class (report.html is written by grade batch) -------------------
+# --- what the class did: grade stats, grade similarity (report.html is written by grade batch) ----------------------
 
 TA_ONLY = (*TA_ONLY, "similarity", "stats")
 

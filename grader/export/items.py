@@ -2,7 +2,9 @@
 mistakes the class made.
 
 Read from the result model's fields only (a verdict's outcome, points, earned and diagnosis), never from feedback
-text. A check is an item when it is worth points (the public form checks, worth none, are not). A student who hit
+text. D is the point-biserial correlation of a check's share of its points with the rest of the student's total
+(Pearson's r, which for a pass/fail check is the point-biserial; for partial points, the same r on the share).
+A check is an item when it is worth points (the public form checks, worth none, are not). A student who hit
 a time limit, crashed, could not be read or met a failure of the grader is left out of every check's figures and
 counted apart: their total says nothing about what they know. Each figure is in `summary.json` ("checks",
 "mistakes", "left_out_of_checks") and rendered by `to_markdown` in either language (summary.md, `grade stats`).
