@@ -268,6 +268,12 @@ def test_past_terms_are_references_only(klass, tmp_path):
     pairs = {(p.student_a, p.student_b): p.similarity for p in result.pairs}
     assert pairs[("dan", "2024/old1")] == pairs[("dan", "2024/old2")] == 1.0
     assert not any(a.startswith("2024/") for a, _ in pairs)
+    again = tmp_path / "other" / "2024"  # another term's folder of the same name keeps its students apart
+    (again / "old1" / "ex05_gated_steps").mkdir(parents=True)
+    (again / "old1" / "ex05_gated_steps" / "gated.py").write_text(REFERENCE)
+    both = api.similarity(course=course, exercises=api.select(course, ["ex05"]), submissions=klass, out=tmp_path / "o",
+                          past=[past, again], threshold=THRESHOLD)
+    assert {p.student_b for p in both.pairs if p.student_a == "ada"} >= {"2024/old1", "2024#2/old1"}
 
 
 def test_student_text_is_escaped_in_the_html(tmp_path):
