@@ -177,6 +177,7 @@ WORDS = {
         f"total. Flags from {MIN_FLAGGED} students on.",
         "n：参与该项检查的学生数；p：得满分的比例；得分率：平均得到该项分数的比例；D：点二列区分度（该项与其余总分的相关）；"
         f"前/后 27 %：按总分排在前、后 27 % 的学生的 p。至少 {MIN_FLAGGED} 名学生时才标记。"),
+    "look at": Text("Checks to look at", "需要查看的检查"),
     "header": Text("| exercise | check | n | p | share | D | top 27 % | bottom 27 % | flags |",
                    "| 练习 | 检查 | n | p | 得分率 | D | 前 27 % | 后 27 % | 标记 |"),
     "none": Text("- no check worth points was graded", "- 没有评过有分值的检查"),
@@ -198,6 +199,12 @@ def to_markdown(analysis: Analysis, language: str, *, escaped: bool = True) -> l
 def checks_markdown(analysis: Analysis, language: str, *, escaped: bool = True) -> list[str]:
     say, cell = _say(language), plain if escaped else one_line
     lines = [f"## {say('checks')}", "", say("explained"), ""]
+    flagged = [c for c in analysis.checks if c.flags]
+    if flagged:
+        lines += [f"{say('look at')}:", ""]
+        lines += [f"- {c.exercise} {cell(c.check)}: {'; '.join(FLAGS[f].render(language) for f in c.flags)} "
+                  f"(p {_shown(c.p)}, D {_shown(c.discrimination)})" for c in flagged]
+        lines.append("")
     if analysis.checks:
         lines += [say("header"), "|---|---|---|---|---|---|---|---|---|"]
         for c in analysis.checks:
