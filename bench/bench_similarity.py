@@ -4,7 +4,8 @@ smallest, and the share of the time that reading the entries (what any tool pays
     python bench/bench_similarity.py [--sizes 50,100,200] [--seed 0]
 
 Each synthetic student is the reference of ex05 disguised at random – every local name renamed, the functions
-shuffled, a few lines of their own added – and one in ten hands in the stub as given. Reading is linear in the class;
+shuffled, a few lines of their own added – and one in ten hands in the stub as given: nearly every pair overlaps
+almost entirely, the costliest case to compare (independent solutions share far less). Reading is linear in the class;
 comparing every pair is quadratic (n(n−1)/2 pairs), so the ratio of a size's time to the smallest's lies between
 n/50 and (n/50)²: the figures say where.
 """

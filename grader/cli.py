@@ -431,7 +431,7 @@ def check(device: str | None) -> None:
     console.print("[green]all references full marks, all stubs zero[/green]")
 
 
-# --- what the class did: item analysis of a graded class (report.html is written by grade batch) -------------------
+# --- what the class did: grade stats, grade similarity (report.html is written by grade batch) ----------------------
 
 TA_ONLY = (*TA_ONLY, "similarity", "stats")
 
@@ -452,7 +452,7 @@ def stats(out: Path, exercise: str | None, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(analysis.to_dict(), ensure_ascii=False, indent=2))
     else:
-        click.echo("\n".join(items.to_markdown(analysis, course.language)))
+        click.echo("\n".join(items.to_markdown(analysis, course.language, escaped=False)))
 
 
 @main.command("similarity", short_help="Which students' code or wrong answers are alike: pairs to look at.")

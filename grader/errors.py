@@ -64,6 +64,7 @@ def need(module: str, feature: str):
 
 
 class OutputError(GraderError, ValueError):
-    """A folder given as a batch's output (`grade stats OUT`) is not one, or lacks what is asked of it (a usage error)."""
+    """A folder named for outputs is not what it should be: no batch's output (`grade stats OUT`), no exercise asked
+    of it, or not writable (`grade similarity --out`). A usage error."""
 
     exit_code = USAGE

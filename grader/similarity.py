@@ -20,6 +20,7 @@ import html
 import io
 import itertools
 import os
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,8 +78,11 @@ def compare(*, course: Course, exercises: Sequence[Exercise], submissions: Path,
     unread: list[tuple[str, str]] = []
     current = read_texts(submissions, exercises, unread, label="")
     earlier: dict[str, dict[str, dict[str, str]]] = {}
-    for folder in past:
-        earlier.update(read_texts(folder, exercises, unread, label=f"{folder.name}/"))
+    seen: Counter[str] = Counter()
+    for folder in past:  # each past student as "<folder>/<id>"; a second folder of the same name as "<folder>#2/<id>"
+        seen[folder.name] += 1
+        label = folder.name if seen[folder.name] == 1 else f"{folder.name}#{seen[folder.name]}"
+        earlier.update(read_texts(folder, exercises, unread, label=f"{label}/"))
     pairs: list[Pair] = []
     shared: list[SharedAnswers] = []
     for exercise in exercises:
@@ -94,7 +98,7 @@ def compare(*, course: Course, exercises: Sequence[Exercise], submissions: Path,
 
 
 def read_texts(folder: Path, exercises: Sequence[Exercise], unread: list[tuple[str, str]], *,
-                label: str) -> dict[str, dict[str, dict[str, str]]]:
+               label: str) -> dict[str, dict[str, dict[str, str]]]:
     """student → exercise id → file name → text, for every entry of `folder` as `grade batch` finds and reads it."""
     from grader.batch.run import discover
     from grader.errors import SubmissionError

@@ -26,7 +26,7 @@ class Visit:
     console: list[str]  # every message the page logged (a script's, a refused load's, a policy violation's)
     requests: list[str]  # every URL the page asked of the network (not file: or data:)
     dom: str  # the document as serialized after loading
-    screenshot: Path
+    screenshot: bytes  # PNG
 
 
 def visit(page: Path, *, width: int = 1200, height: int = 2400) -> Visit:
@@ -41,9 +41,7 @@ def visit(page: Path, *, width: int = 1200, height: int = 2400) -> Visit:
         taken = subprocess.run([*common, f"--screenshot={shot}", f"--window-size={width},{height}", page.resolve().as_uri()],
                                capture_output=True, text=True, timeout=120)
         assert shot.is_file(), taken.stderr[-2000:]
-        kept = Path(tempfile.mkdtemp(prefix="screenshot-")) / "shot.png"
-        shutil.copy(shot, kept)
-        return Visit(console, requests + _page_requests(netlog), dumped.stdout, kept)
+        return Visit(console, requests + _page_requests(netlog), dumped.stdout, shot.read_bytes())
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -59,10 +57,12 @@ def _page_requests(netlog: Path) -> list[str]:
             and not p["url"].startswith(("file:", "data:"))]
 
 
-def pixels_of(screenshot: Path, rgb: tuple[int, int, int], *, tolerance: int = 12) -> int:
-    """How many pixels of the screenshot have about this colour."""
+def pixels_of(screenshot: bytes, rgb: tuple[int, int, int], *, tolerance: int = 12) -> int:
+    """How many pixels of the screenshot (PNG) have about this colour."""
+    import io
+
     from PIL import Image
 
-    image = Image.open(screenshot).convert("RGB")
+    image = Image.open(io.BytesIO(screenshot)).convert("RGB")
     return sum(n for n, colour in image.getcolors(image.width * image.height)
                if all(abs(a - b) <= tolerance for a, b in zip(colour, rgb)))

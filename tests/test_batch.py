@@ -116,6 +116,17 @@ def test_hanging_and_broken_students_cost_only_their_own_points(graded):
     assert any("swapped GRU convention" in m["mistake"] for m in summary["common_mistakes"])
 
 
+def test_the_summary_analyses_each_check_without_who_hung_or_crashed(graded):
+    """Does summary.json analyse ex05's checks without the students who hung, crashed or could not be read (counted
+    apart), count bob's diagnosed code mistake under ex05, and does report.html name the one who hung?"""
+    summary = json.loads((graded / "summary.json").read_text())
+    ex05 = [c for c in summary["checks"] if c["exercise"] == "ex05"]
+    left_out = summary["left_out_of_checks"]
+    assert ex05 and left_out >= 2 and all(c["n"] <= len(grades(graded)) - left_out for c in ex05), (left_out, ex05)
+    assert any(m["exercise"] == "ex05" and "swapped GRU convention" in m["diagnosis"] for m in summary["mistakes"])
+    assert "<td>dan</td><td>ex05</td><td>hit a time limit</td>" in (graded / "report.html").read_text()
+
+
 def test_feedback_shows_checks_not_references(graded):
     """Does a student's feedback name checks, points and diagnoses, and hold no line of the reference?"""
     text = (graded / "feedback" / "bob.md").read_text()

@@ -132,3 +132,11 @@ def test_the_tables_speak_the_course_language():
     assert "题目分析" in zh and "太容易" in zh and "GRU 约定弄反了" in zh
     assert not any(word in zh for word in ("Checks", "exercise", "too easy", "swapped", "students"))
     assert "too easy or not testing" in en and "swapped GRU convention" in en
+
+
+def test_flagged_checks_are_listed_first_to_look_at():
+    """Does the rendering name the flagged checks, with their flags and figures, before the full table?"""
+    lines = items.to_markdown(items.analyse(ladder(20, lambda i: i < 10), ["ex03"]), "en")
+    first = lines.index("Checks to look at:")
+    assert lines[first + 2] == "- ex03 x: strong students fail it: check the check (p 0.50, D -0.87)"
+    assert first < next(n for n, line in enumerate(lines) if line.startswith("| exercise |"))

@@ -57,12 +57,24 @@ def test_the_class_is_read_back_from_the_output(graded):
     assert sorted(r.student for r in rows) == sorted(["ada", "bob", HOSTILE]) and ids == ["ex01"]
 
 
+def test_columns_after_the_total_are_not_exercises(graded, tmp_path):
+    """Does a grades.csv with columns after the total (a late policy's, say) still give the batch's exercises?"""
+    import shutil
+
+    copy = tmp_path / "out"
+    shutil.copytree(graded, copy)
+    lines = (copy / "grades.csv").read_text().splitlines()
+    (copy / "grades.csv").write_text("\n".join([lines[0] + ",raw_total,late_days", *(f"{x},0,0" for x in lines[1:])]) + "\n")
+    rows, ids = read_class(copy)
+    assert ids == ["ex01"] and len(rows) == 3
+
+
 def test_grade_stats_prints_the_figures_in_the_course_language(graded, monkeypatch):
     """Does `grade stats OUT` print the checks and mistakes, in Chinese for a zh course, and --json the summary's keys?"""
     monkeypatch.chdir(ROOT)
     shown = CliRunner().invoke(main, ["stats", str(graded)])
     assert shown.exit_code == 0, shown.output
-    assert "| ex01 | c\\_t: the new cell state | 2 | 0.50 |" in shown.output and "coupled gate" in shown.output
+    assert "| ex01 | c_t: the new cell state | 2 | 0.50 |" in shown.output and "coupled gate" in shown.output
     as_json = CliRunner().invoke(main, ["stats", str(graded), "--json", "--exercise", "ex01"])
     assert json.loads(as_json.output)["checks"] == json.loads((graded / "summary.json").read_text())["checks"]
     zh = dataclasses.replace(api.course(root=ROOT), language="zh")
@@ -176,3 +188,20 @@ def test_a_class_of_nobody_still_gets_a_page():
     exercises = api.select(course, ["ex01", "ex05"])
     text = report.to_html([], exercises, summary.summarize([], ["ex01", "ex05"]), language="en", title=course.title)
     assert "Students: 0" in text and "No named mistake was diagnosed." in text and "No student hit a time limit" in text
+
+
+def test_time_limits_and_crashes_are_listed_per_student_and_exercise():
+    """Are a student's timed-out checks of one exercise one line naming them, and a crash another, the id escaped?"""
+    from grader.export import summary
+    from grader.results import ExerciseResult, GradeResult, Outcome, Status, StudentRow, Verdict
+    from grader.text import Text
+
+    def v(name, outcome):
+        return Verdict("ex05", name, 2.0, 0.0, Text(""), False, outcome)
+
+    checks = [v("lstm gates", Outcome.TIMED_OUT), v("gru gates", Outcome.TIMED_OUT), v("shapes", Outcome.CRASHED)]
+    rows = [StudentRow("<u>kim</u>", Status.GRADED, GradeResult("kim", "cpu", "en", [ExerciseResult("ex05", "t", 0, 6, checks)]))]
+    course = api.course(root=ROOT)
+    text = report.to_html(rows, api.select(course, ["ex05"]), summary.summarize(rows, ["ex05"]), language="en", title="t")
+    assert "<td>&lt;u&gt;kim&lt;/u&gt;</td><td>ex05</td><td>hit a time limit</td><td>lstm gates; gru gates</td>" in text
+    assert "<td>crashed</td><td>shapes</td>" in text

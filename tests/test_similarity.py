@@ -15,6 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from click.testing import CliRunner
+from test_handins import ENTRIES
 
 import browser
 from conftest import ROOT
@@ -267,6 +268,12 @@ def test_past_terms_are_references_only(klass, tmp_path):
     pairs = {(p.student_a, p.student_b): p.similarity for p in result.pairs}
     assert pairs[("dan", "2024/old1")] == pairs[("dan", "2024/old2")] == 1.0
     assert not any(a.startswith("2024/") for a, _ in pairs)
+    again = tmp_path / "other" / "2024"  # another term's folder of the same name keeps its students apart
+    (again / "old1" / "ex05_gated_steps").mkdir(parents=True)
+    (again / "old1" / "ex05_gated_steps" / "gated.py").write_text(REFERENCE)
+    both = api.similarity(course=course, exercises=api.select(course, ["ex05"]), submissions=klass, out=tmp_path / "o",
+                          past=[past, again], threshold=THRESHOLD)
+    assert {p.student_b for p in both.pairs if p.student_a == "ada"} >= {"2024/old1", "2024#2/old1"}
 
 
 def test_student_text_is_escaped_in_the_html(tmp_path):
@@ -331,3 +338,22 @@ def test_an_output_folder_that_cannot_be_written_is_a_clear_error(klass, tmp_pat
     (tmp_path / "taken").write_text("a file")
     done = CliRunner().invoke(main, ["similarity", str(klass), "--out", str(tmp_path / "taken"), "--exercises", "ex05"])
     assert done.exit_code == 2 and "cannot write there" in done.output and "Traceback" not in done.output
+
+
+def test_entries_that_once_ended_the_batch_are_read_or_named(tmp_path, monkeypatch):
+    """Over the hand-ins that once ended `grade batch` (corrupt zips, odd names, deep notebooks), does `grade similarity`
+    exit 0, naming the entries the batch refused and the file it could not build, no unsafe character in the page?"""
+    (tmp_path / "class").mkdir()
+    for make, _ in ENTRIES.values():
+        make(tmp_path / "class")
+    course = api.course(root=ROOT)
+    result = api.similarity(course=course, exercises=api.select(course, ["ex01"]), submissions=tmp_path / "class",
+                            out=tmp_path / "o")
+    unread = dict(result.unread)
+    refused = {s for s, (_, status) in ENTRIES.items() if status == "unreadable"}
+    assert refused <= set(unread) and set(unread) - refused == {"deep"}, unread  # graded 0 there: its notebook too deep
+    assert "ex01.ipynb" in unread["deep"]
+    assert "\u202e" not in (tmp_path / "o" / "similarity.html").read_text()
+    monkeypatch.chdir(ROOT)
+    done = CliRunner().invoke(main, ["similarity", str(tmp_path / "class"), "--out", str(tmp_path / "o"), "--exercises", "ex01"])
+    assert done.exit_code == 0, done.output

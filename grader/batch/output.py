@@ -27,7 +27,7 @@ def read_class(out: Path) -> tuple[list[StudentRow], list[str]]:
         raise OutputError(f"{grades}: cannot be read ({e}); run grade batch again to write it") from None
     header = lines[0] if lines else []
     if len(header) < 2 or header[0] != "student" or "total" not in header:
-        raise OutputError(f"{grades}: not a grades.csv of grade batch (its header is not student,…,total,…)")
+        raise OutputError(f"{grades}: not a grades.csv of grade batch (its header is not student,…,total)")
     listed = {line[0] for line in lines[1:] if line}
     try:
         opened = Journal(out)
@@ -38,4 +38,4 @@ def read_class(out: Path) -> tuple[list[StudentRow], list[str]]:
             opened.close()
     except sqlite3.Error as e:
         raise OutputError(f"{journal}: cannot be read ({e}); is a batch writing it? Try again when it has finished") from None
-    return rows, header[1:header.index("total")]
+    return rows, header[1:header.index("total")]  # the exercises' columns; any after the total are not exercises

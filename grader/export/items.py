@@ -2,7 +2,9 @@
 mistakes the class made.
 
 Read from the result model's fields only (a verdict's outcome, points, earned and diagnosis), never from feedback
-text. A check is an item when it is worth points (the public form checks, worth none, are not). A student who hit
+text. D is the point-biserial correlation of a check's share of its points with the rest of the student's total
+(Pearson's r, which for a pass/fail check is the point-biserial; for partial points, the same r on the share).
+A check is an item when it is worth points (the public form checks, worth none, are not). A student who hit
 a time limit, crashed, could not be read or met a failure of the grader is left out of every check's figures and
 counted apart: their total says nothing about what they know. Each figure is in `summary.json` ("checks",
 "mistakes", "left_out_of_checks") and rendered by `to_markdown` in either language (summary.md, `grade stats`).
@@ -19,7 +21,7 @@ from typing import Any
 
 from grader.export.feedback import plain
 from grader.results import Outcome, Status, StudentRow, Verdict
-from grader.text import Text
+from grader.text import Text, one_line
 
 MIN_FLAGGED = 20  # students graded on a check before it is flagged: fewer say little
 TOO_EASY, TOO_HARD, LOW_D = 0.95, 0.10, 0.10
@@ -175,6 +177,7 @@ WORDS = {
         f"total. Flags from {MIN_FLAGGED} students on.",
         "n：参与该项检查的学生数；p：得满分的比例；得分率：平均得到该项分数的比例；D：点二列区分度（该项与其余总分的相关）；"
         f"前/后 27 %：按总分排在前、后 27 % 的学生的 p。至少 {MIN_FLAGGED} 名学生时才标记。"),
+    "look at": Text("Checks to look at", "需要查看的检查"),
     "header": Text("| exercise | check | n | p | share | D | top 27 % | bottom 27 % | flags |",
                    "| 练习 | 检查 | n | p | 得分率 | D | 前 27 % | 后 27 % | 标记 |"),
     "none": Text("- no check worth points was graded", "- 没有评过有分值的检查"),
@@ -187,19 +190,26 @@ WORDS = {
 }
 
 
-def to_markdown(analysis: Analysis, language: str) -> list[str]:
-    """The checks' table and the mistakes' table, in `language`, as Markdown lines (a terminal shows them as they are)."""
-    return [*checks_markdown(analysis, language), "", *mistakes_markdown(analysis, language)]
+def to_markdown(analysis: Analysis, language: str, *, escaped: bool = True) -> list[str]:
+    """The checks' table and the mistakes' table, in `language`, as Markdown lines; `escaped=False` for a terminal,
+    which shows text as it is (only made printable), not Markdown's escapes."""
+    return [*checks_markdown(analysis, language, escaped=escaped), "", *mistakes_markdown(analysis, language, escaped=escaped)]
 
 
-def checks_markdown(analysis: Analysis, language: str) -> list[str]:
-    say = _say(language)
+def checks_markdown(analysis: Analysis, language: str, *, escaped: bool = True) -> list[str]:
+    say, cell = _say(language), plain if escaped else one_line
     lines = [f"## {say('checks')}", "", say("explained"), ""]
+    flagged = [c for c in analysis.checks if c.flags]
+    if flagged:
+        lines += [f"{say('look at')}:", ""]
+        lines += [f"- {c.exercise} {cell(c.check)}: {'; '.join(FLAGS[f].render(language) for f in c.flags)} "
+                  f"(p {_shown(c.p)}, D {_shown(c.discrimination)})" for c in flagged]
+        lines.append("")
     if analysis.checks:
         lines += [say("header"), "|---|---|---|---|---|---|---|---|---|"]
         for c in analysis.checks:
             flags = "; ".join(FLAGS[f].render(language) for f in c.flags)
-            lines.append(f"| {c.exercise} | {plain(c.check)} | {c.n} | {_shown(c.p)} | {_shown(c.mean_share)} | "
+            lines.append(f"| {c.exercise} | {cell(c.check)} | {c.n} | {_shown(c.p)} | {_shown(c.mean_share)} | "
                          f"{_shown(c.discrimination)} | {_shown(c.top27_p)} | {_shown(c.bottom27_p)} | {flags} |")
     else:
         lines.append(say("none"))
@@ -208,13 +218,13 @@ def checks_markdown(analysis: Analysis, language: str) -> list[str]:
     return lines
 
 
-def mistakes_markdown(analysis: Analysis, language: str) -> list[str]:
-    say = _say(language)
+def mistakes_markdown(analysis: Analysis, language: str, *, escaped: bool = True) -> list[str]:
+    say, cell = _say(language), plain if escaped else one_line
     lines = [f"## {say('mistakes')}", ""]
     if not analysis.mistakes:
         return [*lines, say("no mistakes")]
     return [*lines, say("mistakes header"), "|---|---|---|",
-            *(f"| {m.exercise} | {plain(m.diagnosis.render(language))} | {m.students} |" for m in analysis.mistakes)]
+            *(f"| {m.exercise} | {cell(m.diagnosis.render(language))} | {m.students} |" for m in analysis.mistakes)]
 
 
 def _say(language: str) -> Callable[[str], str]:

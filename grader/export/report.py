@@ -5,7 +5,8 @@ Security Policy in the page forbids it), each with a table or a caption as its t
 course's language. The plots hold numbers and exercise ids only (no words: the machine may lack a font for the
 course's language), their axes named in the caption. Everything a student controls (ids, messages) is escaped here,
 once (`_e`). Without matplotlib (a TA install without the `ta` extra) the page keeps its tables and says why the
-plots are missing.
+plots are missing. Late and overridden scores (the course's late policy, a TA's override) reach the page as
+`Adjusted` rows through `to_html(..., adjusted=...)`; with none, their section is not there at all.
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ W = {
                        "没有学生超时、崩溃或提交了无法读取的文件。"),
     "student": Text("student", "学生"),
     "what": Text("what happened", "情况"),
-    "why": Text("why", "原因"),
+    "why": Text("checks, or why", "涉及的检查或原因"),
     "adjusted": Text("Late and overridden scores", "迟交与人工改动的分数"),
     "graded": Text("graded", "评分结果"),
     "final": Text("final", "最终分数"),
@@ -226,9 +227,10 @@ def _trouble(rows: Sequence[StudentRow], say: Say, language: str) -> list[str]:
         for e in row.result.exercises:
             if e.outcome is Outcome.UNREADABLE:
                 lines.append([_e(row.student), _e(e.id), _e(OUTCOMES[e.outcome].render(language)), _e(e.note.render(language))])
-            for v in e.checks:
-                if v.outcome in (Outcome.TIMED_OUT, Outcome.CRASHED):
-                    lines.append([_e(row.student), _e(e.id), _e(OUTCOMES[v.outcome].render(language)), _e(v.name)])
+            for outcome in (Outcome.TIMED_OUT, Outcome.CRASHED):
+                names = [v.name for v in e.checks if v.outcome is outcome]
+                if names:
+                    lines.append([_e(row.student), _e(e.id), _e(OUTCOMES[outcome].render(language)), "; ".join(map(_e, names))])
     if not lines:
         return [f"<h2>{say('trouble')}</h2>", f"<p>{say('no trouble')}</p>"]
     return [f"<h2>{say('trouble')}</h2>", _table([say("student"), say("exercise"), say("what"), say("why")], lines)]
