@@ -7,11 +7,12 @@ A check is an ordinary pytest test in the grading process:
 
     @check(points=2)
     def test_lstm_values(gated, reference, device):
-        '''lstm_step matches the reference in float64.'''
+        '''lstm_step matches the reference in float64
+        lstm_step 在 float64 下与参考实现一致'''
         ...
 
-Its docstring's first line names it in the feedback; `Fail` (or a plain assertion message) says
-what is wrong, and `Fail(..., share=0.5)` keeps half the check's points: points are declared once,
+Its docstring's first line names it in the feedback in English, its second line in Chinese
+(`title`); `Fail` (or a plain assertion message) says what is wrong, and `Fail(..., share=0.5)` keeps half the check's points: points are declared once,
 on the decorator. torch is imported lazily so that quiz checks stay light.
 """
 
@@ -35,7 +36,7 @@ __all__ = [
     "Boolean", "Choice", "Fail", "Formula", "Integer", "Number", "Outcome", "Shape", "StudentError", "Text", "assert_close",
     "check", "check_sheet_form", "choices", "course_code", "expect_kind", "expect_row", "expect_tensor",
     "expect_value_errors", "given_code", "inject", "once", "parse_source", "partial", "policy", "quoted",
-    "reference_module", "student_module",
+    "reference_module", "require", "student_module", "title",
 ]
 
 
@@ -44,6 +45,21 @@ def check(points: float) -> pytest.MarkDecorator:
     if points < 0:
         raise ValueError(f"check points must not be negative, got {points}")
     return pytest.mark.check(points=points)
+
+
+def title(function) -> Text:
+    """A check's title in both languages: its docstring's first line in English, its second in Chinese.
+
+    A blank second line (or none) leaves the English alone; what follows a blank line is for readers of the check.
+    """
+    lines = [line.strip() for line in (function.__doc__ or function.__name__).strip().splitlines()]
+    return Text(lines[0], lines[1] if len(lines) > 1 else "")
+
+
+def require(ok: object, en: str, zh: str) -> None:
+    """A public check's assertion with its message in both languages: Fail(en, zh) unless `ok`."""
+    if not ok:
+        raise Fail(en, zh)
 
 
 def partial(parts) -> None:

@@ -29,7 +29,7 @@ def to_markdown(result: GradeResult) -> str:
             lines += [plain(note), ""]
         for v in exercise.checks:
             mark = words["passed"] if v.passed else words["failed"]
-            lines.append(f"- **{plain(v.name)}** — {_points(v.earned)}/{_points(v.points)}, {mark}")
+            lines.append(f"- **{plain(v.title.render(language))}** — {_points(v.earned)}/{_points(v.points)}, {mark}")
             output = printable(v.feedback.render(language))
             if output:
                 lines += ["", "  ```text", *[f"  {line}" for line in output.replace("```", "'''").splitlines()], "  ```"]

@@ -22,7 +22,7 @@ def to_dict(result: GradeResult, *, timing: bool = True) -> dict[str, Any]:
     language = result.language
     tests = [
         {
-            "name": f"{v.exercise}: {v.name}",
+            "name": f"{v.exercise}: {v.title.render(language)}",
             "score": round(v.earned, 4),
             "max_score": v.points,
             "status": "passed" if v.passed else "failed",

@@ -54,7 +54,7 @@ def print_grade(console: Console, result: GradeResult, *, verbose: bool) -> None
         table.add_column(headers[1], width=points_width, justify="right", overflow="fold")
         table.add_column(headers[2], width=status_width, overflow="fold")
         for v, shown_points in zip(exercise.checks, points):
-            name = v.name + (say(" (public)", "（公开）") if v.visible else "")
+            name = v.title.render(language) + (say(" (public)", "（公开）") if v.visible else "")
             # RichText keeps the submission's own words from being read as rich markup.
             cell = RichText(_wrap(printable(name), width))
             feedback = printable(v.feedback.render(language))
