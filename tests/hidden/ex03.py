@@ -50,7 +50,8 @@ def _holds(answers, key: str, value: float) -> bool:
 
 @check(points=2)
 def test_h_t(answers, reference_answers):
-    """(a) h_t in the answer key's (PyTorch's) convention"""
+    """(a) h_t in the answer key's (PyTorch's) convention
+    (a) 参考答案（PyTorch）约定下的 h_t"""
     convention_value(answers, "h_t", reference_answers["h_t"], {
         TEXTBOOK: SWAPPED_ANSWER_KEY,
         Z * H_PREV - (1 - Z) * CANDIDATE: SIGN,
@@ -62,7 +63,8 @@ def test_h_t(answers, reference_answers):
 
 @check(points=2)
 def test_direct_factor(answers, reference_answers):
-    """(b) the direct-path derivative ∂h_t/∂h_prev in the answer key's convention"""
+    """(b) the direct-path derivative ∂h_t/∂h_prev in the answer key's convention
+    (b) 参考答案约定下的直接路径导数 ∂h_t/∂h_prev"""
     answers.number("direct_factor", reference_answers["direct_factor"], mistakes={
         1 - Z: ("that is the (1 − z) factor of the textbook's convention; this question uses the answer key's "
                 "h_t = z·h_prev + (1 − z)·h̃",
@@ -77,7 +79,8 @@ def test_direct_factor(answers, reference_answers):
 
 @check(points=2)
 def test_h_t_other_convention(answers, reference_answers):
-    """(c) h_t in the textbook's convention"""
+    """(c) h_t in the textbook's convention
+    (c) 教材约定下的 h_t"""
     convention_value(answers, "h_t_other_convention", reference_answers["h_t_other_convention"], {
         ANSWER_KEY: SWAPPED_TEXTBOOK,
         (1 - Z) * H_PREV - Z * CANDIDATE: SIGN,

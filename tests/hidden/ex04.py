@@ -91,7 +91,8 @@ def mistaken_counts(config: dict, expected: int) -> dict:
 
 @check(points=1)
 def test_N_rnn(answers, reference_answers):
-    """N_rnn: parameters of a plain RNN cell as a formula in d_x, d_h (one bias per block)"""
+    """N_rnn: parameters of a plain RNN cell as a formula in d_x, d_h (one bias per block)
+    N_rnn：朴素 RNN 单元的参数量，用 d_x、d_h 表示的公式（每块一组偏置）"""
     answers.formula("N_rnn", reference_answers["N_rnn"], SIZES, mistakes={
         "d_h*(d_x + d_h)": NO_BIAS,
         "d_h*(d_x + 1)": NO_RECURRENT,
@@ -103,7 +104,8 @@ def test_N_rnn(answers, reference_answers):
 
 @check(points=1)
 def test_N_gru(answers, reference_answers):
-    """N_gru: parameters of a GRU cell as a formula in d_x, d_h (one bias per block)"""
+    """N_gru: parameters of a GRU cell as a formula in d_x, d_h (one bias per block)
+    N_gru：GRU 单元的参数量，用 d_x、d_h 表示的公式（每块一组偏置）"""
     answers.formula("N_gru", reference_answers["N_gru"], SIZES, mistakes={
         "3*d_h*(d_x + d_h)": NO_BIAS,
         "4*d_h*(d_x + d_h + 1)": GRU_K,
@@ -117,7 +119,8 @@ def test_N_gru(answers, reference_answers):
 
 @check(points=1)
 def test_N_lstm(answers, reference_answers):
-    """N_lstm: parameters of an LSTM cell as a formula in d_x, d_h (one bias per block)"""
+    """N_lstm: parameters of an LSTM cell as a formula in d_x, d_h (one bias per block)
+    N_lstm：LSTM 单元的参数量，用 d_x、d_h 表示的公式（每块一组偏置）"""
     answers.formula("N_lstm", reference_answers["N_lstm"], SIZES, mistakes={
         "4*d_h*(d_x + d_h)": NO_BIAS,
         "3*d_h*(d_x + d_h + 1)": LSTM_3,
@@ -146,31 +149,36 @@ def _item(answers, reference_answers, key):
 
 @check(points=0.4)
 def test_gru_dx5_dh4(answers, reference_answers):
-    """gru_dx5_dh4: one GRU cell, d_x = 5, d_h = 4, one bias per block"""
+    """gru_dx5_dh4: one GRU cell, d_x = 5, d_h = 4, one bias per block
+    gru_dx5_dh4：一个 GRU 单元，d_x = 5、d_h = 4，每块一组偏置"""
     _item(answers, reference_answers, "gru_dx5_dh4")
 
 
 @check(points=0.4)
 def test_lstm_dx32_dh128(answers, reference_answers):
-    """lstm_dx32_dh128: one LSTM cell, d_x = 32, d_h = 128, one bias per block (example 2.3.1)"""
+    """lstm_dx32_dh128: one LSTM cell, d_x = 32, d_h = 128, one bias per block (example 2.3.1)
+    lstm_dx32_dh128：一个 LSTM 单元，d_x = 32、d_h = 128，每块一组偏置（例 2.3.1）"""
     _item(answers, reference_answers, "lstm_dx32_dh128")
 
 
 @check(points=0.4)
 def test_lstm_dx32_dh128_torch(answers, reference_answers):
-    """lstm_dx32_dh128_torch: parameters of nn.LSTM(32, 128)"""
+    """lstm_dx32_dh128_torch: parameters of nn.LSTM(32, 128)
+    lstm_dx32_dh128_torch：nn.LSTM(32, 128) 的参数量"""
     _item(answers, reference_answers, "lstm_dx32_dh128_torch")
 
 
 @check(points=0.4)
 def test_grucell_dx3_dh5_torch(answers, reference_answers):
-    """grucell_dx3_dh5_torch: parameters of nn.GRUCell(3, 5)"""
+    """grucell_dx3_dh5_torch: parameters of nn.GRUCell(3, 5)
+    grucell_dx3_dh5_torch：nn.GRUCell(3, 5) 的参数量"""
     _item(answers, reference_answers, "grucell_dx3_dh5_torch")
 
 
 @check(points=0.4)
 def test_lstm_dx3_dh5_2layers_bidir_torch(answers, reference_answers):
-    """lstm_dx3_dh5_2layers_bidir_torch: parameters of nn.LSTM(3, 5, num_layers=2, bidirectional=True)"""
+    """lstm_dx3_dh5_2layers_bidir_torch: parameters of nn.LSTM(3, 5, num_layers=2, bidirectional=True)
+    lstm_dx3_dh5_2layers_bidir_torch：nn.LSTM(3, 5, num_layers=2, bidirectional=True) 的参数量"""
     _item(answers, reference_answers, "lstm_dx3_dh5_2layers_bidir_torch")
 
 
@@ -331,28 +339,32 @@ STACK_SIZES = [(3, 5), (10, 20), (40, 6)]
 
 @check(points=1.5)
 def test_single_layer_textbook(params, reference):
-    """count_params for one layer, one bias per block, matches the formulas (d_x ≠ d_h)"""
+    """count_params for one layer, one bias per block, matches the formulas (d_x ≠ d_h)
+    单层、每块一组偏置时 count_params 与公式一致（d_x ≠ d_h）"""
     configs = _configs([(5, 4), (32, 128), (3, 5), (64, 256), (7, 2)])
     grid_check(params, configs, textbook_or_torch(reference), "single-layer", strict_type=True)
 
 
 @check(points=1)
 def test_single_layer_framework(params, reference):
-    """count_params(..., framework_biases=True) equals sum(p.numel()) of nn.RNNCell / nn.GRUCell / nn.LSTMCell"""
+    """count_params(..., framework_biases=True) equals sum(p.numel()) of nn.RNNCell / nn.GRUCell / nn.LSTMCell
+    count_params(..., framework_biases=True) 等于 nn.RNNCell / nn.GRUCell / nn.LSTMCell 的 sum(p.numel())"""
     configs = _configs([(5, 4), (32, 128), (3, 5), (10, 20)], framework=(True,))
     grid_check(params, configs, textbook_or_torch(reference), "single-layer framework", excused=BLOCK_MISTAKES)
 
 
 @check(points=1)
 def test_stacked_layers(params, reference):
-    """Stacked layers: layer 1 reads d_x, later layers d_h; equals nn.RNN/GRU/LSTM(num_layers=2, 3)"""
+    """Stacked layers: layer 1 reads d_x, later layers d_h; equals nn.RNN/GRU/LSTM(num_layers=2, 3)
+    多层堆叠：第 1 层读入 d_x，之后各层读入 d_h；等于 nn.RNN/GRU/LSTM(num_layers=2, 3)"""
     configs = _configs(STACK_SIZES, layers=(2, 3), framework=(False, True))
     grid_check(params, configs, textbook_or_torch(reference), "stacked", excused=PER_LAYER)
 
 
 @check(points=1)
 def test_bidirectional(params, reference):
-    """Bidirectional stacks: two directions, later layers read 2·d_h; equals nn.*(bidirectional=True)"""
+    """Bidirectional stacks: two directions, later layers read 2·d_h; equals nn.*(bidirectional=True)
+    双向堆叠：两个方向，之后各层读入 2·d_h；等于 nn.*(bidirectional=True)"""
     configs = _configs(STACK_SIZES, layers=(1, 2, 3), bidirectional=(True,), framework=(False, True))
     grid_check(params, configs, textbook_or_torch(reference), "bidirectional", excused=PER_LAYER)
 
@@ -381,7 +393,8 @@ def counts(params, reference) -> bool:
 
 @check(points=0.5)
 def test_value_errors(params, reference):
-    """An unknown cell or a non-positive size raises ValueError (counts once count_params counts)"""
+    """An unknown cell or a non-positive size raises ValueError (counts once count_params counts)
+    未知的单元或非正的尺寸抛出 ValueError（count_params 计数正确后才计分）"""
     if not counts(params, reference):
         raise Fail("count_params's ValueError cases count once it computes counts (see the single-layer check)",
                    "count_params 能计算参数量后，它的 ValueError 情况才计分（见单层检查）")

@@ -167,13 +167,15 @@ def values_check(student_fn, reference_fn, inputs, keys, recompute, mistakes, fn
 
 @check(points=3)
 def test_lstm_values(gated, reference, device):
-    """lstm_step: gates, candidate, c and h match the reference (float64, batch 3, d_x ≠ d_h)"""
+    """lstm_step: gates, candidate, c and h match the reference (float64, batch 3, d_x ≠ d_h)
+    lstm_step：各门、候选值、c 与 h 与参考实现一致（float64，批量 3，d_x ≠ d_h）"""
     values_check(gated.lstm_step, reference.lstm_step, lstm_inputs(device), LSTM_KEYS, _lstm, LSTM_MISTAKES, "lstm_step")
 
 
 @check(points=3)
 def test_gru_values(gated, reference, device):
-    """gru_step: gates, candidate and h match the reference (float64, batch 3, d_x ≠ d_h)"""
+    """gru_step: gates, candidate and h match the reference (float64, batch 3, d_x ≠ d_h)
+    gru_step：各门、候选值与 h 与参考实现一致（float64，批量 3，d_x ≠ d_h）"""
     values_check(gated.gru_step, reference.gru_step, gru_inputs(device), GRU_KEYS, _gru, GRU_MISTAKES, "gru_step")
 
 
@@ -183,7 +185,8 @@ def _logit(p: float) -> float:
 
 @check(points=1)
 def test_lstm_given_gates(gated, device):
-    """lstm_step reproduces ex01's cell-state arithmetic when the gates are fixed by their biases"""
+    """lstm_step reproduces ex01's cell-state arithmetic when the gates are fixed by their biases
+    门值由偏置固定时，lstm_step 复现 ex01 的细胞状态算术"""
     zero = lambda *s: torch.zeros(*s, dtype=torch.float64, device=device)  # noqa: E731
     full = lambda v: torch.full((1,), v, dtype=torch.float64, device=device)  # noqa: E731
     inputs = {"x": zero(1, 1), "h": zero(1, 1), "c": full(2.0).reshape(1, 1)}
@@ -202,7 +205,8 @@ def test_lstm_given_gates(gated, device):
 
 @check(points=1)
 def test_gru_given_gates(gated, device):
-    """gru_step reproduces ex03's arithmetic (h_new = z ⊙ h + (1 − z) ⊙ candidate) with fixed gates"""
+    """gru_step reproduces ex03's arithmetic (h_new = z ⊙ h + (1 − z) ⊙ candidate) with fixed gates
+    门值固定时，gru_step 复现 ex03 的算术（h_new = z ⊙ h + (1 − z) ⊙ candidate）"""
     zero = lambda *s: torch.zeros(*s, dtype=torch.float64, device=device)  # noqa: E731
     full = lambda v: torch.full((1,), v, dtype=torch.float64, device=device)  # noqa: E731
     inputs = {"x": zero(1, 1), "h": full(2.0).reshape(1, 1)}
@@ -229,7 +233,8 @@ def right_keys(student_fn, reference_fn, inputs, keys, fn) -> list[str]:
 
 @check(points=1)
 def test_float32_preserved(gated, reference, device):
-    """float32 inputs give float32 outputs with the reference's values (partial: per output)"""
+    """float32 inputs give float32 outputs with the reference's values (partial: per output)
+    float32 输入得到 float32 输出，数值与参考实现一致（按输出给部分分）"""
     problems, right, total = [], 0, 0
     for fn, make, keys in (("lstm_step", lstm_inputs, LSTM_KEYS), ("gru_step", gru_inputs, GRU_KEYS)):
         inputs32 = {k: v.float() for k, v in make(device).items()}
@@ -248,7 +253,8 @@ def test_float32_preserved(gated, reference, device):
 
 @check(points=2)
 def test_gradients(gated, reference, device):
-    """Gradients reach every input and parameter and equal autograd through the reference (partial: per function, once its values are right)"""
+    """Gradients reach every input and parameter and equal autograd through the reference (partial: per function, once its values are right)
+    梯度传到每个输入和参数，并与经参考实现的 autograd 一致（按函数给部分分，数值正确后才计分）"""
     problems, right = [], 0
     for fn, make, keys in (("lstm_step", lstm_inputs, LSTM_KEYS), ("gru_step", gru_inputs, GRU_KEYS)):
         inputs = make(device)
@@ -284,7 +290,8 @@ def test_gradients(gated, reference, device):
 
 @check(points=1)
 def test_extreme_preactivations(gated, reference, device):
-    """Outputs stay finite and right for pre-activations around ±1e4 (use torch.sigmoid/torch.tanh; partial: per output)"""
+    """Outputs stay finite and right for pre-activations around ±1e4 (use torch.sigmoid/torch.tanh; partial: per output)
+    预激活约为 ±1e4 时输出仍有限且正确（请用 torch.sigmoid/torch.tanh；按输出给部分分）"""
     problems, right, total = [], 0, 0
     for fn, make, keys in (("lstm_step", lstm_inputs, LSTM_KEYS), ("gru_step", gru_inputs, GRU_KEYS)):
         student_fn, reference_fn = getattr(gated, fn), getattr(reference, fn)
@@ -328,7 +335,8 @@ def _bad_shapes(device):
 
 @check(points=1)
 def test_value_errors(gated, reference, device):
-    """Bad shapes raise ValueError (not a torch RuntimeError, not a silent broadcast; partial: per function and case)"""
+    """Bad shapes raise ValueError (not a torch RuntimeError, not a silent broadcast; partial: per function and case)
+    形状错误时抛出 ValueError（不是 torch 的 RuntimeError，也不是悄悄广播；按函数和情况给部分分）"""
     cases = list(_bad_shapes(device))
 
     def validation(fn, make, keys):
@@ -347,7 +355,8 @@ ALLOWED_IMPORTS = {"torch", "math", "typing", "__future__"}
 
 @check(points=1)
 def test_no_library_cells(gated, reference, student_source, device):
-    """gated.py computes the gates itself: no library cells, no imports beyond torch, math and typing (counts once the values are right)"""
+    """gated.py computes the gates itself: no library cells, no imports beyond torch, math and typing (counts once the values are right)
+    gated.py 自己计算各门：不用库中的循环单元，不导入 torch、math、typing 以外的模块（数值正确后才计分）"""
     for fn, make, keys in (("lstm_step", lstm_inputs, LSTM_KEYS), ("gru_step", gru_inputs, GRU_KEYS)):
         inputs = make(device)
         out = result_dict(getattr(gated, fn)(**inputs), keys, shape=(B, D_H), dtype=torch.float64, fn=fn)

@@ -158,7 +158,8 @@ def lstm_mapping_of(value, d_x: int, d_h: int) -> dict:
 
 @check(points=2)
 def test_lstm_values(parity, gated_reference, device):
-    """lstm_params_from_torch: ex05's lstm_step on the mapping gives nn.LSTMCell's h and c (float64)"""
+    """lstm_params_from_torch: ex05's lstm_step on the mapping gives nn.LSTMCell's h and c (float64)
+    lstm_params_from_torch：ex05 的 lstm_step 用该映射得到 nn.LSTMCell 的 h 与 c（float64）"""
     for n, (d_x, d_h) in enumerate(CONFIGS):
         weights = cell_weights("lstm", d_x, d_h, device, seed=10 + n)
         m = lstm_mapping_of(parity.lstm_params_from_torch(cell=inject("lstm_cell", **weights)), d_x, d_h)
@@ -252,7 +253,8 @@ def known_lstm_grads(weights: dict, s: dict, cot: dict, options: dict, gated_ref
 
 @check(points=2)
 def test_lstm_gradients(parity, gated_reference, device):
-    """Gradients w.r.t. x, h0, c0 and every LSTMCell parameter through your mapping equal autograd through the cell"""
+    """Gradients w.r.t. x, h0, c0 and every LSTMCell parameter through your mapping equal autograd through the cell
+    经你的映射对 x、h0、c0 和 LSTMCell 每个参数的梯度与经该单元的 autograd 一致"""
     d_x, d_h = CONFIGS[0]
     weights = cell_weights("lstm", d_x, d_h, device, seed=30)
     m = lstm_mapping_of(parity.lstm_params_from_torch(cell=inject("lstm_cell", **weights)), d_x, d_h)
@@ -368,7 +370,8 @@ def gru_output(value, d_h: int) -> torch.Tensor:
 
 @check(points=3)
 def test_gru_values(parity, device):
-    """torch_gru_step(x, h, gru_params_from_torch(cell)) equals nn.GRUCell (float64, batch 3, d_x ≠ d_h)"""
+    """torch_gru_step(x, h, gru_params_from_torch(cell)) equals nn.GRUCell (float64, batch 3, d_x ≠ d_h)
+    torch_gru_step(x, h, gru_params_from_torch(cell)) 等于 nn.GRUCell（float64，批量 3，d_x ≠ d_h）"""
     for n, (d_x, d_h) in enumerate(CONFIGS):
         weights = cell_weights("gru", d_x, d_h, device, seed=40 + n)
         s = states(d_x, d_h, device, seed=50 + n)
@@ -396,7 +399,8 @@ def without_none(grads):
 
 @check(points=2)
 def test_gru_gradients(parity, device):
-    """Gradients w.r.t. x, h0 and every GRUCell parameter through your two functions equal autograd through the cell"""
+    """Gradients w.r.t. x, h0 and every GRUCell parameter through your two functions equal autograd through the cell
+    经你的两个函数对 x、h0 和 GRUCell 每个参数的梯度与经该单元的 autograd 一致"""
     d_x, d_h = CONFIGS[0]
     weights = cell_weights("gru", d_x, d_h, device, seed=60)
     s = states(d_x, d_h, device, seed=61)
@@ -425,7 +429,8 @@ def test_gru_gradients(parity, device):
 
 @check(points=1)
 def test_gru_written_out(parity, student_source, device):
-    """torch_gru_step writes the GRU equations out (no nn.GRUCell, torch.gru_cell or torch._VF)"""
+    """torch_gru_step writes the GRU equations out (no nn.GRUCell, torch.gru_cell or torch._VF)
+    torch_gru_step 手写 GRU 方程（不用 nn.GRUCell、torch.gru_cell 或 torch._VF）"""
     d_x, d_h = CONFIGS[0]
     weights = cell_weights("gru", d_x, d_h, device, seed=40)
     s = states(d_x, d_h, device, seed=50)

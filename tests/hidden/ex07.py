@@ -105,7 +105,8 @@ def check_constant_params(decay, kind: str, retain: float) -> None:
 
 @check(points=1)
 def test_constant_gate_params(decay):
-    """constant_gate_params: zero weights, σ(b_f) (LSTM) or σ(b_z) (GRU) equal to retain, other biases zero"""
+    """constant_gate_params: zero weights, σ(b_f) (LSTM) or σ(b_z) (GRU) equal to retain, other biases zero
+    constant_gate_params：权重为零，σ(b_f)（LSTM）或 σ(b_z)（GRU）等于 retain，其余偏置为零"""
     def both(kind: str) -> None:
         for retain in (0.9, 0.25):
             check_constant_params(decay, kind, retain)
@@ -131,7 +132,8 @@ def bias_follows_retain(decay, kind: str) -> bool:
 
 @check(points=1)
 def test_value_errors(decay):
-    """constant_gate_params raises ValueError unless 0 < retain < 1 and kind is "lstm" or "gru" (counts once it computes)"""
+    """constant_gate_params raises ValueError unless 0 < retain < 1 and kind is "lstm" or "gru" (counts once it computes)
+    除非 0 < retain < 1 且 kind 为 "lstm" 或 "gru"，constant_gate_params 抛出 ValueError（能算出参数后才计分）"""
     if not any(bias_follows_retain(decay, kind) for kind in ("lstm", "gru")):
         raise Fail("constant_gate_params's ValueError cases count once it computes the retention gate's bias from retain "
                    "(see the check on its parameters)",
@@ -223,7 +225,8 @@ def norm_check(decay, kind: str, params: dict, T: int, expected: float, device, 
 
 @check(points=1)
 def test_constant_gate_norms(decay, reference, device):
-    """Constant gates retain = 0.1, 0.5, 0.9: ‖∂s_T/∂s_0‖ measured through the course's step (LSTM and GRU)"""
+    """Constant gates retain = 0.1, 0.5, 0.9: ‖∂s_T/∂s_0‖ measured through the course's step (LSTM and GRU)
+    常数门 retain = 0.1、0.5、0.9：经课程给定的单步函数测得的 ‖∂s_T/∂s_0‖（LSTM 与 GRU）"""
     cases = [(kind, retain, 20) for kind in ("lstm", "gru") for retain in RETAINS] + [("lstm", 0.9, 7)]
     parts = []
     for kind, retain, T in cases:
@@ -241,7 +244,8 @@ def random_params(kind: str, device, seed: int) -> dict:
 
 @check(points=2)
 def test_random_weight_norms(decay, reference, device):
-    """Random non-zero weights: the value equals an autograd measurement through the course's step (LSTM 1, GRU 1)"""
+    """Random non-zero weights: the value equals an autograd measurement through the course's step (LSTM 1, GRU 1)
+    随机非零权重：数值等于经课程给定的单步函数用 autograd 测得的值（LSTM 1 个，GRU 1 个）"""
     parts = []
     for n, kind in enumerate(("lstm", "gru")):
         params = random_params(kind, device, seed=70 + n)
@@ -256,7 +260,8 @@ def test_random_weight_norms(decay, reference, device):
 
 @check(points=1)
 def test_bias_for_090(answers, reference_answers):
-    """(c) the bias that makes a retention gate 0.9"""
+    """(c) the bias that makes a retention gate 0.9
+    (c) 使保留门等于 0.9 的偏置"""
     answers.number("bias_for_090", reference_answers["bias_for_090"], mistakes={
         GATE_C: ("that is the gate value; the bias b satisfies σ(b) = 0.9, so b = σ⁻¹(0.9)",
                  "这是门值；偏置 b 满足 σ(b) = 0.9，即 b = σ⁻¹(0.9)"),
@@ -270,7 +275,8 @@ def test_bias_for_090(answers, reference_answers):
 
 @check(points=1)
 def test_retain09_T20(answers, reference_answers):
-    """(d) ‖∂s_20/∂s_0‖ for constant gates with retain = 0.9"""
+    """(d) ‖∂s_20/∂s_0‖ for constant gates with retain = 0.9
+    (d) retain = 0.9 的常数门下的 ‖∂s_20/∂s_0‖"""
     answers.number("retain09_T20", reference_answers["retain09_T20"], mistakes={
         RETAIN_D * T_D: ("multiplied retain by T; the T per-step factors multiply, so retain is raised to the power T",
                          "把 retain 乘以 T 了；T 个逐步因子相乘，应是 retain 的 T 次幂"),
@@ -284,7 +290,8 @@ def test_retain09_T20(answers, reference_answers):
 
 @check(points=1)
 def test_slowest_decay(answers, reference_answers):
-    """(e) which retention decays most slowly"""
+    """(e) which retention decays most slowly
+    (e) 哪个保留值衰减最慢"""
     answers.choice("slowest_decay", reference_answers["slowest_decay"], ["0.1", "0.5", "0.9"], mistakes={
         "0.1": ("the smallest retention keeps the least per step, so retain^T falls fastest; the largest retention "
                 "decays most slowly",

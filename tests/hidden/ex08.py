@@ -130,7 +130,8 @@ def close(value, expected: float) -> bool:
 
 @check(points=1.5)
 def test_delayed_copy(protocol, reference):
-    """make_delayed_copy: int64 (n, T), tokens 1..vocab−1, targets shifted by delay, reproducible by seed"""
+    """make_delayed_copy: int64 (n, T), tokens 1..vocab−1, targets shifted by delay, reproducible by seed
+    make_delayed_copy：int64 (n, T)，token 为 1..vocab−1，targets 平移 delay，按随机种子可复现"""
     n, t, delay, vocab = 200, 10, 3, 5
     x, y = pair(protocol.make_delayed_copy(n, t, delay, vocab, 11), "make_delayed_copy", (n, t))
 
@@ -178,7 +179,8 @@ def test_delayed_copy(protocol, reference):
 
 @check(points=1.5)
 def test_splits(protocol):
-    """make_splits: exact sizes, no sequence repeated or shared between splits, reproducible, ValueError when impossible"""
+    """make_splits: exact sizes, no sequence repeated or shared between splits, reproducible, ValueError when impossible
+    make_splits：规模准确，序列不重复、不跨集合共享，可复现，无法满足时抛出 ValueError"""
     sizes, t, delay, vocab = {"train": 40, "val": 20, "test": 20}, 7, 2, 3  # 80 of only 2**7 = 128 sequences
     got = protocol.make_splits(sizes, t, delay, vocab, 4)
     if not isinstance(got, dict) or set(got) != set(sizes):
@@ -248,7 +250,8 @@ def test_splits(protocol):
 
 @check(points=1)
 def test_shared_settings(protocol, reference, device):
-    """Every model runs with the same seed set, batch size, update count and learning rate"""
+    """Every model runs with the same seed set, batch size, update count and learning rate
+    所有模型使用相同的随机种子集合、批量大小、更新次数与学习率"""
     rows = compare(protocol, reference, device)
     problems = []
     for cell in GATES:
@@ -272,7 +275,8 @@ def test_shared_settings(protocol, reference, device):
 
 @check(points=1)
 def test_parameter_counts(protocol, reference, device):
-    """Reported parameter counts are the modules' own, sum(p.numel() for p in model.parameters())"""
+    """Reported parameter counts are the modules' own, sum(p.numel() for p in model.parameters())
+    报告的参数量是模块自身的 sum(p.numel() for p in model.parameters())"""
     rows = complete(compare(protocol, reference, device))
     for r in rows:
         expected = total_params(r["cell"], D_H)
@@ -292,7 +296,8 @@ def test_parameter_counts(protocol, reference, device):
 
 @check(points=1)
 def test_prediction_timing(protocol, reference, device):
-    """Prediction time is measured on exactly 512 test sequences"""
+    """Prediction time is measured on exactly 512 test sequences
+    预测时间恰好在 512 个测试序列上测量"""
     for r in complete(compare(protocol, reference, device)):
         got = number(r["predict_time"])
         if got is None:
@@ -306,7 +311,8 @@ def test_prediction_timing(protocol, reference, device):
 
 @check(points=1)
 def test_all_runs_reported(protocol, reference, device):
-    """Every run is reported: a NaN loss gives status "diverged", a raising run "failed" with test_acc None"""
+    """Every run is reported: a NaN loss gives status "diverged", a raising run "failed" with test_acc None
+    报告所有运行：损失为 NaN 时状态为 "diverged"，抛出异常的运行为 "failed" 且 test_acc 为 None"""
     rows = compare(protocol, reference, device, bench=fake_bench(diverge=[["gru", 7]], fail=[["lstm", 3]]))
     runs = by_run(rows)
     problems = []
@@ -328,7 +334,8 @@ def test_all_runs_reported(protocol, reference, device):
 
 @check(points=1)
 def test_row_metrics(protocol, reference, device):
-    """Test accuracy (positions t ≥ delay), training time, peak memory and recurrent-cell calls are right"""
+    """Test accuracy (positions t ≥ delay), training time, peak memory and recurrent-cell calls are right
+    测试准确率（t ≥ delay 的位置）、训练时间、峰值内存与循环单元调用次数正确"""
     test_y = reference.make_splits(SIZES, T, DELAY, VOCAB, seed=5)["test"][1]
     problems = []
     for r in complete(compare(protocol, reference, device)):
@@ -354,7 +361,8 @@ def test_row_metrics(protocol, reference, device):
 
 @check(points=0.5)
 def test_two_tables(protocol, reference, device):
-    """comparison_tables: one table at equal d_h, one at the parameter-matched widths"""
+    """comparison_tables: one table at equal d_h, one at the parameter-matched widths
+    comparison_tables：一张表用相同 d_h，一张表用参数量匹配的宽度"""
     matched = matched_widths(total_params("lstm", D_H))
     got = protocol.comparison_tables(fake_bench(), splits(reference, device), SETTINGS, D_H, matched)
     if not isinstance(got, dict) or set(got) != {"equal_width", "matched_params"}:
@@ -372,7 +380,8 @@ def test_two_tables(protocol, reference, device):
 
 @check(points=0.5)
 def test_real_tiny_run(protocol, reference, device):
-    """One real tiny run: three cells train on the delayed-copy task and report sane rows"""
+    """One real tiny run: three cells train on the delayed-copy task and report sane rows
+    一次真实的小规模运行：三种单元在延迟复制任务上训练并报告合理的行"""
     settings = SETTINGS | {"seeds": [0], "updates": 5}  # a few real updates: the rows are checked, not what was learnt
     data = splits(reference, device)
     rows = rows_of(protocol.run_comparison(inject("tiny_bench"), data, {c: D_H for c in GATES}, settings), "run_comparison")
@@ -411,5 +420,6 @@ MISCONCEPTIONS = {
 
 @check(points=1)
 def test_choices(answers, reference_answers):
-    """What equal widths and equal parameter counts can and cannot show (answer-key items 4, 8 and 9)"""
+    """What equal widths and equal parameter counts can and cannot show (answer-key items 4, 8 and 9)
+    相同宽度与相同参数量能说明什么、不能说明什么（参考答案第 4、8、9 题）"""
     choices(answers, reference_answers, MISCONCEPTIONS)

@@ -117,7 +117,8 @@ def holding(rows: list[dict], expected: dict) -> list[tuple]:
 
 @check(points=2)
 def test_full_grid(sweep, reference):
-    """run_sweep: one row per (model, length, lr, seed), each with the values train_fn returned"""
+    """run_sweep: one row per (model, length, lr, seed), each with the values train_fn returned
+    run_sweep：每个 (model, length, lr, seed) 一行，各行带有 train_fn 返回的值"""
     rows = student_rows(sweep)
     expected = {key(r): r for r in expected_rows(reference)}
     present = {key(r) for r in rows} & set(expected)
@@ -149,7 +150,8 @@ def test_full_grid(sweep, reference):
 
 @check(points=1.5)
 def test_statuses(sweep):
-    """Diverged (NaN or infinite loss) and failed (raised) runs keep their rows with the right status"""
+    """Diverged (NaN or infinite loss) and failed (raised) runs keep their rows with the right status
+    发散（损失为 NaN 或无穷大）与失败（抛出异常）的运行保留其行，状态正确"""
     got = {key(r): r for r in student_rows(sweep)}
 
     def diverged():
@@ -247,14 +249,16 @@ TEST_SELECTION = ("selected on test accuracy; the choice must use validation acc
 
 @check(points=1.5)
 def test_selection_uses_validation(sweep, reference):
-    """select_lr picks the lr with the best mean validation accuracy, even where test accuracy disagrees"""
+    """select_lr picks the lr with the best mean validation accuracy, even where test accuracy disagrees
+    select_lr 选出平均验证准确率最高的学习率，即使测试准确率的结论不同"""
     rows = expected_rows(reference)
     choice_of(sweep, rows, ("gru", 4), {TEST_SELECTION: dict(metric="test_acc")})
 
 
 @check(points=1)
 def test_failures_count_as_zero(sweep, reference):
-    """In select_lr's means, a diverged or failed run counts as 0"""
+    """In select_lr's means, a diverged or failed run counts as 0
+    在 select_lr 的平均值中，发散或失败的运行记为 0"""
     rows = expected_rows(reference)
     partial([
         lambda: choice_of(sweep, rows, ("lstm", 16), {
@@ -268,14 +272,16 @@ def test_failures_count_as_zero(sweep, reference):
 
 @check(points=0.5)
 def test_ties_go_to_the_smaller_lr(sweep, reference):
-    """select_lr breaks a tie in mean validation accuracy towards the smaller lr"""
+    """select_lr breaks a tie in mean validation accuracy towards the smaller lr
+    平均验证准确率相同时，select_lr 取较小的学习率"""
     choice_of(sweep, expected_rows(reference), ("gru", 16), {
         ("a tie went to the larger lr; ties go to the smaller lr", "平局选了较大的学习率；平局应选较小的学习率"): dict(larger=True)})
 
 
 @check(points=1)
 def test_summary(sweep, reference):
-    """summarize reports, per (model, length), the validation-chosen lr's mean test accuracy and the failure counts"""
+    """summarize reports, per (model, length), the validation-chosen lr's mean test accuracy and the failure counts
+    summarize 对每个 (model, length) 报告按验证集选出的学习率的平均测试准确率与失败次数"""
     rows = expected_rows(reference)
     got = sweep.summarize(rows)
     want = {(s["model"], s["length"]): s for s in reference.summarize(rows)}
@@ -307,7 +313,8 @@ def test_summary(sweep, reference):
 
 @check(points=1)
 def test_length_data(sweep):
-    """length_data calls make_splits once per length with one rule: T = length + 8, delay = length, the same sizes"""
+    """length_data calls make_splits once per length with one rule: T = length + 8, delay = length, the same sizes
+    length_data 对每个长度按同一规则调用一次 make_splits：T = length + 8，delay = length，规模相同"""
     sizes, vocab, seed, lengths = {"train": 64, "val": 32, "test": 512}, 6, 2, [4, 16, 32]
     got = sweep.length_data(inject("split_recorder"), lengths, sizes, vocab, seed)
     if not isinstance(got, list) or len(got) != len(lengths) or not all(isinstance(c, dict) for c in got):
@@ -346,7 +353,8 @@ def _disjoint_splits(length: int, vocab: int, sizes: dict, device) -> dict:
 
 @check(points=0.5)
 def test_real_tiny_sweep(sweep, reference, device):
-    """One real tiny sweep: GRU and LSTM train on delayed copy, every run reported, an lr chosen from the grid"""
+    """One real tiny sweep: GRU and LSTM train on delayed copy, every run reported, an lr chosen from the grid
+    一次真实的小规模扫描：GRU 与 LSTM 在延迟复制任务上训练，报告所有运行，从网格中选出学习率"""
     data = {"2": _disjoint_splits(2, 4, {"train": 64, "val": 32, "test": 32}, device)}
     train_fn = inject("tiny_copy_trainer", data=data, vocab=4, d_e=4, d_h=8, batch_size=16, updates=5)
     expected = {key(r): r for r in expected_rows(reference)}
@@ -396,5 +404,6 @@ MISCONCEPTIONS = {
 
 @check(points=1)
 def test_choices(answers, reference_answers):
-    """Why time rising with length is not harder optimisation; why failed runs stay in (answer key item 10)"""
+    """What rising training time shows; what the report does with diverged runs (answer-key item 10)
+    训练时间上升说明了什么；报告如何处理发散的运行（参考答案第 10 题）"""
     choices(answers, reference_answers, MISCONCEPTIONS)

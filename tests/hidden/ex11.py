@@ -114,14 +114,16 @@ VARIANTS = {
 
 @check(points=2)
 def test_misconceptions(answers, reference_answers):
-    """Part A: the five misconceptions of textbook §2.3.8, true or false"""
+    """Part A: true or false (textbook §2.3.2, §2.3.3, §2.3.8; lecture 16)
+    A 部分：判断正误（教材 2.3.2、2.3.3、2.3.8 节；第 16 讲）"""
     partial([lambda key=key, why=why: answers.boolean(key, reference_answers[key], mistake=why)
                 for key, why in MISCONCEPTIONS.items()])
 
 
 @check(points=2)
 def test_bidirectional_shapes(answers, reference_answers):
-    """Part B: shapes and indices of a 2-layer bidirectional batch-first nn.LSTM"""
+    """Part B: shapes and indices of a 2-layer bidirectional batch-first nn.LSTM
+    B 部分：2 层双向、batch_first 的 nn.LSTM 的形状与索引"""
     partial([
         lambda: answers.shape("output_shape", reference_answers["output_shape"], mistakes=OUTPUT_MISTAKES),
         lambda: answers.shape("h_n_shape", reference_answers["h_n_shape"], mistakes=STATE_MISTAKES),
@@ -135,7 +137,8 @@ def test_bidirectional_shapes(answers, reference_answers):
 
 @check(points=2)
 def test_numbers(answers, reference_answers):
-    """Part C: self-test Q2 parameter counts, the GRU/LSTM ratio and σ(1)"""
+    """Part C: self-test Q2 parameter counts, the GRU/LSTM ratio and σ(1)
+    C 部分：自测 Q2 的参数量、GRU/LSTM 之比与 σ(1)"""
     d_x, d_h = 64, 256
     block = d_h * (d_x + d_h + 1)
 
@@ -169,5 +172,6 @@ def test_numbers(answers, reference_answers):
 
 @check(points=2)
 def test_variants(answers, reference_answers):
-    """Part D: coupled gates, peepholes and the two large comparisons (textbook §2.3.4)"""
+    """Part D: coupled gates, peepholes and the two large comparisons (textbook §2.3.4)
+    D 部分：耦合门、peephole 与两次大规模对照（教材 2.3.4 节）"""
     choices(answers, reference_answers, VARIANTS)

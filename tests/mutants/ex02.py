@@ -31,7 +31,7 @@ MUTANTS = bank("ex02", "answers.toml", {
     "gate value instead of pre-activation": (
         'preact_formula = "ln(k/epsilon)"', 'preact_formula = "1 - epsilon/k"', "gate value f"),
     "epsilon in the numerator": (
-        'preact_formula = "ln(k/epsilon)"', 'preact_formula = "\\\\ln(k \\\\cdot \\\\epsilon)"', "denominator"),
+        'preact_formula = "ln(k/epsilon)"', 'preact_formula = "\\\\ln(k \\\\cdot \\\\epsilon)"', "ε on the wrong side"),
     "unknown symbol": ('preact_formula = "ln(k/epsilon)"', 'preact_formula = "ln(T/epsilon)"', "'T'"),
     "negative pre-activation": ("preact_k100_eps01 = 6.907755278982137", "preact_k100_eps01 = -6.9078", "sign error"),
     "log10 value": ("preact_k100_eps01 = 6.907755278982137", 'preact_k100_eps01 = "log(1000)/log(10)"', "log10"),
