@@ -143,17 +143,17 @@ def answers_given(text: str, reference: dict) -> list[str]:
 RETURNED = re.compile(r"(?:returned|返回了|gives|得到)\s+(?:[\w.]+=)?[^\s,;，；、）)]+")
 
 
-def seen(result: ExerciseResult, language: str, *, echoes: tuple[str, ...] = ()) -> list[tuple[str, str]]:
-    """(check, what the student reads) for every failed check: its title and feedback in `language`, without the
-    student's own answers and values as the grader echoes them (`echoes`, RETURNED)."""
-    shown = []
-    for v in result.checks:
-        if not v.passed:
-            text = RETURNED.sub("", v.title.render(language) + "\n" + v.feedback.render(language))
-            for echo in echoes:
-                text = text.replace(echo, "")
-            shown.append((v.name, text))
-    return shown
+def seen(result: ExerciseResult, language: str) -> list[tuple[str, str]]:
+    """(check, what the student reads) for every failed check: its title and feedback in `language`."""
+    return [(v.name, v.title.render(language) + "\n" + v.feedback.render(language)) for v in result.checks if not v.passed]
+
+
+def without(text: str, echoes: tuple[str, ...]) -> str:
+    """`text` without the student's own answers and values as the grader echoes them (`echoes`, RETURNED)."""
+    text = RETURNED.sub("", text)
+    for echo in echoes:
+        text = text.replace(echo, "")
+    return text
 
 
 @pytest.mark.parametrize("mutant", ALL, ids=lambda m: m.id)
@@ -163,8 +163,8 @@ def test_feedback_never_gives_the_answer(graded, mutant: Mutant):
     reference = sheet(mutant.exercise)
     typed = sheet(mutant.exercise, submission(mutant))
     echoes = tuple(_show(v) for k, v in typed.items() if reference.get(k) != v)
-    given = [(check, answer) for language in ("en", "zh")
-             for check, text in seen(graded(mutant), language, echoes=echoes) for answer in answers_given(text, reference)]
+    given = [(check, answer) for language in ("en", "zh") for check, text in seen(graded(mutant), language)
+             for answer in answers_given(without(text, echoes), reference)]
     assert not given, given
 
 
@@ -176,3 +176,51 @@ def test_the_answer_detector_sees_answers():
     assert answers_given("0.4526 is closer; the right option is B); output is (2, 4, 10); 82,432 in all", reference) == [
         "h_t: 0.4526", "pick: B)", "shape: (2, 4, 10)", "n: 82,432"]
     assert answers_given("tanh outside: tanh(o ⊙ c_t); 0.45 is too coarse; option C; 82433", reference) == []
+
+
+# -- Chinese feedback is Chinese -------------------------------------------------------------------------
+
+# What stays as written in a Chinese sentence: the student's own words and code as the grader quotes them,
+# what their code printed, and words that are code, file names, numbers or symbols (a dot, digit, bracket...).
+QUOTED = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"|“[^”\n]*”|`[^`\n]*`")
+OWN_OUTPUT = "\n--- 你的代码自己的输出"
+CALL = re.compile(r"[\w.]+\([^()]*\)")
+WORD = re.compile(r"(?<![\w.\-/\\'])[A-Za-z]{2,}(?![\w.(\[\-/'])")
+ENGLISH_WORDS = frozenset(
+    "a an the of in on at to for with without from by and or not no is are was be been has have had it its this that "
+    "these those your you we our returned expected got gives gave counts count once when where which than then must "
+    "should can cannot does do did only also but as if yet see check wrong right values value missing lacks".split())
+
+
+def english_in(text: str) -> list[str]:
+    """The English sentences left in a Chinese text: a line with no Chinese and two English words or more, or an
+    English function word ("the", "with", "returned"...) among Chinese words."""
+    found = []
+    for line in text.split(OWN_OUTPUT)[0].splitlines():
+        code = QUOTED.sub(" ", line)
+        while CALL.search(code):
+            code = CALL.sub(" ", code)  # sum(p.numel() for p in model.parameters()): a call, with all in it
+        words = WORD.findall(code)
+        plain = not re.search(r"[\u4e00-\u9fff]", line)
+        if (plain and len(words) >= 2) or any(w.lower() in ENGLISH_WORDS for w in words):
+            found.append(line)
+    return found
+
+
+@pytest.mark.parametrize("mutant", ALL, ids=lambda m: m.id)
+def test_feedback_in_chinese_is_chinese(graded, mutant: Mutant):
+    """Graded in Chinese, does every failed check's title, feedback and note read in Chinese – no English sentence
+    left, the student's words, code, identifiers and file names aside?"""
+    result = graded(mutant)
+    texts = [text for _, text in seen(result, "zh")] + [result.note.render("zh")]
+    left = [line for text in texts for line in english_in(text)]
+    assert not left, left
+
+
+def test_the_english_detector_sees_english():
+    """Does the detector see an English sentence or phrase left in Chinese feedback, and pass Chinese with code in it?"""
+    assert english_in("count_params('rnn', 4, 3) returned 21, PyTorch counts 27") != []
+    assert english_in("lstm_step()['c'] in float32：数值错误") != []
+    assert english_in("c with zero weights：数值错误") != []
+    assert english_in("gated.py 使用了库中的循环单元（torch.nn.LSTMCell）；提交代码给出的信息：\"mat1 and mat2 shapes cannot be multiplied\"") == []
+    assert english_in("lstm_step()['h'] 在预激活值很大时出现 NaN 或无穷大：请使用 torch.sigmoid 和 torch.tanh") == []

@@ -6,7 +6,7 @@ and every candidate is tanh(0) = 0.
 
 import torch
 
-from grader.checks import assert_close, expect_tensor, require, student_module
+from grader.checks import Text, assert_close, expect_tensor, require, student_module
 
 gated = student_module("gated")
 
@@ -29,7 +29,7 @@ def test_lstm_shapes_and_zero_weights(gated, device):
     for key in ("i", "f", "o", "candidate", "c", "h"):
         require(key in out, f"lstm_step's result has no key {key!r}", f"lstm_step 的结果缺少键 {key!r}")
         expect_tensor(out[key], name=f"lstm_step()[{key!r}]", shape=(B, D_H), dtype=torch.float64)
-    assert_close(out["c"], c_prev / 2, name="c with zero weights", rtol=1e-12, atol=1e-12)
+    assert_close(out["c"], c_prev / 2, name=Text("c with zero weights", "权重为零时的 c"), rtol=1e-12, atol=1e-12)
 
 
 def test_gru_shapes_and_zero_weights(gated, device):
@@ -45,4 +45,4 @@ def test_gru_shapes_and_zero_weights(gated, device):
     for key in ("z", "r", "candidate", "h"):
         require(key in out, f"gru_step's result has no key {key!r}", f"gru_step 的结果缺少键 {key!r}")
         expect_tensor(out[key], name=f"gru_step()[{key!r}]", shape=(B, D_H), dtype=torch.float64)
-    assert_close(out["h"], h_prev / 2, name="h with zero weights", rtol=1e-12, atol=1e-12)
+    assert_close(out["h"], h_prev / 2, name=Text("h with zero weights", "权重为零时的 h"), rtol=1e-12, atol=1e-12)

@@ -7,7 +7,7 @@ an nn.GRUCell zero, both gates are σ(0) = 0.5 and n = tanh(0) = 0, so h' = h / 
 
 import torch
 
-from grader.checks import assert_close, expect_tensor, inject, require, student_module
+from grader.checks import Text, assert_close, expect_tensor, inject, require, student_module
 
 parity = student_module("parity")
 
@@ -44,4 +44,4 @@ def test_gru_step_shape_and_zero_cell(parity, device):
     x = torch.ones(B, D_X, dtype=torch.float64, device=device)
     h = torch.arange(B * D_H, dtype=torch.float64, device=device).reshape(B, D_H) / 4
     out = parity.torch_gru_step(x=x, h=h, params=params)
-    assert_close(out, h / 2, name="torch_gru_step with an all-zero cell", rtol=1e-12, atol=1e-12)
+    assert_close(out, h / 2, name=Text("torch_gru_step with an all-zero cell", "全零单元的 torch_gru_step"), rtol=1e-12, atol=1e-12)

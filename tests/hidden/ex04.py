@@ -8,7 +8,7 @@ the feedback names the mistake without printing the expected count.
 
 import functools
 
-from grader.checks import Fail, check, expect_value_errors, reference_module, student_module
+from grader.checks import Fail, Text, check, expect_value_errors, reference_module, student_module
 
 params = student_module("params")
 reference = reference_module("params")
@@ -370,8 +370,8 @@ def test_bidirectional(params, reference):
 
 
 BAD_CALLS = (
-    ("an unknown cell 'cnn'", ("cnn", 3, 5), {}),
-    ("an unknown cell 'transformer'", ("transformer", 3, 5), {"framework_biases": True}),
+    (Text("an unknown cell 'cnn'", "未知的单元 'cnn'"), ("cnn", 3, 5), {}),
+    (Text("an unknown cell 'transformer'", "未知的单元 'transformer'"), ("transformer", 3, 5), {"framework_biases": True}),
     ("d_x = 0", ("lstm", 0, 5), {}),
     ("d_h = -2", ("gru", 3, -2), {}),
     ("num_layers = 0", ("rnn", 3, 5), {"num_layers": 0}),

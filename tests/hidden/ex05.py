@@ -243,7 +243,7 @@ def test_float32_preserved(gated, reference, device):
         total += len(keys)
         for k in keys:
             try:
-                assert_close(out32[k], expected[k].float(), name=f"{fn}()[{k!r}] in float32", rtol=1e-4, atol=1e-5)
+                assert_close(out32[k], expected[k].float(), name=f"{fn}()[{k!r}] (float32)", rtol=1e-4, atol=1e-5)
                 right += 1
             except Fail as failure:
                 problems.append(failure.message)
@@ -274,15 +274,18 @@ def test_gradients(gated, reference, device):
         for name, ref in ref_grads.items():
             got = grads.get(name)
             if got is None:
-                problems.append(f"{fn}: no gradient reaches {name} (a .detach(), .item(), torch.no_grad() or a new tensor?)")
+                problems.append(Text(f"{fn}: no gradient reaches {name} (a .detach(), .item(), torch.no_grad() or a new tensor?)",
+                                     f"{fn}：梯度没有传到 {name}（是否用了 .detach()、.item()、torch.no_grad() 或新建的张量？）"))
             elif (not isinstance(got, torch.Tensor) or got.shape != ref.shape or got.dtype != ref.dtype
                   or not torch.isfinite(got).all()):
-                problems.append(f"{fn}: the gradient w.r.t. {name} is malformed or not finite")
+                problems.append(Text(f"{fn}: the gradient w.r.t. {name} is malformed or not finite",
+                                     f"{fn}：对 {name} 的梯度形式不对或不是有限值"))
             elif not torch.allclose(got, ref, rtol=1e-7, atol=1e-9):
-                problems.append(f"{fn}: the gradient w.r.t. {name} differs from autograd through the reference")
+                problems.append(Text(f"{fn}: the gradient w.r.t. {name} differs from autograd through the reference",
+                                     f"{fn}：对 {name} 的梯度与经参考实现的 autograd 不一致"))
         right += len(problems) == before
     if problems:
-        shown = [p if isinstance(p, Text) else Text(p, p) for p in problems[:4]]
+        shown = problems[:4]
         if len(problems) > 4:
             shown.append(Text(f"and {len(problems) - 4} more", f"另有 {len(problems) - 4} 处"))
         raise Fail(Text.join("; ", shown), share=right / 2)
@@ -323,14 +326,14 @@ def test_extreme_preactivations(gated, reference, device):
 
 def _bad_shapes(device):
     lstm, gru = lstm_inputs(device), gru_inputs(device)
-    yield "lstm_step", "x is 1-D", lstm | {"x": lstm["x"][0]}
-    yield "lstm_step", "h is 3-D", lstm | {"h": lstm["h"][None]}
-    yield "lstm_step", "c.shape != h.shape", lstm | {"c": lstm["c"][:, :2]}
-    yield "lstm_step", "x and h have different batch sizes", lstm | {"x": lstm["x"][:2]}
-    yield "lstm_step", "W_f does not fit [x, h]", lstm | {"W_f": lstm["W_f"][:, :D_X]}
-    yield "gru_step", "x is 1-D", gru | {"x": gru["x"][0]}
-    yield "gru_step", "x and h have different batch sizes", gru | {"h": gru["h"][:2]}
-    yield "gru_step", "U_r is (d_h, d_x) instead of (d_h, d_h)", gru | {"U_r": gru["W_r"]}
+    yield "lstm_step", ("x is 1-D", "x 是一维的"), lstm | {"x": lstm["x"][0]}
+    yield "lstm_step", ("h is 3-D", "h 是三维的"), lstm | {"h": lstm["h"][None]}
+    yield "lstm_step", ("c.shape != h.shape", "c.shape != h.shape"), lstm | {"c": lstm["c"][:, :2]}
+    yield "lstm_step", ("x and h have different batch sizes", "x 与 h 的批量大小不同"), lstm | {"x": lstm["x"][:2]}
+    yield "lstm_step", ("W_f does not fit [x, h]", "W_f 与 [x, h] 不匹配"), lstm | {"W_f": lstm["W_f"][:, :D_X]}
+    yield "gru_step", ("x is 1-D", "x 是一维的"), gru | {"x": gru["x"][0]}
+    yield "gru_step", ("x and h have different batch sizes", "x 与 h 的批量大小不同"), gru | {"h": gru["h"][:2]}
+    yield "gru_step", ("U_r is (d_h, d_x) instead of (d_h, d_h)", "U_r 是 (d_h, d_x) 而不是 (d_h, d_h)"), gru | {"U_r": gru["W_r"]}
 
 
 @check(points=1)
@@ -343,8 +346,8 @@ def test_value_errors(gated, reference, device):
         if not right_keys(getattr(gated, fn), getattr(reference, fn), make(device), keys, fn):
             raise Fail(f"{fn}: its ValueError cases count once it computes some output right (see the check on its values)",
                        f"{fn}：至少有一个输出正确后，它的 ValueError 情况才计分（见数值检查）")
-        expect_value_errors({f"{fn} with {case}": lambda inputs=inputs: getattr(gated, fn)(**inputs)
-                             for name, case, inputs in cases if name == fn})
+        expect_value_errors({Text(f"{fn} with {en}", f"{fn}：{zh}"): lambda inputs=inputs: getattr(gated, fn)(**inputs)
+                             for name, (en, zh), inputs in cases if name == fn})
 
     partial([lambda: validation("lstm_step", lstm_inputs, LSTM_KEYS), lambda: validation("gru_step", gru_inputs, GRU_KEYS)])
 

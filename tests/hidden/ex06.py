@@ -364,7 +364,7 @@ def gru_step_of(parity, weights, s, d_h) -> torch.Tensor:
 
 def gru_output(value, d_h: int) -> torch.Tensor:
     if isinstance(value, torch.Tensor) and value.dtype == torch.float32:
-        raise float32_fail("torch_gru_step", "the new hidden state")
+        raise float32_fail("torch_gru_step", "h'")
     return expect_tensor(value, name="torch_gru_step(...)", shape=(B, d_h), dtype=torch.float64)
 
 

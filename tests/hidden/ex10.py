@@ -72,10 +72,10 @@ SUMMARY_KINDS = {"model": TEXT, "length": INT, "lr": NUMBER, "runs": NUMBER, "di
 CALL_KINDS = {"T": NUMBER, "delay": NUMBER, "vocab": NUMBER, "seed": NUMBER, "sizes": dict(kinds=(dict,))}
 
 
-def expect_plain(row: dict, kinds: dict, *, name: str) -> None:
+def expect_plain(row: dict, kinds: dict, *, name: Text) -> None:
     """Fail unless each of these keys of `row` is missing, None or of its kind."""
     for k, kind in kinds.items():
-        expect_kind(row.get(k), name=f"{name}[{k!r}]", none=True, **kind)
+        expect_kind(row.get(k), name=Text(f"{name.en}[{k!r}]", f"{name.zh}[{k!r}]"), none=True, **kind)
 
 
 def key(row: dict) -> tuple:
@@ -93,7 +93,7 @@ def student_rows(sweep) -> list[dict]:
     if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
         raise Fail("run_sweep must return a list of dicts, one per run", "run_sweep 应返回 dict 列表，每次运行一行")
     for i, r in enumerate(rows):
-        expect_plain(r, ROW_KINDS, name=f"run_sweep: row {i}")
+        expect_plain(r, ROW_KINDS, name=Text(f"run_sweep: row {i}", f"run_sweep：第 {i} 行"))
     return rows
 
 
@@ -221,8 +221,8 @@ def student_choice(sweep, rows) -> dict:
             shown = quoted(repr(k), limit=40)
             raise Fail(f"select_lr: the key {shown} is not a (model, length) tuple; key the dict by (model, length) tuples",
                        f"select_lr：键 {shown} 不是 (model, length) 元组；dict 应以 (model, length) 元组为键")
-        expect_kind(k[0], name="select_lr: a key's model", kinds=(str,))
-        expect_kind(k[1], name="select_lr: a key's length", kinds=(int,))
+        expect_kind(k[0], name=Text("select_lr: a key's model", "select_lr：键中的 model"), kinds=(str,))
+        expect_kind(k[1], name=Text("select_lr: a key's length", "select_lr：键中的 length"), kinds=(int,))
         expect_kind(lr, name=f"select_lr()[({quoted(k[0], limit=20)}, {k[1]})]", kinds=(int, float))
     return chosen
 
@@ -289,7 +289,7 @@ def test_summary(sweep, reference):
         raise Fail("summarize must return a list of dicts, one per (model, length)", "summarize 应返回 dict 列表，每个 (model, length) 一项")
     best_test = _variant(rows, metric="test_acc")
     for i, s in enumerate(got):
-        expect_plain(s, SUMMARY_KINDS, name=f"summarize: entry {i}")
+        expect_plain(s, SUMMARY_KINDS, name=Text(f"summarize: entry {i}", f"summarize：第 {i} 项"))
         k = (s.get("model"), s.get("length"))
         if k not in want:
             raise Fail(f"summarize reports an unknown (model, length) {k}", f"summarize 报告了未知的 (model, length) {k}")
@@ -321,7 +321,7 @@ def test_length_data(sweep):
         raise Fail("length_data must return a list with make_splits's result for each length, in order",
                    "length_data 应按顺序返回每个长度的 make_splits 结果组成的列表")
     for length, call in zip(lengths, got):
-        expect_plain(call, CALL_KINDS, name=f"length_data()[{lengths.index(length)}]")
+        expect_plain(call, CALL_KINDS, name=Text(f"length_data()[{lengths.index(length)}]"))
         for name, n in (call.get("sizes") or {}).items():
             expect_kind(n, name=f"length_data()[{lengths.index(length)}]['sizes'][{name!r}]", kinds=(int, float))
         if call.get("delay") != length:
