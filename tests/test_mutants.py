@@ -8,7 +8,7 @@ import tomllib
 
 import pytest
 
-from conftest import assert_named
+from conftest import ROOT, assert_named, statement_choices
 from grader.grading.answers import _show
 from grader.grading.expr import CONSTANTS, FUNCTIONS, ExpressionError, UndefinedError, evaluate, free_symbols, parse
 from grader.results import ExerciseResult
@@ -116,14 +116,34 @@ def gives_option(text: str, key: str) -> list[str]:
     return re.findall(pattern, text, flags=re.IGNORECASE)
 
 
-def answers_given(text: str, reference: dict) -> list[str]:
-    """Every reference answer of `reference` that `text` states, as 'key: what states it'."""
+def key_options(exercise_id: str) -> dict[str, tuple[str, str]]:
+    """{key: (its key option's English text, its Chinese text)} of the exercise's multiple-choice items."""
+    statement = (ROOT / "exercises" / course().exercise(exercise_id).folder / "README.md").read_text(encoding="utf-8")
+    english, chinese = (statement_choices(part) for part in statement.split("\n## 中文", 1))
+    return {key: (english[key][1][letter], chinese[key][1][letter]) for key, letter in sheet(exercise_id).items()
+            if isinstance(letter, str) and OPTION.fullmatch(letter) and key in english and key in chinese}
+
+
+def restates(text: str, option: tuple[str, str]) -> str:
+    """What `text` repeats of a key option: four words in a row of its English, or eight Chinese characters of its Chinese."""
+    runs = {" ".join(w) for w in zip(*(re.findall(r"[\w′]+", option[0].lower())[i:] for i in range(4)))}
+    seen_words = re.findall(r"[\w′]+", text.lower())
+    english = next((" ".join(w) for w in zip(*(seen_words[i:] for i in range(4))) if " ".join(w) in runs), "")
+    chinese = "".join(re.findall(r"[\u4e00-\u9fff]", option[1]))
+    written = "".join(re.findall(r"[\u4e00-\u9fff]", text))
+    return english or next((chinese[i:i + 8] for i in range(len(chinese) - 7) if chinese[i:i + 8] in written), "")
+
+
+def answers_given(text: str, reference: dict, options: dict[str, tuple[str, str]] | None = None) -> list[str]:
+    """Every reference answer of `reference` that `text` states, as 'key: what states it'; for a choice item also
+    its key option's words (`options`, from key_options)."""
     found = []
     for key, value in reference.items():
         if isinstance(value, bool):
             continue  # true and false are words of every statement
         if isinstance(value, str) and OPTION.fullmatch(value):
-            hits = gives_option(text, value)
+            judged = "\n".join(line for line in text.splitlines() if "answers.toml" in line)  # what the sheet's judge said
+            hits = gives_option(text, value) + [run for run in [restates(judged, (options or {}).get(key, ("", "")))] if run]
         elif isinstance(value, list):
             hits = [s for s in SHAPE.findall(text) if [int(d) for d in re.findall(r"\d+", s)] == value]
         elif isinstance(value, (int, float)):
@@ -163,8 +183,9 @@ def test_feedback_never_gives_the_answer(graded, mutant: Mutant):
     reference = sheet(mutant.exercise)
     typed = sheet(mutant.exercise, submission(mutant))
     echoes = tuple(_show(v) for k, v in typed.items() if reference.get(k) != v)
+    options = key_options(mutant.exercise)
     given = [(check, answer) for language in ("en", "zh") for check, text in seen(graded(mutant), language)
-             for answer in answers_given(without(text, echoes), reference)]
+             for answer in answers_given(without(text, echoes), reference, options)]
     assert not given, given
 
 
@@ -176,6 +197,11 @@ def test_the_answer_detector_sees_answers():
     assert answers_given("0.4526 is closer; the right option is B); output is (2, 4, 10); 82,432 in all", reference) == [
         "h_t: 0.4526", "pick: B)", "shape: (2, 4, 10)", "n: 82,432"]
     assert answers_given("tanh outside: tanh(o ⊙ c_t); 0.45 is too coarse; option C; 82433", reference) == []
+    key = {"pick": ("how the cells compare at one state width", "它们在同一状态宽度下如何比较")}
+    assert answers_given("answers.toml, pick: not correct: the cells differ at one width", reference, key) == []
+    assert answers_given("answers.toml, other: not correct: it shows how the cells compare", reference, key) == [
+        "pick: how the cells compare"]
+    assert answers_given("answers.toml，pick：不正确：它们在同一状态宽度下的比较", reference, key) == ["pick: 它们在同一状态宽"]
 
 
 # -- Chinese feedback is Chinese -------------------------------------------------------------------------

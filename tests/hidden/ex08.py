@@ -400,18 +400,19 @@ def test_real_tiny_run(protocol, reference, device):
 
 MISCONCEPTIONS = {
     "equal_width_shows": {
-        "A": ("equal width is not equal cost: the gate count, parameters, stored activations and multiply-adds still differ",
-              "相同宽度不等于相同成本：门数、参数量、需保存的激活和乘加次数仍然不同"),
-        "C": ("at equal width the gated cells do have more parameters, but one table cannot say which difference caused the gap",
-              "相同宽度下门控模型确实参数更多，但一张表无法说明差距由哪一个差别造成"),
-        "D": ("the equal-width table is informative on its own terms: same state size; it just does not equalise cost",
-              "相同宽度的表本身有意义：状态宽度相同；只是不能使成本相同"),
+        "A": ("took equal width for equal cost: answer-key item 4 lists what one d_h does not hold equal",
+              "把相同宽度当成了相同成本：参考答案第 4 题列出了同一个 d_h 不能使之相同的量"),
+        "B": ("credited the gap to the extra parameters: one table cannot say which of the differences between the cells "
+              "caused it",
+              "把差距归因于多出的参数：一张表无法说明差距由模型之间的哪一处不同造成"),
+        "C": ("dismissed the equal-width table: a table is read for what it holds fixed, and this one holds something fixed",
+              "否定了相同宽度的表：一张表要按它固定了什么来解读，而这张表确实固定了某个量"),
     },
     "equal_params_shows": {
-        "A": ("close parameter counts do not mean close running times: fused kernels and hardware efficiency differ",
-              "参数量接近不等于运行时间接近：融合算子与硬件效率不同"),
-        "B": ("at equal parameters the state widths differ, which can change capacity; the gates are not the only difference",
-              "参数量相同时状态宽度不同，可能影响表示能力；差别不只是门"),
+        "B": ("close parameter counts do not mean close running times or memory (answer-key item 9)",
+              "参数量接近不等于运行时间或内存接近（参考答案第 9 题）"),
+        "C": ("matching the budget does not leave the gates as the only difference between GRU and LSTM",
+              "参数预算匹配之后，GRU 与 LSTM 之间的差别并不只剩下门"),
         "D": ("a wider state does not guarantee better accuracy; the result depends on the task, optimisation and data",
               "更宽的状态不保证更高的准确率；结果取决于任务、优化与数据"),
     },

@@ -384,12 +384,12 @@ def test_real_tiny_sweep(sweep, reference, device):
 
 MISCONCEPTIONS = {
     "time_vs_length": {
-        "A": ("time measures computation, not difficulty: longer sequences mean more time steps per update",
-              "时间衡量的是计算量而非难度：序列越长，每次更新的时间步越多"),
-        "C": ("the rise is not a memory artefact: each update really computes more steps, on any device",
-              "时间上升不是内存的假象：每次更新确实要计算更多时间步，任何设备上都如此"),
-        "D": ("the rise is systematic, not noise: the work per update grows with the length",
-              "上升是系统性的而非噪声：每次更新的工作量随长度增长"),
+        "A": ("read training time as optimisation difficulty: a rise in time alone does not say the problem got harder",
+              "把训练时间当成了优化难度：时间上升本身并不说明问题变难了"),
+        "B": ("called the rise a memory artefact: the computation per update does not stay the same as the length grows",
+              "把上升归因于内存效应：长度增加时，每次更新的计算量并不保持不变"),
+        "D": ("called the rise noise: it is systematic, and more seeds would not average it away",
+              "把上升当成了噪声：它是系统性的，多跑几个种子也平均不掉"),
     },
     "failed_runs": {
         "A": ("dropping failed runs and comparing only the successes hides exactly the instability the sweep should show",
