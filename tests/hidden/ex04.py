@@ -21,10 +21,10 @@ SIZES = {"d_x": "positive_integer", "d_h": "positive_integer"}
 
 NO_BIAS = ("no bias: every block also has a bias vector of d_h entries",
            "漏了偏置：每个块还有一个 d_h 维的偏置向量")
-LSTM_3 = ("LSTM counted as 3 blocks: input, forget and output gates plus the candidate cell state make 4",
-          "把 LSTM 算成了 3 个块：输入门、遗忘门、输出门加上候选细胞状态共 4 个块")
-GRU_K = ("wrong number of blocks for the GRU: update gate, reset gate and candidate make 3",
-         "GRU 的块数错误：更新门、重置门和候选隐藏状态共 3 个块")
+LSTM_3 = ("LSTM counted as 3 blocks: one of its weight blocks (a gate or the candidate cell state) is left out",
+          "把 LSTM 算成了 3 个块：漏掉了其中一个权重块（某个门或候选细胞状态）")
+GRU_K = ("wrong number of blocks for the GRU: recount its gates and its candidate",
+         "GRU 的块数错误：请重新数一数它的门和候选隐藏状态")
 DX_EVERY = ("d_x used for every layer: only layer 1 reads d_x; each later layer reads the previous layer's "
             "output, D·d_h features",
             "每层都用了 d_x：只有第 1 层的输入维是 d_x，之后每层读取上一层的输出，维度为 D·d_h")

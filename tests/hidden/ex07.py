@@ -293,8 +293,7 @@ def test_slowest_decay(answers, reference_answers):
     """(e) which retention decays most slowly
     (e) 哪个保留值衰减最慢"""
     answers.choice("slowest_decay", reference_answers["slowest_decay"], ["0.1", "0.5", "0.9"], mistakes={
-        "0.1": ("the smallest retention keeps the least per step, so retain^T falls fastest; the largest retention "
-                "decays most slowly",
-                "最小的保留值每步保留得最少，retain^T 下降最快；保留值越大衰减越慢"),
-        "0.5": ("retain^T falls more slowly the closer retain is to 1", "retain 越接近 1，retain^T 下降越慢"),
+        "0.1": ("read retain as the share forgotten per step (1 − retain)", "把 retain 当成了每步遗忘的比例（1 − retain）"),
+        "0.5": ("took the middle retention for a compromise: retain^T changes monotonically with retain",
+                "把居中的保留值当成了折中：retain^T 随 retain 单调变化"),
     })

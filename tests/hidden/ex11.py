@@ -76,8 +76,8 @@ STATE_MISTAKES = {
                  "h_n 与 c_n 把两个方向作为不同的条目保存，并不拼接"),
     (2, 2, 10): ("h_n and c_n keep the two directions as separate entries; they are not concatenated",
                  "h_n 与 c_n 把两个方向作为不同的条目保存，并不拼接"),
-    (2, 4, 10): ("that is output's shape; h_n and c_n hold only the last time step of every layer and direction",
-                 "这是 output 的形状；h_n 与 c_n 只保存每层每个方向最后一个时间步的状态"),
+    (2, 4, 10): ("h_n and c_n hold only the last time step of every layer and direction, not a state per step",
+                 "h_n 与 c_n 只保存每层每个方向最后一个时间步的状态，并不是每步一个状态"),
 }
 LAST_BACKWARD = ("h_n[-1] is the last layer's backward direction, not its forward one",
                  "h_n[-1] 是最后一层的后向方向，不是前向方向")

@@ -48,8 +48,8 @@ SHEET_MUTANTS = bank("ex07", "answers.toml", {
     "off by one power, one too many": ("retain09_T20 = 0.12157665459056931", 'retain09_T20 = "0.9^21"', "off by one"),
     "forgotten share": ("retain09_T20 = 0.12157665459056931", 'retain09_T20 = "0.1^20"', "1 − retain"),
     "sigma of the gate": ("retain09_T20 = 0.12157665459056931", 'retain09_T20 = "sigma(0.9)^20"', "already the gate value"),
-    "fastest instead of slowest": ('slowest_decay = "0.9"', 'slowest_decay = "0.1"', "largest retention decays most slowly"),
-    "middle retention": ('slowest_decay = "0.9"', 'slowest_decay = "0.5"', "closer retain is to 1"),
+    "fastest instead of slowest": ('slowest_decay = "0.9"', 'slowest_decay = "0.1"', "read retain as the share forgotten"),
+    "middle retention": ('slowest_decay = "0.9"', 'slowest_decay = "0.5"', "monotonically"),
     "not an option": ('slowest_decay = "0.9"', 'slowest_decay = "0.99"', "not one of the options"),
 })
 

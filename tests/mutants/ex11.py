@@ -24,7 +24,7 @@ MUTANTS = bank("ex11", "answers.toml", {
     "batch_first applied to h_n": ("h_n_shape = [4, 2, 5]", "h_n_shape = [2, 4, 5]", "batch_first does not apply"),
     "h_n without directions": ("h_n_shape = [4, 2, 5]", "h_n_shape = [2, 2, 5]", "forgot the directions"),
     "c_n directions concatenated": ("c_n_shape = [4, 2, 5]", "c_n_shape = [4, 2, 10]", "not concatenated"),
-    "c_n as output": ("c_n_shape = [4, 2, 5]", "c_n_shape = [2, 4, 10]", "that is output's shape"),
+    "c_n as output": ("c_n_shape = [4, 2, 5]", "c_n_shape = [2, 4, 10]", "not a state per step"),
     "h_n[-1] as the forward state": ("fwd_last_layer_index = 2", "fwd_last_layer_index = -1", "backward direction"),
     "directions grouped": ("fwd_last_layer_index = 2", "fwd_last_layer_index = 1", "all forward directions first"),
     "backward state at the last step": (
