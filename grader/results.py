@@ -91,6 +91,12 @@ class ExerciseResult:
     note: Text = field(default_factory=lambda: Text(""))  # why an exercise was not (fully) graded
     graded_points: float = 0.0  # what the hidden checks are worth, when only public checks ran
     outcome: Outcome | None = None  # NOT_SUBMITTED or UNREADABLE when no check could run; None when checks ran
+    title_zh: str = ""  # the title in Chinese ("" where the course gives none)
+
+    @property
+    def heading(self) -> Text:
+        """The exercise's title in both languages."""
+        return Text(self.title, self.title_zh)
 
     @property
     def graded_at_hand_in(self) -> bool:
@@ -143,7 +149,7 @@ class GradeResult:
             "internal_errors": self.internal_errors, "protections": self.protections, "seconds": self.seconds,
             "failure": self.failure,
             "exercises": [
-                {"id": e.id, "title": e.title, "score": e.score, "max_score": e.max_score, "note": _text(e.note),
+                {"id": e.id, "title": e.title, "title_zh": e.title_zh, "score": e.score, "max_score": e.max_score, "note": _text(e.note),
                  "graded_points": e.graded_points, "outcome": e.outcome,
                  "checks": [{"exercise": v.exercise, "name": v.name, "name_zh": v.name_zh, "points": v.points, "earned": v.earned,
                              "feedback": _text(v.feedback), "visible": v.visible, "outcome": v.outcome,
@@ -164,7 +170,8 @@ class GradeResult:
                            [Verdict(v["exercise"], v["name"], v["points"], v["earned"], Text(*v["feedback"]),
                                     v["visible"], Outcome(v["outcome"]), tuple(Text(*d) for d in v["diagnosis"]), v["name_zh"])
                             for v in e["checks"]],
-                           Text(*e["note"]), e["graded_points"], None if e["outcome"] is None else Outcome(e["outcome"]))
+                           Text(*e["note"]), e["graded_points"], None if e["outcome"] is None else Outcome(e["outcome"]),
+                           e["title_zh"])
             for e in doc["exercises"]
         ]
         return cls(doc["submission"], doc["device"], doc["language"], exercises, doc["internal_errors"],

@@ -71,6 +71,7 @@ ENTRY = '''
 id = "ex12"
 folder = "ex12_peephole"
 title = "Peephole connections"
+title_zh = "窥视孔连接"
 points = 4
 '''
 
@@ -105,6 +106,7 @@ def test_a_twelfth_exercise_needs_no_change_to_the_engine(tmp_path, monkeypatch)
     with Grader(course, [ex12], "cpu") as grader:
         [result] = grader.grade(wrong).exercises
     assert result.score == 0 and any("peephole term" in d.en for v in result.checks for d in v.diagnosis)
+    assert result.heading.render("zh") == "窥视孔连接"
     assert {v.title.render("zh") for v in result.checks} == {"peephole_forget 返回形状为 (B, d_h) 的张量",
                                                              "peephole_forget 在 float64 下与参考实现一致"}
 

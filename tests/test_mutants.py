@@ -235,10 +235,10 @@ def english_in(text: str) -> list[str]:
 
 @pytest.mark.parametrize("mutant", ALL, ids=lambda m: m.id)
 def test_feedback_in_chinese_is_chinese(graded, mutant: Mutant):
-    """Graded in Chinese, does every failed check's title, feedback and note read in Chinese – no English sentence
-    left, the student's words, code, identifiers and file names aside?"""
+    """Graded in Chinese, do the exercise's title and every failed check's title, feedback and note read in Chinese –
+    no English sentence left, the student's words, code, identifiers and file names aside?"""
     result = graded(mutant)
-    texts = [text for _, text in seen(result, "zh")] + [result.note.render("zh")]
+    texts = [text for _, text in seen(result, "zh")] + [result.note.render("zh"), result.heading.render("zh")]
     left = [line for text in texts for line in english_in(text)]
     assert not left, left
 

@@ -23,7 +23,7 @@ def to_markdown(result: GradeResult) -> str:
     lines = [f"# {words['title']} {plain(result.submission)}", "",
              f"**{words['total']}: {_points(result.score)}/{_points(result.max_score)} {words['points']}**", ""]
     for exercise in result.exercises:
-        lines += [f"## {exercise.id} {exercise.title} — {_points(exercise.score)}/{_points(exercise.max_score)}", ""]
+        lines += [f"## {exercise.id} {exercise.heading.render(language)} — {_points(exercise.score)}/{_points(exercise.max_score)}", ""]
         note = exercise.note.render(language)
         if note:
             lines += [plain(note), ""]

@@ -36,7 +36,7 @@ def to_dict(result: GradeResult, *, timing: bool = True) -> dict[str, Any]:
         "language": language,
         "device": result.device,
         "exercises": [
-            {"id": e.id, "title": e.title, "score": round(e.score, 4), "max_score": e.max_score,
+            {"id": e.id, "title": e.heading.render(language), "score": round(e.score, 4), "max_score": e.max_score,
              "note": e.note.render(language)}
             for e in result.exercises
         ],

@@ -36,7 +36,7 @@ def print_grade(console: Console, result: GradeResult, *, verbose: bool) -> None
         line(say(f"submission: {submission}   device: {result.device}", f"提交：{submission}   设备：{result.device}"))
     passed_word, failed_word = say("passed", "通过"), say("failed", "未通过")
     for exercise in result.exercises:
-        heading = f"{exercise.id}  {exercise.title}"
+        heading = f"{exercise.id}  {exercise.heading.render(language)}"
         note = exercise.note.render(language)
         score = f" — {format_points(exercise.score)}/{format_points(exercise.max_score)}"
         if not exercise.checks:
@@ -83,13 +83,13 @@ def print_course(console: Console, course: Course) -> None:
     def say(en: str, zh: str) -> str:
         return Text(en, zh).render(course.language)
 
-    table = Table(title=RichText(course.title), title_justify="left")
+    table = Table(title=RichText(course.heading.render(course.language)), title_justify="left")
     table.add_column(say("id", "编号"))
     table.add_column(say("title", "标题"), overflow="fold")
     table.add_column(say("points", "分值"), justify="right")
     table.add_column(say("folder", "文件夹"), overflow="fold")
     for e in course.exercises:
-        title = e.title if e.available else e.title + say(" (not yet available)", "（尚未开放）")
+        title = e.heading.render(course.language) + ("" if e.available else say(" (not yet available)", "（尚未开放）"))
         table.add_row(e.id, title, format_points(e.points), f"exercises/{e.folder}/")
     console.print(table)
     total = format_points(sum(e.points for e in course.exercises))
