@@ -150,6 +150,15 @@ def test_sources_are_named_as_a_reader_knows_them():
     assert not found, found
 
 
+@pytest.mark.parametrize("folder", ["ex05_gated_steps", "ex06_framework_parity", "ex08_delayed_copy",
+                                    "ex09_param_matching", "ex10_length_sweep"])
+def test_references_name_their_sources_as_a_reader_knows_them(folder):
+    """Do the references' comments name the textbook and the answer key, never the seed files (what a TA reads)?"""
+    found = [f"{p.name}:{n}: {m.group()}" for p in sorted((ROOT / "solutions" / folder).iterdir())
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) for m in SEED_NAME.finditer(line)]
+    assert not found, found
+
+
 def statement(folder: str) -> tuple[str, str]:
     """The English and the Chinese part of a statement."""
     english, chinese = (ROOT / "exercises" / folder / "README.md").read_text(encoding="utf-8").split("\n## 中文", 1)
@@ -283,4 +292,23 @@ def test_no_stem_gives_its_key_away():
     """Does no question's stem share a run of four words with its key option (a stem that answers itself)?"""
     found = [(folder, key, run) for folder, key, answer, _, (stem, options), _ in CHOICES
              if (run := shared_run(stem, options[answer]))]
+    assert not found, found
+
+
+CJK_CHAR = "\u4e00-\u9fff"
+CLOSING = "。；：！？）」』”、，|`*"
+
+
+def test_chinese_typography():
+    """In every statement's Chinese part, is there no space between two Chinese characters and no sentence broken
+    after a short line (which renders as a gap in the middle of a sentence)?"""
+    found = []
+    for folder in EXERCISES:
+        lines = statement(folder.name)[1].splitlines()
+        for n, (line, after) in enumerate(zip(lines, lines[1:] + [""]), 1):
+            if re.search(rf"[{CJK_CHAR}，。；：、）] +[{CJK_CHAR}（]", line):
+                found.append(f"{folder.name}: a space between Chinese characters: {line.strip()[:40]}")
+            prose = re.search(rf"[{CJK_CHAR}]", line) and not line.lstrip().startswith(("|", "#", "-", "```"))
+            if prose and len(line.strip()) < 30 and line.rstrip()[-1] not in CLOSING and re.match(rf"[{CJK_CHAR}]", after):
+                found.append(f"{folder.name}: a sentence broken after a short line: {line.strip()}")
     assert not found, found
