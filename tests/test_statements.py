@@ -305,7 +305,7 @@ def test_chinese_typography():
     found = []
     for folder in EXERCISES:
         lines = statement(folder.name)[1].splitlines()
-        for n, (line, after) in enumerate(zip(lines, lines[1:] + [""]), 1):
+        for line, after in zip(lines, lines[1:] + [""]):
             if re.search(rf"[{CJK_CHAR}，。；：、）] +[{CJK_CHAR}（]", line):
                 found.append(f"{folder.name}: a space between Chinese characters: {line.strip()[:40]}")
             prose = re.search(rf"[{CJK_CHAR}]", line) and not line.lstrip().startswith(("|", "#", "-", "```"))
