@@ -288,7 +288,7 @@ def test_gradients(gated, reference, device):
         shown = problems[:4]
         if len(problems) > 4:
             shown.append(Text(f"and {len(problems) - 4} more", f"另有 {len(problems) - 4} 处"))
-        raise Fail(Text.join("; ", shown), share=right / 2)
+        raise Fail(Text.join(Text("; ", "；"), shown), share=right / 2)
 
 
 @check(points=1)
@@ -321,7 +321,7 @@ def test_extreme_preactivations(gated, reference, device):
                 right += 1
     if problems:
         shown = problems[:3] + ([Text(f"and {len(problems) - 3} more", f"另有 {len(problems) - 3} 处")] if len(problems) > 3 else [])
-        raise Fail(Text.join("; ", shown), share=right / total)
+        raise Fail(Text.join(Text("; ", "；"), shown), share=right / total)
 
 
 def _bad_shapes(device):
