@@ -7,11 +7,12 @@ A check is an ordinary pytest test in the grading process:
 
     @check(points=2)
     def test_lstm_values(gated, reference, device):
-        '''lstm_step matches the reference in float64.'''
+        '''lstm_step matches the reference in float64
+        lstm_step 在 float64 下与参考实现一致'''
         ...
 
-Its docstring's first line names it in the feedback; `Fail` (or a plain assertion message) says
-what is wrong, and `Fail(..., share=0.5)` keeps half the check's points: points are declared once,
+Its docstring's first line names it in the feedback in English, its second line in Chinese
+(`title`); `Fail` (or a plain assertion message) says what is wrong, and `Fail(..., share=0.5)` keeps half the check's points: points are declared once,
 on the decorator. torch is imported lazily so that quiz checks stay light.
 """
 
@@ -35,7 +36,7 @@ __all__ = [
     "Boolean", "Choice", "Fail", "Formula", "Integer", "Number", "Outcome", "Shape", "StudentError", "Text", "assert_close",
     "check", "check_sheet_form", "choices", "course_code", "expect_kind", "expect_row", "expect_tensor",
     "expect_value_errors", "given_code", "inject", "once", "parse_source", "partial", "policy", "quoted",
-    "reference_module", "student_module",
+    "reference_module", "require", "student_module", "title",
 ]
 
 
@@ -44,6 +45,21 @@ def check(points: float) -> pytest.MarkDecorator:
     if points < 0:
         raise ValueError(f"check points must not be negative, got {points}")
     return pytest.mark.check(points=points)
+
+
+def title(function) -> Text:
+    """A check's title in both languages: its docstring's first line in English, its second in Chinese.
+
+    A blank second line (or none) leaves the English alone; what follows a blank line is for readers of the check.
+    """
+    lines = [line.strip() for line in (function.__doc__ or function.__name__).strip().splitlines()]
+    return Text(lines[0], lines[1] if len(lines) > 1 else "")
+
+
+def require(ok: object, en: str, zh: str) -> None:
+    """A public check's assertion with its message in both languages: Fail(en, zh) unless `ok`."""
+    if not ok:
+        raise Fail(en, zh)
 
 
 def partial(parts) -> None:
@@ -139,40 +155,47 @@ def _import_reference(path: Path):
     return sys.modules[key]
 
 
-def expect_tensor(value: object, *, name: str, shape: tuple[int, ...], dtype):
+def _named(name: str | Text) -> tuple[str, str]:
+    """A value's name in messages, in English and Chinese: code (`lstm_step()['h']`) is the same in both."""
+    return (name.en, name.zh) if isinstance(name, Text) else (name, name)
+
+
+def expect_tensor(value: object, *, name: str | Text, shape: tuple[int, ...], dtype):
     """`value` itself, after checking it is a tensor of exactly this shape and dtype (no broadcasting)."""
     import torch
 
+    en, zh = _named(name)
     if not isinstance(value, torch.Tensor):
-        raise Fail(f"{name}: expected a tensor, got {type(value).__name__}", f"{name}：应为张量，实际为 {type(value).__name__}")
+        raise Fail(f"{en}: expected a tensor, got {type(value).__name__}", f"{zh}：应为张量，实际为 {type(value).__name__}")
     if tuple(value.shape) != tuple(shape):
         raise Fail(
-            f"{name}: expected shape {tuple(shape)}, got {tuple(value.shape)}",
-            f"{name}：形状应为 {tuple(shape)}，实际为 {tuple(value.shape)}",
+            f"{en}: expected shape {tuple(shape)}, got {tuple(value.shape)}",
+            f"{zh}：形状应为 {tuple(shape)}，实际为 {tuple(value.shape)}",
         )
     if value.dtype != dtype:
-        raise Fail(f"{name}: expected dtype {dtype}, got {value.dtype}", f"{name}：数据类型应为 {dtype}，实际为 {value.dtype}")
+        raise Fail(f"{en}: expected dtype {dtype}, got {value.dtype}", f"{zh}：数据类型应为 {dtype}，实际为 {value.dtype}")
     return value
 
 
-def assert_close(actual: object, expected, *, name: str, rtol: float, atol: float) -> None:
+def assert_close(actual: object, expected, *, name: str | Text, rtol: float, atol: float) -> None:
     """Fail unless `actual` has `expected`'s shape and dtype and |a - e| <= atol + rtol |e| everywhere."""
     import torch
 
     actual = expect_tensor(actual, name=name, shape=tuple(expected.shape), dtype=expected.dtype)
     actual = actual.to(expected.device)
+    en, zh = _named(name)
     if not torch.isfinite(actual).all() and torch.isfinite(expected).all():
-        raise Fail(f"{name}: contains NaN or infinity", f"{name}：含有 NaN 或无穷大")
+        raise Fail(f"{en}: contains NaN or infinity", f"{zh}：含有 NaN 或无穷大")
     if not torch.allclose(actual, expected, rtol=rtol, atol=atol, equal_nan=True):
         err = (actual - expected).abs()
         worst = tuple(int(i) for i in torch.unravel_index(torch.nan_to_num(err, nan=float("inf")).argmax(), err.shape))
         raise Fail(
-            f"{name}: wrong values (largest error {err.max().item():.3g} at index {worst}; rtol={rtol:g}, atol={atol:g})",
-            f"{name}：数值错误（最大误差 {err.max().item():.3g}，位于索引 {worst}；rtol={rtol:g}，atol={atol:g}）",
+            f"{en}: wrong values (largest error {err.max().item():.3g} at index {worst}; rtol={rtol:g}, atol={atol:g})",
+            f"{zh}：数值错误（最大误差 {err.max().item():.3g}，位于索引 {worst}；rtol={rtol:g}，atol={atol:g}）",
         )
 
 
-def expect_kind(value: object, *, name: str, kinds: tuple[type, ...] = (), among: tuple = (), none: bool = False):
+def expect_kind(value: object, *, name: str | Text, kinds: tuple[type, ...] = (), among: tuple = (), none: bool = False):
     """`value` itself, after checking it is one of `among`, an instance of `kinds` or (when `none`) None.
 
     A bool counts as neither int nor float here. Checks run this on a student's value before hashing,
@@ -188,18 +211,20 @@ def expect_kind(value: object, *, name: str, kinds: tuple[type, ...] = (), among
     got = type(value).__name__
     if isinstance(value, (str, int, float)):
         got += " " + quoted(repr(value), limit=40)
-    raise Fail(f"{name}: expected {' or '.join(wanted)}, got {got}", f"{name}：应为 {' 或 '.join(wanted)}，实际为 {got}")
+    en, zh = _named(name)
+    raise Fail(f"{en}: expected {' or '.join(wanted)}, got {got}", f"{zh}：应为 {' 或 '.join(wanted)}，实际为 {got}")
 
 
-def expect_row(row: object, kinds: dict[str, dict], *, name: str) -> dict:
+def expect_row(row: object, kinds: dict[str, dict], *, name: str | Text) -> dict:
     """`row` itself, after checking it is a dict with every key of `kinds`, each value as `expect_kind(**kinds[key])` wants."""
+    en, zh = _named(name)
     if not isinstance(row, dict):
-        raise Fail(f"{name}: expected a dict, got {type(row).__name__}", f"{name}：应为 dict，实际为 {type(row).__name__}")
+        raise Fail(f"{en}: expected a dict, got {type(row).__name__}", f"{zh}：应为 dict，实际为 {type(row).__name__}")
     missing = [k for k in kinds if k not in row]
     if missing:
-        raise Fail(f"{name} lacks key(s) {', '.join(missing)}", f"{name} 缺少键 {', '.join(missing)}")
+        raise Fail(f"{en} lacks key(s) {', '.join(missing)}", f"{zh} 缺少键 {', '.join(missing)}")
     for key, kind in kinds.items():
-        expect_kind(row[key], name=f"{name}[{key!r}]", **kind)
+        expect_kind(row[key], name=Text(f"{en}[{key!r}]", f"{zh}[{key!r}]"), **kind)
     return row
 
 
@@ -239,21 +264,23 @@ def choices(answers, reference_answers: dict, mistakes: dict[str, dict], *,
 def expect_value_errors(cases: dict, *, fn: str = "") -> None:
     """Each case (label → a call into the submission) must raise ValueError; the points shared per case, misses listed.
 
-    A stub's NotImplementedError is passed on, so that an unstarted exercise says so.
+    A label is code (`"d_x = 0"`, the same in both languages) or a Text. A stub's NotImplementedError is passed on,
+    so that an unstarted exercise says so.
     """
     missed = []
     for label, call in cases.items():
         try:
             got = call()
-            outcome = "returned " + quoted(repr(got), limit=40)
+            outcome = Text("returned " + quoted(repr(got), limit=40), "返回了 " + quoted(repr(got), limit=40))
         except StudentError as e:
             if e.raised("ValueError"):
                 continue
             if e.raised("NotImplementedError"):
                 raise
-            outcome = e.types[0] if e.types else "the process failed"
-        missed.append(f"{label} ({outcome})")
+            outcome = Text(e.types[0]) if e.types else Text("the process failed", "进程失败")
+        en, zh = _named(label)
+        missed.append(Text(f"{en} ({outcome.en})", f"{zh}（{outcome.zh}）"))
     if missed:
-        raise Fail(f"{fn + ' raised ' if fn else ''}no ValueError for: {'; '.join(missed)}",
-                   f"{fn + ' 在' if fn else ''}以下情况没有抛出 ValueError：{'; '.join(missed)}",
+        raise Fail(f"{fn + ' raised ' if fn else ''}no ValueError for: {'; '.join(m.en for m in missed)}",
+                   f"{fn + ' 在' if fn else ''}以下情况没有抛出 ValueError：{'；'.join(m.zh for m in missed)}",
                    share=(len(cases) - len(missed)) / len(cases))

@@ -13,6 +13,7 @@ from grader.errors import CourseError
 from grader.term.policy import TABLES as TERM_TABLES
 from grader.term.policy import Policy
 from grader.term.policy import load as load_policy
+from grader.text import Text
 from grader.variants import VARIANT_FILE, Settings, settings_from
 
 COURSE_FILE = "course.toml"
@@ -27,6 +28,12 @@ class Exercise:
     title: str
     points: float
     root: Path
+    title_zh: str = ""  # the title in Chinese ("" where course.toml gives none: the English is shown)
+
+    @property
+    def heading(self) -> Text:
+        """The title in both languages."""
+        return Text(self.title, self.title_zh)
 
     @property
     def stub_dir(self) -> Path:
@@ -93,6 +100,12 @@ class Course:
     public_only: bool = False  # run the public checks alone (`grade status`), even where hidden checks exist
     policy: Policy | None = None  # [deadlines] and [late] (grader.term.policy); None: no late policy
     variants: Settings = Settings()  # [variants]: per-student numbers (off: everyone the statement's)
+    title_zh: str = ""
+
+    @property
+    def heading(self) -> Text:
+        """The title in both languages."""
+        return Text(self.title, self.title_zh)
 
     @property
     def ids(self) -> list[str]:
@@ -121,6 +134,7 @@ _SCHEMA = {
     "limits": {"rtol": float, "time_limit": float, "memory_limit": int, "symbolic_limit": float, "device": str},
 }
 _EXERCISE_KEYS = {"id": str, "folder": str, "title": str, "points": float}
+_OPTIONAL_KEYS = {"title_zh": str}  # in [course] and in each exercise; "" when absent
 # Upper bounds that keep a typo from becoming a limit the operating system cannot take.
 _LIMIT_RANGES = {"rtol": 1.0, "time_limit": 3600.0, "memory_limit": 1 << 20, "symbolic_limit": 600.0}
 # Ids and folders name files and folders (tests/hidden/<id>.py, exercises/<folder>/): plain names only.
@@ -161,7 +175,9 @@ def load_course(root: Path) -> Course:
         if not isinstance(section, dict):
             raise CourseError(f"{path}: missing table [{table}]")
         tables[table] = {key: _typed(section, key, kind, f"{table}.{key}") for key, kind in keys.items()}
-        _no_unknown(section, set(keys), f"[{table}]")
+        optional = _OPTIONAL_KEYS if table == "course" else {}
+        tables[table] |= {key: _typed(section, key, kind, f"{table}.{key}") for key, kind in optional.items() if key in section}
+        _no_unknown(section, set(keys) | set(optional), f"[{table}]")
 
     course, limits = tables["course"], tables["limits"]
     if course["language"] not in LANGUAGES:
@@ -193,8 +209,9 @@ def _exercise(entry: object, n: int, root: Path) -> Exercise:
     where = f"exercises[{n}]"
     if not isinstance(entry, dict):
         raise CourseError(f"{where}: expected a table")
-    _no_unknown(entry, set(_EXERCISE_KEYS), where)
+    _no_unknown(entry, set(_EXERCISE_KEYS) | set(_OPTIONAL_KEYS), where)
     values = {key: _typed(entry, key, kind, f"{where}.{key}") for key, kind in _EXERCISE_KEYS.items()}
+    values |= {key: _typed(entry, key, kind, f"{where}.{key}") for key, kind in _OPTIONAL_KEYS.items() if key in entry}
     for key in ("id", "folder"):
         if not _PLAIN_NAME.fullmatch(values[key]):
             raise CourseError(f"{where}.{key}: must be a plain name of letters, digits and _, got {values[key]!r}")

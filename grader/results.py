@@ -29,7 +29,7 @@ class Graded(Protocol):
 
 
 # Bumped whenever the JSON layout changes; `from_json` refuses other versions (the journal regrades them).
-VERSION = 1
+VERSION = 2
 
 
 class Outcome(StrEnum):
@@ -48,7 +48,11 @@ class Outcome(StrEnum):
 
 @dataclass
 class Verdict:
-    """One check's outcome as the grading process decided it."""
+    """One check's outcome as the grading process decided it.
+
+    `name` is the check's English title, its identity in summaries and logs; `title` is what a student
+    reads, in both languages.
+    """
 
     exercise: str
     name: str
@@ -58,6 +62,11 @@ class Verdict:
     visible: bool
     outcome: Outcome = Outcome.PASSED
     diagnosis: tuple[Text, ...] = ()  # the named mistakes, as the check or the judge named them
+    name_zh: str = ""  # the title in Chinese ("" where the check gives none: the English is shown)
+
+    @property
+    def title(self) -> Text:
+        return Text(self.name, self.name_zh)
 
     @property
     def passed(self) -> bool:
@@ -103,6 +112,12 @@ class ExerciseResult:
     graded_points: float = 0.0  # what the hidden checks are worth, when only public checks ran
     outcome: Outcome | None = None  # NOT_SUBMITTED or UNREADABLE when no check could run; None when checks ran
     adjustment: Adjustment | None = None  # the term's rules applied (late policy, override); None: score is raw
+    title_zh: str = ""  # the title in Chinese ("" where the course gives none)
+
+    @property
+    def heading(self) -> Text:
+        """The exercise's title in both languages."""
+        return Text(self.title, self.title_zh)
 
     @property
     def graded_at_hand_in(self) -> bool:
@@ -160,10 +175,10 @@ class GradeResult:
             "failure": self.failure, "student": self.student, "variants": self.variants, "packed_as": self.packed_as,
             "copied_from": self.copied_from,
             "exercises": [
-                {"id": e.id, "title": e.title, "score": e.score, "max_score": e.max_score, "note": _text(e.note),
+                {"id": e.id, "title": e.title, "title_zh": e.title_zh, "score": e.score, "max_score": e.max_score, "note": _text(e.note),
                  "graded_points": e.graded_points, "outcome": e.outcome,
                  "adjustment": None if e.adjustment is None else asdict(e.adjustment),
-                 "checks": [{"exercise": v.exercise, "name": v.name, "points": v.points, "earned": v.earned,
+                 "checks": [{"exercise": v.exercise, "name": v.name, "name_zh": v.name_zh, "points": v.points, "earned": v.earned,
                              "feedback": _text(v.feedback), "visible": v.visible, "outcome": v.outcome,
                              "diagnosis": [_text(d) for d in v.diagnosis]} for v in e.checks]}
                 for e in self.exercises
@@ -180,10 +195,11 @@ class GradeResult:
         exercises = [
             ExerciseResult(e["id"], e["title"], e["score"], e["max_score"],
                            [Verdict(v["exercise"], v["name"], v["points"], v["earned"], Text(*v["feedback"]),
-                                    v["visible"], Outcome(v["outcome"]), tuple(Text(*d) for d in v["diagnosis"]))
+                                    v["visible"], Outcome(v["outcome"]), tuple(Text(*d) for d in v["diagnosis"]), v["name_zh"])
                             for v in e["checks"]],
                            Text(*e["note"]), e["graded_points"], None if e["outcome"] is None else Outcome(e["outcome"]),
-                           None if e.get("adjustment") is None else Adjustment(**e["adjustment"]))
+                           adjustment=None if e.get("adjustment") is None else Adjustment(**e["adjustment"]),
+                           title_zh=e["title_zh"])
             for e in doc["exercises"]
         ]
         return cls(doc["submission"], doc["device"], doc["language"], exercises, doc["internal_errors"],

@@ -72,3 +72,53 @@ def assert_named(result: ExerciseResult, diagnosis: str) -> None:
     assert result.score < result.max_score
     failed = [v.feedback for v in result.checks if not v.passed]
     assert any(diagnosis in feedback for feedback in failed), failed
+
+
+OPTION_LINE = re.compile(r"#\s+([A-D])\)\s*(.*)")
+BULLET_OPTION = re.compile(r"\s+- ([A-D])\)\s*(.*)")
+
+
+def sheet_choices(stub: str) -> dict[str, tuple[str, dict[str, str]]]:
+    """{key: (stem, {letter: option})} of every multiple-choice question in a stub sheet's comments: the comment
+    lines above `key = ""`, options as `#   A) ...` with indented continuation lines."""
+    found, block = {}, []
+    for line in stub.splitlines():
+        if line.startswith("#"):
+            block.append(line)
+            continue
+        key = re.fullmatch(r'(\w+) = ""', line.strip())
+        stem, options, letter = [], {}, None
+        for comment in block:
+            option = OPTION_LINE.fullmatch(comment)
+            if option:
+                letter = option.group(1)
+                options[letter] = option.group(2)
+            elif letter and re.match(r"#\s{4,}\S", comment):
+                options[letter] += " " + comment.lstrip("#").strip()
+            elif not letter:
+                stem.append(comment.lstrip("#").strip())
+        if key and options:
+            found[key.group(1)] = (" ".join(stem), {k: " ".join(v.split()) for k, v in options.items()})
+        block = []
+    return found
+
+
+def statement_choices(text: str) -> dict[str, tuple[str, dict[str, str]]]:
+    """{key: (stem, {letter: option})} of every multiple-choice question of a statement (one language): a bullet
+    "- `key` – stem" with sub-bullets "  - A) option" and indented continuation lines."""
+    found, key, stem, options, letter = {}, None, [], {}, None
+    for line in text.splitlines() + [""]:
+        bullet = re.match(r"- `(\w+)`(.*)", line)
+        option = BULLET_OPTION.fullmatch(line)
+        if key and option:
+            letter = option.group(1)
+            options[letter] = option.group(2)
+        elif key and line.startswith("    ") and letter:
+            options[letter] += " " + line.strip()
+        elif key and line.startswith("  ") and not letter:
+            stem.append(line.strip())
+        else:
+            if key and options:
+                found[key] = (" ".join(stem), {k: " ".join(v.split()) for k, v in options.items()})
+            key, stem, options, letter = (bullet.group(1), [bullet.group(2)], {}, None) if bullet else (None, [], {}, None)
+    return found

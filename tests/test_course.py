@@ -1,5 +1,6 @@
 """course.toml is validated on load, with messages that name the key."""
 
+import re
 import shutil
 from pathlib import Path
 
@@ -31,6 +32,14 @@ def test_the_real_course_loads():
     assert course.ids == [f"ex{n:02d}" for n in range(1, 12)]
     assert sum(e.points for e in course.exercises) == 100
     assert course.rtol == 1e-3
+
+
+def test_every_title_is_also_in_chinese():
+    """Does course.toml give the course and every exercise a Chinese title (title_zh) for feedback in Chinese?"""
+    course = load_course(ROOT)
+    assert re.search(r"[\u4e00-\u9fff]", course.title_zh)
+    assert [e.id for e in course.exercises if not re.search(r"[\u4e00-\u9fff]", e.title_zh)] == []
+    assert course.exercise("ex01").heading.render("zh") == course.exercise("ex01").title_zh
 
 
 def test_malformed_toml_names_the_line(course_dir):

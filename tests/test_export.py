@@ -84,5 +84,5 @@ def test_feedback_speaks_the_course_language():
               Verdict("ex01", "h_t", 1.0, 0.0, Text("wrong", "错"), True, Outcome.FAILED)]
     result = GradeResult("ada", "cpu", "zh", [ExerciseResult("ex01", "Cell-state arithmetic", 1.0, 2.0, checks)])
     text = feedback.to_markdown(result)
-    assert "总分: 1/2 分" in text and "通过" in text and "未通过" in text and "错" in text
+    assert "总分：1/2 分" in text and "，通过" in text and "未通过" in text and "错" in text
     assert not any(word in text for word in ("Feedback for", "Total", "passed", "failed", "wrong"))

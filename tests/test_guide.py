@@ -28,15 +28,17 @@ PUBLIC = '''"""Public checks for ex12 (worth no points). Run: grade run ex12"""
 
 import torch
 
-from grader.checks import student_module
+from grader.checks import require, student_module
 
 peephole = student_module("peephole")
 
 
 def test_shape(peephole):
-    """peephole_forget returns a (B, d_h) tensor"""
+    """peephole_forget returns a (B, d_h) tensor
+    peephole_forget 返回形状为 (B, d_h) 的张量"""
     got = peephole.peephole_forget(torch.zeros(2, 3), torch.zeros(2, 3), torch.zeros(3))
-    assert tuple(got.shape) == (2, 3), f"peephole_forget returned shape {tuple(got.shape)}; expected (2, 3)"
+    require(tuple(got.shape) == (2, 3), f"peephole_forget returned shape {tuple(got.shape)}; expected (2, 3)",
+            f"peephole_forget 返回的形状为 {tuple(got.shape)}，应为 (2, 3)")
 '''
 HIDDEN = '''"""Hidden checks for ex12: the peephole forget gate against the reference (4 points)."""
 
@@ -52,7 +54,8 @@ NO_PEEPHOLE = ("the peephole term p * c is missing", "漏了窥视孔项 p * c")
 
 @check(points=4)
 def test_values(peephole, reference, device):
-    """peephole_forget matches the reference in float64"""
+    """peephole_forget matches the reference in float64
+    peephole_forget 在 float64 下与参考实现一致"""
     g = torch.Generator().manual_seed(0)
     a, c = (torch.randn(3, 4, generator=g, dtype=torch.float64) for _ in range(2))
     p = torch.randn(4, generator=g, dtype=torch.float64)
@@ -68,6 +71,7 @@ ENTRY = '''
 id = "ex12"
 folder = "ex12_peephole"
 title = "Peephole connections"
+title_zh = "窥视孔连接"
 points = 4
 '''
 
@@ -102,6 +106,9 @@ def test_a_twelfth_exercise_needs_no_change_to_the_engine(tmp_path, monkeypatch)
     with Grader(course, [ex12], "cpu") as grader:
         [result] = grader.grade(wrong).exercises
     assert result.score == 0 and any("peephole term" in d.en for v in result.checks for d in v.diagnosis)
+    assert result.heading.render("zh") == "窥视孔连接"
+    assert {v.title.render("zh") for v in result.checks} == {"peephole_forget 返回形状为 (B, d_h) 的张量",
+                                                             "peephole_forget 在 float64 下与参考实现一致"}
 
     monkeypatch.chdir(root)
     done = CliRunner().invoke(main, ["run", "ex12", "--submission", "solutions", "--json"])

@@ -1,5 +1,6 @@
 """The student's side: the release bundle (nothing that grades leaks into it, it installs and runs alone) and grade pack."""
 
+import re
 import subprocess
 import sys
 import zipfile
@@ -110,3 +111,14 @@ def test_pack_refuses_what_grading_would_refuse(tmp_path):
     result = CliRunner().invoke(main, ["pack", "-s", str(tmp_path / "mine"), "--out", str(tmp_path / "h.zip")])
     assert result.exit_code == 2 and "ex05_gated_steps/gated.py is (or is in) a symbolic link" in result.output
     assert not (tmp_path / "h.zip").exists()
+
+
+def test_the_student_readme_is_in_both_languages():
+    """Does the student README say everything twice, in English and then in Chinese: the same sections and the
+    same commands?"""
+    text = (ROOT / "grader" / "handout" / "STUDENT_README.md").read_text(encoding="utf-8")
+    english, chinese = text.split("\n## 中文\n", 1)
+    assert re.search(r"[\u4e00-\u9fff]", chinese) and not re.search(r"[\u4e00-\u9fff]", english.split("\n", 3)[-1])
+    sections = [len(re.findall(r"^## ", part, re.MULTILINE)) for part in (english, chinese)]
+    blocks = [re.findall(r"```bash\n(.*?)```", part, re.DOTALL) for part in (english, chinese)]
+    assert sections[0] == sections[1] and blocks[0] == blocks[1] and blocks[0]

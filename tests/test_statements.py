@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, sheet_choices, statement_choices
 from grader.checks import Fail
 from grader.course import load_course
 from grader.grading.answers import MAX_SHEET_BYTES, AnswerSheet
@@ -150,6 +150,14 @@ def test_sources_are_named_as_a_reader_knows_them():
     assert not found, found
 
 
+@pytest.mark.parametrize("folder", sorted(p.name for p in (ROOT / "solutions").iterdir() if p.is_dir()))
+def test_references_name_their_sources_as_a_reader_knows_them(folder):
+    """Do the references' comments name the textbook and the answer key, never the seed files (what a TA reads)?"""
+    found = [f"{p.name}:{n}: {m.group()}" for p in sorted((ROOT / "solutions" / folder).iterdir()) if p.is_file()
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) for m in SEED_NAME.finditer(line)]
+    assert not found, found
+
+
 def statement(folder: str) -> tuple[str, str]:
     """The English and the Chinese part of a statement."""
     english, chinese = (ROOT / "exercises" / folder / "README.md").read_text(encoding="utf-8").split("\n## 中文", 1)
@@ -214,3 +222,92 @@ def test_course_readme_table_agrees_with_the_course():
     row = re.compile(r"\| (ex\d\d) \| `\w+/` \|.*\| ([\d.]+) \|")
     table = dict(m.groups() for m in map(row.fullmatch, (ROOT / "README.md").read_text(encoding="utf-8").splitlines()) if m)
     assert {id: float(points) for id, points in table.items()} == {e.id: e.points for e in COURSE.exercises}
+
+
+# -- choice items ------------------------------------------------------------------------------------
+
+def choice_items() -> list[tuple[str, str, str, dict, dict, dict]]:
+    """(folder, key, the key's letter, stub options, English options, Chinese options) of every multiple-choice item."""
+    items = []
+    for sheet in sorted((ROOT / "solutions").glob("*/answers.toml")):
+        folder = sheet.parent.name
+        stub = sheet_choices((ROOT / "exercises" / folder / "answers.toml").read_text(encoding="utf-8"))
+        english, chinese = (statement_choices(part) for part in statement(folder))
+        for key, answer in tomllib.loads(sheet.read_text(encoding="utf-8")).items():
+            if isinstance(answer, str) and re.fullmatch(r"[A-D]", answer):
+                items.append((folder, key, answer, stub.get(key, ("", {})), english.get(key, ("", {})),
+                              chinese.get(key, ("", {}))))
+    return items
+
+
+CHOICES = choice_items()
+
+
+def test_choice_items_are_found_in_stub_and_statement():
+    """Does every multiple-choice key have its four options A–D in the stub's comments and in the statement's
+    English and Chinese parts, the stub worded as the English statement?"""
+    assert len(CHOICES) >= 8
+    for folder, key, _, stub, english, chinese in CHOICES:
+        assert set(stub[1]) == set(english[1]) == set(chinese[1]) == set("ABCD"), (folder, key)
+        assert stub[1] == english[1], f"{folder} {key}: the stub words its options otherwise than README.md"
+
+
+def longest(options: dict[str, str]) -> set[str]:
+    most = max(len(text) for text in options.values())
+    return {letter for letter, text in options.items() if len(text) == most}
+
+
+@pytest.mark.parametrize("part", [4, 5], ids=["English", "Chinese"])
+def test_the_key_is_rarely_the_longest_option(part):
+    """In each language, is the key the longest option (or one of the longest) in at most a third of the choice items?"""
+    keyed = [f"{item[0]} {item[1]}" for item in CHOICES if item[2] in longest(item[part][1])]
+    assert len(keyed) <= len(CHOICES) / 3, keyed
+
+
+def test_keys_spread_over_the_letters():
+    """Does no letter hold more than half of the choice items' keys?"""
+    letters = [answer for _, _, answer, *_ in CHOICES]
+    assert max(letters.count(letter) for letter in "ABCD") <= len(letters) / 2, letters
+
+
+def test_true_false_parts_have_both_values():
+    """Does every sheet with true/false items have true ones and false ones?"""
+    for sheet in sorted((ROOT / "solutions").glob("*/answers.toml")):
+        values = {v for v in tomllib.loads(sheet.read_text(encoding="utf-8")).values() if isinstance(v, bool)}
+        assert values in (set(), {True, False}), sheet.parent.name
+
+
+def words(text: str) -> list[str]:
+    return re.findall(r"[\w′]+", text.lower())
+
+
+def shared_run(a: str, b: str, n: int = 4) -> str:
+    """A run of `n` words that both texts hold, or ""."""
+    runs = {" ".join(w) for w in zip(*(words(a)[i:] for i in range(n)))}
+    return next((" ".join(w) for w in zip(*(words(b)[i:] for i in range(n))) if " ".join(w) in runs), "")
+
+
+def test_no_stem_gives_its_key_away():
+    """Does no question's stem share a run of four words with its key option (a stem that answers itself)?"""
+    found = [(folder, key, run) for folder, key, answer, _, (stem, options), _ in CHOICES
+             if (run := shared_run(stem, options[answer]))]
+    assert not found, found
+
+
+CJK_CHAR = "\u4e00-\u9fff"
+CLOSING = "。；：！？）」』”、，|`*"
+
+
+def test_chinese_typography():
+    """In every statement's Chinese part, is there no space between two Chinese characters and no sentence broken
+    after a short line (which renders as a gap in the middle of a sentence)?"""
+    found = []
+    for folder in EXERCISES:
+        lines = statement(folder.name)[1].splitlines()
+        for line, after in zip(lines, lines[1:] + [""]):
+            if re.search(rf"[{CJK_CHAR}，。；：、）] +[{CJK_CHAR}（]", line):
+                found.append(f"{folder.name}: a space between Chinese characters: {line.strip()[:40]}")
+            prose = re.search(rf"[{CJK_CHAR}]", line) and not line.lstrip().startswith(("|", "#", "-", "```"))
+            if prose and len(line.strip()) < 30 and line.rstrip()[-1] not in CLOSING and re.match(rf"[{CJK_CHAR}]", after):
+                found.append(f"{folder.name}: a sentence broken after a short line: {line.strip()}")
+    assert not found, found

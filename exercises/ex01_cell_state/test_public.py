@@ -18,5 +18,6 @@ FORMS = {
 
 
 def test_sheet_form(answers):
-    """answers.toml has exactly the course's keys, each answered in the form its question asks"""
+    """answers.toml has exactly the course's keys, each answered in the form its question asks
+    answers.toml 恰好含有课程的所有键，每个答案的形式符合题目要求"""
     check_sheet_form(answers, FORMS)

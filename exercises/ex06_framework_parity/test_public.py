@@ -7,7 +7,7 @@ an nn.GRUCell zero, both gates are σ(0) = 0.5 and n = tanh(0) = 0, so h' = h / 
 
 import torch
 
-from grader.checks import assert_close, expect_tensor, inject, student_module
+from grader.checks import Text, assert_close, expect_tensor, inject, require, student_module
 
 parity = student_module("parity")
 
@@ -24,20 +24,24 @@ def weights(blocks: int, device, *, zero: bool = False) -> dict:
 
 
 def test_lstm_mapping_keys_and_shapes(parity, device):
-    """lstm_params_from_torch returns W_i … b_c as float64 tensors of ex05's shapes"""
+    """lstm_params_from_torch returns W_i … b_c as float64 tensors of ex05's shapes
+    lstm_params_from_torch 返回 ex05 形状的 float64 张量 W_i … b_c"""
     mapping = parity.lstm_params_from_torch(cell=inject("lstm_cell", **weights(4, device)))
-    assert isinstance(mapping, dict), "lstm_params_from_torch must return a dict"
+    require(isinstance(mapping, dict), "lstm_params_from_torch must return a dict", "lstm_params_from_torch 必须返回 dict")
     for key in LSTM_KEYS:
-        assert key in mapping, f"lstm_params_from_torch's result has no key {key!r}"
+        require(key in mapping, f"lstm_params_from_torch's result has no key {key!r}",
+                f"lstm_params_from_torch 的结果缺少键 {key!r}")
         shape = (D_H, D_X + D_H) if key.startswith("W") else (D_H,)
         expect_tensor(mapping[key], name=f"lstm_params_from_torch()[{key!r}]", shape=shape, dtype=torch.float64)
 
 
 def test_gru_step_shape_and_zero_cell(parity, device):
-    """torch_gru_step(x, h, gru_params_from_torch(cell)) is (B, d_h) float64; an all-zero cell gives h / 2"""
+    """torch_gru_step(x, h, gru_params_from_torch(cell)) is (B, d_h) float64; an all-zero cell gives h / 2
+    torch_gru_step(x, h, gru_params_from_torch(cell)) 为 (B, d_h) 的 float64；全零单元给出 h / 2"""
     params = parity.gru_params_from_torch(cell=inject("gru_cell", **weights(3, device, zero=True)))
-    assert isinstance(params, dict), "gru_params_from_torch must return a dict of tensors"
+    require(isinstance(params, dict), "gru_params_from_torch must return a dict of tensors",
+            "gru_params_from_torch 必须返回由张量组成的 dict")
     x = torch.ones(B, D_X, dtype=torch.float64, device=device)
     h = torch.arange(B * D_H, dtype=torch.float64, device=device).reshape(B, D_H) / 4
     out = parity.torch_gru_step(x=x, h=h, params=params)
-    assert_close(out, h / 2, name="torch_gru_step with an all-zero cell", rtol=1e-12, atol=1e-12)
+    assert_close(out, h / 2, name=Text("torch_gru_step with an all-zero cell", "全零单元的 torch_gru_step"), rtol=1e-12, atol=1e-12)

@@ -5,7 +5,7 @@ rows and of select_lr's choice on a two-run sweep with the scripted trainer of g
 Whether the answers and values are right is decided by the hidden checks.
 """
 
-from grader.checks import Choice, check_sheet_form, inject, student_module
+from grader.checks import Choice, check_sheet_form, inject, require, student_module
 
 sweep = student_module("sweep")
 
@@ -16,21 +16,25 @@ FORMS = {"time_vs_length": Choice(), "failed_runs": Choice()}
 
 
 def test_sheet_form(answers):
-    """answers.toml has exactly the course's keys, each answered in the form its question asks"""
+    """answers.toml has exactly the course's keys, each answered in the form its question asks
+    answers.toml 恰好含有课程的所有键，每个答案的形式符合题目要求"""
     check_sheet_form(answers, FORMS)
 
 
 def test_rows_have_every_key(sweep):
-    """run_sweep over 1 model × 1 length × 2 lrs × 1 seed returns 2 rows with every key"""
+    """run_sweep over 1 model × 1 length × 2 lrs × 1 seed returns 2 rows with every key
+    run_sweep 在 1 模型 × 1 长度 × 2 学习率 × 1 种子上返回含所有键的 2 行"""
     rows = sweep.run_sweep(inject("scripted_trainer", runs=RUNS), ["gru"], [4], [0.1, 0.01], [0])
-    assert isinstance(rows, list) and len(rows) == 2, "2 runs give 2 rows"
+    require(isinstance(rows, list) and len(rows) == 2, "2 runs give 2 rows", "2 次运行应得到 2 行")
     for row in rows:
-        assert isinstance(row, dict), "each row is a dict"
+        require(isinstance(row, dict), "each row is a dict", "每一行都是 dict")
         missing = {"model", "length", "lr", "seed", "status", "val_acc", "test_acc", *REPORTED} - set(row)
-        assert not missing, f"a row lacks {sorted(missing)}"
+        require(not missing, f"a row lacks {sorted(missing)}", f"有一行缺少 {sorted(missing)}")
 
 
 def test_select_lr_form(sweep):
-    """select_lr returns one lr per (model, length), keyed by (model, length) tuples"""
+    """select_lr returns one lr per (model, length), keyed by (model, length) tuples
+    select_lr 对每个 (model, length) 返回一个学习率，以 (model, length) 元组为键"""
     rows = [{"model": "gru", "length": 4, "lr": 0.1, "seed": 0, "status": "ok", "val_acc": 0.5, "test_acc": 0.5}]
-    assert sweep.select_lr(rows) == {("gru", 4): 0.1}, "select_lr(rows) == {('gru', 4): 0.1} for this one run"
+    require(sweep.select_lr(rows) == {("gru", 4): 0.1}, "select_lr(rows) == {('gru', 4): 0.1} for this one run",
+            "对这一次运行应有 select_lr(rows) == {('gru', 4): 0.1}")

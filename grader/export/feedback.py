@@ -12,24 +12,25 @@ from grader.text import format_points, printable
 
 # The file's fixed words, in the report's feedback language.
 WORDS = {
-    "en": {"title": "Feedback for", "total": "Total", "points": "points", "passed": "passed", "failed": "failed"},
-    "zh": {"title": "评分反馈：", "total": "总分", "points": "分", "passed": "通过", "failed": "未通过"},
+    "en": {"title": "Feedback for ", "total": "Total: ", "points": " points", "passed": "passed", "failed": "failed",
+           "comma": ", "},
+    "zh": {"title": "评分反馈：", "total": "总分：", "points": " 分", "passed": "通过", "failed": "未通过", "comma": "，"},
 }
 
 
 def to_markdown(result: GradeResult) -> str:
     language = result.language
     words = WORDS.get(language, WORDS["en"])
-    lines = [f"# {words['title']} {plain(result.submission)}", "",
-             f"**{words['total']}: {_points(result.score)}/{_points(result.max_score)} {words['points']}**", ""]
+    lines = [f"# {words['title']}{plain(result.submission)}", "",
+             f"**{words['total']}{_points(result.score)}/{_points(result.max_score)}{words['points']}**", ""]
     for exercise in result.exercises:
-        lines += [f"## {exercise.id} {exercise.title} — {_points(exercise.score)}/{_points(exercise.max_score)}", ""]
+        lines += [f"## {exercise.id} {exercise.heading.render(language)} — {_points(exercise.score)}/{_points(exercise.max_score)}", ""]
         note = exercise.note.render(language)
         if note:
             lines += [plain(note), ""]
         for v in exercise.checks:
             mark = words["passed"] if v.passed else words["failed"]
-            lines.append(f"- **{plain(v.name)}** — {_points(v.earned)}/{_points(v.points)}, {mark}")
+            lines.append(f"- **{plain(v.title.render(language))}** — {_points(v.earned)}/{_points(v.points)}{words['comma']}{mark}")
             output = printable(v.feedback.render(language))
             if output:
                 lines += ["", "  ```text", *[f"  {line}" for line in output.replace("```", "'''").splitlines()], "  ```"]

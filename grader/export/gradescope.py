@@ -22,7 +22,7 @@ def to_dict(result: GradeResult, *, timing: bool = True) -> dict[str, Any]:
     language = result.language
     tests = [
         {
-            "name": f"{v.exercise}: {v.name}",
+            "name": f"{v.exercise}: {v.title.render(language)}",
             "score": round(v.earned, 4),
             "max_score": v.points,
             "status": "passed" if v.passed else "failed",
@@ -36,7 +36,7 @@ def to_dict(result: GradeResult, *, timing: bool = True) -> dict[str, Any]:
         "language": language,
         "device": result.device,
         "exercises": [
-            {"id": e.id, "title": e.title, "score": round(e.score, 4), "max_score": e.max_score,
+            {"id": e.id, "title": e.heading.render(language), "score": round(e.score, 4), "max_score": e.max_score,
              "note": e.note.render(language), **({} if e.adjustment is None else _adjusted(e.adjustment))}
             for e in result.exercises
         ],

@@ -33,7 +33,7 @@ def print_grade(console: Console, result: GradeResult, *, verbose: bool) -> None
         line(Text(f"submission: {submission}   device: {result.device}", f"提交：{submission}   设备：{result.device}").render(language))
     passed_word, failed_word = Text("passed", "通过").render(language), Text("failed", "未通过").render(language)
     for exercise in result.exercises:
-        heading = f"{exercise.id}  {exercise.title}"
+        heading = f"{exercise.id}  {exercise.heading.render(language)}"
         note = exercise.note.render(language)
         score = f" — {format_points(exercise.score)}/{format_points(exercise.max_score)}"
         if not exercise.checks:
@@ -52,7 +52,7 @@ def print_grade(console: Console, result: GradeResult, *, verbose: bool) -> None
         table.add_column(headers[1], width=points_width, justify="right", overflow="fold")
         table.add_column(headers[2], width=status_width, overflow="fold")
         for v, shown_points in zip(exercise.checks, points):
-            name = v.name + (Text(" (public)", "（公开）").render(language) if v.visible else "")
+            name = v.title.render(language) + (Text(" (public)", "（公开）").render(language) if v.visible else "")
             # RichText keeps the submission's own words from being read as rich markup.
             cell = RichText(_wrap(printable(name), width))
             feedback = printable(v.feedback.render(language))
@@ -79,13 +79,13 @@ def print_grade(console: Console, result: GradeResult, *, verbose: bool) -> None
 
 def print_course(console: Console, course: Course) -> None:
     language = course.language
-    table = Table(title=RichText(course.title), title_justify="left")
+    table = Table(title=RichText(course.heading.render(language)), title_justify="left")
     table.add_column(Text("id", "编号").render(language))
     table.add_column(Text("title", "标题").render(language), overflow="fold")
     table.add_column(Text("points", "分值").render(language), justify="right")
     table.add_column(Text("folder", "文件夹").render(language), overflow="fold")
     for e in course.exercises:
-        title = e.title if e.available else e.title + Text(" (not yet available)", "（尚未开放）").render(language)
+        title = e.heading.render(language) + ("" if e.available else Text(" (not yet available)", "（尚未开放）").render(language))
         table.add_row(e.id, title, format_points(e.points), f"exercises/{e.folder}/")
     console.print(table)
     total = format_points(sum(e.points for e in course.exercises))

@@ -138,20 +138,24 @@ class Grader:
 def score(exercise: Exercise, verdicts: list[Verdict], *, hidden: bool) -> ExerciseResult:
     """Sum one exercise's verdicts."""
     if not exercise.available:
-        return ExerciseResult(exercise.id, exercise.title, 0.0, 0.0, [], note=Text("not yet available", "尚未开放"))
+        return ExerciseResult(exercise.id, exercise.title, 0.0, 0.0, [], note=Text("not yet available", "尚未开放"),
+                              title_zh=exercise.title_zh)
     mine = [v for v in verdicts if v.exercise == exercise.id]
     if hidden:
-        return ExerciseResult(exercise.id, exercise.title, sum(v.earned for v in mine), sum(v.points for v in mine), mine)
+        return ExerciseResult(exercise.id, exercise.title, sum(v.earned for v in mine), sum(v.points for v in mine), mine,
+                              title_zh=exercise.title_zh)
     passed = sum(v.passed for v in mine)
     note = Text(f"{passed}/{len(mine)} public checks passed; {exercise.points:g} points are graded at hand-in",
                 f"公开检查通过 {passed}/{len(mine)} 项；{exercise.points:g} 分在提交后评定")
-    return ExerciseResult(exercise.id, exercise.title, 0.0, 0.0, mine, note, graded_points=exercise.points)
+    return ExerciseResult(exercise.id, exercise.title, 0.0, 0.0, mine, note, graded_points=exercise.points,
+                          title_zh=exercise.title_zh)
 
 
 def not_submitted(exercise: Exercise, submission: str, *, hidden: bool) -> ExerciseResult:
     """An exercise whose folder the submission lacks: no checks run, all of its points lost."""
     return ExerciseResult(
         exercise.id, exercise.title, 0.0, exercise.points if hidden else 0.0, [], outcome=Outcome.NOT_SUBMITTED,
+        title_zh=exercise.title_zh,
         note=Text(f"not submitted: {submission} has no folder {exercise.folder}/ and no notebook {exercise.id}.ipynb",
                   f"未提交：{submission} 中没有文件夹 {exercise.folder}/，也没有笔记本 {exercise.id}.ipynb"),
     )

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from grader.checks import title
 from grader.course import Course, Exercise
 from grader.errors import CheckBug
 from grader.failures import Fail
@@ -208,7 +209,7 @@ class GraderPlugin:
         exercise = self._exercise_of(item)
         marker = item.get_closest_marker("check")
         points = float(marker.kwargs["points"]) if marker else 0.0
-        doc = (getattr(item.function, "__doc__", None) or item.name).strip().splitlines()[0]
+        name = title(item.function)
         visible = Path(item.path).resolve() != exercise.hidden_checks.resolve()
         error = self._failures.get(item.nodeid)
         diagnosis = ()
@@ -229,7 +230,7 @@ class GraderPlugin:
         if output and error is not None:
             feedback += Text(f"\n--- your code's own output (truncated) ---\n{output}",
                              f"\n--- 你的代码自己的输出（已截断）---\n{output}")
-        return Verdict(exercise.id, doc, points, earned, feedback, visible, outcome, diagnosis)
+        return Verdict(exercise.id, name.en, points, earned, feedback, visible, outcome, diagnosis, name.zh)
 
     def _exercise_of(self, node) -> Exercise:
         path = str(node.path)

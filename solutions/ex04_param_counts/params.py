@@ -1,4 +1,4 @@
-"""ex04 reference: parameter counts of RNN, GRU and LSTM layers (seed 004 item 4; seed 000 §2.3.6).
+"""ex04 reference: parameter counts of RNN, GRU and LSTM layers (the answer key, item 4; the textbook, §2.3.6).
 
 One block = input projection (d_h × d_in) + recurrent projection (d_h × d_h) + bias (d_h);
 an RNN has 1 block, a GRU 3 (z, r, candidate), an LSTM 4 (i, f, o, candidate). The textbook counts

@@ -1,4 +1,4 @@
-"""ex05 reference: one step of an LSTM and of a GRU (seed 004 item 5; seed 000 §2.3.2–2.3.3).
+"""ex05 reference: one step of an LSTM and of a GRU (the answer key, item 5; textbook §2.3.2–2.3.3).
 
 Rows are samples: x is (B, d_x), states are (B, d_h). LSTM weights act on u = [x, h];
 GRU weights W_* act on x and U_* on h. The GRU uses h_new = z*h + (1 - z)*candidate.

@@ -1,4 +1,4 @@
-"""ex06 reference: map torch's LSTMCell/GRUCell parameters onto the chapter's equations (seed 004 item 6).
+"""ex06 reference: map torch's LSTMCell/GRUCell parameters onto the chapter's equations (the answer key, item 6).
 
 PyTorch stacks the LSTM gates as i, f, g, o and the GRU gates as r, z, n along dim 0 of weight_ih,
 weight_hh, bias_ih and bias_hh. nn.GRUCell applies the reset gate after the recurrent matmul, with

@@ -1,4 +1,4 @@
-"""ex07 reference: how a retention gate's bias sets the decay of ∂s_T/∂s_0 (seed 004 item 7; seed 001).
+"""ex07 reference: how a retention gate's bias sets the decay of ∂s_T/∂s_0 (the answer key, item 7; lecture 16).
 
 With every weight zero and the retention gate fixed by its bias (LSTM f = σ(b_f); GRU z = σ(b_z) in
 ex05's convention h_new = z*h + (1 - z)*candidate), zero inputs from zero states give

@@ -1,4 +1,4 @@
-"""ex08 reference: the delayed-copy task and a fair RNN/GRU/LSTM comparison protocol (seed 004 item 8)."""
+"""ex08 reference: the delayed-copy task and a fair RNN/GRU/LSTM comparison protocol (the answer key, item 8)."""
 
 import math
 

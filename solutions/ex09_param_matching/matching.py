@@ -1,4 +1,4 @@
-"""ex09 reference: parameter-matched widths for an Embedding → RNN/GRU/LSTM → Linear model (seed 004 item 9).
+"""ex09 reference: parameter-matched widths for an Embedding → RNN/GRU/LSTM → Linear model (the answer key, item 9).
 
 The model is nn.Embedding(vocab, d_e) → nn.RNN/GRU/LSTM(d_e, d_h) (PyTorch: two bias vectors per
 block) → nn.Linear(d_h, vocab). A cell has k blocks: 1 (RNN), 3 (GRU) or 4 (LSTM).

@@ -1,4 +1,4 @@
-"""ex10 reference: a dependency-length sweep whose final choices rest on validation results only (seed 004 item 10)."""
+"""ex10 reference: a dependency-length sweep whose final choices rest on validation results only (the answer key, item 10)."""
 
 import math
 

@@ -14,8 +14,8 @@ def sigma(z: float) -> float:
     return 1.0 / (1.0 + math.exp(-z))
 
 
-F_TIMES_K = ("multiplied f by k; the k per-step factors multiply, so the gate is raised to the power k",
-             "把 f 乘以 k 了；k 个逐步因子相乘，应是门值的 k 次幂")
+F_TIMES_K = ("multiplied f by k: the steps were counted as one product of the gate and the number of steps",
+             "把 f 乘以 k 了：把各步算成了门值与步数的一次乘积")
 WRONG_COLUMN = ("that is the value for the other number of steps in the table; check k",
                 "这是表中另一个步数的值；请核对 k")
 ROUNDED_SIGMA = ("σ(1) was rounded too far before the power; a k-th power multiplies the rounding error by k – "
@@ -123,21 +123,23 @@ def _number(answers, variant, key: str) -> None:
 
 @check(points=1)
 def test_three_step_factor(answers, variant):
-    """(a) the three-step factor along the direct path"""
+    """(a) the three-step factor along the direct path
+    (a) 直接路径上的三步系数"""
     _number(answers, variant, "three_step_factor")
 
 
 @check(points=1)
 def test_const_gate_factor(answers, reference_answers):
-    """(b) the k-step factor of a constant gate, as a formula in f, k"""
+    """(b) the k-step factor of a constant gate, as a formula in f, k
+    (b) 常数门的 k 步系数，用 f、k 表示的公式"""
     answers.formula("const_gate_factor", reference_answers["const_gate_factor"],
                     symbols={"f": "gate", "k": "positive_integer"}, mistakes={
         "f*k": F_TIMES_K,
-        "(1-f)^k": ("used 1 − f, the share forgotten; the path keeps the share f",
-                   "用了 1 − f（被遗忘的部分）；通道保留的是 f 这一部分"),
-        "f^(k-1)": ("off by one: k steps multiply exactly k gate factors", "差了一个：k 步恰好乘 k 个门因子"),
-        "f^(k+1)": ("off by one: k steps multiply exactly k gate factors", "差了一个：k 步恰好乘 k 个门因子"),
-        "f": ("that is one step's factor; over k steps the factors multiply", "这只是一步的因子；k 步要连乘"),
+        "(1-f)^k": ("used 1 − f, the share forgotten, as each step's factor",
+                   "把被遗忘的部分 1 − f 当成了每一步的因子"),
+        "f^(k-1)": ("off by one: this counts one gate factor fewer than there are steps", "差了一个：门因子比步数少了一个"),
+        "f^(k+1)": ("off by one: this counts one gate factor more than there are steps", "差了一个：门因子比步数多了一个"),
+        "f": ("that is one step's factor: the other k − 1 steps are left out", "这只是一步的因子：漏掉了其余 k − 1 步"),
         "exp(-k*(1-f))": ("that is the approximation e^(−γk) with γ = 1 − f; the exact factor is asked",
                          "这是近似式 e^(−γk)（γ = 1 − f）；本题要的是精确系数"),
     })
@@ -145,31 +147,35 @@ def test_const_gate_factor(answers, reference_answers):
 
 @check(points=2)
 def test_scalar_table(answers, variant):
-    """(c) the scalar table: w above and below 1, f = σ(1) (within 2 %) and f near 1"""
+    """(c) the scalar table: w above and below 1, f = σ(1) (within 2 %) and f near 1
+    (c) 标量表格：w 大于与小于 1、f = σ(1)（误差 2 % 以内）以及 f 接近 1"""
     partial([lambda key=key: _number(answers, variant, key)
              for key in ("w_up_power", "w_down_power", "sigma1_power", "f_near_power")])
 
 
 @check(points=1)
 def test_ratio_bias1_bias0(answers, variant):
-    """(c) the head start of forget bias 1 over bias 0 (within 2 %)"""
+    """(c) the head start of forget bias 1 over bias 0 (within 2 %)
+    (c) 遗忘偏置 1 相对偏置 0 的领先倍数（误差 2 % 以内）"""
     _number(answers, variant, "ratio_bias1_bias0")
 
 
 @check(points=1)
 def test_preact_formula(answers, reference_answers):
-    """(d) the pre-activation needed to keep 1 − ε over k steps, as a formula in k, epsilon"""
-    sign = ("sign error: z must be large and positive, and ln(ε/k) is negative for ε < k",
-            "符号错误：z 必须是较大的正数，而 ε < k 时 ln(ε/k) 为负")
+    """(d) the pre-activation needed to keep 1 − ε over k steps, as a formula in k, epsilon
+    (d) 在 k 步上保留 1 − ε 所需的预激活，用 k、epsilon 表示的公式"""
+    sign = ("sign error: for ε < k this z is negative, which closes the gate instead of holding it open",
+            "符号错误：ε < k 时这个 z 为负，门会关闭而不是保持打开")
     answers.formula("preact_formula", reference_answers["preact_formula"],
                     symbols={"k": "positive_integer", "epsilon": "gate"}, mistakes={
         "ln(epsilon/k)": sign,
-        "ln(k/epsilon)/ln(10)": ("used log10; γ ≈ e^(−z) is undone by the natural logarithm ln",
-                                "用了以 10 为底的对数；γ ≈ e^(−z) 要用自然对数 ln 反解"),
+        "ln(k/epsilon)/ln(10)": ("used log10: a base-10 logarithm does not undo the gate's e^(−z)",
+                                "用了以 10 为底的对数：它不能反解门里的 e^(−z)"),
         "k/epsilon": ("forgot the logarithm: that is e^z, not z", "漏了对数：这是 e^z，不是 z"),
         "epsilon/k": ("that is the bound on γ = 1 − f, not the pre-activation z", "这是 γ = 1 − f 的界，不是预激活 z"),
         "1 - epsilon/k": ("that is the gate value f, not its pre-activation z", "这是门值 f，不是它的预激活 z"),
-        "ln(k*epsilon)": ("ε belongs in the denominator: γ ≲ ε/k", "ε 应在分母上：γ ≲ ε/k"),
+        "ln(k*epsilon)": ("ε on the wrong side: here a stricter ε (smaller) asks for a smaller z, not a larger one",
+                          "ε 放错了位置：这里 ε 越严格（越小），要求的 z 反而越小"),
         "ln(1/epsilon)": ("k is missing: the decay accumulates over k steps", "漏了 k：衰减在 k 步上累积"),
         "ln(k/epsilon - 1)": EXACT_SOLUTION,
     })
@@ -177,19 +183,22 @@ def test_preact_formula(answers, reference_answers):
 
 @check(points=1)
 def test_preact_value(answers, variant):
-    """(d) that pre-activation for the given k and ε"""
+    """(d) that pre-activation for the given k and ε
+    (d) 给定 k 与 ε 时的那个预激活值"""
     _number(answers, variant, "preact_value")
 
 
 @check(points=1)
 def test_bias_sim(answers, variant):
-    """(e) lecture 16's simulation, another forget bias and number of steps"""
+    """(e) lecture 16's simulation, another forget bias and number of steps
+    (e) 第 16 讲的模拟：另一个遗忘偏置与步数"""
     _number(answers, variant, "bias_sim")
 
 
 @check(points=2)
 def test_statements(answers, reference_answers):
-    """(f) true or false: the direct path only decays; gating guarantees no vanishing"""
+    """(f) true or false: the direct path only decays; gating guarantees no vanishing
+    (f) 判断正误：直接路径只会衰减；门控保证梯度不消失"""
     partial([
         lambda: answers.boolean("only_decays", reference_answers["only_decays"], mistake=(
             "every factor on the direct path is a sigmoid output in (0, 1), so their product cannot exceed 1",

@@ -76,7 +76,8 @@ def _holds(answers, key: str, value: float) -> bool:
 
 @check(points=2)
 def test_h_t(answers, variant):
-    """(a) h_t in the answer key's (PyTorch's) convention"""
+    """(a) h_t in the answer key's (PyTorch's) convention
+    (a) 参考答案（PyTorch）约定下的 h_t"""
     right = expected(variant)
     convention_value(answers, "h_t", right["h_t"], mistakes(variant)["h_t"], "h_t_other_convention",
                      right["h_t_other_convention"])
@@ -84,13 +85,15 @@ def test_h_t(answers, variant):
 
 @check(points=2)
 def test_direct_factor(answers, variant):
-    """(b) the direct-path derivative ∂h_t/∂h_prev in the answer key's convention"""
+    """(b) the direct-path derivative ∂h_t/∂h_prev in the answer key's convention
+    (b) 参考答案约定下的直接路径导数 ∂h_t/∂h_prev"""
     answers.number("direct_factor", expected(variant)["direct_factor"], mistakes=mistakes(variant)["direct_factor"])
 
 
 @check(points=2)
 def test_h_t_other_convention(answers, variant):
-    """(c) h_t in the textbook's convention"""
+    """(c) h_t in the textbook's convention
+    (c) 教材约定下的 h_t"""
     right = expected(variant)
     convention_value(answers, "h_t_other_convention", right["h_t_other_convention"],
                      mistakes(variant)["h_t_other_convention"], "h_t", right["h_t"])

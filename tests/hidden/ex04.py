@@ -9,7 +9,7 @@ the feedback names the mistake without printing the expected count.
 
 import functools
 
-from grader.checks import Fail, check, expect_value_errors, reference_module, student_module
+from grader.checks import Fail, Text, check, expect_value_errors, reference_module, student_module
 
 params = student_module("params")
 reference = reference_module("params")
@@ -22,10 +22,10 @@ SIZES = {"d_x": "positive_integer", "d_h": "positive_integer"}
 
 NO_BIAS = ("no bias: every block also has a bias vector of d_h entries",
            "漏了偏置：每个块还有一个 d_h 维的偏置向量")
-LSTM_3 = ("LSTM counted as 3 blocks: input, forget and output gates plus the candidate cell state make 4",
-          "把 LSTM 算成了 3 个块：输入门、遗忘门、输出门加上候选细胞状态共 4 个块")
-GRU_K = ("wrong number of blocks for the GRU: update gate, reset gate and candidate make 3",
-         "GRU 的块数错误：更新门、重置门和候选隐藏状态共 3 个块")
+LSTM_3 = ("LSTM counted as 3 blocks: one of its weight blocks (a gate or the candidate cell state) is left out",
+          "把 LSTM 算成了 3 个块：漏掉了其中一个权重块（某个门或候选细胞状态）")
+GRU_K = ("wrong number of blocks for the GRU: recount its gates and its candidate",
+         "GRU 的块数错误：请重新数一数它的门和候选隐藏状态")
 DX_EVERY = ("d_x used for every layer: only layer 1 reads d_x; each later layer reads the previous layer's "
             "output, D·d_h features",
             "每层都用了 d_x：只有第 1 层的输入维是 d_x，之后每层读取上一层的输出，维度为 D·d_h")
@@ -97,7 +97,8 @@ def mistaken_counts(config: dict, expected: int) -> dict:
 
 @check(points=1)
 def test_N_rnn(answers, reference_answers):
-    """N_rnn: parameters of a plain RNN cell as a formula in d_x, d_h (one bias per block)"""
+    """N_rnn: parameters of a plain RNN cell as a formula in d_x, d_h (one bias per block)
+    N_rnn：朴素 RNN 单元的参数量，用 d_x、d_h 表示的公式（每块一组偏置）"""
     answers.formula("N_rnn", reference_answers["N_rnn"], SIZES, mistakes={
         "d_h*(d_x + d_h)": NO_BIAS,
         "d_h*(d_x + 1)": NO_RECURRENT,
@@ -109,7 +110,8 @@ def test_N_rnn(answers, reference_answers):
 
 @check(points=1)
 def test_N_gru(answers, reference_answers):
-    """N_gru: parameters of a GRU cell as a formula in d_x, d_h (one bias per block)"""
+    """N_gru: parameters of a GRU cell as a formula in d_x, d_h (one bias per block)
+    N_gru：GRU 单元的参数量，用 d_x、d_h 表示的公式（每块一组偏置）"""
     answers.formula("N_gru", reference_answers["N_gru"], SIZES, mistakes={
         "3*d_h*(d_x + d_h)": NO_BIAS,
         "4*d_h*(d_x + d_h + 1)": GRU_K,
@@ -123,7 +125,8 @@ def test_N_gru(answers, reference_answers):
 
 @check(points=1)
 def test_N_lstm(answers, reference_answers):
-    """N_lstm: parameters of an LSTM cell as a formula in d_x, d_h (one bias per block)"""
+    """N_lstm: parameters of an LSTM cell as a formula in d_x, d_h (one bias per block)
+    N_lstm：LSTM 单元的参数量，用 d_x、d_h 表示的公式（每块一组偏置）"""
     answers.formula("N_lstm", reference_answers["N_lstm"], SIZES, mistakes={
         "4*d_h*(d_x + d_h)": NO_BIAS,
         "3*d_h*(d_x + d_h + 1)": LSTM_3,
@@ -164,31 +167,36 @@ def _item(answers, variant, key):
 
 @check(points=0.4)
 def test_gru_count(answers, variant):
-    """gru_count: one GRU cell, one bias per block"""
+    """gru_count: one GRU cell, one bias per block
+    gru_count：一个 GRU 单元，每块一组偏置"""
     _item(answers, variant, "gru_count")
 
 
 @check(points=0.4)
 def test_lstm_count(answers, variant):
-    """lstm_count: one LSTM cell, one bias per block (as in example 2.3.1)"""
+    """lstm_count: one LSTM cell, one bias per block (as in example 2.3.1)
+    lstm_count：一个 LSTM 单元，每块一组偏置（同例 2.3.1）"""
     _item(answers, variant, "lstm_count")
 
 
 @check(points=0.4)
 def test_lstm_count_torch(answers, variant):
-    """lstm_count_torch: parameters of that nn.LSTM"""
+    """lstm_count_torch: parameters of that nn.LSTM
+    lstm_count_torch：该 nn.LSTM 的参数量"""
     _item(answers, variant, "lstm_count_torch")
 
 
 @check(points=0.4)
 def test_grucell_count_torch(answers, variant):
-    """grucell_count_torch: parameters of an nn.GRUCell"""
+    """grucell_count_torch: parameters of an nn.GRUCell
+    grucell_count_torch：一个 nn.GRUCell 的参数量"""
     _item(answers, variant, "grucell_count_torch")
 
 
 @check(points=0.4)
 def test_lstm_stack_count_torch(answers, variant):
-    """lstm_stack_count_torch: parameters of a two-layer bidirectional nn.LSTM"""
+    """lstm_stack_count_torch: parameters of a two-layer bidirectional nn.LSTM
+    lstm_stack_count_torch：两层双向 nn.LSTM 的参数量"""
     _item(answers, variant, "lstm_stack_count_torch")
 
 
@@ -349,35 +357,39 @@ STACK_SIZES = [(3, 5), (10, 20), (40, 6)]
 
 @check(points=1.5)
 def test_single_layer_textbook(params, reference):
-    """count_params for one layer, one bias per block, matches the formulas (d_x ≠ d_h)"""
+    """count_params for one layer, one bias per block, matches the formulas (d_x ≠ d_h)
+    单层、每块一组偏置时 count_params 与公式一致（d_x ≠ d_h）"""
     configs = _configs([(5, 4), (32, 128), (3, 5), (64, 256), (7, 2)])
     grid_check(params, configs, textbook_or_torch(reference), "single-layer", strict_type=True)
 
 
 @check(points=1)
 def test_single_layer_framework(params, reference):
-    """count_params(..., framework_biases=True) equals sum(p.numel()) of nn.RNNCell / nn.GRUCell / nn.LSTMCell"""
+    """count_params(..., framework_biases=True) equals sum(p.numel()) of nn.RNNCell / nn.GRUCell / nn.LSTMCell
+    count_params(..., framework_biases=True) 等于 nn.RNNCell / nn.GRUCell / nn.LSTMCell 的 sum(p.numel())"""
     configs = _configs([(5, 4), (32, 128), (3, 5), (10, 20)], framework=(True,))
     grid_check(params, configs, textbook_or_torch(reference), "single-layer framework", excused=BLOCK_MISTAKES)
 
 
 @check(points=1)
 def test_stacked_layers(params, reference):
-    """Stacked layers: layer 1 reads d_x, later layers d_h; equals nn.RNN/GRU/LSTM(num_layers=2, 3)"""
+    """Stacked layers: layer 1 reads d_x, later layers d_h; equals nn.RNN/GRU/LSTM(num_layers=2, 3)
+    多层堆叠：第 1 层读入 d_x，之后各层读入 d_h；等于 nn.RNN/GRU/LSTM(num_layers=2, 3)"""
     configs = _configs(STACK_SIZES, layers=(2, 3), framework=(False, True))
     grid_check(params, configs, textbook_or_torch(reference), "stacked", excused=PER_LAYER)
 
 
 @check(points=1)
 def test_bidirectional(params, reference):
-    """Bidirectional stacks: two directions, later layers read 2·d_h; equals nn.*(bidirectional=True)"""
+    """Bidirectional stacks: two directions, later layers read 2·d_h; equals nn.*(bidirectional=True)
+    双向堆叠：两个方向，之后各层读入 2·d_h；等于 nn.*(bidirectional=True)"""
     configs = _configs(STACK_SIZES, layers=(1, 2, 3), bidirectional=(True,), framework=(False, True))
     grid_check(params, configs, textbook_or_torch(reference), "bidirectional", excused=PER_LAYER)
 
 
 BAD_CALLS = (
-    ("an unknown cell 'cnn'", ("cnn", 3, 5), {}),
-    ("an unknown cell 'transformer'", ("transformer", 3, 5), {"framework_biases": True}),
+    (Text("an unknown cell 'cnn'", "未知的单元 'cnn'"), ("cnn", 3, 5), {}),
+    (Text("an unknown cell 'transformer'", "未知的单元 'transformer'"), ("transformer", 3, 5), {"framework_biases": True}),
     ("d_x = 0", ("lstm", 0, 5), {}),
     ("d_h = -2", ("gru", 3, -2), {}),
     ("num_layers = 0", ("rnn", 3, 5), {"num_layers": 0}),
@@ -399,7 +411,8 @@ def counts(params, reference) -> bool:
 
 @check(points=0.5)
 def test_value_errors(params, reference):
-    """An unknown cell or a non-positive size raises ValueError (counts once count_params counts)"""
+    """An unknown cell or a non-positive size raises ValueError (counts once count_params counts)
+    未知的单元或非正的尺寸抛出 ValueError（count_params 计数正确后才计分）"""
     if not counts(params, reference):
         raise Fail("count_params's ValueError cases count once it computes counts (see the single-layer check)",
                    "count_params 能计算参数量后，它的 ValueError 情况才计分（见单层检查）")

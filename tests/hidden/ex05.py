@@ -178,13 +178,15 @@ def values_check(student_fn, reference_fn, inputs, keys, recompute, mistakes, fn
 
 @check(points=3)
 def test_lstm_values(gated, reference, device):
-    """lstm_step: gates, candidate, c and h match the reference (float64, batch 3, d_x ≠ d_h)"""
+    """lstm_step: gates, candidate, c and h match the reference (float64, batch 3, d_x ≠ d_h)
+    lstm_step：各门、候选值、c 与 h 与参考实现一致（float64，批量 3，d_x ≠ d_h）"""
     values_check(gated.lstm_step, reference.lstm_step, lstm_inputs(device), LSTM_KEYS, _lstm, LSTM_MISTAKES, "lstm_step")
 
 
 @check(points=3)
 def test_gru_values(gated, reference, device):
-    """gru_step: gates, candidate and h match the reference (float64, batch 3, d_x ≠ d_h)"""
+    """gru_step: gates, candidate and h match the reference (float64, batch 3, d_x ≠ d_h)
+    gru_step：各门、候选值与 h 与参考实现一致（float64，批量 3，d_x ≠ d_h）"""
     values_check(gated.gru_step, reference.gru_step, gru_inputs(device), GRU_KEYS, _gru, GRU_MISTAKES, "gru_step")
 
 
@@ -194,7 +196,8 @@ def _logit(p: float) -> float:
 
 @check(points=1)
 def test_lstm_given_gates(gated, device):
-    """lstm_step reproduces ex01's cell-state arithmetic when the gates are fixed by their biases"""
+    """lstm_step reproduces ex01's cell-state arithmetic when the gates are fixed by their biases
+    门值由偏置固定时，lstm_step 复现 ex01 的细胞状态算术"""
     zero = lambda *s: torch.zeros(*s, dtype=torch.float64, device=device)  # noqa: E731
     full = lambda v: torch.full((1,), v, dtype=torch.float64, device=device)  # noqa: E731
     inputs = {"x": zero(1, 1), "h": zero(1, 1), "c": full(2.0).reshape(1, 1)}
@@ -213,7 +216,8 @@ def test_lstm_given_gates(gated, device):
 
 @check(points=1)
 def test_gru_given_gates(gated, device):
-    """gru_step reproduces ex03's arithmetic (h_new = z ⊙ h + (1 − z) ⊙ candidate) with fixed gates"""
+    """gru_step reproduces ex03's arithmetic (h_new = z ⊙ h + (1 − z) ⊙ candidate) with fixed gates
+    门值固定时，gru_step 复现 ex03 的算术（h_new = z ⊙ h + (1 − z) ⊙ candidate）"""
     zero = lambda *s: torch.zeros(*s, dtype=torch.float64, device=device)  # noqa: E731
     full = lambda v: torch.full((1,), v, dtype=torch.float64, device=device)  # noqa: E731
     inputs = {"x": zero(1, 1), "h": full(2.0).reshape(1, 1)}
@@ -282,13 +286,15 @@ def float32_check(gated, reference, device, fn: str) -> None:
 
 @check(points=0.5)
 def test_lstm_float32(gated, reference, device):
-    """lstm_step: float32 inputs give float32 outputs with the float64 values (partial: per output)"""
+    """lstm_step: float32 inputs give float32 outputs with the float64 values (partial: per output)
+    lstm_step：float32 输入得到 float32 输出，数值与 float64 一致（按输出给部分分）"""
     float32_check(gated, reference, device, "lstm_step")
 
 
 @check(points=0.5)
 def test_gru_float32(gated, reference, device):
-    """gru_step: float32 inputs give float32 outputs with the float64 values (partial: per output)"""
+    """gru_step: float32 inputs give float32 outputs with the float64 values (partial: per output)
+    gru_step：float32 输入得到 float32 输出，数值与 float64 一致（按输出给部分分）"""
     float32_check(gated, reference, device, "gru_step")
 
 
@@ -324,13 +330,15 @@ def gradients_check(gated, reference, device, fn: str) -> None:
 
 @check(points=1)
 def test_lstm_gradients(gated, reference, device):
-    """lstm_step: gradients reach every input and parameter and equal autograd through the step (counts once its values are right or a named mistake)"""
+    """lstm_step: gradients reach every input and parameter and equal autograd through the step (counts once its values are right or a named mistake)
+    lstm_step：梯度到达每个输入与参数，且与对该步自动求导的结果一致（数值正确或表现为已指出的错误后才计分）"""
     gradients_check(gated, reference, device, "lstm_step")
 
 
 @check(points=1)
 def test_gru_gradients(gated, reference, device):
-    """gru_step: gradients reach every input and parameter and equal autograd through the step (counts once its values are right or a named mistake)"""
+    """gru_step: gradients reach every input and parameter and equal autograd through the step (counts once its values are right or a named mistake)
+    gru_step：梯度到达每个输入与参数，且与对该步自动求导的结果一致（数值正确或表现为已指出的错误后才计分）"""
     gradients_check(gated, reference, device, "gru_step")
 
 
@@ -358,26 +366,28 @@ def extreme_check(gated, reference, device, fn: str) -> None:
 
 @check(points=0.5)
 def test_lstm_extreme_preactivations(gated, reference, device):
-    """lstm_step: outputs stay finite and right for pre-activations around ±1e4 (use torch.sigmoid/torch.tanh; partial: per output)"""
+    """lstm_step: outputs stay finite and right for pre-activations around ±1e4 (use torch.sigmoid/torch.tanh; partial: per output)
+    lstm_step：预激活约为 ±1e4 时输出仍有限且正确（使用 torch.sigmoid/torch.tanh；按输出给部分分）"""
     extreme_check(gated, reference, device, "lstm_step")
 
 
 @check(points=0.5)
 def test_gru_extreme_preactivations(gated, reference, device):
-    """gru_step: outputs stay finite and right for pre-activations around ±1e4 (use torch.sigmoid/torch.tanh; partial: per output)"""
+    """gru_step: outputs stay finite and right for pre-activations around ±1e4 (use torch.sigmoid/torch.tanh; partial: per output)
+    gru_step：预激活约为 ±1e4 时输出仍有限且正确（使用 torch.sigmoid/torch.tanh；按输出给部分分）"""
     extreme_check(gated, reference, device, "gru_step")
 
 
 def _bad_shapes(device):
     lstm, gru = lstm_inputs(device), gru_inputs(device)
-    yield "lstm_step", "x is 1-D", lstm | {"x": lstm["x"][0]}
-    yield "lstm_step", "h is 3-D", lstm | {"h": lstm["h"][None]}
-    yield "lstm_step", "c.shape != h.shape", lstm | {"c": lstm["c"][:, :2]}
-    yield "lstm_step", "x and h have different batch sizes", lstm | {"x": lstm["x"][:2]}
-    yield "lstm_step", "W_f does not fit [x, h]", lstm | {"W_f": lstm["W_f"][:, :D_X]}
-    yield "gru_step", "x is 1-D", gru | {"x": gru["x"][0]}
-    yield "gru_step", "x and h have different batch sizes", gru | {"h": gru["h"][:2]}
-    yield "gru_step", "U_r is (d_h, d_x) instead of (d_h, d_h)", gru | {"U_r": gru["W_r"]}
+    yield "lstm_step", ("x is 1-D", "x 是一维的"), lstm | {"x": lstm["x"][0]}
+    yield "lstm_step", ("h is 3-D", "h 是三维的"), lstm | {"h": lstm["h"][None]}
+    yield "lstm_step", ("c.shape != h.shape", "c.shape != h.shape"), lstm | {"c": lstm["c"][:, :2]}
+    yield "lstm_step", ("x and h have different batch sizes", "x 与 h 的批量大小不同"), lstm | {"x": lstm["x"][:2]}
+    yield "lstm_step", ("W_f does not fit [x, h]", "W_f 与 [x, h] 不匹配"), lstm | {"W_f": lstm["W_f"][:, :D_X]}
+    yield "gru_step", ("x is 1-D", "x 是一维的"), gru | {"x": gru["x"][0]}
+    yield "gru_step", ("x and h have different batch sizes", "x 与 h 的批量大小不同"), gru | {"h": gru["h"][:2]}
+    yield "gru_step", ("U_r is (d_h, d_x) instead of (d_h, d_h)", "U_r 是 (d_h, d_x) 而不是 (d_h, d_h)"), gru | {"U_r": gru["W_r"]}
 
 
 def value_errors_check(gated, reference, device, fn: str) -> None:
@@ -385,19 +395,21 @@ def value_errors_check(gated, reference, device, fn: str) -> None:
     if not right_keys(getattr(gated, fn), getattr(reference, fn), make(device), keys, fn):
         raise Fail(f"{fn}: its ValueError cases count once it computes some output right (see the check on its values)",
                    f"{fn}：至少有一个输出正确后，它的 ValueError 情况才计分（见数值检查）")
-    expect_value_errors({f"{fn} with {case}": lambda inputs=inputs: getattr(gated, fn)(**inputs)
-                         for name, case, inputs in _bad_shapes(device) if name == fn})
+    expect_value_errors({Text(f"{fn} with {en}", f"{fn}：{zh}"): lambda inputs=inputs: getattr(gated, fn)(**inputs)
+                         for name, (en, zh), inputs in _bad_shapes(device) if name == fn})
 
 
 @check(points=0.5)
 def test_lstm_value_errors(gated, reference, device):
-    """lstm_step: bad shapes raise ValueError (not a torch RuntimeError, not a silent broadcast; partial: per case)"""
+    """lstm_step: bad shapes raise ValueError (not a torch RuntimeError, not a silent broadcast; partial: per case)
+    lstm_step：形状错误时抛出 ValueError（不是 torch 的 RuntimeError，也不是静默广播；按情形给部分分）"""
     value_errors_check(gated, reference, device, "lstm_step")
 
 
 @check(points=0.5)
 def test_gru_value_errors(gated, reference, device):
-    """gru_step: bad shapes raise ValueError (not a torch RuntimeError, not a silent broadcast; partial: per case)"""
+    """gru_step: bad shapes raise ValueError (not a torch RuntimeError, not a silent broadcast; partial: per case)
+    gru_step：形状错误时抛出 ValueError（不是 torch 的 RuntimeError，也不是静默广播；按情形给部分分）"""
     value_errors_check(gated, reference, device, "gru_step")
 
 
@@ -430,11 +442,13 @@ def standing_alone(gated, reference, student_source, device, fn: str) -> None:
 
 @check(points=0.5)
 def test_lstm_no_library_cells(gated, reference, student_source, device):
-    """lstm_step computes the gates itself: no library cells, no imports beyond torch, math and typing (counts once its values are right or a named mistake)"""
+    """lstm_step computes the gates itself: no library cells, no imports beyond torch, math and typing (counts once its values are right or a named mistake)
+    lstm_step 自己计算各门：不用库中的单元，除 torch、math 与 typing 外不导入其他模块（数值正确或表现为已指出的错误后才计分）"""
     standing_alone(gated, reference, student_source, device, "lstm_step")
 
 
 @check(points=0.5)
 def test_gru_no_library_cells(gated, reference, student_source, device):
-    """gru_step computes the gates itself: no library cells, no imports beyond torch, math and typing (counts once its values are right or a named mistake)"""
+    """gru_step computes the gates itself: no library cells, no imports beyond torch, math and typing (counts once its values are right or a named mistake)
+    gru_step 自己计算各门：不用库中的单元，除 torch、math 与 typing 外不导入其他模块（数值正确或表现为已指出的错误后才计分）"""
     standing_alone(gated, reference, student_source, device, "gru_step")

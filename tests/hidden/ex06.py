@@ -90,14 +90,14 @@ def lstm_mapping(weights: dict, *, order=("i", "f", "c", "o"), bias="both", colu
             | {f"b_{g}": v for g, v in zip(order, b.chunk(4))})
 
 
-ORDER_IFOG = ("gate order i, f, o, g: PyTorch stacks the blocks as i, f, g, o – the candidate g (ex05's W_c, b_c) "
-              "is the third block, the output gate the fourth",
-              "门顺序 i, f, o, g：PyTorch 按 i, f, g, o 堆叠——候选 g（即 ex05 的 W_c、b_c）是第三块，输出门是第四块")
-ORDER_OTHER = ("gate order: the blocks are taken in another order than PyTorch's i, f, g, o",
-               "门顺序：分块顺序与 PyTorch 的 i, f, g, o 不同")
-BIAS_HH = ("bias_hh dropped: PyTorch adds both bias vectors, so each gate's bias is bias_ih + bias_hh",
-           "漏了 bias_hh：PyTorch 把两组偏置相加，每个门的偏置是 bias_ih + bias_hh")
-BIAS_IH = ("bias_ih dropped: each gate's bias is bias_ih + bias_hh", "漏了 bias_ih：每个门的偏置是 bias_ih + bias_hh")
+ORDER_IFOG = ("gate order i, f, o, g: the candidate's block (ex05's W_c, b_c) and the output gate's are taken from "
+              "each other's places",
+              "门顺序 i, f, o, g：候选 g（即 ex05 的 W_c、b_c）与输出门的分块互相取错了位置")
+ORDER_OTHER = ("gate order: the blocks are taken in another order than PyTorch stacks them",
+               "门顺序：分块顺序与 PyTorch 的堆叠顺序不同")
+BIAS_HH = ("bias_hh dropped: the mapping leaves the cell's second bias vector out",
+           "漏了 bias_hh：映射中没有用到单元的第二组偏置")
+BIAS_IH = ("bias_ih dropped: the mapping leaves the cell's first bias vector out", "漏了 bias_ih：映射中没有用到单元的第一组偏置")
 HX = ("[h, x] order: ex05's lstm_step acts on u = [x, h], so weight_ih comes first and weight_hh second",
       "[h, x] 顺序：ex05 的 lstm_step 作用在 u = [x, h] 上，因此 weight_ih 在前、weight_hh 在后")
 
@@ -158,7 +158,8 @@ def lstm_mapping_of(value, d_x: int, d_h: int) -> dict:
 
 @check(points=2)
 def test_lstm_values(parity, gated_reference, device):
-    """lstm_params_from_torch: ex05's lstm_step on the mapping gives nn.LSTMCell's h and c (float64)"""
+    """lstm_params_from_torch: ex05's lstm_step on the mapping gives nn.LSTMCell's h and c (float64)
+    lstm_params_from_torch：ex05 的 lstm_step 用该映射得到 nn.LSTMCell 的 h 与 c（float64）"""
     for n, (d_x, d_h) in enumerate(CONFIGS):
         weights = cell_weights("lstm", d_x, d_h, device, seed=10 + n)
         m = lstm_mapping_of(parity.lstm_params_from_torch(cell=inject("lstm_cell", **weights)), d_x, d_h)
@@ -252,7 +253,8 @@ def known_lstm_grads(weights: dict, s: dict, cot: dict, options: dict, gated_ref
 
 @check(points=2)
 def test_lstm_gradients(parity, gated_reference, device):
-    """Gradients w.r.t. x, h0, c0 and every LSTMCell parameter through your mapping equal autograd through the cell"""
+    """Gradients w.r.t. x, h0, c0 and every LSTMCell parameter through your mapping equal autograd through the cell
+    经你的映射对 x、h0、c0 和 LSTMCell 每个参数的梯度与经该单元的 autograd 一致"""
     d_x, d_h = CONFIGS[0]
     weights = cell_weights("lstm", d_x, d_h, device, seed=30)
     m = lstm_mapping_of(parity.lstm_params_from_torch(cell=inject("lstm_cell", **weights)), d_x, d_h)
@@ -301,20 +303,20 @@ def gru_variant(weights: dict, x, h, *, order="rzn", reset="after", convention="
 
 
 GRU_NAMES = {
-    ("order", "zrn"): ("r and z swapped: PyTorch stacks the GRU blocks as r, z, n (reset first, update second)",
-                       "r 与 z 对调：PyTorch 按 r, z, n 堆叠 GRU 的分块（重置门在前，更新门在后）"),
-    ("reset", "before"): ("reset gate applied before the recurrent matmul (ex05's (r ⊙ h) U_hᵀ): nn.GRUCell computes "
-                          "n = tanh(W_in x + b_in + r ⊙ (W_hn h + b_hn)), so renaming ex05's gru_step cannot work",
-                          "重置门放在了循环矩阵乘法之前（ex05 的 (r ⊙ h) U_hᵀ）：nn.GRUCell 计算 "
-                          "n = tanh(W_in x + b_in + r ⊙ (W_hn h + b_hn))，只改 ex05 gru_step 的变量名行不通"),
-    ("reset", "outside"): ("b_hn outside r: in nn.GRUCell the reset gate multiplies W_hn h + b_hn, bias included",
-                           "b_hn 放在了 r 之外：nn.GRUCell 中重置门乘的是 W_hn h + b_hn，包括偏置"),
+    ("order", "zrn"): ("r and z swapped: the reset gate's and the update gate's blocks are taken from each other's places",
+                       "r 与 z 对调：重置门与更新门的分块互相取错了位置"),
+    ("reset", "before"): ("reset gate applied before the recurrent matmul (ex05's (r ⊙ h) U_hᵀ), which is not where "
+                          "nn.GRUCell applies it: renaming ex05's gru_step cannot work",
+                          "重置门放在了循环矩阵乘法之前（ex05 的 (r ⊙ h) U_hᵀ），而 nn.GRUCell 并不在这里作用重置门："
+                          "只改 ex05 gru_step 的变量名行不通"),
+    ("reset", "outside"): ("b_hn outside r: the candidate's recurrent bias is added outside the reset gate's product",
+                           "b_hn 放在了 r 之外：候选状态的循环偏置加在了重置门乘积的外面"),
     ("convention", "swapped"): ("swapped GRU convention: nn.GRUCell keeps the share z of the old state, "
                                 "h' = (1 − z) ⊙ n + z ⊙ h",
                                 "GRU 约定颠倒：nn.GRUCell 保留旧状态的 z 部分，h' = (1 − z) ⊙ n + z ⊙ h"),
     ("bias", "ih"): BIAS_HH,
-    ("bias", "no_hn"): ("b_hn dropped: the candidate's recurrent bias (the third block of bias_hh) sits inside r ⊙ (…)",
-                        "漏了 b_hn：候选状态的循环偏置（bias_hh 的第三块）位于 r ⊙ (…) 之内"),
+    ("bias", "no_hn"): ("b_hn dropped: the candidate's recurrent bias, part of bias_hh, is missing",
+                        "漏了 b_hn：缺少候选状态的循环偏置（bias_hh 的一部分）"),
 }
 
 
@@ -362,13 +364,14 @@ def gru_step_of(parity, weights, s, d_h) -> torch.Tensor:
 
 def gru_output(value, d_h: int) -> torch.Tensor:
     if isinstance(value, torch.Tensor) and value.dtype == torch.float32:
-        raise float32_fail("torch_gru_step", "the new hidden state")
+        raise float32_fail("torch_gru_step", "h'")
     return expect_tensor(value, name="torch_gru_step(...)", shape=(B, d_h), dtype=torch.float64)
 
 
 @check(points=3)
 def test_gru_values(parity, device):
-    """torch_gru_step(x, h, gru_params_from_torch(cell)) equals nn.GRUCell (float64, batch 3, d_x ≠ d_h)"""
+    """torch_gru_step(x, h, gru_params_from_torch(cell)) equals nn.GRUCell (float64, batch 3, d_x ≠ d_h)
+    torch_gru_step(x, h, gru_params_from_torch(cell)) 等于 nn.GRUCell（float64，批量 3，d_x ≠ d_h）"""
     for n, (d_x, d_h) in enumerate(CONFIGS):
         weights = cell_weights("gru", d_x, d_h, device, seed=40 + n)
         s = states(d_x, d_h, device, seed=50 + n)
@@ -396,7 +399,8 @@ def without_none(grads):
 
 @check(points=2)
 def test_gru_gradients(parity, device):
-    """Gradients w.r.t. x, h0 and every GRUCell parameter through your two functions equal autograd through the cell"""
+    """Gradients w.r.t. x, h0 and every GRUCell parameter through your two functions equal autograd through the cell
+    经你的两个函数对 x、h0 和 GRUCell 每个参数的梯度与经该单元的 autograd 一致"""
     d_x, d_h = CONFIGS[0]
     weights = cell_weights("gru", d_x, d_h, device, seed=60)
     s = states(d_x, d_h, device, seed=61)
@@ -425,7 +429,8 @@ def test_gru_gradients(parity, device):
 
 @check(points=1)
 def test_gru_written_out(parity, student_source, device):
-    """torch_gru_step writes the GRU equations out (no nn.GRUCell, torch.gru_cell or torch._VF)"""
+    """torch_gru_step writes the GRU equations out (no nn.GRUCell, torch.gru_cell or torch._VF)
+    torch_gru_step 手写 GRU 方程（不用 nn.GRUCell、torch.gru_cell 或 torch._VF）"""
     d_x, d_h = CONFIGS[0]
     weights = cell_weights("gru", d_x, d_h, device, seed=40)
     s = states(d_x, d_h, device, seed=50)

@@ -103,7 +103,8 @@ def check_constant_params(decay, kind: str, retain: float) -> None:
 
 @check(points=1)
 def test_constant_gate_params(decay):
-    """constant_gate_params: zero weights, σ(b_f) (LSTM) or σ(b_z) (GRU) equal to retain, other biases zero"""
+    """constant_gate_params: zero weights, σ(b_f) (LSTM) or σ(b_z) (GRU) equal to retain, other biases zero
+    constant_gate_params：权重为零，σ(b_f)（LSTM）或 σ(b_z)（GRU）等于 retain，其余偏置为零"""
     def both(kind: str) -> None:
         for retain in (0.9, 0.25):
             check_constant_params(decay, kind, retain)
@@ -129,7 +130,8 @@ def bias_follows_retain(decay, kind: str) -> bool:
 
 @check(points=1)
 def test_value_errors(decay):
-    """constant_gate_params raises ValueError unless 0 < retain < 1 and kind is "lstm" or "gru" (counts once it computes)"""
+    """constant_gate_params raises ValueError unless 0 < retain < 1 and kind is "lstm" or "gru" (counts once it computes)
+    除非 0 < retain < 1 且 kind 为 "lstm" 或 "gru"，constant_gate_params 抛出 ValueError（能算出参数后才计分）"""
     if not any(bias_follows_retain(decay, kind) for kind in ("lstm", "gru")):
         raise Fail("constant_gate_params's ValueError cases count once it computes the retention gate's bias from retain "
                    "(see the check on its parameters)",
@@ -221,7 +223,8 @@ def norm_check(decay, kind: str, params: dict, T: int, expected: float, device, 
 
 @check(points=1)
 def test_constant_gate_norms(decay, reference, device):
-    """Constant gates retain = 0.1, 0.5, 0.9: ‖∂s_T/∂s_0‖ measured through the course's step (LSTM and GRU)"""
+    """Constant gates retain = 0.1, 0.5, 0.9: ‖∂s_T/∂s_0‖ measured through the course's step (LSTM and GRU)
+    常数门 retain = 0.1、0.5、0.9：经课程给定的单步函数测得的 ‖∂s_T/∂s_0‖（LSTM 与 GRU）"""
     cases = [(kind, retain, 20) for kind in ("lstm", "gru") for retain in RETAINS] + [("lstm", 0.9, 7)]
     parts = []
     for kind, retain, T in cases:
@@ -239,7 +242,8 @@ def random_params(kind: str, device, seed: int) -> dict:
 
 @check(points=2)
 def test_random_weight_norms(decay, reference, device):
-    """Random non-zero weights: the value equals an autograd measurement through the course's step (LSTM 1, GRU 1)"""
+    """Random non-zero weights: the value equals an autograd measurement through the course's step (LSTM 1, GRU 1)
+    随机非零权重：数值等于经课程给定的单步函数用 autograd 测得的值（LSTM 1 个，GRU 1 个）"""
     parts = []
     for n, kind in enumerate(("lstm", "gru")):
         params = random_params(kind, device, seed=70 + n)
@@ -288,22 +292,24 @@ def mistakes(p: dict) -> dict:
 
 @check(points=1)
 def test_bias_for_gate(answers, variant):
-    """(c) the bias that makes a retention gate a given value"""
+    """(c) the bias that makes a retention gate a given value
+    (c) 使保留门取给定值的偏置"""
     answers.number("bias_for_gate", expected(variant)["bias_for_gate"], mistakes=mistakes(variant)["bias_for_gate"])
 
 
 @check(points=1)
 def test_retain_power(answers, variant):
-    """(d) ‖∂s_T/∂s_0‖ for constant gates, retain and T as given"""
+    """(d) ‖∂s_T/∂s_0‖ for constant gates, retain and T as given
+    (d) 门值恒定时的 ‖∂s_T/∂s_0‖，retain 与 T 如题所给"""
     answers.number("retain_power", expected(variant)["retain_power"], mistakes=mistakes(variant)["retain_power"])
 
 
 @check(points=1)
 def test_slowest_decay(answers, reference_answers):
-    """(e) which retention decays most slowly"""
+    """(e) which retention decays most slowly
+    (e) 哪个保留值衰减最慢"""
     answers.choice("slowest_decay", reference_answers["slowest_decay"], ["0.1", "0.5", "0.9"], mistakes={
-        "0.1": ("the smallest retention keeps the least per step, so retain^T falls fastest; the largest retention "
-                "decays most slowly",
-                "最小的保留值每步保留得最少，retain^T 下降最快；保留值越大衰减越慢"),
-        "0.5": ("retain^T falls more slowly the closer retain is to 1", "retain 越接近 1，retain^T 下降越慢"),
+        "0.1": ("read retain as the share forgotten per step (1 − retain)", "把 retain 当成了每步遗忘的比例（1 − retain）"),
+        "0.5": ("took the middle retention for a compromise: retain^T changes monotonically with retain",
+                "把居中的保留值当成了折中：retain^T 随 retain 单调变化"),
     })

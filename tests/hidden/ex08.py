@@ -171,7 +171,8 @@ def close(value, expected: float) -> bool:
 
 @check(points=1)
 def test_delayed_copy(protocol, reference):
-    """make_delayed_copy: int64 (n, T), tokens 1..vocab−1, targets shifted by delay, reproducible by seed"""
+    """make_delayed_copy: int64 (n, T), tokens 1..vocab−1, targets shifted by delay, reproducible by seed
+    make_delayed_copy：int64 (n, T)，token 为 1..vocab−1，targets 平移 delay，按随机种子可复现"""
     n, t, delay, vocab = 200, 10, 3, 5
     x, y = pair(protocol.make_delayed_copy(n, t, delay, vocab, 11), "make_delayed_copy", (n, t))
 
@@ -219,7 +220,8 @@ def test_delayed_copy(protocol, reference):
 
 @check(points=1)
 def test_splits(protocol):
-    """make_splits: exact sizes, no sequence repeated or shared between splits, reproducible, ValueError when impossible"""
+    """make_splits: exact sizes, no sequence repeated or shared between splits, reproducible, ValueError when impossible
+    make_splits：规模准确，序列不重复、不跨集合共享，可复现，无法满足时抛出 ValueError"""
     sizes, t, delay, vocab = {"train": 40, "val": 20, "test": 20}, 7, 2, 3  # 80 of only 2**7 = 128 sequences
     got = protocol.make_splits(sizes, t, delay, vocab, 4)
     if not isinstance(got, dict) or set(got) != set(sizes):
@@ -333,7 +335,8 @@ def pairs(data) -> set | None:
 
 @check(points=1)
 def test_training_protocol(protocol, reference, device):
-    """Each run trains once, on the train split only, a model built right after torch.manual_seed(seed)"""
+    """Each run trains once, on the train split only, a model built right after torch.manual_seed(seed)
+    每次运行只训练一次、只用训练集，模型在 torch.manual_seed(seed) 之后立即构建"""
     rows = complete(compare(protocol, reference, device))
     calls = training_calls(protocol, reference, device)
     made = {name: {(tuple(a), tuple(b)) for a, b in zip(x.tolist(), y.tolist())}
@@ -392,7 +395,8 @@ def test_training_protocol(protocol, reference, device):
 
 @check(points=1)
 def test_shared_settings(protocol, reference, device):
-    """Every model runs with the same seed set, batch size, update count and learning rate"""
+    """Every model runs with the same seed set, batch size, update count and learning rate
+    所有模型使用相同的随机种子集合、批量大小、更新次数与学习率"""
     rows = compare(protocol, reference, device)
     calls = training_calls(protocol, reference, device)
     problems = []
@@ -421,7 +425,8 @@ def test_shared_settings(protocol, reference, device):
 
 @check(points=1)
 def test_parameter_counts(protocol, reference, device):
-    """Reported parameter counts are the modules' own, sum(p.numel() for p in model.parameters())"""
+    """Reported parameter counts are the modules' own, sum(p.numel() for p in model.parameters())
+    报告的参数量是模块自身的 sum(p.numel() for p in model.parameters())"""
     rows = complete(compare(protocol, reference, device))
     for r in rows:
         expected = total_params(r["cell"], D_H)
@@ -441,7 +446,8 @@ def test_parameter_counts(protocol, reference, device):
 
 @check(points=1)
 def test_prediction_timing(protocol, reference, device):
-    """Prediction time is measured on exactly 512 test sequences"""
+    """Prediction time is measured on exactly 512 test sequences
+    预测时间恰好在 512 个测试序列上测量"""
     for r in complete(compare(protocol, reference, device)):
         got = number(r["predict_time"])
         if got is None:
@@ -455,7 +461,8 @@ def test_prediction_timing(protocol, reference, device):
 
 @check(points=1)
 def test_all_runs_reported(protocol, reference, device):
-    """Every run is reported: a NaN loss gives status "diverged", a raising run "failed" with test_acc None"""
+    """Every run is reported: a NaN loss gives status "diverged", a raising run "failed" with test_acc None
+    报告所有运行：损失为 NaN 时状态为 "diverged"，抛出异常的运行为 "failed" 且 test_acc 为 None"""
     seeds = seeds_trained(protocol, reference, device)
     diverged, failed = ("gru", seeds["gru"][1]), ("lstm", seeds["lstm"][0])
     rows = compare(protocol, reference, device, bench=fake_bench(diverge=[list(diverged)], fail=[list(failed)]))
@@ -499,7 +506,8 @@ VALIDATION_DATA = ("test accuracy measured on validation data: test_acc is accur
 
 @check(points=1)
 def test_row_metrics(protocol, reference, device):
-    """Test accuracy (positions t ≥ delay), training time, peak memory and recurrent-cell calls are right"""
+    """Test accuracy (positions t ≥ delay), training time, peak memory and recurrent-cell calls are right
+    测试准确率（t ≥ delay 的位置）、训练时间、峰值内存与循环单元调用次数正确"""
     data = {name: (x.cpu(), y.cpu()) for name, (x, y) in _splits(reference, device).items()}
     test_y = data["test"][1]
     problems, named = [], []
@@ -534,7 +542,8 @@ def test_row_metrics(protocol, reference, device):
 
 @check(points=0.5)
 def test_two_tables(protocol, reference, device):
-    """comparison_tables: one table at equal d_h, one at the parameter-matched widths"""
+    """comparison_tables: one table at equal d_h, one at the parameter-matched widths
+    comparison_tables：一张表用相同 d_h，一张表用参数量匹配的宽度"""
     matched = matched_widths(total_params("lstm", D_H))
     got, records = protocol.comparison_tables.recorded(fake_bench(), splits(reference, device), SETTINGS, D_H, matched)
     record = records[0] if records else None
@@ -555,7 +564,8 @@ def test_two_tables(protocol, reference, device):
 
 @check(points=0.5)
 def test_real_tiny_run(protocol, reference, device):
-    """One real tiny run: three cells train on the delayed-copy task and report sane rows"""
+    """One real tiny run: three cells train on the delayed-copy task and report sane rows
+    一次真实的小规模运行：三种单元在延迟复制任务上训练并报告合理的行"""
     settings = SETTINGS | {"seeds": [0], "updates": 5}  # a few real updates: the rows are checked, not what was learnt
     data = splits(reference, device)
     rows = rows_of(protocol.run_comparison(inject("tiny_bench"), data, {c: D_H for c in GATES}, settings), "run_comparison")
@@ -572,18 +582,19 @@ def test_real_tiny_run(protocol, reference, device):
 
 MISCONCEPTIONS = {
     "equal_width_shows": {
-        "A": ("equal width is not equal cost: the gate count, parameters, stored activations and multiply-adds still differ",
-              "相同宽度不等于相同成本：门数、参数量、需保存的激活和乘加次数仍然不同"),
-        "C": ("at equal width the gated cells do have more parameters, but one table cannot say which difference caused the gap",
-              "相同宽度下门控模型确实参数更多，但一张表无法说明差距由哪一个差别造成"),
-        "D": ("the equal-width table is informative on its own terms: same state size; it just does not equalise cost",
-              "相同宽度的表本身有意义：状态宽度相同；只是不能使成本相同"),
+        "A": ("took equal width for equal cost: answer-key item 4 lists what one d_h does not hold equal",
+              "把相同宽度当成了相同成本：参考答案第 4 题列出了同一个 d_h 不能使之相同的量"),
+        "B": ("credited the gap to the extra parameters: one table cannot say which of the differences between the cells "
+              "caused it",
+              "把差距归因于多出的参数：一张表无法说明差距由模型之间的哪一处不同造成"),
+        "C": ("dismissed the equal-width table: a table is read for what it holds fixed, and this one holds something fixed",
+              "否定了相同宽度的表：一张表要按它固定了什么来解读，而这张表确实固定了某个量"),
     },
     "equal_params_shows": {
-        "A": ("close parameter counts do not mean close running times: fused kernels and hardware efficiency differ",
-              "参数量接近不等于运行时间接近：融合算子与硬件效率不同"),
-        "B": ("at equal parameters the state widths differ, which can change capacity; the gates are not the only difference",
-              "参数量相同时状态宽度不同，可能影响表示能力；差别不只是门"),
+        "B": ("close parameter counts do not mean close running times or memory (answer-key item 9)",
+              "参数量接近不等于运行时间或内存接近（参考答案第 9 题）"),
+        "C": ("matching the budget does not leave the gates as the only difference between GRU and LSTM",
+              "参数预算匹配之后，GRU 与 LSTM 之间的差别并不只剩下门"),
         "D": ("a wider state does not guarantee better accuracy; the result depends on the task, optimisation and data",
               "更宽的状态不保证更高的准确率；结果取决于任务、优化与数据"),
     },
@@ -592,5 +603,6 @@ MISCONCEPTIONS = {
 
 @check(points=1)
 def test_choices(answers, reference_answers):
-    """What equal widths and equal parameter counts can and cannot show (answer-key items 4, 8 and 9)"""
+    """What equal widths and equal parameter counts can and cannot show (answer-key items 4, 8 and 9)
+    相同宽度与相同参数量能说明什么、不能说明什么（参考答案第 4、8、9 题）"""
     choices(answers, reference_answers, MISCONCEPTIONS)

@@ -184,7 +184,8 @@ TOTAL_SIZES = [(10, 4, 7), (50, 16, 32), (3, 8, 5), (1000, 64, 128), (7, 2, 1)]
 
 @check(points=3)
 def test_total_params(matching):
-    """total_params equals sum(p.numel()) of Embedding → nn.RNN/GRU/LSTM → Linear (exact)"""
+    """total_params equals sum(p.numel()) of Embedding → nn.RNN/GRU/LSTM → Linear (exact)
+    total_params 等于 Embedding → nn.RNN/GRU/LSTM → Linear 的 sum(p.numel())（精确）"""
     cases = [(cell, *sizes) for cell in CELLS for sizes in TOTAL_SIZES]
     count_check(matching.total_params, "total_params", cases, [torch_total(*args) for args in cases], TOTAL_MISTAKES)
 
@@ -325,7 +326,8 @@ def tie_target(total, cell: str, near: int) -> tuple[int, int, int]:
 
 @check(points=2)
 def test_match_widths(matching, reference):
-    """match_widths returns, for every cell, the width in 1..max_width whose total is closest to the target"""
+    """match_widths returns, for every cell, the width in 1..max_width whose total is closest to the target
+    match_widths 为每种单元返回 1..max_width 中总参数量最接近目标的宽度"""
     total = reference.total_params
     calls = [
         (10_000, 50, 16, {}),  # default cells and max_width
@@ -345,7 +347,8 @@ TIE_WIDTHS = {"rnn": 40, "gru": 30, "lstm": 25}
 
 @check(points=0.5)
 def test_tie_rule(matching, reference):
-    """Ties go to the smaller width: a target exactly halfway between two widths' totals"""
+    """Ties go to the smaller width: a target exactly halfway between two widths' totals
+    平局取较小的宽度：目标恰好位于两个宽度的总参数量正中间"""
     calls = []
     for cell, near in TIE_WIDTHS.items():
         # a tie for the student's own count, so that a miscounted total (charged elsewhere) still meets a tie
@@ -362,7 +365,8 @@ def test_tie_rule(matching, reference):
 
 @check(points=0.5)
 def test_width_range(matching, reference):
-    """Widths run from 1 to max_width, both included: targets below and above every total (counts once it searches)"""
+    """Widths run from 1 to max_width, both included: targets below and above every total (counts once it searches)
+    宽度取 1 到 max_width（两端都含）：目标低于或高于所有总参数量（能搜索后才计分）"""
     inside = [(reference.total_params(cell, 12, 5, 9) + 1, 12, 5, {"cells": [cell], "max_width": 20}) for cell in CELLS]
     try:
         widths_check(matching, reference, inside, "range ends")
@@ -382,7 +386,8 @@ MACS_SIZES = [(10, 4, 7), (50, 16, 32), (3, 8, 5), (1000, 64, 128)]
 
 @check(points=2)
 def test_macs_per_step(matching, reference):
-    """macs_per_step counts the cell's and the head's multiply-accumulates, not the embedding lookup (exact)"""
+    """macs_per_step counts the cell's and the head's multiply-accumulates, not the embedding lookup (exact)
+    macs_per_step 统计循环单元与输出头的乘加次数，不含嵌入查表（精确）"""
     cases = [(cell, *sizes) for cell in CELLS for sizes in MACS_SIZES]
 
     def same_wrong_k(args, got) -> bool:

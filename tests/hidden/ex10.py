@@ -97,10 +97,10 @@ SUMMARY_KINDS = {"model": TEXT, "length": INT, "lr": NUMBER, "runs": NUMBER, "di
 CALL_KINDS = {"T": NUMBER, "delay": NUMBER, "vocab": NUMBER, "seed": NUMBER, "sizes": dict(kinds=(dict,))}
 
 
-def expect_plain(row: dict, kinds: dict, *, name: str) -> None:
+def expect_plain(row: dict, kinds: dict, *, name: Text) -> None:
     """Fail unless each of these keys of `row` is missing, None or of its kind."""
     for k, kind in kinds.items():
-        expect_kind(row.get(k), name=f"{name}[{k!r}]", none=True, **kind)
+        expect_kind(row.get(k), name=Text(f"{name.en}[{k!r}]", f"{name.zh}[{k!r}]"), none=True, **kind)
 
 
 def key(row: dict) -> tuple:
@@ -118,7 +118,7 @@ def student_rows(sweep) -> list[dict]:
     if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
         raise Fail("run_sweep must return a list of dicts, one per run", "run_sweep 应返回 dict 列表，每次运行一行")
     for i, r in enumerate(rows):
-        expect_plain(r, ROW_KINDS, name=f"run_sweep: row {i}")
+        expect_plain(r, ROW_KINDS, name=Text(f"run_sweep: row {i}", f"run_sweep：第 {i} 行"))
     return rows
 
 
@@ -146,7 +146,8 @@ ANOTHER_SEED = ("another seed's outcome: call train_fn with each run's own seed,
 
 @check(points=2)
 def test_full_grid(sweep, reference):
-    """run_sweep: one row per (model, length, lr, seed), each with the values train_fn returned"""
+    """run_sweep: one row per (model, length, lr, seed), each with the values train_fn returned
+    run_sweep：每个 (model, length, lr, seed) 一行，各行带有 train_fn 返回的值"""
     rows = student_rows(sweep)
     expected = {key(r): r for r in expected_rows(reference)}
     present = {key(r) for r in rows} & set(expected)
@@ -187,7 +188,8 @@ def test_full_grid(sweep, reference):
 
 @check(points=1.5)
 def test_statuses(sweep):
-    """Diverged (NaN or infinite loss) and failed (raised) runs keep their rows with the right status"""
+    """Diverged (NaN or infinite loss) and failed (raised) runs keep their rows with the right status
+    发散（损失为 NaN 或无穷大）与失败（抛出异常）的运行保留其行，状态正确"""
     got = {key(r): r for r in student_rows(sweep)}
 
     def diverged():
@@ -285,8 +287,8 @@ def student_choice(sweep, rows) -> dict:
             shown = quoted(repr(k), limit=40)
             raise Fail(f"select_lr: the key {shown} is not a (model, length) tuple; key the dict by (model, length) tuples",
                        f"select_lr：键 {shown} 不是 (model, length) 元组；dict 应以 (model, length) 元组为键")
-        expect_kind(k[0], name="select_lr: a key's model", kinds=(str,))
-        expect_kind(k[1], name="select_lr: a key's length", kinds=(int,))
+        expect_kind(k[0], name=Text("select_lr: a key's model", "select_lr：键中的 model"), kinds=(str,))
+        expect_kind(k[1], name=Text("select_lr: a key's length", "select_lr：键中的 length"), kinds=(int,))
         expect_kind(lr, name=f"select_lr()[({quoted(k[0], limit=20)}, {k[1]})]", kinds=(int, float))
     return chosen
 
@@ -321,19 +323,22 @@ def judged(sweep, reference, keys: list[tuple]) -> None:
 
 @check(points=1.5)
 def test_selection_uses_validation(sweep, reference):
-    """select_lr picks the lr with the best mean validation accuracy over seeds, even where test accuracy or one seed disagrees"""
+    """select_lr picks the lr with the best mean validation accuracy over seeds, even where test accuracy or one seed disagrees
+    select_lr 选出各种子平均验证准确率最高的学习率，即使测试准确率或某个种子的结论不同"""
     judged(sweep, reference, [("gru", 4), ("lstm", 32)])
 
 
 @check(points=1)
 def test_failures_count_as_zero(sweep, reference):
-    """In select_lr's means, a diverged or failed run counts as 0"""
+    """In select_lr's means, a diverged or failed run counts as 0
+    在 select_lr 的平均值中，发散或失败的运行记为 0"""
     judged(sweep, reference, [("lstm", 16), ("gru", 32)])
 
 
 @check(points=0.5)
 def test_ties_go_to_the_smaller_lr(sweep, reference):
-    """select_lr breaks a tie in mean validation accuracy towards the smaller lr"""
+    """select_lr breaks a tie in mean validation accuracy towards the smaller lr
+    平均验证准确率相同时，select_lr 取较小的学习率"""
     judged(sweep, reference, [("gru", 64)])
 
 
@@ -354,7 +359,8 @@ def own_choice(sweep, rows) -> dict:
 
 @check(points=1)
 def test_summary(sweep, reference):
-    """summarize reports, per (model, length), the lr chosen on validation, its mean test accuracy and the failure counts"""
+    """summarize reports, per (model, length), the lr chosen on validation, its mean test accuracy and the failure counts
+    summarize 对每个 (model, length) 报告按验证集选出的学习率、其平均测试准确率与失败次数"""
     rows = expected_rows(reference) + control_rows(reference)
     got = sweep.summarize(rows)
     want = {(s["model"], s["length"]): s for s in reference.summarize(rows)}
@@ -362,7 +368,7 @@ def test_summary(sweep, reference):
         raise Fail("summarize must return a list of dicts, one per (model, length)", "summarize 应返回 dict 列表，每个 (model, length) 一项")
     entries = {}
     for i, s in enumerate(got):
-        expect_plain(s, SUMMARY_KINDS, name=f"summarize: entry {i}")
+        expect_plain(s, SUMMARY_KINDS, name=Text(f"summarize: entry {i}", f"summarize：第 {i} 项"))
         k = (s.get("model"), s.get("length"))
         if k not in want:
             raise Fail(f"summarize reports an unknown (model, length) {k}", f"summarize 报告了未知的 (model, length) {k}")
@@ -405,14 +411,15 @@ def test_summary(sweep, reference):
 
 @check(points=1)
 def test_length_data(sweep):
-    """length_data calls make_splits once per length with one rule: T = length + 8, delay = length, the same sizes"""
+    """length_data calls make_splits once per length with one rule: T = length + 8, delay = length, the same sizes
+    length_data 对每个长度按同一规则调用一次 make_splits：T = length + 8，delay = length，规模相同"""
     sizes, vocab, seed, lengths = {"train": 64, "val": 32, "test": 512}, 6, 2, [4, 16, 32]
     got = sweep.length_data(inject("split_recorder"), lengths, sizes, vocab, seed)
     if not isinstance(got, list) or len(got) != len(lengths) or not all(isinstance(c, dict) for c in got):
         raise Fail("length_data must return a list with make_splits's result for each length, in order",
                    "length_data 应按顺序返回每个长度的 make_splits 结果组成的列表")
     for length, call in zip(lengths, got):
-        expect_plain(call, CALL_KINDS, name=f"length_data()[{lengths.index(length)}]")
+        expect_plain(call, CALL_KINDS, name=Text(f"length_data()[{lengths.index(length)}]"))
         for name, n in (call.get("sizes") or {}).items():
             expect_kind(n, name=f"length_data()[{lengths.index(length)}]['sizes'][{name!r}]", kinds=(int, float))
         if call.get("delay") != length:
@@ -444,7 +451,8 @@ def _disjoint_splits(length: int, vocab: int, sizes: dict, device) -> dict:
 
 @check(points=0.5)
 def test_real_tiny_sweep(sweep, reference, device):
-    """One real tiny sweep: GRU and LSTM train on delayed copy, every run reported, an lr chosen from the grid"""
+    """One real tiny sweep: GRU and LSTM train on delayed copy, every run reported, an lr chosen from the grid
+    一次真实的小规模扫描：GRU 与 LSTM 在延迟复制任务上训练，报告所有运行，从网格中选出学习率"""
     data = {"2": _disjoint_splits(2, 4, {"train": 64, "val": 32, "test": 32}, device)}
     train_fn = inject("tiny_copy_trainer", data=data, vocab=4, d_e=4, d_h=8, batch_size=16, updates=5)
     expected = {key(r): r for r in expected_rows(reference)}
@@ -475,12 +483,12 @@ def test_real_tiny_sweep(sweep, reference, device):
 
 MISCONCEPTIONS = {
     "time_vs_length": {
-        "A": ("time measures computation, not difficulty: longer sequences mean more time steps per update",
-              "时间衡量的是计算量而非难度：序列越长，每次更新的时间步越多"),
-        "C": ("the rise is not a memory artefact: each update really computes more steps, on any device",
-              "时间上升不是内存的假象：每次更新确实要计算更多时间步，任何设备上都如此"),
-        "D": ("the rise is systematic, not noise: the work per update grows with the length",
-              "上升是系统性的而非噪声：每次更新的工作量随长度增长"),
+        "A": ("read training time as optimisation difficulty: a rise in time alone does not say the problem got harder",
+              "把训练时间当成了优化难度：时间上升本身并不说明问题变难了"),
+        "B": ("called the rise a memory artefact: the computation per update does not stay the same as the length grows",
+              "把上升归因于内存效应：长度增加时，每次更新的计算量并不保持不变"),
+        "D": ("called the rise noise: it is systematic, and more seeds would not average it away",
+              "把上升当成了噪声：它是系统性的，多跑几个种子也平均不掉"),
     },
     "failed_runs": {
         "A": ("dropping failed runs and comparing only the successes hides exactly the instability the sweep should show",
@@ -495,5 +503,6 @@ MISCONCEPTIONS = {
 
 @check(points=1)
 def test_choices(answers, reference_answers):
-    """Why time rising with length is not harder optimisation; why failed runs stay in (answer key item 10)"""
+    """What rising training time shows; what the report does with diverged runs (answer-key item 10)
+    训练时间上升说明了什么；报告如何处理发散的运行（参考答案第 10 题）"""
     choices(answers, reference_answers, MISCONCEPTIONS)

@@ -29,6 +29,10 @@ MISCONCEPTIONS = {
         "gating only mitigates vanishing: the readout o ⊙ tanh′ discounts, the indirect paths through W "
         "remain, and a forget gate below 1 still decays with distance",
         "门控只是缓解梯度消失：读出 o ⊙ tanh′ 会打折，经 W 的间接路径仍在，遗忘门小于 1 时衰减仍随距离累积"),
+    "tf_direct_path_no_w": (
+        "the direct path is elementwise: c_t depends on c_{t−1} only through f_t ⊙ c_{t−1}; W enters through h_{t−1}, "
+        "on the indirect paths (textbook §2.3.2, self-test Q1)",
+        "直接路径是逐元素的：c_t 只通过 f_t ⊙ c_{t−1} 依赖 c_{t−1}；W 经由 h_{t−1} 进入，属于间接路径（教材 2.3.2 节、自测 Q1）"),
     "tf_parallel_over_time": (
         "the recurrence is sequential: each state depends on the previous one, so the forward pass and BPTT run "
         "step by step in time; what parallelises is the batch, the features and the input projections of all "
@@ -39,6 +43,10 @@ MISCONCEPTIONS = {
         "the LSTM state is the pair (h_t, c_t): nn.LSTM returns (h_n, c_n), and c_n is not part of output; "
         "both must be carried or checkpointed",
         "LSTM 的状态是一对 (h_t, c_t)：nn.LSTM 返回 (h_n, c_n)，c_n 不在 output 中；传递或保存状态时两者都要带上"),
+    "tf_gru_no_cell_state": (
+        "the GRU merged the cell state into h: nn.GRU returns only h_n, and the same h_t is read out and carried on "
+        "(textbook §2.3.3)",
+        "GRU 把细胞状态并进了 h：nn.GRU 只返回 h_n，同一个 h_t 既被读出又被传递下去（教材 2.3.3 节）"),
     "tf_bidirectional_generation": (
         "the backward direction needs the whole sequence first; when token t is generated the future does "
         "not exist yet, so training would peek at it",
@@ -47,6 +55,10 @@ MISCONCEPTIONS = {
         "without detach the graph spans batches (memory grows, or backward through the graph a second "
         "time fails); reset the state to zero or carry h.detach() (and c.detach())",
         "不 detach 时计算图会跨 batch 累积（显存增长，或报再次反向同一张图）；应把状态置零，或传递 h.detach()（及 c.detach()）"),
+    "tf_forget_bias_slows_decay": (
+        "a positive bias starts the forget gate above σ(0) = 0.5, nearer 1, so less of the cell state is lost per step "
+        "(lecture 16)",
+        "正的偏置让遗忘门从高于 σ(0) = 0.5、更接近 1 的值起步，每一步丢掉的细胞状态更少（第 16 讲）"),
 }
 
 OUTPUT_MISTAKES = {
@@ -64,8 +76,8 @@ STATE_MISTAKES = {
                  "h_n 与 c_n 把两个方向作为不同的条目保存，并不拼接"),
     (2, 2, 10): ("h_n and c_n keep the two directions as separate entries; they are not concatenated",
                  "h_n 与 c_n 把两个方向作为不同的条目保存，并不拼接"),
-    (2, 4, 10): ("that is output's shape; h_n and c_n hold only the last time step of every layer and direction",
-                 "这是 output 的形状；h_n 与 c_n 只保存每层每个方向最后一个时间步的状态"),
+    (2, 4, 10): ("h_n and c_n hold only the last time step of every layer and direction, not a state per step",
+                 "h_n 与 c_n 只保存每层每个方向最后一个时间步的状态，并不是每步一个状态"),
 }
 LAST_BACKWARD = ("h_n[-1] is the last layer's backward direction, not its forward one",
                  "h_n[-1] 是最后一层的后向方向，不是前向方向")
@@ -83,29 +95,30 @@ PLAIN_RNN = ("that is the plain RNN's count, one block", "这是朴素 RNN 的�
 
 VARIANTS = {
     "choice_coupled_gates": {
-        "A": ("peepholes feed c into the gates; coupling ties f to i", "peephole 把 c 接入门；耦合门把 f 与 i 绑在一起"),
-        "B": ("coupling does not make f = 1: when i is large, f = 1 − i is small and old memory is overwritten",
+        "A": ("coupling is not a peephole: no gate reads the cell state c here", "耦合门不是 peephole：这里没有门读取细胞状态 c"),
+        "C": ("coupling does not make f = 1: when i is large, f = 1 − i is small and old memory is overwritten",
               "耦合并不使 f = 1：i 大时 f = 1 − i 小，旧记忆被覆盖"),
-        "D": ("the additive cell path stays; coupling only removes the freedom between f and i",
-              "加法细胞通道仍在；耦合只去掉了 f 与 i 之间的自由度"),
+        "D": ("the additive cell path stays: removing the gates' independence is not removing the cell",
+              "加法细胞通道仍在：去掉门的独立性并不等于去掉细胞"),
     },
     "choice_peephole_vs_coupling": {
-        "B": ("reversed: peepholes let the gates read c, coupling ties f to i",
-              "说反了：peephole 让门读到 c，耦合门把 f 与 i 绑在一起"),
-        "C": ("coupling removes parameters and freedom, it adds no path", "耦合门减少参数与自由度，并不增加通路"),
-        "D": ("both change the architecture: what the gates see and what decides them",
-              "两者都改变结构：门看到什么、门由谁决定"),
+        "A": ("mixed up which variant does what: reread what definition 2.3.3 says each one changes",
+              "把两种变体各自的作用弄混了：请重读定义 2.3.3 中各自改变了什么"),
+        "B": ("coupling adds no path and no parameters: tying f to i leaves fewer of both",
+              "耦合门不增加通路也不增加参数：把 f 绑定到 i 之后两者都更少"),
+        "C": ("both change the architecture, what the gates see and what decides them, not their initial values",
+              "两者都改变结构（门看到什么、门由谁决定），而不是门的初始值"),
     },
     "choice_greff_2015": {
-        "A": ("removing peepholes did not hurt noticeably; the variants differed little",
-              "去掉 peephole 并没有明显变差；各变体差别不大"),
-        "B": ("removing one or two gates usually did not make results clearly worse", "删掉一两个门通常不会让效果明显变差"),
-        "C": ("the differences between the variants were not significant overall", "各变体之间的差别整体并不显著"),
+        "B": ("removing peepholes did not hurt noticeably in that comparison",
+              "在那次对照中，去掉 peephole 并没有明显变差"),
+        "C": ("removing one or two gates usually did not make results clearly worse; more gates were not better",
+              "删掉一两个门通常不会让效果明显变差；门越多并不越好"),
+        "D": ("coupled gates did not clearly beat the standard LSTM there", "耦合门在那次对照中并没有明显优于标准 LSTM"),
     },
     "choice_jozefowicz_2015": {
-        "A": ("some variants did beat the standard LSTM, by small margins", "确实存在优于标准 LSTM 的变体，只是优势不大"),
-        "C": ("they reported no such uniform winner; architecture mattered less than hyper-parameters",
-              "没有这样的全面赢家；架构的影响小于超参"),
+        "A": ("some architectures found did beat the standard LSTM, by small margins", "确实找到了优于标准 LSTM 的架构，只是优势不大"),
+        "B": ("the GRU did not win everywhere: no cell was a uniform winner", "GRU 并非处处胜出：没有哪种单元全面领先"),
         "D": ("more gates and fancier structure were not supported by the comparisons",
               "对照结果并不支持门越多、结构越花哨越强"),
     },
@@ -114,14 +127,16 @@ VARIANTS = {
 
 @check(points=2)
 def test_misconceptions(answers, reference_answers):
-    """Part A: the five misconceptions of textbook §2.3.8, true or false"""
+    """Part A: true or false (textbook §2.3.2, §2.3.3, §2.3.8; lecture 16)
+    A 部分：判断正误（教材 2.3.2、2.3.3、2.3.8 节；第 16 讲）"""
     partial([lambda key=key, why=why: answers.boolean(key, reference_answers[key], mistake=why)
                 for key, why in MISCONCEPTIONS.items()])
 
 
 @check(points=2)
 def test_bidirectional_shapes(answers, reference_answers):
-    """Part B: shapes and indices of a 2-layer bidirectional batch-first nn.LSTM"""
+    """Part B: shapes and indices of a 2-layer bidirectional batch-first nn.LSTM
+    B 部分：2 层双向、batch_first 的 nn.LSTM 的形状与索引"""
     partial([
         lambda: answers.shape("output_shape", reference_answers["output_shape"], mistakes=OUTPUT_MISTAKES),
         lambda: answers.shape("h_n_shape", reference_answers["h_n_shape"], mistakes=STATE_MISTAKES),
@@ -160,7 +175,8 @@ def mistakes(p: dict) -> dict:
 
 @check(points=2)
 def test_numbers(answers, reference_answers, variant):
-    """Part C: two parameter counts, the GRU/LSTM ratio and σ(1)"""
+    """Part C: two parameter counts, the GRU/LSTM ratio and σ(1)
+    C 部分：两个参数量、GRU/LSTM 之比与 σ(1)"""
     right, wrong = expected(variant), mistakes(variant)
     rnn, gru, lstm = right["q2_gru"] / 3, right["q2_gru"], right["q2_lstm"]
     partial([
@@ -182,5 +198,6 @@ def test_numbers(answers, reference_answers, variant):
 
 @check(points=2)
 def test_variants(answers, reference_answers):
-    """Part D: coupled gates, peepholes and the two large comparisons (textbook §2.3.4)"""
+    """Part D: coupled gates, peepholes and the two large comparisons (textbook §2.3.4)
+    D 部分：耦合门、peephole 与两次大规模对照（教材 2.3.4 节）"""
     choices(answers, reference_answers, VARIANTS)

@@ -33,7 +33,7 @@ MUTANTS = bank("ex02", "answers.toml", {
     "gate value instead of pre-activation": (
         'preact_formula = "ln(k/epsilon)"', 'preact_formula = "1 - epsilon/k"', "gate value f"),
     "epsilon in the numerator": (
-        'preact_formula = "ln(k/epsilon)"', 'preact_formula = "\\\\ln(k \\\\cdot \\\\epsilon)"', "denominator"),
+        'preact_formula = "ln(k/epsilon)"', 'preact_formula = "\\\\ln(k \\\\cdot \\\\epsilon)"', "ε on the wrong side"),
     "unknown symbol": ('preact_formula = "ln(k/epsilon)"', 'preact_formula = "ln(T/epsilon)"', "'T'"),
     "negative pre-activation": ("preact_value = 3.4657359027997265", "preact_value = -3.4657", "sign error"),
     "log10 value": ("preact_value = 3.4657359027997265", 'preact_value = "log(32)/log(10)"', "log10"),

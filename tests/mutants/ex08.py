@@ -72,12 +72,15 @@ CODE_MUTANTS = bank("ex08", "protocol.py", {
 
 # name: (answer in the reference, the wrong answer, words the feedback must contain)
 SHEET_MUTANTS = bank("ex08", "answers.toml", {
-    "equal width means equal cost": ('equal_width_shows = "B"', 'equal_width_shows = "A"', "not equal cost"),
+    "equal width means equal cost": ('equal_width_shows = "D"', 'equal_width_shows = "A"', "took equal width for equal cost"),
     "equal width credits extra parameters": (
-        'equal_width_shows = "B"', 'equal_width_shows = "C"', "cannot say which difference"),
+        'equal_width_shows = "D"', 'equal_width_shows = "B"', "credited the gap to the extra parameters"),
+    "equal width means nothing": ('equal_width_shows = "D"', 'equal_width_shows = "C"', "dismissed the equal-width table"),
     "equal parameters means equal time": (
-        'equal_params_shows = "C"', 'equal_params_shows = "A"', "close parameter counts do not mean"),
-    "equal parameters isolates the gates": ('equal_params_shows = "C"', 'equal_params_shows = "B"', "state widths differ"),
+        'equal_params_shows = "A"', 'equal_params_shows = "B"', "close parameter counts do not mean"),
+    "equal parameters isolates the gates": (
+        'equal_params_shows = "A"', 'equal_params_shows = "C"', "not leave the gates as the only difference"),
+    "the wider GRU must win": ('equal_params_shows = "A"', 'equal_params_shows = "D"', "does not guarantee better accuracy"),
 })
 
 MUTANTS = CODE_MUTANTS + SHEET_MUTANTS

@@ -51,8 +51,10 @@ CODE_MUTANTS = bank("ex10", "sweep.py", {
 
 # name: (answer in the reference, the wrong answer, words the feedback must contain)
 SHEET_MUTANTS = bank("ex10", "answers.toml", {
-    "longer time means harder optimisation": ('time_vs_length = "B"', 'time_vs_length = "A"', "time measures computation"),
-    "time is noise": ('time_vs_length = "B"', 'time_vs_length = "D"', "systematic"),
+    "longer time means harder optimisation": (
+        'time_vs_length = "C"', 'time_vs_length = "A"', "read training time as optimisation difficulty"),
+    "time as a memory artefact": ('time_vs_length = "C"', 'time_vs_length = "B"', "called the rise a memory artefact"),
+    "time is noise": ('time_vs_length = "C"', 'time_vs_length = "D"', "systematic"),
     "drop failed runs": ('failed_runs = "B"', 'failed_runs = "A"', "hides exactly the instability"),
     "rerun until success": ('failed_runs = "B"', 'failed_runs = "C"', "rerunning until a seed succeeds"),
     "tune only the failing model": ('failed_runs = "B"', 'failed_runs = "D"', "same lr grid"),

@@ -12,6 +12,10 @@ MUTANTS = bank("ex11", "answers.toml", {
         "tf_bidirectional_generation = false", "tf_bidirectional_generation = true", "whole sequence"),
     "state carried without detach": (
         "tf_carry_state_without_detach = false", "tf_carry_state_without_detach = true", "detach()"),
+    "W on the direct path": ("tf_direct_path_no_w = true", "tf_direct_path_no_w = false", "the direct path is elementwise"),
+    "GRU with a cell state": ("tf_gru_no_cell_state = true", 'tf_gru_no_cell_state = "False"', "merged the cell state into h"),
+    "forget bias without effect": (
+        "tf_forget_bias_slows_decay = true", "tf_forget_bias_slows_decay = false", "starts the forget gate above"),
     "directions not concatenated": (
         "output_shape = [2, 4, 10]", "output_shape = [2, 4, 5]", "two directions are concatenated"),
     "output not batch-first": (
@@ -20,7 +24,7 @@ MUTANTS = bank("ex11", "answers.toml", {
     "batch_first applied to h_n": ("h_n_shape = [4, 2, 5]", "h_n_shape = [2, 4, 5]", "batch_first does not apply"),
     "h_n without directions": ("h_n_shape = [4, 2, 5]", "h_n_shape = [2, 2, 5]", "forgot the directions"),
     "c_n directions concatenated": ("c_n_shape = [4, 2, 5]", "c_n_shape = [4, 2, 10]", "not concatenated"),
-    "c_n as output": ("c_n_shape = [4, 2, 5]", "c_n_shape = [2, 4, 10]", "that is output's shape"),
+    "c_n as output": ("c_n_shape = [4, 2, 5]", "c_n_shape = [2, 4, 10]", "not a state per step"),
     "h_n[-1] as the forward state": ("fwd_last_layer_index = 2", "fwd_last_layer_index = -1", "backward direction"),
     "directions grouped": ("fwd_last_layer_index = 2", "fwd_last_layer_index = 1", "all forward directions first"),
     "backward state at the last step": (
@@ -39,10 +43,15 @@ MUTANTS = bank("ex11", "answers.toml", {
     "tanh(1)": ("sigma_1 = 0.7310585786300049", "sigma_1 = 0.7616", "tanh(1)"),
     "sigma(-1)": ("sigma_1 = 0.7310585786300049", 'sigma_1 = "1/(1+e)"', "σ(−1)"),
     "linear approximation of sigma": ("sigma_1 = 0.7310585786300049", "sigma_1 = 0.75", "linear approximation"),
-    "coupled gates never forget": ('choice_coupled_gates = "C"', 'choice_coupled_gates = "B"', "does not make f = 1"),
-    "coupled gates as peepholes": ('choice_coupled_gates = "C"', 'choice_coupled_gates = "a"', "peepholes feed c"),
-    "peephole and coupling reversed": ('choice_peephole_vs_coupling = "A"', 'choice_peephole_vs_coupling = "B"', "reversed"),
-    "more gates are better": ('choice_greff_2015 = "D"', 'choice_greff_2015 = "B"', "removing one or two gates"),
-    "nothing beats LSTM": ('choice_jozefowicz_2015 = "B"', 'choice_jozefowicz_2015 = "A"', "did beat"),
-    "option outside A-D": ('choice_jozefowicz_2015 = "B"', 'choice_jozefowicz_2015 = "E"', "not one of the options"),
+    "coupled gates never forget": ('choice_coupled_gates = "B"', 'choice_coupled_gates = "C"', "does not make f = 1"),
+    "coupled gates as peepholes": ('choice_coupled_gates = "B"', 'choice_coupled_gates = "a"', "coupling is not a peephole"),
+    "coupled gates as a plain RNN": ('choice_coupled_gates = "B"', 'choice_coupled_gates = "D"', "the additive cell path stays"),
+    "peephole and coupling reversed": (
+        'choice_peephole_vs_coupling = "D"', 'choice_peephole_vs_coupling = "A"', "mixed up which variant does what"),
+    "coupling adds a path": ('choice_peephole_vs_coupling = "D"', 'choice_peephole_vs_coupling = "B"', "coupling adds no path"),
+    "more gates are better": ('choice_greff_2015 = "A"', 'choice_greff_2015 = "C"', "removing one or two gates"),
+    "peepholes essential": ('choice_greff_2015 = "A"', 'choice_greff_2015 = "B"', "removing peepholes did not hurt"),
+    "nothing beats LSTM": ('choice_jozefowicz_2015 = "C"', 'choice_jozefowicz_2015 = "A"', "did beat"),
+    "GRU wins everywhere": ('choice_jozefowicz_2015 = "C"', 'choice_jozefowicz_2015 = "B"', "no cell was a uniform winner"),
+    "option outside A-D": ('choice_jozefowicz_2015 = "C"', 'choice_jozefowicz_2015 = "E"', "not one of the options"),
 })

@@ -1,0 +1,47 @@
+"""The check author's API (grader/checks.py): a check's title in both languages."""
+
+import ast
+import re
+
+import pytest
+
+from conftest import ROOT
+from grader.checks import title
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+CHECK_FILES = sorted((ROOT / "tests" / "hidden").glob("ex*.py")) + sorted((ROOT / "exercises").glob("*/test_public.py"))
+
+
+def checks() -> list[tuple[str, str]]:
+    """(file:line, docstring) of every check, hidden and public."""
+    found = []
+    for path in CHECK_FILES:
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
+                found.append((f"{path.relative_to(ROOT)}:{node.lineno}", ast.get_docstring(node) or ""))
+    return found
+
+
+def test_a_title_is_the_docstring_in_two_lines():
+    """Is a check's title its docstring's first line in English and its second in Chinese, and a check
+    with one line titled in English in both languages?"""
+
+    def both():
+        """values match the reference
+        数值与参考实现一致
+
+        What follows a blank line is for readers of the check."""
+
+    def english():
+        """values match the reference"""
+
+    assert (title(both).en, title(both).zh) == ("values match the reference", "数值与参考实现一致")
+    assert (title(english).en, title(english).zh) == ("values match the reference",) * 2
+
+
+@pytest.mark.parametrize(("where", "doc"), checks(), ids=[where for where, _ in checks()])
+def test_every_check_is_titled_in_both_languages(where, doc):
+    """Does this check's docstring give an English title and, on its second line, a Chinese one?"""
+    lines = doc.splitlines()
+    assert lines and not CJK.search(lines[0]), f"{where}: the first line is the English title"
+    assert len(lines) > 1 and CJK.search(lines[1]), f"{where}: the second line is the Chinese title"
