@@ -71,22 +71,27 @@ def protections(*, course: Course) -> list[dict]:
 
 def batch(*, course: Course, exercises: list[Exercise], submissions: Path, out: Path, workers: int,
           device: str | None = None, strict: bool = True, scheduler: str | None = None, student: str | None = None,
-          progress=None, nbgrader_db: Path | None = None):
+          progress=None, nbgrader_db: Path | None = None, submitted_at: Path | None = None,
+          extensions: Path | None = None):
     """Grade a class (one folder or .zip per student in `submissions`) into `out`, and into the nbgrader
-    gradebook `nbgrader_db` if given; see grader.batch.run."""
+    gradebook `nbgrader_db` if given; `submitted_at` and `extensions` are the term's CSV files (grader.term.times).
+    See grader.batch.run."""
     from grader.batch.run import grade_batch
     from grader.grading.pipeline import resolve_device
 
     return grade_batch(course=course, exercises=exercises, submissions=submissions, out=out, workers=workers,
                        device=resolve_device(device or course.device), strict=strict, scheduler=scheduler,
-                       only=student, progress=progress, nbgrader_db=nbgrader_db)
+                       only=student, progress=progress, nbgrader_db=nbgrader_db, submitted_at=submitted_at,
+                       extensions=extensions)
 
 
 def reseed(*, course: Course, out: Path, student: str, reason: str, submissions: Path | None = None,
            workers: int = 1, device: str | None = None, strict: bool = True):
     """Give `student` a new variant number: course.toml's [variants.reseed] gets it (so that the student's `grade show`
-    prints the new numbers once the TA hands out the course file), the journal in `out` records it with `reason`, and,
-    given `submissions`, that student alone is regraded. Returns (the new number, the batch result or None)."""
+    prints the new numbers once the TA hands out the course file), the audit trail of the journal in `out`
+    (grader.batch.audit) records it with `reason`, and, given `submissions`, that student alone is regraded.
+    Returns (the new number, the batch result or None)."""
+    from grader.batch import audit
     from grader.batch.journal import Journal
     from grader.errors import CourseError
     from grader.variants import set_reseed
@@ -107,8 +112,10 @@ def reseed(*, course: Course, out: Path, student: str, reason: str, submissions:
         raise
     out.mkdir(mode=0o700, parents=True, exist_ok=True)
     journal = Journal(out)
-    try:
-        journal.record_reseed(student, number, reason.strip())
+    try:  # the audit trail's row: old and new are the variant numbers, the exercises those with numbers of their own
+        with journal.transaction():
+            audit.record(journal, cause="reseed", student=student, old=number - 1, new=number, reason=reason.strip(),
+                         exercise=",".join(e.id for e in reseeded.exercises if e.variant is not None))
     finally:
         journal.close()
     result = None
@@ -178,3 +185,38 @@ def nbgrader_export(*, course: Course, course_dir: Path) -> list[Path]:
     from grader.integrations.nbgrader.course import export
 
     return export(course=course, course_dir=course_dir)
+
+
+# -- a term's gradebook (grader.term) --------------------------------------------------------------------------------
+
+def override(*, out: Path, student: str, exercise: str, points: float | None, reason: str, by: str | None = None):
+    """Set (or, with `points` None, clear) one exercise's final points in the batch `out`; (old, new) as audited."""
+    from grader.term.overrides import set_points
+
+    return set_points(out=out, student=student, exercise=exercise, points=points, reason=reason, by=by)
+
+
+def audit(*, out: Path, student: str | None = None) -> list:
+    """The audit trail of the batch `out` (grader.batch.audit.Entry rows), oldest first."""
+    from grader.batch.audit import history
+    from grader.term.overrides import open_journal
+
+    journal = open_journal(out)
+    try:
+        return history(journal, student=student)
+    finally:
+        journal.close()
+
+
+def export_canvas(**options) -> int:
+    """Canvas's gradebook import file from the batch's final points (see grader.term.lms.export_canvas)."""
+    from grader.term.lms import export_canvas as export
+
+    return export(**options)
+
+
+def export_moodle(**options) -> int:
+    """Moodle's grade import file from the batch's final points (see grader.term.lms.export_moodle)."""
+    from grader.term.lms import export_moodle as export
+
+    return export(**options)

@@ -24,7 +24,7 @@ STUDENT = click.option("--student", envvar="GRADE_STUDENT", show_envvar=True,
                        help="Your student id: the numeric questions use your numbers (course.toml [variants]).")
 
 # Commands that need the TA's material (hidden checks, solutions): not offered in a student bundle.
-TA_ONLY = ("batch", "check", "gradescope", "nbgrader", "release", "reseed")
+TA_ONLY = ("batch", "check", "gradescope", "nbgrader", "release", "override", "audit", "export", "reseed")
 
 
 class _Commands(click.Group):
@@ -228,8 +228,13 @@ def nbgrader_export(course_dir: Path) -> None:
 @click.option("--student", help="Regrade this student only (the others keep their journal rows).")
 @click.option("--nbgrader-db", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write every student's scores into this nbgrader gradebook (created if absent).")
+@click.option("--submitted-at", type=click.Path(dir_okay=False, path_type=Path),
+              help="CSV student,submitted_at (ISO 8601 with offset): hand-in times, before nbgrader's timestamp.txt.")
+@click.option("--extensions", type=click.Path(dir_okay=False, path_type=Path),
+              help="CSV student,exercise,due (exercise * for all): a student's own due dates.")
 def batch(submissions: Path, out: Path, workers: int | None, exercise_list: str | None, device: str | None,
-          sandbox_mode: str, scheduler: str | None, student: str | None, nbgrader_db: Path | None) -> None:
+          sandbox_mode: str, scheduler: str | None, student: str | None, nbgrader_db: Path | None,
+          submitted_at: Path | None, extensions: Path | None) -> None:
     """Grade every student in SUBMISSIONS whose submission or the course changed since the last run into OUT."""
     from grader.batch.run import default_workers
 
@@ -243,13 +248,27 @@ def batch(submissions: Path, out: Path, workers: int | None, exercise_list: str 
         result = _guard(lambda: api.batch(
             course=course, exercises=exercises, submissions=submissions, out=out,
             workers=workers or default_workers(), device=device, strict=sandbox_mode == "strict",
-            scheduler=scheduler, student=student, progress=report, nbgrader_db=nbgrader_db))
+            scheduler=scheduler, student=student, progress=report, nbgrader_db=nbgrader_db,
+            submitted_at=submitted_at, extensions=extensions))
     statuses = [r.status for r in result.rows]
     if result.missing:
         console.print(Text(f"sandbox degraded (--sandbox auto), without: {', '.join(result.missing)}"))
+    for problem in result.problems:
+        console.print(Text(f"warning: {problem}"))
+    if result.flags.get("no_submission_time"):
+        console.print(Text(f"no submission time (graded without late penalty): {', '.join(result.flags['no_submission_time'])}"))
+    kept = [c for c in result.changes if c.cause == "regrade under override"]
+    if kept:
+        console.print(Text("raw points changed under an override, which stays: "
+                           + ", ".join(f"{c.student} {c.exercise} {c.old:g} -> {c.new:g}" for c in kept)))
+    changed = len({c.student for c in result.changes})
+    if changed:
+        console.print(Text(f"final points changed for {changed} student{'s' * (changed != 1)}: "
+                           f"see {out / 'changes.md'} and changes.csv"))
     console.print(Text(
         f"{len(result.rows)} students: {result.graded} graded, {result.skipped} unchanged; "
         f"{statuses.count('unreadable')} could not be read, {statuses.count('internal error')} grader errors; "
+        f"{len(result.flags.get('late', []))} late, {len(result.flags.get('overridden', []))} overridden; "
         f"{result.seconds:.1f} s; outputs in {out}"))
     sys.exit(1 if "internal error" in statuses else 0)
 
@@ -302,6 +321,84 @@ def _progress(console: Console):
             yield update
 
     return bar()
+
+
+# -- a term's gradebook: overrides, the audit trail, LMS exports (grader.term) ------------------------------------
+
+@main.command("override", short_help="Set (or --clear) the final points of one student's exercise, with a reason.")
+@click.argument("out", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("student")
+@click.argument("exercise")
+@click.argument("points", type=float, required=False)
+@click.option("--reason", "-r", required=True, help="Why; the student's feedback shows it (\"adjusted by the course staff: ...\").")
+@click.option("--by", help="Who decided (default: your login name).")
+@click.option("--clear", is_flag=True, help="Remove the override: the graded points (and any late penalty) count again.")
+def override(out: Path, student: str, exercise: str, points: float | None, reason: str, by: str | None, clear: bool) -> None:
+    """Override EXERCISE's final points of STUDENT in the batch OUT; the next `grade batch ... --out OUT` publishes it."""
+    if clear == (points is not None):
+        raise click.UsageError("give POINTS, or --clear without POINTS")
+    old, new = _guard(lambda: api.override(out=out, student=student, exercise=exercise, points=points, reason=reason, by=by))
+    shown = "none" if old is None else f"{old:g}"
+    done = f"{student} {exercise}: override cleared (was {shown})" if new is None else f"{student} {exercise}: {shown} -> {new:g}"
+    click.echo(f"{done}; on record in {out / 'journal.sqlite'}. Rerun grade batch with --out {out} to publish it "
+               "(no one is regraded).")
+
+
+@main.command("audit", short_help="Print the audit trail of OUT: every override, clearing and regrade that changed a score.")
+@click.argument("out", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--student", help="This student's history only.")
+def audit_trail(out: Path, student: str | None) -> None:
+    """Every change of a score in the batch OUT, oldest first: time, actor, cause, student, exercise, old -> new, reason."""
+    entries = _guard(lambda: api.audit(out=out, student=student))
+    for e in entries:
+        old, new = ("–" if x is None else f"{x:g}" for x in (e.old, e.new))
+        click.echo(f"{e.at}  {e.actor}  {e.cause}  {e.student}  {e.exercise}  {old} -> {new}  {e.reason}  "
+                   f"(course {e.course_hash[:12] or '?'}, submission {e.submission_hash[:12] or '?'})")
+    if not entries:
+        click.echo("no score has changed" + (f" for {student}" if student else "") + " yet")
+
+
+@main.group("export", short_help="Final points as an LMS imports them: Canvas, Moodle.")
+def export_commands() -> None:
+    """Write OUT's final points (the last grade batch's) in an LMS's import format; nothing is written half-way."""
+
+
+@export_commands.command("canvas", short_help="Canvas's gradebook import CSV, matched against Canvas's own export.")
+@click.argument("out", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--roster", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="Canvas's gradebook export (Student, ID, SIS User ID, SIS Login ID, Section, ...).")
+@click.option("--out", "target", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The CSV to write.")
+@click.option("--assignment", help="The assignment's title in Canvas (default: the course's title).")
+@click.option("--assignment-id", help="Its Canvas id, for a column `TITLE (ID)` that Canvas matches to it.")
+@click.option("--per-exercise", is_flag=True, help="One column per exercise (`TITLE: exNN`) instead of one total.")
+@click.option("--match", help="The roster column holding the batch's student ids (default: SIS Login ID, then SIS User ID, then ID).")
+@click.option("--missing", type=click.Choice(["empty", "zero"]), default="empty", show_default=True,
+              help="A roster student without a grade: an empty cell, or 0.")
+def export_canvas(out: Path, roster: Path, target: Path, assignment: str | None, assignment_id: str | None,
+                  per_exercise: bool, match: str | None, missing: str) -> None:
+    """Write TARGET for Canvas's Grades > Import from OUT's final points; exit 1 if a graded student is not in ROSTER."""
+    if per_exercise and assignment_id:
+        raise click.UsageError("--assignment-id names one assignment; with --per-exercise each exercise is its own column")
+    course = _course()
+    written = _guard(lambda: api.export_canvas(course=course, out=out, roster=roster, target=target, title=assignment,
+                                               assignment_id=assignment_id, per_exercise=per_exercise, match=match,
+                                               zero_missing=missing == "zero"))
+    click.echo(f"wrote {written} students to {target}")
+
+
+@export_commands.command("moodle", short_help="Moodle's grade import CSV: one identifier column, one per exercise, the total.")
+@click.argument("out", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--out", "target", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The CSV to write.")
+@click.option("--id-column", type=click.Choice(["username", "email", "idnumber"]), default="username", show_default=True,
+              help="The Moodle user field the first column holds (map it so in Moodle's import).")
+@click.option("--roster", type=click.Path(dir_okay=False, path_type=Path),
+              help="A CSV of the participants (Moodle's export: Username, Email address, ID number) to look that field up; "
+                   "without it, the batch's student ids are the field's values.")
+def export_moodle(out: Path, target: Path, id_column: str, roster: Path | None) -> None:
+    """Write TARGET for Moodle's Grades > Import > CSV file from OUT's final points."""
+    course = _course()
+    written = _guard(lambda: api.export_moodle(course=course, out=out, target=target, id_column=id_column, roster=roster))
+    click.echo(f"wrote {written} students to {target}")
 
 
 @main.command("doctor", short_help="Show which sandbox protections are active on this machine.")

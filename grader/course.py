@@ -10,6 +10,9 @@ from functools import cached_property
 from pathlib import Path
 
 from grader.errors import CourseError
+from grader.term.policy import TABLES as TERM_TABLES
+from grader.term.policy import Policy
+from grader.term.policy import load as load_policy
 from grader.variants import VARIANT_FILE, Settings, settings_from
 
 COURSE_FILE = "course.toml"
@@ -89,6 +92,7 @@ class Course:
     root: Path
     public_only: bool = False  # run the public checks alone (`grade status`), even where hidden checks exist
     variants: Settings = Settings()  # [variants]: per-student numbers (off: everyone the statement's)
+    policy: Policy | None = None  # [deadlines] and [late] (grader.term.policy); None: no late policy
 
     @property
     def ids(self) -> list[str]:
@@ -150,7 +154,7 @@ def load_course(root: Path) -> Course:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise CourseError(f"{path}: not valid TOML: {e}") from None
 
-    _no_unknown(data, set(_SCHEMA) | {"exercises", "variants"}, str(path))
+    _no_unknown(data, set(_SCHEMA) | {"exercises", "variants", *TERM_TABLES}, str(path))
     tables = {}
     for table, keys in _SCHEMA.items():
         section = data.get(table)
@@ -182,7 +186,8 @@ def load_course(root: Path) -> Course:
     variants = settings_from(data.get("variants"))
     for e in exercises:
         _ = e.variant  # a declaration that cannot be read is the course's error, said now
-    return Course(**course, **limits, exercises=exercises, root=root, variants=variants)
+    return Course(**course, **limits, exercises=exercises, root=root, policy=load_policy(data, str(path)),
+                  variants=variants)
 
 
 def _exercise(entry: object, n: int, root: Path) -> Exercise:

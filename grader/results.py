@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol
 
@@ -73,6 +73,26 @@ class Verdict:
 
 
 @dataclass
+class Adjustment:
+    """What the term's rules (grader.term) made of an exercise's raw points; the exercise's `score` is then the final."""
+
+    raw: float  # the points grading gave
+    days_late: int = 0  # started days after the due date used
+    penalty: float = 0.0  # points the late policy took
+    due: str = ""  # the due date used, ISO 8601 ("" where the exercise has none)
+    extended: bool = False  # `due` is the student's extension
+    submitted_at: str = ""  # ISO 8601; "" where no submission time is known
+    override: float | None = None  # the course staff's points, which replace raw minus penalty
+    reason: str = ""  # the override's
+    by: str = ""
+
+    @property
+    def no_time(self) -> bool:
+        """A due date applies, but no submission time is known: graded without penalty."""
+        return bool(self.due) and not self.submitted_at
+
+
+@dataclass
 class ExerciseResult:
     id: str
     title: str
@@ -82,6 +102,7 @@ class ExerciseResult:
     note: Text = field(default_factory=lambda: Text(""))  # why an exercise was not (fully) graded
     graded_points: float = 0.0  # what the hidden checks are worth, when only public checks ran
     outcome: Outcome | None = None  # NOT_SUBMITTED or UNREADABLE when no check could run; None when checks ran
+    adjustment: Adjustment | None = None  # the term's rules applied (late policy, override); None: score is raw
 
     @property
     def graded_at_hand_in(self) -> bool:
@@ -141,6 +162,7 @@ class GradeResult:
             "exercises": [
                 {"id": e.id, "title": e.title, "score": e.score, "max_score": e.max_score, "note": _text(e.note),
                  "graded_points": e.graded_points, "outcome": e.outcome,
+                 "adjustment": None if e.adjustment is None else asdict(e.adjustment),
                  "checks": [{"exercise": v.exercise, "name": v.name, "points": v.points, "earned": v.earned,
                              "feedback": _text(v.feedback), "visible": v.visible, "outcome": v.outcome,
                              "diagnosis": [_text(d) for d in v.diagnosis]} for v in e.checks]}
@@ -160,7 +182,8 @@ class GradeResult:
                            [Verdict(v["exercise"], v["name"], v["points"], v["earned"], Text(*v["feedback"]),
                                     v["visible"], Outcome(v["outcome"]), tuple(Text(*d) for d in v["diagnosis"]))
                             for v in e["checks"]],
-                           Text(*e["note"]), e["graded_points"], None if e["outcome"] is None else Outcome(e["outcome"]))
+                           Text(*e["note"]), e["graded_points"], None if e["outcome"] is None else Outcome(e["outcome"]),
+                           None if e.get("adjustment") is None else Adjustment(**e["adjustment"]))
             for e in doc["exercises"]
         ]
         return cls(doc["submission"], doc["device"], doc["language"], exercises, doc["internal_errors"],

@@ -33,8 +33,8 @@ def test_grades_csv_cells_are_never_formulas(student):
     rows = list(csv.reader(io.StringIO(text, newline="")))
     cells = [cell for line in rows for cell in line]
     assert not any(cell.startswith(grades._FORMULA_STARTS) for cell in cells), cells
-    assert len(rows) == 3 and ["bob", "0", "0"] in rows
-    assert ["'" + student.replace("\r", "?"), "2", "2"] in rows
+    assert len(rows) == 3 and ["bob", "0", "0", "0", "0"] in rows
+    assert ["'" + student.replace("\r", "?"), "2", "2", "2", "0"] in rows
 
 
 def test_summary_counts_sheet_diagnoses_once_per_student():

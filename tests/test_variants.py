@@ -240,6 +240,7 @@ def test_a_class_with_a_copied_sheet_and_a_reseed(variant_course, tmp_path):
     import json
 
     from grader import api
+    from grader.batch import audit
     from grader.batch.journal import Journal
 
     course = load_course(variant_course)
@@ -269,6 +270,7 @@ def test_a_class_with_a_copied_sheet_and_a_reseed(variant_course, tmp_path):
     reseeded = load_course(variant_course)
     assert reseeded.variants.reseed == {"carol": 1}
     journal = Journal(out)
-    assert [(s, v, r) for s, v, r, _ in journal.reseeds()] == [("carol", 1, "sheet shared in a chat")]
+    [entry] = [e for e in audit.history(journal) if e.cause == "reseed"]
+    assert (entry.student, entry.old, entry.new, entry.reason) == ("carol", 0, 1, "sheet shared in a chat")
     assert {r.student: r.result.variants["ex01"] for r in journal.rows(["alice", "carol"])} == {"alice": 0, "carol": 1}
     journal.close()

@@ -8,6 +8,7 @@ created 0600: no student process can open it, let alone lock it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import time
@@ -31,9 +32,6 @@ class Journal:
         # One row per student: the whole result model (`StudentRow.to_json`). A journal of an earlier layout (its
         # table `grades`) is left alone: its students are graded again into this table.
         self._run("CREATE TABLE IF NOT EXISTS results (student TEXT PRIMARY KEY, key TEXT NOT NULL, row TEXT NOT NULL)")
-        # Every new variant a TA gave a student (`grade reseed`), appended, never changed.
-        self._run("CREATE TABLE IF NOT EXISTS reseeds (student TEXT NOT NULL, variant INTEGER NOT NULL, reason TEXT NOT NULL,"
-                  " at REAL NOT NULL)")
 
     def key_of(self, student: str) -> str | None:
         row = self._run("SELECT key FROM results WHERE student = ?", (student,)).fetchone()
@@ -54,13 +52,28 @@ class Journal:
                 continue
         return [found[s] for s in students if s in found]
 
-    def record_reseed(self, student: str, variant: int, reason: str) -> None:
-        """Append that `student` was given variant number `variant`, and why."""
-        self._run("INSERT INTO reseeds VALUES (?, ?, ?, ?)", (student, variant, reason, time.time()))
+    def row_of(self, student: str) -> StudentRow | None:
+        """This student's row, or None (no row, or one of another layout)."""
+        found = self._run("SELECT row FROM results WHERE student = ?", (student,)).fetchone()
+        try:
+            return None if found is None else StudentRow.from_json(found[0])
+        except (ValueError, KeyError, TypeError):
+            return None
 
-    def reseeds(self) -> list[tuple[str, int, str, float]]:
-        """Every reseed recorded, oldest first: (student, variant, reason, time)."""
-        return self._run("SELECT student, variant, reason, at FROM reseeds ORDER BY rowid").fetchall()
+    def execute(self, sql: str, parameters: tuple = ()) -> sqlite3.Cursor:
+        """One statement on the journal, for the tables the term keeps beside the results (grader.term, audit)."""
+        return self._run(sql, parameters)
+
+    @contextlib.contextmanager
+    def transaction(self):
+        """The statements inside, all or none (a grade and its audit rows, say); sqlite3.Error if the lock stays taken."""
+        self._run("BEGIN IMMEDIATE")
+        try:
+            yield self
+        except BaseException:
+            self._db.rollback()
+            raise
+        self._run("COMMIT")
 
     def close(self) -> None:
         self._db.close()

@@ -14,14 +14,14 @@ import time
 import unicodedata
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, wait
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from grader.batch.cpus import CpuSlots
 from grader.batch.journal import Journal
 from grader.course import Course, Exercise
 from grader.errors import IsolationUnavailable, SubmissionError
-from grader.export import feedback, grades, summary
+from grader.export import changes, feedback, grades, summary
 from grader.export.files import write_atomic
 from grader.results import GradeResult, Status, StudentRow
 from grader.sandbox.host import active, refusal
@@ -50,6 +50,9 @@ class BatchResult:
     rows: list[StudentRow]
     seconds: float
     missing: list[str]  # the sandbox protections this run went without (`--sandbox auto`); [] when all were active
+    flags: dict[str, list[str]] = field(default_factory=dict)  # late, overridden, no_submission_time: the students
+    changes: list = field(default_factory=list)  # grader.term.finals.Change: what this run changed (changes.csv)
+    problems: list[str] = field(default_factory=list)  # about the term's files and hand-in times, for the TA's stderr
 
 
 def discover(submissions: Path) -> list[Student]:
@@ -110,8 +113,7 @@ def _escaped(c: str) -> str:
 
 
 def course_hash(course: Course) -> str:
-    """What keys every journal row: the course's files; of course.toml all but [variants.reseed], which keys only the
-    students it names (`_variant_key`), so that a reseed regrades that student alone."""
+    """What keys every journal row: the course's files as they decide grades (`_graded_bytes`)."""
     digest = hashlib.sha256()
     for part in _COURSE_PARTS:
         root = course.root / part
@@ -119,19 +121,24 @@ def course_hash(course: Course) -> str:
         for path in files:
             if "__pycache__" in path.parts:
                 continue
-            data = _without_reseed(path.read_bytes()) if path == course.root / "course.toml" else path.read_bytes()
-            digest.update(str(path.relative_to(course.root)).encode() + b"\0" + data + b"\0")
+            digest.update(str(path.relative_to(course.root)).encode() + b"\0" + _graded_bytes(path, course) + b"\0")
     return digest.hexdigest()
 
 
-def _without_reseed(data: bytes) -> bytes:
-    """course.toml as parsed data without [variants.reseed] (the course loaded it already, so it parses)."""
+def _graded_bytes(path: Path, course: Course) -> bytes:
+    """What of a course file decides a grade: course.toml without the term's tables ([deadlines], [late]), which are
+    applied after grading (grader.term) – a date changed regrades no one – and without [variants.reseed], which keys
+    only the students it names (`_variant_key`), so that a reseed regrades that student alone; every other file whole."""
+    if path != course.root / "course.toml":
+        return path.read_bytes()
     import json
     import tomllib
 
-    parsed = tomllib.loads(data.decode("utf-8"))
-    parsed.get("variants", {}).pop("reseed", None)
-    return json.dumps(parsed, sort_keys=True, default=str).encode()
+    from grader.term.policy import TABLES
+
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    data.get("variants", {}).pop("reseed", None)
+    return json.dumps({k: v for k, v in data.items() if k not in TABLES}, sort_keys=True, default=str).encode()
 
 
 def _variant_key(course: Course, student: str) -> str:
@@ -189,7 +196,8 @@ def _file_key(file: Path, limit: int) -> bytes:
 def grade_batch(*, course: Course, exercises: list[Exercise], submissions: Path, out: Path, workers: int,
                 device: str, strict: bool, scheduler: str | None = None, only: str | None = None,
                 progress: Callable[[dict, int, int], None] | None = None,
-                nbgrader_db: Path | None = None) -> BatchResult:
+                nbgrader_db: Path | None = None, submitted_at: Path | None = None,
+                extensions: Path | None = None) -> BatchResult:
     """Grade every student of `submissions` whose content or course changed since the journal in `out`;
     then, with `nbgrader_db`, write every student's scores into that nbgrader gradebook.
 
@@ -206,7 +214,7 @@ def grade_batch(*, course: Course, exercises: list[Exercise], submissions: Path,
     with _private_files():
         out.mkdir(mode=0o700, parents=True, exist_ok=True)
         result = _grade_into(out, course, exercises, submissions, device, strict, workers, scheduler, only, progress,
-                             missing)
+                             missing, submitted_at, extensions)
         if nbgrader_db is not None:
             from grader.integrations.nbgrader import gradebook
 
@@ -216,42 +224,75 @@ def grade_batch(*, course: Course, exercises: list[Exercise], submissions: Path,
 
 
 def _grade_into(out: Path, course: Course, exercises: list[Exercise], submissions: Path, device: str, strict: bool,
-                workers: int, scheduler: str | None, only: str | None, progress, missing: list[str]) -> BatchResult:
-    """Grade what changed into `out`, journal each row, then write grades.csv and the summary from the journal."""
+                workers: int, scheduler: str | None, only: str | None, progress, missing: list[str],
+                submitted_at: Path | None = None, extensions: Path | None = None) -> BatchResult:
+    """Grade what changed into `out`, journal each row, then publish every student's final points from the journal
+    (grader.term: late policy and overrides, applied after grading): reports, feedback, grades.csv, the summary, changes."""
+    from grader.term import finals
+
     students = discover(submissions)
     if only is not None and only not in {s.id for s in students}:
         raise SubmissionError(f"--student {only}: no such student in {submissions}")
     ids = [e.id for e in exercises]
-    common = hashlib.sha256(f"{course_hash(course)}|{','.join(ids)}".encode()).hexdigest()
-    keyed = [replace(s, key=hashlib.sha256(f"{common}|{content_hash(s, exercises)}|{_variant_key(course, s.id)}".encode())
-                     .hexdigest()) for s in students]
+    course_key = course_hash(course)
+    common = hashlib.sha256(f"{course_key}|{','.join(ids)}".encode()).hexdigest()
+    contents = {s.id: content_hash(s, exercises) for s in students}
+    keyed = [replace(s, key=hashlib.sha256(f"{common}|{contents[s.id]}|{_variant_key(course, s.id)}".encode()).hexdigest())
+             for s in students]
+    hashes = {s.id: (contents[s.id], course_key) for s in keyed}
     journal = Journal(out)
     unjournaled: dict[str, StudentRow] = {}  # rows the journal could not take: said so, and graded again next run
     try:
+        term = finals.load(course=course, journal=journal, entries={s.id: s.path for s in keyed}, exercise_ids=ids,
+                           submitted_at=submitted_at, extensions=extensions)
+        last = finals.published(journal)
         todo = [s for s in keyed if s.id == only or (only is None and (
             journal.key_of(s.id) != s.key or not (out / "reports" / f"{s.id}.json").is_file()))]
         keys = {s.id: s.key for s in todo}
         done = 0
         classmates = tuple(s.id for s in keyed if not s.refused)
         for row in _grade_all(todo, course, exercises, device, strict, workers, scheduler, classmates):
-            write_atomic(out / "reports" / f"{row.student}.json", _report_text(row.result))
-            write_atomic(out / "feedback" / f"{row.student}.md", feedback.to_markdown(row.result))
+            _write_student(out, term.final(row))
             try:  # a grader failure is recorded without its key, so that the next run grades that student again
-                journal.record(row, keys[row.student] if row.status is not Status.INTERNAL_ERROR else "")
+                with journal.transaction():
+                    finals.record_regrade(journal, journal.row_of(row.student), row, submission=contents[row.student],
+                                          course=course_key, last=last)
+                    journal.record(row, keys[row.student] if row.status is not Status.INTERNAL_ERROR else "")
             except sqlite3.Error as e:
                 unjournaled[row.student] = _unjournaled(row, e)
             done += 1
             if progress is not None:
                 progress(row, done, len(todo))
         stored = {r.student: r for r in journal.rows([s.id for s in keyed])}
-        rows = [unjournaled.get(s.id) or stored[s.id] for s in keyed if s.id in unjournaled or s.id in stored]
+        rows = [term.final(unjournaled.get(s.id) or stored[s.id]) for s in keyed if s.id in unjournaled or s.id in stored]
+        for row in rows:
+            _write_student(out, row)  # a date, a penalty or an override changed since: the same files, recomputed
+        write_atomic(out / "grades.csv", grades.to_csv(rows, ids))
+        flags = finals.flagged(rows)
+        class_summary = summary.summarize(rows, ids, missing=missing) | flags
+        write_atomic(out / "summary.json", summary.to_json(class_summary))
+        write_atomic(out / "summary.md", summary.to_markdown(class_summary))
+        changed = finals.changes(last, rows, hashes)
+        if changed:
+            write_atomic(out / "changes.csv", changes.to_csv(changed))
+            write_atomic(out / "changes.md", changes.to_markdown(changed))
+        finals.publish(journal, rows, hashes)  # last: a run killed before it lists the same changes again
     finally:
         journal.close()
-    write_atomic(out / "grades.csv", grades.to_csv(rows, ids))
-    class_summary = summary.summarize(rows, ids, missing=missing)
-    write_atomic(out / "summary.json", summary.to_json(class_summary))
-    write_atomic(out / "summary.md", summary.to_markdown(class_summary))
-    return BatchResult(len(todo), len(keyed) - len(todo), rows, 0.0, missing)
+    return BatchResult(len(todo), len(keyed) - len(todo), rows, 0.0, missing, flags=flags,
+                       changes=changed, problems=term.problems)
+
+
+def _write_student(out: Path, row: StudentRow) -> None:
+    """reports/<id>.json and feedback/<id>.md of one student's final points, each written only when it differs."""
+    for path, text in ((out / "reports" / f"{row.student}.json", _report_text(row.result)),
+                       (out / "feedback" / f"{row.student}.md", feedback.to_markdown(row.result))):
+        try:
+            if path.read_text(encoding="utf-8") == text:
+                continue
+        except (OSError, UnicodeDecodeError):
+            pass
+        write_atomic(path, text)
 
 
 def _unjournaled(row: StudentRow, error: sqlite3.Error) -> StudentRow:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from grader.results import GradeResult
+from grader.results import Adjustment, GradeResult
 from grader.text import printable
 
 # Hidden checks are shown to students once grades are published; public checks always.
@@ -31,23 +31,35 @@ def to_dict(result: GradeResult, *, timing: bool = True) -> dict[str, Any]:
         }
         for e in result.exercises for v in e.checks
     ]
-    extra = {
+    extra: dict[str, Any] = {
         "submission": result.submission,
         "language": language,
         "device": result.device,
         "exercises": [
             {"id": e.id, "title": e.title, "score": round(e.score, 4), "max_score": e.max_score,
-             "note": e.note.render(language)}
+             "note": e.note.render(language), **({} if e.adjustment is None else _adjusted(e.adjustment))}
             for e in result.exercises
         ],
         "errors": result.internal_errors,
     }
+    adjusted = [e for e in result.exercises if e.adjustment is not None]
+    if adjusted:  # the term's rules applied (grade batch): the student's flags, as the class summary has them
+        extra["late_days"] = max(e.adjustment.days_late for e in adjusted if e.adjustment)
+        extra["overridden"] = [e.id for e in adjusted if e.adjustment and e.adjustment.override is not None]
+        extra["no_submission_time"] = any(e.adjustment.no_time for e in adjusted if e.adjustment)
     doc = {"score": round(result.score, 4), "max_score": result.max_score, "tests": tests, "extra_data": extra}
     if result.failure:
         doc["output"] = f"the autograder failed: {result.failure}"
     if timing:
         doc["execution_time"] = round(result.seconds, 3)
     return doc
+
+
+def _adjusted(a: Adjustment) -> dict[str, Any]:
+    """An exercise's fields from the term's rules: `score` is then the final points, `raw_score` what grading gave."""
+    return {"raw_score": round(a.raw, 4), "days_late": a.days_late, "penalty": round(a.penalty, 4), "due": a.due or None,
+            "extended": a.extended, "submitted_at": a.submitted_at or None,
+            "override": None if a.override is None else {"points": a.override, "reason": a.reason, "by": a.by}}
 
 
 def dumps(doc: dict[str, Any]) -> str:

@@ -1,0 +1,28 @@
+"""Moodle's grade import CSV (Grades > Import > CSV file): one identifier column, one column per exercise, the total.
+
+The first column holds the Moodle user field named in its header (`username`, `email` or `idnumber`),
+which the import maps as "Map from" -> that field; each other header is a grade item to map to.
+Points are rounded to 2 decimals and written plainly (3.0000000000000004 -> 3), with `.` as the decimal point.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Mapping, Sequence
+
+from grader.export.canvas import points
+from grader.export.grades import safe_cell
+
+ID_COLUMNS = ("username", "email", "idnumber")
+
+
+def to_csv(id_column: str, exercise_ids: Sequence[str], grades: Sequence[tuple[str, Mapping[str, float]]]) -> str:
+    """`grades`: (the user's `id_column` value, exercise id -> final points), one per student."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([id_column, *exercise_ids, "total"])
+    for identifier, scores in grades:
+        writer.writerow([safe_cell(identifier), *(points(scores[i]) if i in scores else "" for i in exercise_ids),
+                         points(sum(scores.values()))])
+    return out.getvalue()

@@ -1,0 +1,221 @@
+"""Final points: a class's raw points (the journal's) with the term's rules applied – the late penalty, then overrides.
+
+Applied on every `grade batch` run after grading, from the journal and the term's files, never by
+regrading: a changed date, penalty, extension or override recomputes every student's final points.
+What was last published is kept in the journal (`published`), committed only after OUT's files are
+written, so a rerun – after `kill -9` too – compares against it and lists what changed (changes.csv).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from grader.batch import audit
+from grader.batch.journal import Journal
+from grader.course import Course
+from grader.results import Adjustment, ExerciseResult, Outcome, Status, StudentRow
+from grader.term import overrides, times
+from grader.term.policy import Policy
+from grader.text import Text, format_points
+
+_PUBLISHED = ("CREATE TABLE IF NOT EXISTS published (student TEXT NOT NULL, exercise TEXT NOT NULL, raw REAL NOT NULL, "
+              "final REAL NOT NULL, override REAL, submission TEXT NOT NULL, course TEXT NOT NULL, "
+              "PRIMARY KEY (student, exercise))")
+
+
+@dataclass(frozen=True)
+class Published:
+    """One exercise of one student as OUT's files last showed it."""
+
+    raw: float
+    final: float
+    override: float | None
+    submission: str  # the hashes it was graded under
+    course: str
+
+
+@dataclass(frozen=True)
+class Change:
+    """A final score that a rerun changed (or, for "regrade under override", raw points under a kept override)."""
+
+    student: str
+    exercise: str
+    old: float | None  # None: a student new to the class
+    new: float
+    cause: str
+
+
+@dataclass
+class Term:
+    """What decides final points besides the raw grades."""
+
+    policy: Policy | None = None
+    hand_ins: dict[str, dict[str, times.HandIn]] = field(default_factory=dict)  # student -> exercise -> hand-in
+    extensions: dict[tuple[str, str], dt.datetime] = field(default_factory=dict)
+    overrides: dict[tuple[str, str], overrides.Override] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)  # for the TA's stderr: unknown students, unreadable timestamps
+
+    def final(self, row: StudentRow) -> StudentRow:
+        """`row` with each exercise's score its final points and its `adjustment` saying how (exercises without a due
+        date or an override stay as graded)."""
+        return replace(row, result=replace(row.result, exercises=[self._final(row.student, e) for e in row.result.exercises]))
+
+    def _final(self, student: str, exercise: ExerciseResult) -> ExerciseResult:
+        over = self.overrides.get((student, exercise.id))
+        due = extension = hand_in = late = None
+        if self.policy is not None and exercise.outcome is not Outcome.NOT_SUBMITTED:
+            extension = times.extension_of(self.extensions, student, exercise.id)
+            due = extension or self.policy.due_for(exercise.id)
+            hand_in = self.hand_ins.get(student, {}).get(exercise.id)
+            if due is not None and hand_in is not None:
+                late = self.policy.lateness(exercise.id, hand_in.at, extension)
+        if due is None and over is None:
+            return exercise
+        penalty = 0.0 if late is None or over is not None else round(min(exercise.score, late.share * exercise.max_score), 4)
+        adjustment = Adjustment(
+            raw=exercise.score, days_late=late.days if late else 0, penalty=penalty,
+            due=due.isoformat() if due else "", extended=extension is not None,
+            submitted_at=hand_in.at.isoformat() if hand_in else "", override=over.points if over else None,
+            reason=over.reason if over else "", by=over.by if over else "")
+        final = over.points if over is not None else round(exercise.score - penalty, 4)
+        note = describe(adjustment, final)
+        return replace(exercise, score=final, adjustment=adjustment, note=exercise.note + " " + note if exercise.note else note)
+
+
+def load(*, course: Course, journal: Journal, entries: dict[str, Path], exercise_ids: list[str],
+         submitted_at: Path | None = None, extensions: Path | None = None) -> Term:
+    """The term of this run: course.toml's policy, the TA's files, each student's hand-in times and the journal's overrides.
+
+    `entries` are the class's students and their entries in SUBMISSIONS. TermFileError for a malformed file."""
+    term = Term(policy=course.policy, overrides=overrides.current(journal))
+    given = times.submitted_at(submitted_at) if submitted_at is not None else {}
+    if extensions is not None:
+        term.extensions = times.extensions(extensions, exercise_ids)
+    for name, students in ((submitted_at, set(given)), (extensions, {s for s, _ in term.extensions})):
+        unknown = sorted(students - set(entries))
+        if unknown:
+            term.problems.append(f"{name}: no such student in the class: {', '.join(unknown)}")
+    if course.policy is None:
+        if given or term.extensions:
+            term.problems.append(f"{course.root / 'course.toml'} has no [deadlines]: --submitted-at and --extensions change nothing")
+        return term
+    folders = [(i, course.exercise(i).folder) for i in exercise_ids]
+    for student, entry in entries.items():
+        term.hand_ins[student], problem = times.hand_ins(entry, folders, given.get(student))
+        if problem:
+            term.problems.append(problem)
+    return term
+
+
+def describe(a: Adjustment, final: float) -> Text:
+    """What the student reads under the exercise: the due date used, when they handed in, days late, then raw points,
+    penalty and final points – or the course staff's points and why."""
+    raw, penalty, shown = format_points(a.raw), format_points(a.penalty), format_points(final)
+    parts = []
+    if a.due:
+        due = _shown(a.due, a.due)
+        parts.append(Text(f"Due {due}", f"截止时间 {due}") + (Text(" (your extension)", "（你的延期）") if a.extended else ""))
+        if a.submitted_at:
+            when = _shown(a.submitted_at, a.due)
+            days = (Text("on time", "按时提交") if not a.days_late else
+                    Text(f"{a.days_late} day{'s' * (a.days_late != 1)} late", f"迟交 {a.days_late} 天"))
+            parts.append(Text(f"; handed in {when}: ", f"；提交时间 {when}：") + days + Text(".", "。"))
+        else:
+            parts.append(Text("; no submission time is known, so no late penalty.", "；没有提交时间记录，因此不扣迟交分。"))
+    lead = " " if parts else ""
+    if a.override is not None:
+        parts.append(Text(f"{lead}Your points were adjusted by the course staff: {a.reason} — {shown} points (graded: {raw}; "
+                          "no late penalty applies to them).",
+                          f"课程教师调整了你的分数：{a.reason}——{shown} 分（评分结果 {raw} 分；不再扣迟交分）。"))
+    else:
+        parts.append(Text(f"{lead}Graded {raw} points, late penalty {penalty}, final {shown}.",
+                          f"评分 {raw} 分，迟交扣分 {penalty}，最终 {shown} 分。"))
+    return Text.join("", parts)
+
+
+def _shown(iso: str, zone_of: str) -> str:
+    """A time as people read it, in the due date's time zone: 2026-12-10 23:59+08:00."""
+    when = dt.datetime.fromisoformat(iso).astimezone(dt.datetime.fromisoformat(zone_of).tzinfo)
+    return when.isoformat(sep=" ", timespec="minutes")
+
+
+def record_regrade(journal: Journal, old: StudentRow | None, new: StudentRow, *, submission: str, course: str,
+                   last: dict[tuple[str, str], Published]) -> None:
+    """An audit row for each exercise whose raw points a regrade changed (a grader failure is no score: not counted)."""
+    if old is None or Status.INTERNAL_ERROR in (old.status, new.status):
+        return
+    before = {e.id: e.score for e in old.result.exercises}
+    for e in new.result.exercises:
+        if e.id in before and round(before[e.id], 4) != round(e.score, 4):
+            published = last.get((new.student, e.id))
+            reason = ("a new submission" if published and published.submission != submission else
+                      "the course changed (its checks, references, statements or the grader)" if published and published.course != course
+                      else "graded again")
+            audit.record(journal, cause="regrade", student=new.student, exercise=e.id, old=before[e.id], new=e.score,
+                         reason=reason, course_hash=course, submission_hash=submission)
+
+
+def published(journal: Journal) -> dict[tuple[str, str], Published]:
+    """(student, exercise) -> what OUT's files last showed."""
+    journal.execute(_PUBLISHED)
+    return {(s, e): Published(*rest) for s, e, *rest in journal.execute("SELECT * FROM published").fetchall()}
+
+
+def changes(last: dict[tuple[str, str], Published], rows: list[StudentRow], hashes: dict[str, tuple[str, str]]) -> list[Change]:
+    """What this run changes of the last published final points, and why (nothing on the first publication).
+
+    `hashes`: student -> (submission hash, course hash) of their row."""
+    if not last:
+        return []
+    known = {s for s, _ in last}
+    found = []
+    for row in rows:
+        if row.status is Status.INTERNAL_ERROR:  # no score: published again once graded
+            continue
+        submission, course = hashes[row.student]
+        for e in row.result.exercises:
+            a, was = e.adjustment, last.get((row.student, e.id))
+            raw, override = (a.raw, a.override) if a else (e.score, None)
+            if was is None:
+                if row.student not in known:
+                    found.append(Change(row.student, e.id, None, e.score, "new student"))
+                continue
+            raw_changed = round(raw, 4) != round(was.raw, 4)
+            if raw_changed and override is not None:  # the override stays: listed for the TA to look at again
+                found.append(Change(row.student, e.id, was.raw, raw, "regrade under override"))
+            if round(e.score, 4) == round(was.final, 4):
+                continue
+            if override != was.override:
+                cause = "override" if override is not None else "override cleared"
+            elif raw_changed:
+                cause = ("new submission" if submission != was.submission else "course changed" if course != was.course
+                         else "regrade")
+            else:
+                cause = "late policy"
+            found.append(Change(row.student, e.id, was.final, e.score, cause))
+    return found
+
+
+def publish(journal: Journal, rows: list[StudentRow], hashes: dict[str, tuple[str, str]]) -> None:
+    """Keep these final points as what OUT's files now show (after they are written; all in one transaction)."""
+    journal.execute(_PUBLISHED)
+    with journal.transaction():
+        for row in rows:
+            if row.status is Status.INTERNAL_ERROR:
+                continue
+            for e in row.result.exercises:
+                a = e.adjustment
+                journal.execute("INSERT OR REPLACE INTO published VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                (row.student, e.id, a.raw if a else e.score, e.score, a.override if a else None,
+                                 *hashes[row.student]))
+
+
+def flagged(rows: list[StudentRow]) -> dict[str, list[str]]:
+    """The students a TA should look at: handed in late, overridden, or without a submission time where a due date applies."""
+    def having(test) -> list[str]:
+        return sorted(r.student for r in rows if any(e.adjustment and test(e.adjustment) for e in r.result.exercises))
+
+    return {"late": having(lambda a: a.days_late > 0), "overridden": having(lambda a: a.override is not None),
+            "no_submission_time": having(lambda a: a.no_time)}

@@ -1,0 +1,86 @@
+"""`grade override`: the course staff's points for one student's exercise, kept in the journal beside the grades.
+
+An override replaces raw points minus any penalty, survives reruns, resume and regrades, and takes
+effect in OUT's files at the next `grade batch` into OUT (which regrades no one for it). Setting and
+clearing one are each an audit row (grader.batch.audit).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.batch import audit
+from grader.batch.journal import FILE, Journal
+from grader.errors import USAGE, GraderError
+from grader.results import Status
+
+_TABLE = ("CREATE TABLE IF NOT EXISTS overrides (student TEXT NOT NULL, exercise TEXT NOT NULL, points REAL NOT NULL, "
+          "reason TEXT NOT NULL, by TEXT NOT NULL, PRIMARY KEY (student, exercise))")
+
+
+class OverrideError(GraderError):
+    """An override that cannot be: no such batch, student or exercise, or points out of range."""
+
+    exit_code = USAGE
+
+
+@dataclass(frozen=True)
+class Override:
+    points: float
+    reason: str
+    by: str
+
+
+def open_journal(out: Path) -> Journal:
+    """OUT's journal; OverrideError when OUT holds none (no batch was graded there)."""
+    if not (out / FILE).is_file():
+        raise OverrideError(f"{out}: no {FILE} here; grade the class into it first (grade batch SUBMISSIONS --out {out})")
+    return Journal(out)
+
+
+def current(journal: Journal) -> dict[tuple[str, str], Override]:
+    """(student, exercise) -> its override."""
+    journal.execute(_TABLE)
+    return {(s, e): Override(p, r, b) for s, e, p, r, b in journal.execute("SELECT * FROM overrides").fetchall()}
+
+
+def set_points(*, out: Path, student: str, exercise: str, points: float | None, reason: str, by: str | None = None,
+               course_hash: str = "") -> tuple[float | None, float | None]:
+    """Override (or, with `points` None, clear) one exercise's final points; return (old, new) as the audit row has them.
+
+    `old` is the override it replaces, else the final points last published, else the raw points."""
+    from grader.term.finals import published
+
+    if not reason.strip():
+        raise OverrideError("--reason: say why (the student sees it: \"adjusted by the course staff: <reason>\")")
+    journal = open_journal(out)
+    try:
+        row = journal.row_of(student)
+        if row is None:
+            raise OverrideError(f"{out}: no student {student} in its journal (ids as grades.csv shows them)")
+        found = {e.id: e for e in row.result.exercises}
+        if exercise not in found:
+            raise OverrideError(f"{student}: no exercise {exercise} in this batch; graded here: {', '.join(found)}")
+        most = found[exercise].max_score
+        if points is not None and not 0 <= points <= most:  # also false for NaN
+            raise OverrideError(f"POINTS: {exercise} is worth 0 to {most:g} points, got {points:g}")
+        before = current(journal).get((student, exercise))
+        last = published(journal).get((student, exercise))
+        if points is None and before is None:
+            raise OverrideError(f"{student} has no override of {exercise} to clear")
+        old = before.points if before else last.final if last else None if row.status is Status.INTERNAL_ERROR else found[exercise].score
+        actor = by or audit.login()
+        with journal.transaction():
+            if points is None:
+                journal.execute("DELETE FROM overrides WHERE student = ? AND exercise = ?", (student, exercise))
+            else:
+                journal.execute("INSERT INTO overrides VALUES (?, ?, ?, ?, ?) ON CONFLICT(student, exercise) DO UPDATE SET "
+                                "points = excluded.points, reason = excluded.reason, by = excluded.by",
+                                (student, exercise, float(points), reason, actor))
+            audit.record(journal, cause="override" if points is not None else "override cleared", student=student,
+                         exercise=exercise, old=old, new=points, reason=reason, actor=actor,
+                         course_hash=last.course if last else course_hash, submission_hash=last.submission if last else "")
+    finally:
+        journal.close()
+    return old, points

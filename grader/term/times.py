@@ -1,0 +1,125 @@
+"""When each student handed in, and each student's extensions: from the TA's files and from the hand-ins themselves.
+
+A submission time comes from, in this order: `--submitted-at FILE.csv` (`student,submitted_at`, ISO 8601
+with offset), then nbgrader's `timestamp.txt` in the student's entry (`<entry>/<id>/timestamp.txt`, as
+nbgrader's `submitted/<student>/<id>/` holds it, or `<entry>/timestamp.txt` for every exercise). Only
+trust `timestamp.txt` where nbgrader's exchange wrote it: in a folder a student uploads it is theirs to edit.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.errors import CourseError
+from grader.term.csvin import TermFileError, read_rows
+from grader.term.policy import offset_datetime
+
+TIMESTAMP = "timestamp.txt"
+_MOST_BYTES = 1024  # of a timestamp.txt
+
+
+@dataclass(frozen=True)
+class HandIn:
+    """When one student handed in one exercise, and which file says so."""
+
+    at: dt.datetime
+    source: str
+
+
+def submitted_at(path: Path) -> dict[str, dt.datetime]:
+    """`--submitted-at`: student -> the time of their hand-in (every exercise)."""
+    times: dict[str, dt.datetime] = {}
+    for line, row in read_rows(path, ("student", "submitted_at"), example="student,submitted_at"):
+        if row["student"] in times:
+            raise TermFileError(f"{path}, line {line}: student {row['student']} a second time; keep one line per student")
+        times[row["student"]] = _when(row["submitted_at"], path, line, "submitted_at")
+    return times
+
+
+def extensions(path: Path, exercise_ids: list[str]) -> dict[tuple[str, str], dt.datetime]:
+    """`--extensions`: (student, exercise id or "*") -> that student's due date."""
+    found: dict[tuple[str, str], dt.datetime] = {}
+    for line, row in read_rows(path, ("student", "exercise", "due"), example="student,exercise,due"):
+        exercise = row["exercise"]
+        if exercise != "*" and exercise not in exercise_ids:
+            raise TermFileError(f"{path}, line {line}: unknown exercise {exercise!r}; write one of "
+                                f"{', '.join(exercise_ids)}, or * for all")
+        if (row["student"], exercise) in found:
+            raise TermFileError(f"{path}, line {line}: a second extension of {row['student']} for {exercise}; keep one")
+        found[(row["student"], exercise)] = _when(row["due"], path, line, "due")
+    return found
+
+
+def extension_of(found: dict[tuple[str, str], dt.datetime], student: str, exercise: str) -> dt.datetime | None:
+    """The student's extension for this exercise: its own, else their `*` one, else None."""
+    return found.get((student, exercise)) or found.get((student, "*"))
+
+
+def hand_ins(entry: Path, exercises: list[tuple[str, str]], given: dt.datetime | None) -> tuple[dict[str, HandIn], str]:
+    """Each exercise's hand-in time for one student (`exercises`: (id, folder)), and a problem to report ("" if none).
+
+    `given` is their --submitted-at time, which comes first; else the entry's timestamp.txt files."""
+    if given is not None:
+        return {i: HandIn(given, "--submitted-at") for i, _ in exercises}, ""
+    try:
+        files = _timestamps(entry, {p for pair in exercises for p in pair})
+    except (OSError, zipfile.BadZipFile, ValueError) as e:
+        return {}, f"{entry.name}: its timestamp.txt could not be read ({e})"
+    found, problems = {}, []
+    for exercise, folder in exercises:
+        for place in (exercise, folder, ""):
+            if place in files:
+                when = _nbgrader_time(files[place])
+                if when is None:
+                    problems.append(f"{'/'.join(p for p in (entry.name, place, TIMESTAMP) if p)}: not nbgrader's "
+                                    f"format (%Y-%m-%d %H:%M:%S.%f %Z): {files[place][:60]!r}")
+                else:
+                    found[exercise] = HandIn(when, f"{place + '/' if place else ''}{TIMESTAMP}")
+                break
+    return found, "; ".join(dict.fromkeys(problems))
+
+
+def _timestamps(entry: Path, places: set[str]) -> dict[str, str]:
+    """The entry's timestamp.txt texts by the folder that holds them ("" for the entry's root, or a zip's one top
+    folder that is none of the exercises' `places`)."""
+    if entry.is_dir():
+        found = {}
+        for path in [entry / TIMESTAMP, *entry.glob(f"*/{TIMESTAMP}")]:
+            if path.is_file() and not path.is_symlink() and path.stat().st_size <= _MOST_BYTES:
+                found["" if path.parent == entry else path.parent.name] = path.read_text(encoding="utf-8", errors="replace")
+        return found
+    with zipfile.ZipFile(entry) as zf:
+        infos = [i for i in zf.infolist() if i.filename.rsplit("/", 1)[-1] == TIMESTAMP and i.file_size <= _MOST_BYTES]
+        tops = {i.filename.split("/", 1)[0] for i in zf.infolist() if "/" in i.filename}
+        found = {}
+        for info in infos:
+            parts = info.filename.split("/")
+            if len(tops) == 1 and len(parts) > 1 and parts[0] in tops - places:
+                parts = parts[1:]  # a zip with one top folder
+            if len(parts) <= 2:
+                found["" if len(parts) == 1 else parts[0]] = zf.read(info).decode("utf-8", errors="replace")
+        return found
+
+
+def _nbgrader_time(text: str) -> dt.datetime | None:
+    """nbgrader's timestamp (`%Y-%m-%d %H:%M:%S.%f %Z`, read by nbgrader's own parse_utc) as an aware UTC time."""
+    from grader.errors import need
+
+    utils = need("nbgrader.utils", "reading nbgrader's timestamp.txt")
+    try:
+        when = utils.parse_utc(text.strip())
+    except (ValueError, OverflowError, TypeError):
+        return None
+    if not isinstance(when, dt.datetime):
+        return None
+    return when.replace(tzinfo=dt.UTC) if when.tzinfo is None else when
+
+
+def _when(text: str, path: Path, line: int, column: str) -> dt.datetime:
+    try:
+        return offset_datetime(text, column)
+    except CourseError as e:
+        raise TermFileError(f"{path}, line {line}: {e}") from None

@@ -1,0 +1,507 @@
+"""A term's gradebook: due dates, extensions and the late policy, overrides and their audit trail, changes.csv, and the
+Canvas and Moodle imports – every one applied after grading, from the journal, never by regrading."""
+
+import csv
+import datetime as dt
+import io
+import json
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from conftest import ROOT
+from grader.course import load_course
+from grader.errors import CourseError
+from grader.term.policy import Policy
+
+EXERCISES = "ex01,ex03"  # answer sheets: no student process, so a batch takes seconds
+DUE = "2026-12-10T23:59:00+08:00"  # 15:59 UTC
+TERM = f"\n[deadlines]\ndue = {DUE}\n\n[late]\nper_day = 0.10\nmax_days = 3\n"
+SHEETS = {folder: (ROOT / "solutions" / folder / "answers.toml").read_text() for folder in ("ex01_cell_state", "ex03_gru_arithmetic")}
+STUDENTS = ["ada", "bob", "cyd", "dan", "eve"]
+
+
+def course_copy(root: Path, term: str = TERM, *, edit: tuple[str, str, str] | None = None) -> Path:
+    """The course (course.toml with `term` added, statements, references, hidden checks) in `root`; `edit` = (file,
+    old, new) changes one of its files."""
+    for part in ("exercises", "solutions", "tests/hidden", "tests/given"):
+        shutil.copytree(ROOT / part, root / part, ignore=shutil.ignore_patterns("__pycache__"))
+    (root / "course.toml").write_text((ROOT / "course.toml").read_text() + term)
+    if edit is not None:
+        path = root / edit[0]
+        assert edit[1] in path.read_text()
+        path.write_text(path.read_text().replace(edit[1], edit[2]))
+    return root
+
+
+def stamp(when: str) -> str:
+    """A time as nbgrader writes timestamp.txt (`%Y-%m-%d %H:%M:%S.%f %Z`, UTC)."""
+    return dt.datetime.fromisoformat(when).astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
+
+
+def sheets(folder: Path, *which: str) -> Path:
+    for name in which:
+        (folder / name).mkdir(parents=True, exist_ok=True)
+        (folder / name / "answers.toml").write_text(SHEETS[name])
+    return folder
+
+
+def batch(course: Path, klass: Path, out: Path, *args: str) -> subprocess.CompletedProcess:
+    return grade(course, "batch", str(klass), "--out", str(out), "--exercises", EXERCISES, *args)
+
+
+def grade(course: Path, *args: str) -> subprocess.CompletedProcess:
+    """`grade ARGS` run in `course`, its stderr as one line (the terminal's wrapping undone)."""
+    done = subprocess.run([sys.executable, "-m", "grader.cli", *args], capture_output=True, text=True, cwd=course, timeout=600)
+    done.stderr = " ".join(done.stderr.split())
+    return done
+
+
+def grades(out: Path) -> dict[str, dict[str, str]]:
+    return {row["student"]: row for row in csv.DictReader(io.StringIO((out / "grades.csv").read_text()))}
+
+
+def journaled(out: Path) -> dict[str, tuple[str, str]]:
+    """student -> (key, row) as the journal holds them: equal before and after a run that regraded no one."""
+    with sqlite3.connect(out / "journal.sqlite") as db:
+        return {s: (k, r) for s, k, r in db.execute("SELECT student, key, row FROM results")}
+
+
+def outputs(out: Path) -> dict[str, bytes]:
+    """Every file a batch publishes (not the journal)."""
+    return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*"))
+            if p.is_file() and not p.name.startswith("journal.sqlite")}
+
+
+@pytest.fixture(scope="module")
+def term(tmp_path_factory) -> dict[str, Path]:
+    """A course due 2026-12-10 23:59+08:00 (10% a started day, none after 3 days) and a class graded with two workers:
+    ada on time, bob a day late (ex03) and two (ex01, its own timestamp), cyd without a time, dan five days late in a
+    zip with one top folder, eve in nbgrader's tree (submitted/eve/ex01/ex01.ipynb beside its timestamp.txt)."""
+    base = tmp_path_factory.mktemp("term")
+    course, klass = course_copy(base / "course"), base / "class"
+    sheets(klass / "ada", *SHEETS)
+    (klass / "ada" / "timestamp.txt").write_text(stamp("2026-12-10T15:00:00+00:00"))
+    sheets(klass / "bob", *SHEETS)
+    (klass / "bob" / "timestamp.txt").write_text(stamp("2026-12-11T10:00:00+00:00"))
+    (klass / "bob" / "ex01_cell_state" / "timestamp.txt").write_text(stamp("2026-12-12T10:00:00+00:00"))
+    sheets(klass / "cyd", "ex01_cell_state")
+    dan = sheets(base / "dan-src" / "homework", *SHEETS)
+    (dan / "timestamp.txt").write_text(stamp("2026-12-15T10:00:00+00:00"))
+    with zipfile.ZipFile(klass / "dan.zip", "w") as zf:
+        for path in sorted(p for p in dan.rglob("*") if p.is_file()):
+            zf.write(path, str(path.relative_to(dan.parent)))
+    lines = [line.split("#")[0].rstrip() for line in SHEETS["ex01_cell_state"].splitlines() if "=" in line]
+    (klass / "eve" / "ex01").mkdir(parents=True)
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("\n".join(lines))]), klass / "eve" / "ex01" / "ex01.ipynb")
+    (klass / "eve" / "ex01" / "timestamp.txt").write_text(stamp("2026-12-11T15:00:00+00:00"))  # 23:00 at +08:00: 1 day late
+    out = base / "out"
+    done = batch(course, klass, out, "--workers", "2")
+    assert done.returncode == 0, done.stderr
+    return {"course": course, "class": klass, "out": out, "stderr": done.stderr, "base": base}
+
+
+def rerun_copy(term, tmp_path: Path, *args: str, course: Path | None = None) -> tuple[Path, subprocess.CompletedProcess]:
+    """A copy of the graded batch, run again (over `course`, else the term's own) with `args`."""
+    out = tmp_path / "out"
+    shutil.copytree(term["out"], out)
+    return out, batch(course or term["course"], term["class"], out, *args)
+
+
+def test_nbgrader_timestamps_set_each_exercises_penalty(term):
+    """Does each student lose 10% of an exercise's points per started day late, as nbgrader's timestamp.txt says (the
+    exercise's own before the entry's; in a folder, a zip and nbgrader's tree), and everything past 3 days?"""
+    g = grades(term["out"])
+    assert sorted(g) == STUDENTS
+    assert (g["ada"]["total"], g["ada"]["raw_total"], g["ada"]["late_days"]) == ("12", "12", "0")
+    assert (g["bob"]["ex01"], g["bob"]["ex03"], g["bob"]["total"], g["bob"]["raw_total"], g["bob"]["late_days"]) == (
+        "4.8", "5.4", "10.2", "12", "2")
+    assert (g["dan"]["total"], g["dan"]["raw_total"], g["dan"]["late_days"]) == ("0", "12", "5")
+    assert (g["eve"]["ex01"], g["eve"]["late_days"]) == ("5.4", "1")
+
+
+def test_a_student_without_a_submission_time_is_named_never_silent(term):
+    """Is a student with no time graded without penalty and named on stderr, in summary.md and in their report?"""
+    assert grades(term["out"])["cyd"]["total"] == "6"
+    assert re.search(r"no submission time.*: cyd", term["stderr"]), term["stderr"]
+    assert "No submission time (graded without late penalty) (1): cyd." in (term["out"] / "summary.md").read_text()
+    summary = json.loads((term["out"] / "summary.json").read_text())
+    assert (summary["no_submission_time"], summary["late"]) == (["cyd"], ["bob", "dan", "eve"])
+    assert json.loads((term["out"] / "reports" / "cyd.json").read_text())["extra_data"]["no_submission_time"] is True
+    assert "3 late, 0 overridden" in term["stderr"]
+
+
+def test_feedback_and_report_show_due_date_days_late_penalty_and_final_points(term):
+    """Do bob's feedback and JSON report say, per exercise, the due date used, the days late, raw points, the penalty
+    and the final points, the report's score being the final total?"""
+    text = (term["out"] / "feedback" / "bob.md").read_text()
+    assert "## ex01 Cell-state arithmetic — 4.8/6" in text and "**Total: 10.2/12 points**" in text
+    assert "Due 2026-12-10 23:59+08:00; handed in 2026-12-12 18:00+08:00: 2 days late. Graded 6 points, late penalty 1.2, final 4.8." in text
+    report = json.loads((term["out"] / "reports" / "bob.json").read_text())
+    ex01 = report["extra_data"]["exercises"][0]
+    assert (report["score"], report["extra_data"]["late_days"]) == (10.2, 2)
+    assert (ex01["score"], ex01["raw_score"], ex01["days_late"], ex01["penalty"], ex01["extended"]) == (4.8, 6, 2, 1.2, False)
+    assert dt.datetime.fromisoformat(ex01["due"]) == dt.datetime.fromisoformat(DUE) and ex01["override"] is None
+
+
+def test_feedback_speaks_the_course_language():
+    """Is the late note and an override's reason written in Chinese for a course whose language is zh?"""
+    from grader.results import Adjustment
+    from grader.term.finals import describe
+
+    late = describe(Adjustment(6, 2, 1.2, DUE, True, "2026-12-12T10:00:00+00:00"), 4.8).render("zh")
+    assert "截止时间 2026-12-10 23:59+08:00（你的延期）" in late and "迟交 2 天" in late and "最终 4.8 分" in late
+    staff = describe(Adjustment(6, override=3, reason="（b）部分给分"), 3).render("zh")
+    assert "课程教师调整了你的分数：（b）部分给分" in staff
+
+
+def test_submitted_at_comes_before_timestamp_txt(term, tmp_path):
+    """With --submitted-at, does its time replace timestamp.txt's – recomputed from the journal, no one regraded – and
+    does changes.csv list what moved, with the cause?"""
+    times = tmp_path / "times.csv"
+    times.write_text("student,submitted_at\nbob,2026-12-10T20:00:00+08:00\ncyd,2026-12-11T00:30:00+08:00\n")
+    before = journaled(term["out"])
+    out, done = rerun_copy(term, tmp_path, "--submitted-at", str(times))
+    assert done.returncode == 0 and "0 graded, 5 unchanged" in done.stderr, done.stderr
+    assert journaled(out) == before
+    g = grades(out)
+    assert (g["bob"]["total"], g["cyd"]["total"], g["cyd"]["late_days"]) == ("12", "5.4", "1")
+    changed = list(csv.DictReader(io.StringIO((out / "changes.csv").read_text())))
+    assert changed == [{"student": "bob", "exercise": "ex01", "old": "4.8", "new": "6", "cause": "late policy"},
+                       {"student": "bob", "exercise": "ex03", "old": "5.4", "new": "6", "cause": "late policy"},
+                       {"student": "cyd", "exercise": "ex01", "old": "6", "new": "5.4", "cause": "late policy"}]
+    assert "final points changed for 2 students" in done.stderr and "| bob | ex01 | 4.8 | 6 | late policy |" in (
+        out / "changes.md").read_text()
+
+
+def test_an_extension_moves_that_students_due_date_alone(term, tmp_path):
+    """Does --extensions move one student's due date for every exercise (`*`) or one, say so in their feedback, and
+    leave the others' penalties as they were?"""
+    extensions = tmp_path / "extensions.csv"
+    extensions.write_text("student,exercise,due\nbob,*,2026-12-13T23:59:00+08:00\ndan,ex03,2026-12-16T00:00:00+08:00\n")
+    out, done = rerun_copy(term, tmp_path, "--extensions", str(extensions))
+    assert done.returncode == 0 and "0 graded" in done.stderr, done.stderr
+    g = grades(out)
+    assert (g["bob"]["total"], g["dan"]["ex01"], g["dan"]["ex03"], g["eve"]["ex01"]) == ("12", "0", "6", "5.4")
+    assert "Due 2026-12-13 23:59+08:00 (your extension); handed in" in (out / "feedback" / "bob.md").read_text()
+
+
+def test_changing_the_due_date_recomputes_everyone_and_regrades_no_one(term, tmp_path):
+    """After course.toml's due date moves a day later, does a rerun give every student's new final points without
+    regrading anyone (the journal untouched), and does a second rerun leave changes.csv as it was?"""
+    course = course_copy(tmp_path / "course", TERM.replace("2026-12-10T23:59", "2026-12-11T23:59"))
+    before = journaled(term["out"])
+    out, done = rerun_copy(term, tmp_path, course=course)
+    assert done.returncode == 0 and "0 graded, 5 unchanged" in done.stderr, done.stderr
+    assert journaled(out) == before
+    g = grades(out)
+    assert (g["bob"]["ex01"], g["bob"]["ex03"], g["eve"]["ex01"], g["dan"]["total"]) == ("5.4", "6", "6", "0")
+    assert "Due 2026-12-11 23:59+08:00" in (out / "feedback" / "bob.md").read_text()
+    first = (out / "changes.csv").stat().st_mtime_ns, (out / "changes.csv").read_bytes()
+    again = batch(course, term["class"], out)
+    assert again.returncode == 0 and "final points changed" not in again.stderr, again.stderr
+    assert ((out / "changes.csv").stat().st_mtime_ns, (out / "changes.csv").read_bytes()) == first
+
+
+KILL = """
+import os, signal, sys
+from grader.batch import run
+from grader.term import finals
+where = sys.argv.pop(1)
+if where == "between reports":
+    write, written = run._write_student, []
+    def dying(out, row):
+        write(out, row)
+        written.append(row)
+        if len(written) == 2:
+            os.kill(os.getpid(), signal.SIGKILL)
+    run._write_student = dying
+else:
+    finals.publish = lambda *a, **k: os.kill(os.getpid(), signal.SIGKILL)
+from grader.cli import main
+main()
+"""
+
+
+@pytest.mark.parametrize("where", ["between reports", "before the journal records what was published"])
+def test_kill_9_during_a_rerun_after_a_date_change(term, tmp_path, where):
+    """Killed with SIGKILL in the middle of a rerun after a date change, does the next rerun give byte for byte the
+    outputs (grades, reports, feedback, changes.csv) of an uninterrupted one, regrading no one?"""
+    course = course_copy(tmp_path / "course", TERM.replace("2026-12-10T23:59", "2026-12-11T23:59"))
+    whole, done = rerun_copy(term, tmp_path / "whole", course=course)
+    assert done.returncode == 0, done.stderr
+    killed = tmp_path / "killed"
+    shutil.copytree(term["out"], killed)
+    dying = subprocess.run([sys.executable, "-c", KILL, where, "batch", str(term["class"]), "--out", str(killed),
+                            "--exercises", EXERCISES], capture_output=True, text=True, cwd=course, timeout=600)
+    assert dying.returncode == -9, dying.stderr
+    if where == "between reports":
+        assert outputs(killed) != outputs(whole)  # it died half-way
+    resumed = batch(course, term["class"], killed)
+    assert resumed.returncode == 0 and "0 graded, 5 unchanged" in resumed.stderr, resumed.stderr
+    assert "final points changed for 2 students" in resumed.stderr  # nothing was taken as published
+    assert outputs(killed) == outputs(whole)
+
+
+def test_one_and_two_workers_give_identical_results(term, tmp_path):
+    """Does --workers 1 publish byte for byte what --workers 2 did: grades, reports, feedback and the summary?"""
+    one = tmp_path / "one"
+    done = batch(term["course"], term["class"], one, "--workers", "1")
+    assert done.returncode == 0, done.stderr
+    assert outputs(one) == outputs(term["out"])
+
+
+def audit_rows(out: Path, *args: str) -> list[str]:
+    done = grade(ROOT, "audit", str(out), *args)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
+def test_an_override_replaces_the_final_points_and_is_on_record(term, tmp_path):
+    """Does an override set bob's final points (no late penalty on top) at the next rerun, show its reason in his
+    feedback, survive a rerun, and – cleared – give back the penalized points, each step an audit row and a change?"""
+    out = tmp_path / "out"
+    shutil.copytree(term["out"], out)
+    done = grade(ROOT, "override", str(out), "bob", "ex01", "5.5", "--reason", "c_t was right, h_t a typo", "--by", "ta-li")
+    assert done.returncode == 0 and "bob ex01: 4.8 -> 5.5" in done.stdout, done.stdout + done.stderr
+    assert grades(out)["bob"]["ex01"] == "4.8"  # published at the next rerun
+    rerun = batch(term["course"], term["class"], out)
+    assert "0 graded" in rerun.stderr and "3 late, 1 overridden" in rerun.stderr, rerun.stderr
+    assert (grades(out)["bob"]["ex01"], grades(out)["bob"]["raw_total"]) == ("5.5", "12")
+    assert "adjusted by the course staff: c\\_t was right, h\\_t a typo — 5.5 points" in (out / "feedback" / "bob.md").read_text()
+    assert list(csv.reader(io.StringIO((out / "changes.csv").read_text())))[1:] == [["bob", "ex01", "4.8", "5.5", "override"]]
+    assert json.loads((out / "reports" / "bob.json").read_text())["extra_data"]["overridden"] == ["ex01"]
+    assert "Scores adjusted by the course staff (1): bob." in (out / "summary.md").read_text()
+    batch(term["course"], term["class"], out)
+    assert grades(out)["bob"]["ex01"] == "5.5"
+    cleared = grade(ROOT, "override", str(out), "bob", "ex01", "--clear", "--reason", "regraded by hand: the typo counts")
+    assert cleared.returncode == 0, cleared.stderr
+    batch(term["course"], term["class"], out)
+    assert grades(out)["bob"]["ex01"] == "4.8"
+    assert list(csv.reader(io.StringIO((out / "changes.csv").read_text())))[1:] == [["bob", "ex01", "5.5", "4.8", "override cleared"]]
+    rows = audit_rows(out, "--student", "bob")
+    assert len(rows) == 2 and "  ta-li  override  bob  ex01  4.8 -> 5.5  c_t was right, h_t a typo" in rows[0]
+    assert "  override cleared  bob  ex01  5.5 -> –  regraded by hand" in rows[1] and "(course " in rows[1]
+    assert audit_rows(out, "--student", "ada") == ["no score has changed for ada yet"]
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["bob", "ex01", "6.5"], "ex01 is worth 0 to 6 points, got 6.5"),
+    (["bob", "ex01", "--", "-1"], "ex01 is worth 0 to 6 points, got -1"),
+    (["zed", "ex01", "1"], "no student zed"),
+    (["bob", "ex05", "1"], "no exercise ex05 in this batch; graded here: ex01, ex03"),
+    (["--clear", "bob", "ex01", "1"], "give POINTS, or --clear without POINTS"),
+    (["--clear", "ada", "ex01"], "ada has no override of ex01 to clear"),
+])
+def test_an_override_that_cannot_be_is_refused(term, args, message):
+    """Is an override out of the exercise's range, of an unknown student or exercise, or a clear of nothing a usage
+    error (exit 2) that says so, with nothing recorded?"""
+    done = grade(ROOT, "override", "--reason", "r", str(term["out"]), *args)
+    assert done.returncode == 2 and message in done.stderr, done.stderr
+    assert audit_rows(term["out"]) == ["no score has changed yet"]
+
+
+def test_override_needs_a_batch_and_a_reason(tmp_path):
+    """Does `grade override` refuse a folder with no journal (saying to grade first) and an override without --reason?"""
+    done = grade(ROOT, "override", str(tmp_path), "bob", "ex01", "1", "--reason", "r")
+    assert done.returncode == 2 and "no journal.sqlite here; grade the class into it first" in done.stderr
+    assert not (tmp_path / "journal.sqlite").exists()
+    done = grade(ROOT, "override", str(tmp_path), "bob", "ex01", "1")
+    assert done.returncode == 2 and "--reason" in done.stderr
+
+
+def test_audit_rows_are_append_only(tmp_path):
+    """Can an audit row be neither changed nor deleted, even by SQL on the journal itself?"""
+    from grader.batch import audit
+    from grader.batch.journal import Journal
+
+    journal = Journal(tmp_path)
+    audit.record(journal, cause="reseed", student="bob", exercise="ex05", old=3.0, new=4.0, reason="a new variant")
+    for sql in ("UPDATE audit SET new = 14", "DELETE FROM audit"):
+        with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+            journal.execute(sql)
+    assert [(e.cause, e.old, e.new, e.actor != "") for e in audit.history(journal)] == [("reseed", 3.0, 4.0, True)]
+    journal.close()
+
+
+# the answer key's h_t changed (the hidden checks compute ex03's numeric answers from each student's numbers)
+KEY_FIX = ("tests/hidden/ex03.py", '"h_t": z * h + (1 - z) * c,', '"h_t": z * h + (1 - z) * c + 0.1,')
+
+
+def test_a_changed_answer_key_regrades_on_record_and_keeps_an_override(term, tmp_path):
+    """After the answer key (what the hidden checks compare with) changes, is every student regraded, each raw change an audit row, and does bob's override
+    stay, the raw change under it listed in changes.csv for the TA?"""
+    out = tmp_path / "out"
+    shutil.copytree(term["out"], out)
+    assert grade(ROOT, "override", str(out), "bob", "ex03", "4", "--reason", "r").returncode == 0
+    assert "0 graded" in batch(term["course"], term["class"], out).stderr  # the override published
+    course = course_copy(tmp_path / "course", edit=KEY_FIX)
+    done = batch(course, term["class"], out)
+    assert done.returncode == 0 and "5 graded, 0 unchanged" in done.stderr, done.stderr
+    g = grades(out)
+    assert g["bob"]["ex03"] == "4" and float(g["ada"]["ex03"]) < 6 and float(g["bob"]["raw_total"]) < 12
+    changed = {(c["student"], c["exercise"]): c for c in csv.DictReader(io.StringIO((out / "changes.csv").read_text()))}
+    assert changed[("bob", "ex03")]["cause"] == "regrade under override" and changed[("bob", "ex03")]["old"] == "6"
+    assert changed[("ada", "ex03")]["cause"] == "course changed"
+    regrades = [line for line in audit_rows(out) if "  regrade  " in line]
+    assert sorted(line.split("  ")[3] for line in regrades) == ["ada", "bob", "dan"]
+    assert all("the course changed" in line for line in regrades)
+    assert "regrade under override" in (out / "changes.md").read_text()
+    assert "raw points changed under an override, which stays: bob ex03 6 -> " in done.stderr
+
+
+@pytest.mark.parametrize(("option", "text", "message"), [
+    ("--submitted-at", "student,submitted_at\nbob,2026-12-10T20:00:00\n", "line 2: submitted_at: 2026-12-10T20:00:00 has no time zone"),
+    ("--submitted-at", "student,when\nbob,2026-12-10T20:00:00+08:00\n", "line 1: no column submitted_at"),
+    ("--submitted-at", "student,submitted_at\nbob,yesterday\n", "line 2: submitted_at: not an ISO 8601 date-time"),
+    ("--extensions", "student,exercise,due\nbob,ex99,2026-12-13T23:59:00+08:00\n", "line 2: unknown exercise 'ex99'"),
+    ("--extensions", "student,exercise,due\nbob,*,2026-12-13T23:59:00+08:00\nbob,*,2026-12-14T23:59:00+08:00\n",
+     "line 3: a second extension of bob"),
+])
+def test_a_malformed_term_file_is_a_clear_error(term, tmp_path, option, text, message):
+    """Is a malformed --submitted-at or --extensions file a usage error naming the file, the line and the problem?"""
+    path = tmp_path / "term.csv"
+    path.write_text(text)
+    out, done = rerun_copy(term, tmp_path, option, str(path))
+    assert done.returncode == 2 and f"{path}, {message}" in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize(("term_text", "message"), [
+    ("\n[deadlines]\ndue = 2026-12-10T23:59:00\n", "deadlines.due: 2026-12-10T23:59:00 has no time zone"),
+    ("\n[deadlines]\ndue = 2026-12-10\n", "deadlines.due: expected a date-time with its time zone"),
+    ("\n[deadlines]\nex99 = 2026-12-10T23:59:00Z\n", "[deadlines]: unknown key(s) ex99"),
+    (f"\n[deadlines]\ndue = {DUE}\n[late]\nper_day = 1.5\n", "late.per_day: a share of the exercise's points, between 0 and 1"),
+    (f"\n[deadlines]\ndue = {DUE}\n[late]\nper_dya = 0.1\n", "[late]: unknown key(s) per_dya"),
+    (f"\n[deadlines]\ndue = {DUE}\n[late]\nmax_days = 2.5\n", "late.max_days: expected a whole number"),
+    ("\n[late]\nper_day = 0.1\n", "[late] without [deadlines]"),
+])
+def test_course_toml_term_errors_name_the_key(tmp_path, term_text, message):
+    """Are a date-time without offset, an unknown key and a share outside [0, 1] errors that name the key?"""
+    shutil.copy(ROOT / "course.toml", tmp_path / "course.toml")
+    with open(tmp_path / "course.toml", "a") as f:
+        f.write(term_text)
+    for exercise in load_course(ROOT).exercises:
+        (tmp_path / "exercises" / exercise.folder).mkdir(parents=True)
+    with pytest.raises(CourseError) as error:
+        load_course(tmp_path)
+    assert message in str(error.value)
+
+
+def test_lateness_counts_started_days_after_the_grace():
+    """Is a minute past the grace one day late, a day and a minute two, and past max_days the whole exercise?"""
+    due = dt.datetime.fromisoformat(DUE)
+    policy = Policy(due, {"ex08": due + dt.timedelta(days=7)}, per_day=0.1, max_days=3, grace=dt.timedelta(minutes=10))
+    late = {m: policy.lateness("ex01", due + dt.timedelta(minutes=m)) for m in (-60, 10, 11, 1450, 1451, 4 * 1440 + 11)}
+    assert {m: (x.days, round(x.share, 4)) for m, x in late.items() if x} == {
+        -60: (0, 0), 10: (0, 0), 11: (1, 0.1), 1450: (1, 0.1), 1451: (2, 0.2), 5771: (5, 1.0)}
+    assert policy.lateness("ex08", due + dt.timedelta(days=2)).days == 0  # its own due date
+    extended = policy.lateness("ex01", due + dt.timedelta(days=2), due + dt.timedelta(days=3))
+    assert (extended.days, extended.extended) == (0, True)
+
+
+def test_changing_only_the_term_tables_keeps_the_course_hash(tmp_path):
+    """Is the course's hash – what regrades everyone – the same whatever [deadlines] and [late] say, and different
+    when another key changes?"""
+    from grader.batch.run import course_hash
+
+    hashes = []
+    for text in (TERM, TERM.replace("0.10", "0.25").replace("2026-12-10", "2027-01-10"), TERM + "\n# a comment\n"):
+        root = tmp_path / str(len(hashes))
+        course_copy(root, text)
+        hashes.append(course_hash(load_course(root)))
+    (root / "course.toml").write_text((root / "course.toml").read_text().replace("rtol = 1e-3", "rtol = 1e-2"))
+    assert hashes[0] == hashes[1] == hashes[2] != course_hash(load_course(root))
+
+
+# -- LMS imports -----------------------------------------------------------------------------------------------------
+
+CANVAS_ROSTER = ("\ufeffStudent,ID,SIS User ID,SIS Login ID,Section,Quiz 1 (991),Current Score\n"
+                 "    Points Possible,,,,,10,(read only)\n"
+                 '"Lovelace, Ada",101,s101,ada,LSTM-A,8,80\n'
+                 '"Babbage, Bob",102,bob,bbabbage,LSTM-A,,\n'
+                 '"Cyd, C",cyd,s103,ccyd,LSTM-B,,\n'
+                 '"Dee, D",104,s104,dan,LSTM-B,,\n'
+                 '"Eve, E",105,s105,eve,LSTM-B,,\n'
+                 '"Fay, F",106,s106,fay,LSTM-B,,\n')
+
+
+def canvas_rules(text: str) -> list[list[str]]:
+    """The rows of `text`, after checking the rules of Canvas's gradebook importer on them."""
+    rows = list(csv.reader(io.StringIO(text)))
+    header = rows[0]
+    assert "Student" in header[0] and "ID" in header[1] and header[4].endswith("Section"), header
+    assert header[:5] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
+    assert rows[1][0].strip() == "Points Possible" and rows[1][1:5] == ["", "", "", ""]
+    assert all(len(r) == len(header) for r in rows)
+    return rows
+
+
+def test_canvas_import_matches_the_roster_and_follows_canvas_rules(term, tmp_path):
+    """Does the Canvas file match each student by SIS Login ID, then SIS User ID, then ID, hold Canvas's five student
+    columns, `Title (id)` and the Points Possible row, and leave a student without a grade empty (or 0)?"""
+    roster = tmp_path / "roster.csv"
+    roster.write_text(CANVAS_ROSTER, encoding="utf-8")
+    target = tmp_path / "canvas.csv"
+    done = grade(ROOT, "export", "canvas", str(term["out"]), "--roster", str(roster), "--out", str(target),
+                 "--assignment", "Gated RNNs", "--assignment-id", "4242")
+    assert done.returncode == 0, done.stderr
+    rows = canvas_rules(target.read_text())
+    assert re.fullmatch(r"(.+) \((\d+)\)", rows[0][5]).groups() == ("Gated RNNs", "4242") and len(rows[0]) == 6
+    assert rows[1][5] == "12"
+    assert {r[3]: r[5] for r in rows[2:]} == {"ada": "12", "bbabbage": "10.2", "ccyd": "6", "dan": "0", "eve": "5.4", "fay": ""}
+    assert rows[2][:5] == ["Lovelace, Ada", "101", "s101", "ada", "LSTM-A"]
+    zero = grade(ROOT, "export", "canvas", str(term["out"]), "--roster", str(roster), "--out", str(target), "--missing",
+                 "zero", "--per-exercise")
+    assert zero.returncode == 0, zero.stderr
+    rows = canvas_rules(target.read_text())
+    assert rows[0][5:] == ["Gated recurrent networks: LSTM and GRU: ex01 Cell-state arithmetic",
+                           "Gated recurrent networks: LSTM and GRU: ex03 GRU arithmetic and conventions"]
+    assert rows[1][5:] == ["6", "6"] and rows[3][5:] == ["4.8", "5.4"] and rows[-1][5:] == ["0", "0"]
+
+
+def test_canvas_refuses_a_graded_student_it_cannot_find_and_writes_nothing(term, tmp_path):
+    """Is a graded student missing from the roster named on stderr, with exit code 1 and no file written?"""
+    roster = tmp_path / "roster.csv"
+    roster.write_text("\n".join(line for line in CANVAS_ROSTER.splitlines() if "Eve" not in line) + "\n")
+    target = tmp_path / "canvas.csv"
+    done = grade(ROOT, "export", "canvas", str(term["out"]), "--roster", str(roster), "--out", str(target))
+    assert done.returncode == 1 and "eve is not in" in done.stderr and "nothing written" in done.stderr, done.stderr
+    assert not target.exists()
+    roster.write_text("Student,ID,Section\nAda,1,A\n")
+    done = grade(ROOT, "export", "canvas", str(term["out"]), "--roster", str(roster), "--out", str(target))
+    assert done.returncode == 2 and "line 1: no column SIS User ID, SIS Login ID" in done.stderr and not target.exists()
+
+
+def test_lms_numbers_are_written_as_people_write_them():
+    """Do 3.0000000000000004 and 2.675000001 come out as `3` and `2.68` in both LMS formats?"""
+    from grader.export import canvas, moodle
+
+    text = canvas.to_csv([{"Student": "Ada", "ID": "1", "SIS User ID": "", "SIS Login ID": "ada", "Section": "A"}],
+                         [("Gated (7)", 6.0)], {0: [3.0000000000000004]}, zero_missing=False)
+    assert canvas_rules(text)[2] == ["Ada", "1", "", "ada", "A", "3"]
+    assert moodle.to_csv("username", ["ex01", "ex03"], [("ada", {"ex01": 3.0000000000000004, "ex03": 2.675000001})]) == (
+        "username,ex01,ex03,total\nada,3,2.68,5.68\n")
+
+
+def test_moodle_import_has_one_identifier_column_and_one_per_exercise(term, tmp_path):
+    """Does the Moodle file hold the chosen identifier (the batch ids, or looked up in a roster of Moodle's own column
+    names), one column per exercise and the total?"""
+    target = tmp_path / "moodle.csv"
+    done = grade(ROOT, "export", "moodle", str(term["out"]), "--out", str(target))
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.reader(io.StringIO(target.read_text())))
+    assert rows[0] == ["username", "ex01", "ex03", "total"] and ["bob", "4.8", "5.4", "10.2"] in rows and len(rows) == 6
+    roster = tmp_path / "participants.csv"
+    roster.write_text("First name,Last name,Username,ID number,Email address\n" + "".join(
+        f"{s.title()},X,{s},{100 + n},{s}@uni.example\n" for n, s in enumerate(STUDENTS)))
+    done = grade(ROOT, "export", "moodle", str(term["out"]), "--out", str(target), "--id-column", "email", "--roster", str(roster))
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.reader(io.StringIO(target.read_text())))
+    assert rows[0][0] == "email" and ["cyd@uni.example", "6", "0", "6"] in rows
