@@ -267,16 +267,21 @@ def _numbers(course, exercise, workspace) -> dict[str, float]:
     return numbers
 
 
-def _expected_answers(exercise):
-    """The hidden checks' `expected(params)` of an exercise with per-student numbers (course material, never sent out)."""
-    if exercise.hidden_checks not in _EXPECTED:
+def answer_module(exercise):
+    """The hidden checks of an exercise with per-student numbers, whose `expected(params)` and `mistakes(params)`
+    answer them (course material, imported into the grading process once, never sent out)."""
+    if exercise.hidden_checks not in _HIDDEN:
         from grader.checks import course_code
 
-        _EXPECTED[exercise.hidden_checks] = course_code(exercise.hidden_checks).expected
-    return _EXPECTED[exercise.hidden_checks]
+        _HIDDEN[exercise.hidden_checks] = course_code(exercise.hidden_checks)
+    return _HIDDEN[exercise.hidden_checks]
 
 
-_EXPECTED: dict = {}  # hidden-check file -> its `expected`, imported once per grading process
+def _expected_answers(exercise):
+    return answer_module(exercise).expected
+
+
+_HIDDEN: dict = {}  # hidden-check file -> its module
 
 
 def reference_sheet(exercise, params: dict[str, Number]) -> str:

@@ -1,8 +1,11 @@
 """Per-student numbers (grader/variants.py): declared beside the statement, drawn reproducibly, answered by the hidden
 checks' `expected` and `mistakes` computed from them."""
 
+import json
 import math
 import shutil
+import subprocess
+import sys
 from dataclasses import replace
 
 import pytest
@@ -196,8 +199,6 @@ def show(*args, env=None):
 def test_two_students_grade_show_differs(course_with_variants):
     """Do alice and bob see different numbers in `grade show --json`, named as the statement names them, and the
     same ones again (from --student or GRADE_STUDENT)?"""
-    import json
-
     alice = json.loads(show("ex01", "--student", "alice", "--json"))
     bob = json.loads(show("ex01", "--json", env={"GRADE_STUDENT": "bob"}))
     assert alice["params"] != bob["params"]
@@ -237,7 +238,6 @@ def test_a_class_with_a_copied_sheet_and_a_reseed(variant_course, tmp_path):
     answers of alice's variant, the journal keep each student's variant, and a reseed of carol regrade carol alone
     (her old answers now wrong), recorded with its reason?"""
     import csv
-    import json
 
     from grader import api
     from grader.batch import audit
@@ -274,3 +274,29 @@ def test_a_class_with_a_copied_sheet_and_a_reseed(variant_course, tmp_path):
     assert (entry.student, entry.old, entry.new, entry.reason) == ("carol", 0, 1, "sheet shared in a chat")
     assert {r.student: r.result.variants["ex01"] for r in journal.rows(["alice", "carol"])} == {"alice": 0, "carol": 1}
     journal.close()
+
+
+def test_grade_check_proves_the_references_right_for_50_variants(variant_course):
+    """Does grade check's variant proof find nothing wrong in the course, and catch a check that still compares a
+    numeric key with the reference sheet's own number (right for the statement's numbers only), and a range that lets
+    a named mistake (the other GRU convention, at z = 0.5) equal the right answer?"""
+    from grader.grading.pipeline import check_variants
+
+    def edit(path, old, new):
+        text = (variant_course / path).read_text()
+        assert old in text, old
+        (variant_course / path).write_text(text.replace(old, new))
+
+    assert check_variants(course=COURSE, device="cpu") == []
+    edit("tests/hidden/ex01.py", 'answers.number("c_t", expected(variant)["c_t"]', 'answers.number("c_t", 1.065')
+    edit("exercises/ex03_gru_arithmetic/variant.toml", "range = [0.60, 0.80]", "range = [0.50, 0.51]")
+    edit("exercises/ex03_gru_arithmetic/variant.toml", "default = 0.7\n", "default = 0.51\n")
+    code = ("import json, sys; from pathlib import Path; from grader.course import load_course; "
+            "from grader.grading.pipeline import check_variants; "
+            "print(json.dumps(check_variants(course=load_course(Path(sys.argv[1])), device='cpu', count=8)))")
+    # a process of its own: the check session imports hidden modules by their path in the course, which this one has
+    done = subprocess.run([sys.executable, "-c", code, str(variant_course)], capture_output=True, text=True, check=True)
+    problems = json.loads(done.stdout.splitlines()[-1])
+    assert any(p.startswith("ex01: the reference sheet for grade-check-") for p in problems), problems
+    assert any(p.startswith("ex03: at {'z': 0.5") and "h_t" in p for p in problems), problems
+    assert all(p.startswith(("ex01: ", "ex03: ")) for p in problems), problems
