@@ -81,6 +81,7 @@ class Settings:
     enabled: bool = False
     salt: str = ""
     reseed: dict[str, int] = field(default_factory=dict)  # student -> variant number (absent: 0)
+    gradescope_id: str = "email"  # which field of Gradescope's users[0] is the student id: "email" or "sid"
 
     def number(self, student: str) -> int:
         return self.reseed.get(student, 0)
@@ -181,12 +182,16 @@ def variant_of(settings: Settings, declared: Declaration, student: str | None) -
 
 
 def settings_from(table: object, where: str = "[variants]") -> Settings:
-    """course.toml's [variants] table, validated: enabled (bool), salt (str), reseed (student → variant number)."""
+    """course.toml's [variants] table, validated: enabled (bool), salt (str), reseed (student → variant number),
+    gradescope_id ("email" or "sid")."""
     if table is None:
         return Settings()
     if not isinstance(table, dict):
         raise CourseError(f"{where}: expected a table")
-    _no_unknown(table, {"enabled", "salt", "reseed"}, where)
+    _no_unknown(table, {"enabled", "salt", "reseed", "gradescope_id"}, where)
+    gradescope_id = table.get("gradescope_id", "email")
+    if gradescope_id not in ("email", "sid"):
+        raise CourseError(f"{where}.gradescope_id: expected \"email\" or \"sid\", got {gradescope_id!r}")
     enabled, salt, reseed = table.get("enabled", False), table.get("salt", ""), table.get("reseed", {})
     if not isinstance(enabled, bool):
         raise CourseError(f"{where}.enabled: expected true or false, got {enabled!r}")
@@ -198,7 +203,7 @@ def settings_from(table: object, where: str = "[variants]") -> Settings:
     if not isinstance(reseed, dict) or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0
                                                for n in reseed.values()):
         raise CourseError(f"{where}.reseed: expected a table of student = variant number (a whole number ≥ 0)")
-    return Settings(enabled, salt, dict(reseed))
+    return Settings(enabled, salt, dict(reseed), gradescope_id)
 
 
 def _no_unknown(table: dict, known: set[str], where: str) -> None:

@@ -300,3 +300,40 @@ def test_grade_check_proves_the_references_right_for_50_variants(variant_course)
     assert any(p.startswith("ex01: the reference sheet for grade-check-") for p in problems), problems
     assert any(p.startswith("ex03: at {'z': 0.5") and "h_t" in p for p in problems), problems
     assert all(p.startswith(("ex01: ", "ex03: ")) for p in problems), problems
+
+
+# -- Gradescope and nbgrader -------------------------------------------------------------------------------------------
+
+def test_gradescope_grades_the_submitter_on_their_numbers(variant_course, tmp_path):
+    """On Gradescope with variants on, is the upload graded on the numbers of submission_metadata.json's users[0]
+    (email by default, sid when course.toml says so), and alice's sheet wrong for bob?"""
+    from grader.integrations.gradescope.runner import metadata_student, run
+
+    course = load_course(variant_course)
+    ex01 = course.exercise("ex01")
+    root = tmp_path / "autograder"
+    shutil.copytree(variant_course, root / "source")
+    (root / "submission" / ex01.folder).mkdir(parents=True)
+    (root / "submission" / ex01.folder / "answers.toml").write_text(sheet_of(ex01, "alice@example.edu"))
+    meta = root / "submission_metadata.json"
+    for email, expected in (("alice@example.edu", 6.0), ("bob@example.edu", None)):
+        meta.write_text(json.dumps({"users": [{"email": email, "sid": "s-1", "name": "A"}]}))
+        doc = run(root)
+        score = sum(t["score"] for t in doc["tests"] if t["name"].startswith("ex01"))
+        assert score == expected if expected is not None else score < 6, doc["output"]
+    assert metadata_student(root, course) == "bob@example.edu"
+    sid = replace(course, variants=replace(course.variants, gradescope_id="sid"))
+    assert metadata_student(root, sid) == "s-1"
+    meta.write_text("not json")
+    assert metadata_student(root, course) is None
+
+
+def test_nbgrader_names_the_student_by_their_folder(tmp_path):
+    """Is the student whose notebook nbgrader grades the folder above the assignment in submitted/ or autograded/?"""
+    from grader.integrations.nbgrader.autograder import student_of
+
+    for where in ("submitted", "autograded"):
+        folder = tmp_path / "course" / where / "alice" / "ex01"
+        folder.mkdir(parents=True)
+        assert student_of(folder) == "alice"
+    assert student_of(tmp_path) is None

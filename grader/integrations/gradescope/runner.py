@@ -81,7 +81,12 @@ def _graded(course: Course, root: Path, upload: Path) -> dict:
     with arranged(course, upload) as (submission, notes):
         label = str(submission.relative_to(root)) if submission.is_relative_to(root) else upload.name
         _say(f"grading {label} with the course in {course.root}")
-        result = api.grade(course=course, exercises=list(course.exercises), submission=submission, label=label)
+        student = metadata_student(root, course)
+        if course.variants.enabled and student is None:
+            _say(f"no student id in submission_metadata.json (users[0].{course.variants.gradescope_id}): graded on the "
+                 "statement's numbers")
+        result = api.grade(course=course, exercises=list(course.exercises), submission=submission, label=label,
+                           student=student)
     doc = to_dict(result)
     sandbox = _sandbox_report(result.protections, course.root)
     doc["tests"].append({"name": "autograder: sandbox", "score": 0.0, "max_score": 0.0, "status": "passed",
@@ -101,6 +106,22 @@ def _graded(course: Course, root: Path, upload: Path) -> dict:
     for error in result.internal_errors:
         _say(f"grader error: {error}")
     return doc
+
+
+def metadata_student(root: Path, course: Course) -> str | None:
+    """The submitter's id from Gradescope's submission_metadata.json: users[0]'s field that course.toml's
+    [variants] gradescope_id names ("email" or "sid"); None when absent or unreadable."""
+    import json
+
+    path = root / "submission_metadata.json"
+    try:
+        if path.stat().st_size > 1 << 20:
+            return None
+        users = json.loads(path.read_text(encoding="utf-8")).get("users") or []
+        value = users[0].get(course.variants.gradescope_id) if isinstance(users[0], dict) else None
+    except (OSError, ValueError, AttributeError, IndexError):
+        return None
+    return value.strip() if isinstance(value, str) and value.strip() else None
 
 
 def _sandbox_report(found: list[dict] | None, course_root: Path) -> str:
