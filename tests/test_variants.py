@@ -337,3 +337,23 @@ def test_nbgrader_names_the_student_by_their_folder(tmp_path):
         folder.mkdir(parents=True)
         assert student_of(folder) == "alice"
     assert student_of(tmp_path) is None
+
+
+def test_the_student_bundle_shows_numbers_but_holds_no_answer(tmp_path, monkeypatch):
+    """Does the release bundle carry each exercise's variant.toml, so that `grade show` works there with variants on,
+    while no code that computes an answer (the hidden `expected`/`mistakes`) reaches it?"""
+    from grader import api
+
+    bundle = tmp_path / "bundle"
+    api.release(course=COURSE, out=bundle)
+    for exercise in DECLARED:
+        assert (bundle / "exercises" / exercise.folder / "variant.toml").is_file()
+    text = "\n".join(p.read_text(errors="replace") for p in bundle.rglob("*") if p.is_file())
+    assert "def expected(p: dict)" not in text and "def mistakes(p: dict)" not in text
+    course_file = bundle / "course.toml"
+    course_file.write_text(course_file.read_text().replace('enabled = false\nsalt = ""',
+                                                           'enabled = true\nsalt = "test-salt"'))
+    monkeypatch.chdir(bundle)
+    monkeypatch.delenv("GRADE_STUDENT", raising=False)
+    shown = json.loads(show("ex04", "--student", "alice", "--json"))
+    assert shown["params"] == draw(COURSE.exercise("ex04").variant, salt="test-salt", student="alice", number=0)
