@@ -234,9 +234,10 @@ def hand_in(klass, student: str, sheets: dict) -> None:
 
 
 def test_a_class_with_a_copied_sheet_and_a_reseed(variant_course, tmp_path):
-    """In a batch, does each student score on their own numbers, bob's copy of alice's sheet show in the summary as
-    answers of alice's variant, the journal keep each student's variant, and a reseed of carol regrade carol alone
-    (her old answers now wrong), recorded with its reason?"""
+    """In a batch, does each student score on their own numbers (the entry's name is the id), bob's copy of alice's
+    sheet show in the summary as answers of alice's variant, dave's zip packed under alice's id show too, the journal
+    keep each student's variant, and a reseed of carol regrade carol alone (her old answers now wrong), audited with
+    its reason?"""
     import csv
 
     from grader import api
@@ -249,13 +250,16 @@ def test_a_class_with_a_copied_sheet_and_a_reseed(variant_course, tmp_path):
     for student in ("alice", "carol"):
         hand_in(klass, student, {e: sheet_of(e, student) for e in exercises})
     hand_in(klass, "bob", {e: sheet_of(e, "alice") for e in exercises})
+    hand_in(tmp_path / "dave-work", "dave", {e: sheet_of(e, "dave") for e in exercises})
+    assert api.pack(course=course, submission=tmp_path / "dave-work" / "dave", out=klass / "dave.zip", student="alice")
     run = api.batch(course=course, exercises=exercises, submissions=klass, out=out, workers=1, strict=False)
-    assert run.graded == 3
+    assert run.graded == 4
     totals = {row["student"]: float(row["total"]) for row in csv.DictReader((out / "grades.csv").open())}
     assert totals["alice"] == totals["carol"] == 12 and totals["bob"] < 12
     summary = json.loads((out / "summary.json").read_text())
     assert summary["answers_of_other_variants"] == [{"student": "bob", "exercise": e.id, "variant_of": "alice"}
                                                     for e in exercises]
+    assert summary["packed_as_another_student"] == [{"student": "dave", "packed_as": "alice"}]
     assert "answers of alice's variant" in (out / "summary.md").read_text()
     journal = Journal(out)
     assert {r.student: r.result.variants for r in journal.rows(["alice", "bob", "carol"])} == {
@@ -264,7 +268,7 @@ def test_a_class_with_a_copied_sheet_and_a_reseed(variant_course, tmp_path):
 
     number, again = api.reseed(course=course, out=out, student="carol", reason="sheet shared in a chat",
                                submissions=klass, workers=1, strict=False)
-    assert number == 1 and again.graded == 1 and again.skipped == 2
+    assert number == 1 and again.graded == 1 and again.skipped == 3
     totals = {row["student"]: float(row["total"]) for row in csv.DictReader((out / "grades.csv").open())}
     assert totals["alice"] == 12 and totals["carol"] < 12
     reseeded = load_course(variant_course)
