@@ -361,3 +361,15 @@ def test_the_student_bundle_shows_numbers_but_holds_no_answer(tmp_path, monkeypa
     monkeypatch.delenv("GRADE_STUDENT", raising=False)
     shown = json.loads(show("ex04", "--student", "alice", "--json"))
     assert shown["params"] == draw(COURSE.exercise("ex04").variant, salt="test-salt", student="alice", number=0)
+
+
+def test_grade_run_without_an_id_says_whose_numbers(course_with_variants):
+    """With variants on, does `grade run` without an id say that the statement's numbers are graded, and with one not?"""
+    from click.testing import CliRunner
+
+    from grader.cli import main
+
+    bare = CliRunner().invoke(main, ["run", "ex01", "--submission", "exercises"])
+    assert bare.exit_code == 0 and "no student id" in bare.stderr, bare.output
+    given = CliRunner().invoke(main, ["run", "ex01", "--submission", "exercises", "--student", "alice"])
+    assert given.exit_code == 0 and "no student id" not in given.stderr, given.output
