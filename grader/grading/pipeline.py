@@ -237,8 +237,11 @@ def _mistakes_apart(course: Course, exercise: Exercise, params: dict) -> list[st
     for key, value in right.items():
         rtol = getattr(module, "RTOL", {}).get(key) or course.rtol
         for mistake in wrong.get(key, {}):
-            close = mistake == value if isinstance(value, int) else abs(mistake - value) <= rtol * abs(value)
+            if isinstance(value, list):  # a shape
+                close = list(mistake) == value
+            else:
+                close = mistake == value if isinstance(value, int) else abs(mistake - value) <= rtol * abs(value)
             if close:
-                problems.append(f"{exercise.id}: at {params}, a named mistake of {key} ({mistake:g}) is within the "
+                problems.append(f"{exercise.id}: at {params}, a named mistake of {key} ({mistake}) is within the "
                                 "tolerance of the right answer")
     return problems
