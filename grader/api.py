@@ -88,8 +88,9 @@ def batch(*, course: Course, exercises: list[Exercise], submissions: Path, out: 
 def reseed(*, course: Course, out: Path, student: str, reason: str, submissions: Path | None = None,
            workers: int = 1, device: str | None = None, strict: bool = True):
     """Give `student` a new variant number: course.toml's [variants.reseed] gets it (so that the student's `grade show`
-    prints the new numbers once the TA hands out the course file), the audit trail in `out` records it with `reason` (cause "reseed"), and,
-    given `submissions`, that student alone is regraded. Returns (the new number, the batch result or None)."""
+    prints the new numbers once the TA hands out the course file), the audit trail of the journal in `out`
+    (grader.batch.audit) records it with `reason`, and, given `submissions`, that student alone is regraded.
+    Returns (the new number, the batch result or None)."""
     from grader.batch import audit
     from grader.batch.journal import Journal
     from grader.errors import CourseError
@@ -112,9 +113,10 @@ def reseed(*, course: Course, out: Path, student: str, reason: str, submissions:
         raise
     out.mkdir(mode=0o700, parents=True, exist_ok=True)
     journal = Journal(out)
-    try:
-        with journal.transaction():  # the audit trail's row: old and new are the variant numbers
-            audit.record(journal, cause="reseed", student=student, exercise="*", old=was, new=number, reason=reason.strip())
+    try:  # the audit trail's row: old and new are the variant numbers, the exercises those with numbers of their own
+        with journal.transaction():
+            audit.record(journal, cause="reseed", student=student, old=number - 1, new=number, reason=reason.strip(),
+                         exercise=",".join(e.id for e in reseeded.exercises if e.variant is not None))
     finally:
         journal.close()
     result = None

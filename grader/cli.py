@@ -137,8 +137,8 @@ def show(exercise_id: str, student: str | None, as_json: bool) -> None:
                          f"{exercise.id}，学生 {variant.student}（第 {variant.number} 套数值）：").render(lang))
     for p in exercise.variant.parameters:
         click.echo(f"  {p.name} = {variant.params[p.name]}    {p.what.render(lang)}")
-    click.echo(Words(f"Answer the questions of {exercise.folder}/README.md with these numbers.",
-                     f"请用这些数值回答 {exercise.folder}/README.md 中的问题。").render(lang))
+    click.echo(Words(f"Answer the questions of exercises/{exercise.folder}/README.md with these numbers.",
+                     f"请用这些数值回答 exercises/{exercise.folder}/README.md 中的问题。").render(lang))
 
 
 def _no_id_note(course, student: str | None, exercises) -> None:

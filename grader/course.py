@@ -202,7 +202,8 @@ def load_course(root: Path) -> Course:
     variants = settings_from(data.get("variants"))
     for e in exercises:
         _ = e.variant  # a declaration that cannot be read is the course's error, said now
-    return Course(**course, **limits, exercises=exercises, root=root, policy=load_policy(data, str(path)), variants=variants)
+    return Course(**course, **limits, exercises=exercises, root=root, policy=load_policy(data, str(path)),
+                  variants=variants)
 
 
 def _exercise(entry: object, n: int, root: Path) -> Exercise:

@@ -10,6 +10,7 @@ the grading process. Without variants, or without a student id, every student ha
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -81,6 +82,7 @@ class Settings:
     enabled: bool = False
     salt: str = ""
     reseed: dict[str, int] = field(default_factory=dict)  # student -> variant number (absent: 0)
+    gradescope_id: str = "email"  # which field of Gradescope's users[0] is the student id: "email" or "sid"
 
     def number(self, student: str) -> int:
         return self.reseed.get(student, 0)
@@ -161,6 +163,11 @@ def seed(salt: str, student: str, exercise: str, number: int) -> bytes:
 def draw(declared: Declaration, *, salt: str, student: str, number: int) -> dict[str, Number]:
     """The student's values: each parameter's grid index from a hash of the seed, the parameter and the try, redrawn
     until every distinct group holds distinct values."""
+    return dict(_draw(declared, salt, student, number))
+
+
+@functools.lru_cache(maxsize=1 << 16)  # a batch worker looks up every classmate's numbers for each student it grades
+def _draw(declared: Declaration, salt: str, student: str, number: int) -> dict[str, Number]:
     base = seed(salt, student, declared.exercise, number)
     for attempt in range(MAX_TRIES):
         values = {}
@@ -181,12 +188,16 @@ def variant_of(settings: Settings, declared: Declaration, student: str | None) -
 
 
 def settings_from(table: object, where: str = "[variants]") -> Settings:
-    """course.toml's [variants] table, validated: enabled (bool), salt (str), reseed (student → variant number)."""
+    """course.toml's [variants] table, validated: enabled (bool), salt (str), reseed (student → variant number),
+    gradescope_id ("email" or "sid")."""
     if table is None:
         return Settings()
     if not isinstance(table, dict):
         raise CourseError(f"{where}: expected a table")
-    _no_unknown(table, {"enabled", "salt", "reseed"}, where)
+    _no_unknown(table, {"enabled", "salt", "reseed", "gradescope_id"}, where)
+    gradescope_id = table.get("gradescope_id", "email")
+    if gradescope_id not in ("email", "sid"):
+        raise CourseError(f"{where}.gradescope_id: expected \"email\" or \"sid\", got {gradescope_id!r}")
     enabled, salt, reseed = table.get("enabled", False), table.get("salt", ""), table.get("reseed", {})
     if not isinstance(enabled, bool):
         raise CourseError(f"{where}.enabled: expected true or false, got {enabled!r}")
@@ -198,7 +209,7 @@ def settings_from(table: object, where: str = "[variants]") -> Settings:
     if not isinstance(reseed, dict) or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0
                                                for n in reseed.values()):
         raise CourseError(f"{where}.reseed: expected a table of student = variant number (a whole number ≥ 0)")
-    return Settings(enabled, salt, dict(reseed))
+    return Settings(enabled, salt, dict(reseed), gradescope_id)
 
 
 def _no_unknown(table: dict, known: set[str], where: str) -> None:
@@ -267,16 +278,21 @@ def _numbers(course, exercise, workspace) -> dict[str, float]:
     return numbers
 
 
-def _expected_answers(exercise):
-    """The hidden checks' `expected(params)` of an exercise with per-student numbers (course material, never sent out)."""
-    if exercise.hidden_checks not in _EXPECTED:
+def answer_module(exercise):
+    """The hidden checks of an exercise with per-student numbers, whose `expected(params)` and `mistakes(params)`
+    answer them (course material, imported into the grading process once, never sent out)."""
+    if exercise.hidden_checks not in _HIDDEN:
         from grader.checks import course_code
 
-        _EXPECTED[exercise.hidden_checks] = course_code(exercise.hidden_checks).expected
-    return _EXPECTED[exercise.hidden_checks]
+        _HIDDEN[exercise.hidden_checks] = course_code(exercise.hidden_checks)
+    return _HIDDEN[exercise.hidden_checks]
 
 
-_EXPECTED: dict = {}  # hidden-check file -> its `expected`, imported once per grading process
+def _expected_answers(exercise):
+    return answer_module(exercise).expected
+
+
+_HIDDEN: dict = {}  # hidden-check file -> its module
 
 
 def reference_sheet(exercise, params: dict[str, Number]) -> str:

@@ -1,8 +1,11 @@
 """Per-student numbers (grader/variants.py): declared beside the statement, drawn reproducibly, answered by the hidden
 checks' `expected` and `mistakes` computed from them."""
 
+import json
 import math
 import shutil
+import subprocess
+import sys
 from dataclasses import replace
 
 import pytest
@@ -39,7 +42,7 @@ def test_the_sources_numbers_give_todays_answers():
         "ex01": {"c_t": 1.5, "h_t": 0.5 * math.tanh(1.5)},
         "ex03": {"h_t": 1.4, "direct_factor": 0.75, "h_t_other_convention": 0.2},
         "ex07": {"bias_for_gate": math.log(9), "retain_power": 0.9 ** 20},
-        "ex11": {"q2_gru": 246528, "q2_lstm": 328704},
+        "ex11": {"q2_gru": 246528, "q2_lstm": 328704, "output_shape": [2, 4, 10], "h_n_shape": [4, 2, 5]},
         "ex02": {"three_step_factor": 0.36, "w_up_power": 1.05 ** 30, "w_down_power": 0.95 ** 100,
                  "sigma1_power": (1 / (1 + math.exp(-1))) ** 30, "f_near_power": 0.99 ** 100,
                  "ratio_bias1_bias0": (2 / (1 + math.exp(-1))) ** 30, "preact_value": math.log(1000),
@@ -52,7 +55,8 @@ def test_the_sources_numbers_give_todays_answers():
         got = hidden(exercise).expected(exercise.variant.example())
         assert got.keys() >= answers.keys()
         for key, value in answers.items():
-            assert math.isclose(got[key], value, rel_tol=1e-12), (exercise_id, key, got[key])
+            assert got[key] == value if isinstance(value, list) else math.isclose(got[key], value, rel_tol=1e-12), (
+                exercise_id, key, got[key])
 
 
 @pytest.mark.parametrize("exercise", DECLARED, ids=lambda e: e.id)
@@ -70,7 +74,10 @@ def test_reference_sheet_holds_the_statements_answers(exercise):
 
     sheet = tomllib.loads((exercise.solution_dir / "answers.toml").read_text(encoding="utf-8"))
     for key, value in hidden(exercise).expected(exercise.variant.default()).items():
-        assert math.isclose(float(sheet[key]), value, rel_tol=1e-9), (key, sheet[key], value)
+        if isinstance(value, list):
+            assert sheet[key] == value, key
+        else:
+            assert math.isclose(float(sheet[key]), value, rel_tol=1e-9), (key, sheet[key], value)
 
 
 def test_draws_are_reproducible():
@@ -101,6 +108,9 @@ def test_every_variant_keeps_its_answers_apart(exercise):
         params = variant_of(ON, exercise.variant, f"student{n}").params
         right, wrong = module.expected(params), module.mistakes(params)
         for key, value in right.items():
+            if isinstance(value, list):  # a shape is judged exactly
+                assert all(list(mistake) != value for mistake in wrong.get(key, {})), (params, key)
+                continue
             assert math.isfinite(value) and value != 0, (params, key)
             rtol = getattr(module, "RTOL", {}).get(key)  # a key with a wider tolerance of its own: outside it
             for mistake in wrong.get(key, {}):
@@ -196,8 +206,6 @@ def show(*args, env=None):
 def test_two_students_grade_show_differs(course_with_variants):
     """Do alice and bob see different numbers in `grade show --json`, named as the statement names them, and the
     same ones again (from --student or GRADE_STUDENT)?"""
-    import json
-
     alice = json.loads(show("ex01", "--student", "alice", "--json"))
     bob = json.loads(show("ex01", "--json", env={"GRADE_STUDENT": "bob"}))
     assert alice["params"] != bob["params"]
@@ -233,11 +241,11 @@ def hand_in(klass, student: str, sheets: dict) -> None:
 
 
 def test_a_class_with_a_copied_sheet_and_a_reseed(variant_course, tmp_path):
-    """In a batch, does each student score on their own numbers, bob's copy of alice's sheet show in the summary as
-    answers of alice's variant, the journal keep each student's variant, and a reseed of carol regrade carol alone
-    (her old answers now wrong), recorded with its reason?"""
+    """In a batch, does each student score on their own numbers (the entry's name is the id), bob's copy of alice's
+    sheet show in the summary as answers of alice's variant, dave's zip packed under alice's id show too, the journal
+    keep each student's variant, and a reseed of carol regrade carol alone (her old answers now wrong), audited with
+    its reason?"""
     import csv
-    import json
 
     from grader import api
     from grader.batch import audit
@@ -249,13 +257,16 @@ def test_a_class_with_a_copied_sheet_and_a_reseed(variant_course, tmp_path):
     for student in ("alice", "carol"):
         hand_in(klass, student, {e: sheet_of(e, student) for e in exercises})
     hand_in(klass, "bob", {e: sheet_of(e, "alice") for e in exercises})
+    hand_in(tmp_path / "dave-work", "dave", {e: sheet_of(e, "dave") for e in exercises})
+    assert api.pack(course=course, submission=tmp_path / "dave-work" / "dave", out=klass / "dave.zip", student="alice")
     run = api.batch(course=course, exercises=exercises, submissions=klass, out=out, workers=1, strict=False)
-    assert run.graded == 3
+    assert run.graded == 4
     totals = {row["student"]: float(row["total"]) for row in csv.DictReader((out / "grades.csv").open())}
     assert totals["alice"] == totals["carol"] == 12 and totals["bob"] < 12
     summary = json.loads((out / "summary.json").read_text())
     assert summary["answers_of_other_variants"] == [{"student": "bob", "exercise": e.id, "variant_of": "alice"}
                                                     for e in exercises]
+    assert summary["packed_as_another_student"] == [{"student": "dave", "packed_as": "alice"}]
     assert "answers of alice's variant" in (out / "summary.md").read_text()
     journal = Journal(out)
     assert {r.student: r.result.variants for r in journal.rows(["alice", "bob", "carol"])} == {
@@ -264,16 +275,111 @@ def test_a_class_with_a_copied_sheet_and_a_reseed(variant_course, tmp_path):
 
     number, again = api.reseed(course=course, out=out, student="carol", reason="sheet shared in a chat",
                                submissions=klass, workers=1, strict=False)
-    assert number == 1 and again.graded == 1 and again.skipped == 2
+    assert number == 1 and again.graded == 1 and again.skipped == 3
     totals = {row["student"]: float(row["total"]) for row in csv.DictReader((out / "grades.csv").open())}
     assert totals["alice"] == 12 and totals["carol"] < 12
     reseeded = load_course(variant_course)
     assert reseeded.variants.reseed == {"carol": 1}
     journal = Journal(out)
-    trail = [(e.cause, e.student, e.exercise, e.old, e.new, e.reason) for e in audit.history(journal)]
-    assert trail[0] == ("reseed", "carol", "*", 0, 1, "sheet shared in a chat")
-    assert trail[1:] and all(cause == "regrade" and who == "carol" and new < old
-                             and reason == "a new variant of the student's numbers (grade reseed)"
-                             for cause, who, _, old, new, reason in trail[1:]), trail
+    [entry] = [e for e in audit.history(journal) if e.cause == "reseed"]
+    assert (entry.student, entry.old, entry.new, entry.reason) == ("carol", 0, 1, "sheet shared in a chat")
+    regrades = [e for e in audit.history(journal) if e.cause == "regrade"]
+    assert regrades and all(e.student == "carol" and e.new < e.old
+                            and e.reason == "a new variant of the student's numbers (grade reseed)" for e in regrades)
     assert {r.student: r.result.variants["ex01"] for r in journal.rows(["alice", "carol"])} == {"alice": 0, "carol": 1}
     journal.close()
+
+
+def test_grade_check_proves_the_references_right_for_50_variants(variant_course):
+    """Does grade check's variant proof find nothing wrong in the course, and catch a check that still compares a
+    numeric key with the reference sheet's own number (right for the statement's numbers only), and a range that lets
+    a named mistake (the other GRU convention, at z = 0.5) equal the right answer?"""
+    from grader.grading.pipeline import check_variants
+
+    def edit(path, old, new):
+        text = (variant_course / path).read_text()
+        assert old in text, old
+        (variant_course / path).write_text(text.replace(old, new))
+
+    assert check_variants(course=COURSE, device="cpu") == []
+    edit("tests/hidden/ex01.py", 'answers.number("c_t", expected(variant)["c_t"]', 'answers.number("c_t", 1.065')
+    edit("exercises/ex03_gru_arithmetic/variant.toml", "range = [0.60, 0.80]", "range = [0.50, 0.51]")
+    edit("exercises/ex03_gru_arithmetic/variant.toml", "default = 0.7\n", "default = 0.51\n")
+    code = ("import json, sys; from pathlib import Path; from grader.course import load_course; "
+            "from grader.grading.pipeline import check_variants; "
+            "print(json.dumps(check_variants(course=load_course(Path(sys.argv[1])), device='cpu', count=8)))")
+    # a process of its own: the check session imports hidden modules by their path in the course, which this one has
+    done = subprocess.run([sys.executable, "-c", code, str(variant_course)], capture_output=True, text=True, check=True)
+    problems = json.loads(done.stdout.splitlines()[-1])
+    assert any(p.startswith("ex01: the reference sheet for grade-check-") for p in problems), problems
+    assert any(p.startswith("ex03: at {'z': 0.5") and "h_t" in p for p in problems), problems
+    assert all(p.startswith(("ex01: ", "ex03: ")) for p in problems), problems
+
+
+# -- Gradescope and nbgrader -------------------------------------------------------------------------------------------
+
+def test_gradescope_grades_the_submitter_on_their_numbers(variant_course, tmp_path):
+    """On Gradescope with variants on, is the upload graded on the numbers of submission_metadata.json's users[0]
+    (email by default, sid when course.toml says so), and alice's sheet wrong for bob?"""
+    from grader.integrations.gradescope.runner import metadata_student, run
+
+    course = load_course(variant_course)
+    ex01 = course.exercise("ex01")
+    root = tmp_path / "autograder"
+    shutil.copytree(variant_course, root / "source")
+    (root / "submission" / ex01.folder).mkdir(parents=True)
+    (root / "submission" / ex01.folder / "answers.toml").write_text(sheet_of(ex01, "alice@example.edu"))
+    meta = root / "submission_metadata.json"
+    for email, expected in (("alice@example.edu", 6.0), ("bob@example.edu", None)):
+        meta.write_text(json.dumps({"users": [{"email": email, "sid": "s-1", "name": "A"}]}))
+        doc = run(root)
+        score = sum(t["score"] for t in doc["tests"] if t["name"].startswith("ex01"))
+        assert score == expected if expected is not None else score < 6, doc["output"]
+    assert metadata_student(root, course) == "bob@example.edu"
+    sid = replace(course, variants=replace(course.variants, gradescope_id="sid"))
+    assert metadata_student(root, sid) == "s-1"
+    meta.write_text("not json")
+    assert metadata_student(root, course) is None
+
+
+def test_nbgrader_names_the_student_by_their_folder(tmp_path):
+    """Is the student whose notebook nbgrader grades the folder above the assignment in submitted/ or autograded/?"""
+    from grader.integrations.nbgrader.autograder import student_of
+
+    for where in ("submitted", "autograded"):
+        folder = tmp_path / "course" / where / "alice" / "ex01"
+        folder.mkdir(parents=True)
+        assert student_of(folder) == "alice"
+    assert student_of(tmp_path) is None
+
+
+def test_the_student_bundle_shows_numbers_but_holds_no_answer(tmp_path, monkeypatch):
+    """Does the release bundle carry each exercise's variant.toml, so that `grade show` works there with variants on,
+    while no code that computes an answer (the hidden `expected`/`mistakes`) reaches it?"""
+    from grader import api
+
+    bundle = tmp_path / "bundle"
+    api.release(course=COURSE, out=bundle)
+    for exercise in DECLARED:
+        assert (bundle / "exercises" / exercise.folder / "variant.toml").is_file()
+    text = "\n".join(p.read_text(errors="replace") for p in bundle.rglob("*") if p.is_file())
+    assert "def expected(p: dict)" not in text and "def mistakes(p: dict)" not in text
+    course_file = bundle / "course.toml"
+    course_file.write_text(course_file.read_text().replace('enabled = false\nsalt = ""',
+                                                           'enabled = true\nsalt = "test-salt"'))
+    monkeypatch.chdir(bundle)
+    monkeypatch.delenv("GRADE_STUDENT", raising=False)
+    shown = json.loads(show("ex04", "--student", "alice", "--json"))
+    assert shown["params"] == draw(COURSE.exercise("ex04").variant, salt="test-salt", student="alice", number=0)
+
+
+def test_grade_run_without_an_id_says_whose_numbers(course_with_variants):
+    """With variants on, does `grade run` without an id say that the statement's numbers are graded, and with one not?"""
+    from click.testing import CliRunner
+
+    from grader.cli import main
+
+    bare = CliRunner().invoke(main, ["run", "ex01", "--submission", "exercises"])
+    assert bare.exit_code == 0 and "no student id" in bare.stderr, bare.output
+    given = CliRunner().invoke(main, ["run", "ex01", "--submission", "exercises", "--student", "alice"])
+    assert given.exit_code == 0 and "no student id" not in given.stderr, given.output

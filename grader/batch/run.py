@@ -114,8 +114,7 @@ def _escaped(c: str) -> str:
 
 
 def course_hash(course: Course) -> str:
-    """What keys every journal row: the course's files; of course.toml all but [variants.reseed], which keys only the
-    students it names (`_variant_key`), so that a reseed regrades that student alone."""
+    """What keys every journal row: the course's files as they decide grades (`_graded_bytes`)."""
     digest = hashlib.sha256()
     for part in _COURSE_PARTS:
         root = course.root / part

@@ -83,16 +83,16 @@ def to_markdown(summary: dict[str, Any]) -> str:
     lines += ["", f"Hit a time limit: {summary['hit_a_time_limit']}; crashed: {summary['crashed']}; "
               f"could not be read: {summary['unreadable']}; internal grader errors: {summary['internal_errors']}."]
     lines += ["", *items.checks_markdown(items.Analysis.from_dict(summary), "en")]
-    for key, words in (("late", "Handed in late"), ("overridden", "Scores adjusted by the course staff"),
-                       ("no_submission_time", "No submission time (graded without late penalty)")):
-        if summary.get(key):  # the term's flags (grader.term.finals.flagged), where grade batch added them
-            lines += ["", f"{words} ({len(summary[key])}): {', '.join(plain(s) for s in summary[key])}."]
     if summary["answers_of_other_variants"] or summary["packed_as_another_student"]:
         lines += ["", "## Answers of another student's numbers", ""]
         lines += [f"- {plain(c['student'])}, {c['exercise']}: answers of {plain(c['variant_of'])}'s variant"
                   for c in summary["answers_of_other_variants"]]
         lines += [f"- {plain(c['student'])}: the hand-in was packed as student {plain(c['packed_as'])}"
                   for c in summary["packed_as_another_student"]]
+    for key, words in (("late", "Handed in late"), ("overridden", "Scores adjusted by the course staff"),
+                       ("no_submission_time", "No submission time (graded without late penalty)")):
+        if summary.get(key):  # the term's flags (grader.term.finals.flagged), where grade batch added them
+            lines += ["", f"{words} ({len(summary[key])}): {', '.join(plain(s) for s in summary[key])}."]
     if summary["missing_protections"]:
         lines += ["", f"Sandbox degraded (--sandbox auto), without: {', '.join(summary['missing_protections'])}."]
     return "\n".join(lines) + "\n"

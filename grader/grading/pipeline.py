@@ -55,14 +55,15 @@ class Grader:
     """
 
     def __init__(self, course: Course, exercises: list[Exercise], device: str, *, strict: bool = False,
-                 sandbox: Sandbox | None = None):
+                 sandbox: Sandbox | None = None, sheet_only: bool = False):
         self.course, self.exercises, self.device, self.strict = course, exercises, device, strict
+        self.sheet_only = sheet_only  # only the checks that judge answer sheets run: no student process starts
         self.sandbox = sandbox
         self._owns_sandbox = sandbox is None
         self._sessions: dict[tuple[str, ...], CheckSession] = {}  # pytest configured, checks collected once each
 
     def start(self) -> Grader:
-        if self.sandbox is None and any(e.runs_code and e.available for e in self.exercises):
+        if self.sandbox is None and not self.sheet_only and any(e.runs_code and e.available for e in self.exercises):
             limits = Limits(self.course.time_limit, self.course.memory_limit)
             self.sandbox = Sandbox.start(course_root=self.course.root, device=self.device, limits=limits,
                                          strict=self.strict)
@@ -131,7 +132,8 @@ class Grader:
         key = tuple(e.id for e in exercises)
         if key not in self._sessions:
             self._sessions[key] = CheckSession(course=self.course, exercises=exercises, sandbox=self.sandbox,
-                                               device=self.device, hidden=self.course.has_hidden_checks)
+                                               device=self.device, hidden=self.course.has_hidden_checks,
+                                               sheet_only=self.sheet_only)
         return self._sessions[key]
 
 
@@ -181,4 +183,69 @@ def check_course(*, course: Course, device: str) -> tuple[list[GradeResult], lis
         expected = "NotImplementedError" if exercise.runs_code else "unanswered"
         if not any(expected in v.feedback.en for v in stub.checks):
             problems.append(f"{stub.id}: no feedback on the stub mentions {expected}")
-    return graded, problems
+    return graded, problems + check_variants(course=course, device=device)
+
+
+VARIANTS_CHECKED = 50
+
+
+def check_variants(*, course: Course, device: str, count: int = VARIANTS_CHECKED) -> list[str]:
+    """For `count` students' numbers (course.toml's salt, or one of the check's own while variants are off), whether
+    each exercise's reference sheet for those numbers earns every point of its sheet checks, the next student's sheet
+    does not, and no named mistake lies within the tolerance of a right answer. The problems found."""
+    import dataclasses
+    import shutil
+    import tempfile
+
+    from grader.variants import Settings, reference_sheet, variant_of
+
+    declared = [e for e in course.exercises if e.available and e.variant is not None]
+    if not declared or not course.has_hidden_checks:
+        return []
+    settings = Settings(True, course.variants.salt or "grade check", course.variants.reseed)
+    variants = dataclasses.replace(course, variants=settings)
+    students = [f"grade-check-{n}" for n in range(count + 1)]
+    problems: list[str] = []
+    scratch = Path(tempfile.mkdtemp(prefix="grade-check-"))
+    try:
+        for student in students:
+            folder = scratch / student
+            for e in declared:
+                (folder / e.folder).mkdir(parents=True)
+                (folder / e.folder / "answers.toml").write_text(
+                    reference_sheet(e, variant_of(settings, e.variant, student).params), encoding="utf-8")
+                problems += _mistakes_apart(course, e, variant_of(settings, e.variant, student).params)
+        with Grader(variants, declared, device, sheet_only=True) as grader:
+            for mine, next_one in zip(students, students[1:]):
+                own = grader.grade(scratch / mine, student=mine)
+                other = grader.grade(scratch / mine, student=next_one)
+                for e, right, wrong in zip(declared, own.exercises, other.exercises):
+                    if not (right.max_score > 0 and right.score == right.max_score):
+                        failed = "; ".join(v.feedback.en for v in right.checks if not v.passed)
+                        problems.append(f"{e.id}: the reference sheet for {mine}'s numbers scores "
+                                        f"{right.score:g}/{right.max_score:g}: {failed}")
+                    if wrong.score >= wrong.max_score:
+                        problems.append(f"{e.id}: {mine}'s right answers earn full marks for {next_one} too")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return list(dict.fromkeys(problems))
+
+
+def _mistakes_apart(course: Course, exercise: Exercise, params: dict) -> list[str]:
+    """Named mistakes of `exercise` at `params` that a right answer's tolerance would take in (a count: equal to it)."""
+    from grader.variants import answer_module
+
+    module = answer_module(exercise)
+    right, wrong = module.expected(params), module.mistakes(params)
+    problems = []
+    for key, value in right.items():
+        rtol = getattr(module, "RTOL", {}).get(key) or course.rtol
+        for mistake in wrong.get(key, {}):
+            if isinstance(value, list):  # a shape
+                close = list(mistake) == value
+            else:
+                close = mistake == value if isinstance(value, int) else abs(mistake - value) <= rtol * abs(value)
+            if close:
+                problems.append(f"{exercise.id}: at {params}, a named mistake of {key} ({mistake}) is within the "
+                                "tolerance of the right answer")
+    return problems

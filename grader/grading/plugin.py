@@ -20,9 +20,10 @@ from grader.variants import VARIANT_FILE, Variant, variant_of
 class GraderPlugin:
     """Registered once with a check session (`grader.grading.session`); `begin` and `finish` frame each submission."""
 
-    def __init__(self, *, course: Course, exercises: list[Exercise], sandbox, device: str):
+    def __init__(self, *, course: Course, exercises: list[Exercise], sandbox, device: str, sheet_only: bool = False):
         self.course = course
         self.sandbox = sandbox
+        self.sheet_only = sheet_only  # run only the checks that judge an answer sheet (`grade check`'s variants)
         self.device_name = device
         self._by_file = {}
         self._by_node_path: dict[str, Exercise] = {}
@@ -46,7 +47,7 @@ class GraderPlugin:
         self.processes: dict[str, ExerciseProcess] = {}  # exercise id -> its student process across its checks
         self._sheets: dict[str, object] = {}  # exercise id -> its AnswerSheet, or the Fail reading it gave
         self._failures: dict[str, BaseException] = {}
-        if self.sandbox is None:
+        if self.sandbox is None or self.sheet_only:
             return
         for exercise in exercises:
             if exercise.runs_code:
@@ -54,7 +55,8 @@ class GraderPlugin:
 
     def grades(self, item) -> bool:
         """Whether `item` is a check of an exercise this submission is graded on."""
-        return self._exercise_of(item).id in {e.id for e in self.exercises}
+        return self._exercise_of(item).id in {e.id for e in self.exercises} and (
+            not self.sheet_only or "answers" in item.fixturenames)
 
     def finish(self) -> list[Verdict]:
         """End the submission: its processes stop; its verdicts."""

@@ -21,8 +21,10 @@ from grader.submissions.workspace import Workspace
 
 
 class CheckSession:
-    def __init__(self, *, course: Course, exercises: list[Exercise], sandbox, device: str, hidden: bool):
-        self.plugin = GraderPlugin(course=course, exercises=exercises, sandbox=sandbox, device=device)
+    def __init__(self, *, course: Course, exercises: list[Exercise], sandbox, device: str, hidden: bool,
+                 sheet_only: bool = False):
+        self.plugin = GraderPlugin(course=course, exercises=exercises, sandbox=sandbox, device=device,
+                                   sheet_only=sheet_only)
         # Each exercise's checks run together (public, then hidden), so its student process can end with them.
         self._paths = [str(p) for e in exercises
                        for p in [*e.public_checks, *([e.hidden_checks] if hidden and e.hidden_checks.is_file() else [])]]

@@ -269,8 +269,8 @@ def mistakes(p: dict) -> dict:
         "bias_for_gate": {
             gate: (f"that is the gate value; the bias b satisfies σ(b) = {gate:g}, so b = σ⁻¹({gate:g})",
                    f"这是门值；偏置 b 满足 σ(b) = {gate:g}，即 b = σ⁻¹({gate:g})"),
-            -logit(gate): (f"logit sign: σ(−b) = 1 − σ(b); the bias is +ln({gate:g}/(1 − {gate:g}))",
-                           f"logit 符号错误：σ(−b) = 1 − σ(b)；偏置应为 +ln({gate:g}/(1 − {gate:g}))"),
+            -logit(gate): (f"logit sign: σ(−b) = 1 − σ(b), so that bias makes the gate 1 − {gate:g}",
+                           f"logit 符号错误：σ(−b) = 1 − σ(b)，这个偏置使门值成为 1 − {gate:g}"),
             math.log10(gate / (1 - gate)): ("log10 instead of ln: σ⁻¹ uses the natural logarithm",
                                             "用了 log10 而非 ln：σ⁻¹ 使用自然对数"),
             sigma(gate): ("applied σ to the gate value; the bias is its inverse, σ⁻¹", "对门值取了 σ；偏置应是其反函数 σ⁻¹"),

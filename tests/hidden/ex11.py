@@ -9,7 +9,7 @@ import math
 
 from grader.checks import Fail, check, choices, partial
 
-T, NUM_STATES = 4, 4  # part B: 4 time steps; h_n stacks num_layers × num_directions = 4 states
+NUM_STATES = 4  # part B: h_n stacks num_layers × num_directions = 2 × 2 states
 
 
 def sigma(z: float) -> float:
@@ -61,24 +61,37 @@ MISCONCEPTIONS = {
         "正的偏置让遗忘门从高于 σ(0) = 0.5、更接近 1 的值起步，每一步丢掉的细胞状态更少（第 16 讲）"),
 }
 
-OUTPUT_MISTAKES = {
-    (2, 4, 5): ("forgot that the two directions are concatenated in output's last dimension",
-                "忘了 output 的最后一维拼接了两个方向"),
-    (4, 2, 10): ("batch_first=True puts the batch first in output", "batch_first=True 时 output 的第一维是批"),
-    (2, 4, 20): ("output holds only the last layer's states, not every layer's", "output 只含最后一层的状态，不含所有层"),
-}
-STATE_MISTAKES = {
-    (2, 4, 5): ("batch_first does not apply to h_n and c_n: their first dimension is never the batch",
-                "batch_first 不作用于 h_n 与 c_n：它们的第一维永远不是批"),
-    (2, 2, 5): ("forgot the directions: the first dimension counts layers × directions",
-                "忘了方向数：第一维是层数 × 方向数"),
-    (4, 2, 10): ("h_n and c_n keep the two directions as separate entries; they are not concatenated",
-                 "h_n 与 c_n 把两个方向作为不同的条目保存，并不拼接"),
-    (2, 2, 10): ("h_n and c_n keep the two directions as separate entries; they are not concatenated",
-                 "h_n 与 c_n 把两个方向作为不同的条目保存，并不拼接"),
-    (2, 4, 10): ("h_n and c_n hold only the last time step of every layer and direction, not a state per step",
-                 "h_n 与 c_n 只保存每层每个方向最后一个时间步的状态，并不是每步一个状态"),
-}
+CONCATENATED = ("h_n and c_n keep the two directions as separate entries; they are not concatenated",
+                "h_n 与 c_n 把两个方向作为不同的条目保存，并不拼接")
+
+
+def shape_mistakes(p: dict) -> dict:
+    """{key: {shape a known mistake gives: its diagnosis}} for part B's sizes `p`."""
+    batch, steps, d_h = p["batch"], p["steps"], p["b_d_h"]
+    states = {
+        (batch, NUM_STATES, d_h): ("batch_first does not apply to h_n and c_n: their first dimension is never the batch",
+                                   "batch_first 不作用于 h_n 与 c_n：它们的第一维永远不是批"),
+        (2, batch, d_h): ("forgot the directions: the first dimension counts layers × directions",
+                          "忘了方向数：第一维是层数 × 方向数"),
+        (NUM_STATES, batch, 2 * d_h): CONCATENATED,
+        (2, batch, 2 * d_h): CONCATENATED,
+        (batch, steps, 2 * d_h): ("h_n and c_n hold only the last time step of every layer and direction, not a state "
+                                  "per step", "h_n 与 c_n 只保存每层每个方向最后一个时间步的状态，并不是每步一个状态"),
+    }
+    return {
+        "output_shape": {
+            (batch, steps, d_h): ("forgot that the two directions are concatenated in output's last dimension",
+                                  "忘了 output 的最后一维拼接了两个方向"),
+            (steps, batch, 2 * d_h): ("batch_first=True puts the batch first in output",
+                                      "batch_first=True 时 output 的第一维是批"),
+            (batch, steps, 4 * d_h): ("output holds only the last layer's states, not every layer's",
+                                      "output 只含最后一层的状态，不含所有层"),
+        },
+        "h_n_shape": states,
+        "c_n_shape": states,
+    }
+
+
 LAST_BACKWARD = ("h_n[-1] is the last layer's backward direction, not its forward one",
                  "h_n[-1] 是最后一层的后向方向，不是前向方向")
 NOT_GROUPED = ("h_n does not list all forward directions first and then all backward ones",
@@ -134,24 +147,27 @@ def test_misconceptions(answers, reference_answers):
 
 
 @check(points=2)
-def test_bidirectional_shapes(answers, reference_answers):
+def test_bidirectional_shapes(answers, reference_answers, variant):
     """Part B: shapes and indices of a 2-layer bidirectional batch-first nn.LSTM
     B 部分：2 层双向、batch_first 的 nn.LSTM 的形状与索引"""
+    right, wrong, steps = expected(variant), mistakes(variant), variant["steps"]
     partial([
-        lambda: answers.shape("output_shape", reference_answers["output_shape"], mistakes=OUTPUT_MISTAKES),
-        lambda: answers.shape("h_n_shape", reference_answers["h_n_shape"], mistakes=STATE_MISTAKES),
-        lambda: answers.shape("c_n_shape", reference_answers["c_n_shape"], mistakes=STATE_MISTAKES),
+        lambda: answers.shape("output_shape", right["output_shape"], mistakes=wrong["output_shape"]),
+        lambda: answers.shape("h_n_shape", right["h_n_shape"], mistakes=wrong["h_n_shape"]),
+        lambda: answers.shape("c_n_shape", right["c_n_shape"], mistakes=wrong["c_n_shape"]),
         lambda: index(answers, "fwd_last_layer_index", reference_answers["fwd_last_layer_index"], NUM_STATES,
                       {3: LAST_BACKWARD, -1: LAST_BACKWARD, 1: NOT_GROUPED, -3: NOT_GROUPED, 0: FIRST_LAYER}),
-        lambda: index(answers, "bwd_final_time_index", reference_answers["bwd_final_time_index"], T,
-                      {T - 1: BACKWARD_END, -1: BACKWARD_END}),
+        lambda: index(answers, "bwd_final_time_index", reference_answers["bwd_final_time_index"], steps,
+                      {steps - 1: BACKWARD_END, -1: BACKWARD_END}),
     ])
 
 
 def expected(p: dict) -> dict:
-    """Part C's counts for the sizes `p` (d_x, d_h; one bias per gate block)."""
+    """Part B's shapes and part C's counts for the sizes `p` (one bias per gate block in part C)."""
     block = p["d_h"] * (p["d_x"] + p["d_h"] + 1)
-    return {"q2_gru": 3 * block, "q2_lstm": 4 * block}
+    states = [NUM_STATES, p["batch"], p["b_d_h"]]
+    return {"output_shape": [p["batch"], p["steps"], 2 * p["b_d_h"]], "h_n_shape": states, "c_n_shape": states,
+            "q2_gru": 3 * block, "q2_lstm": 4 * block}
 
 
 def mistakes(p: dict) -> dict:
@@ -163,6 +179,7 @@ def mistakes(p: dict) -> dict:
             n * block: why for n, why in wrong_blocks.items()}
 
     return {
+        **shape_mistakes(p),
         "q2_gru": counts(3, {
             4: ("a GRU has three gate blocks (z, r, candidate), not four", "GRU 有三个门块（z、r、候选），不是四个"),
             2: ("the candidate is a block too: a GRU has three", "候选也是一个块：GRU 共三个"),

@@ -17,18 +17,18 @@ MUTANTS = bank("ex11", "answers.toml", {
     "forget bias without effect": (
         "tf_forget_bias_slows_decay = true", "tf_forget_bias_slows_decay = false", "starts the forget gate above"),
     "directions not concatenated": (
-        "output_shape = [2, 4, 10]", "output_shape = [2, 4, 5]", "two directions are concatenated"),
+        "output_shape = [6, 7, 24]", "output_shape = [6, 7, 12]", "two directions are concatenated"),
     "output not batch-first": (
-        "output_shape = [2, 4, 10]", 'output_shape = "(4, 2, 10)"', "batch_first=True puts the batch first"),
-    "output holds every layer": ("output_shape = [2, 4, 10]", "output_shape = [2, 4, 20]", "last layer's states"),
-    "batch_first applied to h_n": ("h_n_shape = [4, 2, 5]", "h_n_shape = [2, 4, 5]", "batch_first does not apply"),
-    "h_n without directions": ("h_n_shape = [4, 2, 5]", "h_n_shape = [2, 2, 5]", "forgot the directions"),
-    "c_n directions concatenated": ("c_n_shape = [4, 2, 5]", "c_n_shape = [4, 2, 10]", "not concatenated"),
-    "c_n as output": ("c_n_shape = [4, 2, 5]", "c_n_shape = [2, 4, 10]", "not a state per step"),
+        "output_shape = [6, 7, 24]", 'output_shape = "(7, 6, 24)"', "batch_first=True puts the batch first"),
+    "output holds every layer": ("output_shape = [6, 7, 24]", "output_shape = [6, 7, 48]", "last layer's states"),
+    "batch_first applied to h_n": ("h_n_shape = [4, 6, 12]", "h_n_shape = [6, 4, 12]", "batch_first does not apply"),
+    "h_n without directions": ("h_n_shape = [4, 6, 12]", "h_n_shape = [2, 6, 12]", "forgot the directions"),
+    "c_n directions concatenated": ("c_n_shape = [4, 6, 12]", "c_n_shape = [4, 6, 24]", "not concatenated"),
+    "c_n as output": ("c_n_shape = [4, 6, 12]", "c_n_shape = [6, 7, 24]", "not a state per step"),
     "h_n[-1] as the forward state": ("fwd_last_layer_index = 2", "fwd_last_layer_index = -1", "backward direction"),
     "directions grouped": ("fwd_last_layer_index = 2", "fwd_last_layer_index = 1", "all forward directions first"),
     "backward state at the last step": (
-        "bwd_final_time_index = 0", "bwd_final_time_index = 3", "reads the sequence from the end"),
+        "bwd_final_time_index = 0", "bwd_final_time_index = 6", "reads the sequence from the end"),
     "q2 GRU with framework biases": ("q2_gru = 100320", "q2_gru = 100800", "two biases"),
     "q2 LSTM with framework biases": ("q2_lstm = 133760", 'q2_lstm = "4*(160*(48+160+1)+160)"', "two biases"),
     "q2 GRU without bias": ("q2_gru = 100320", "q2_gru = 99840", "bias is missing"),

@@ -81,7 +81,12 @@ def _graded(course: Course, root: Path, upload: Path) -> dict:
     with arranged(course, upload) as (submission, notes):
         label = str(submission.relative_to(root)) if submission.is_relative_to(root) else upload.name
         _say(f"grading {label} with the course in {course.root}")
-        result = api.grade(course=course, exercises=list(course.exercises), submission=submission, label=label)
+        student = metadata_student(root, course)
+        if course.variants.enabled and student is None:
+            _say(f"no student id in submission_metadata.json (users[0].{course.variants.gradescope_id}): graded on the "
+                 "statement's numbers")
+        result = api.grade(course=course, exercises=list(course.exercises), submission=submission, label=label,
+                           student=student)
     if course.policy is not None:
         result = _late(course, root, label, result)
     doc = to_dict(result)
@@ -117,6 +122,22 @@ def _late(course: Course, root: Path, label: str, result):
         return Term(policy=course.policy).final_result(label, result)
     hand_in = HandIn(when, "submission_metadata.json")
     return Term(policy=course.policy, hand_ins={label: {e.id: hand_in for e in result.exercises}}).final_result(label, result)
+
+
+def metadata_student(root: Path, course: Course) -> str | None:
+    """The submitter's id from Gradescope's submission_metadata.json: users[0]'s field that course.toml's
+    [variants] gradescope_id names ("email" or "sid"); None when absent or unreadable."""
+    import json
+
+    path = root / "submission_metadata.json"
+    try:
+        if path.stat().st_size > 1 << 20:
+            return None
+        users = json.loads(path.read_text(encoding="utf-8")).get("users") or []
+        value = users[0].get(course.variants.gradescope_id) if isinstance(users[0], dict) else None
+    except (OSError, ValueError, AttributeError, IndexError):
+        return None
+    return value.strip() if isinstance(value, str) and value.strip() else None
 
 
 def _sandbox_report(found: list[dict] | None, course_root: Path) -> str:

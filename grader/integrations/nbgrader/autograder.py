@@ -44,6 +44,14 @@ def autograde(exercise_id: str) -> float:
     return round(result.score, 4)
 
 
+def student_of(folder: Path) -> str | None:
+    """The student whose notebook nbgrader grades in `folder`: its parent in submitted/<student>/<assignment>/ or
+    autograded/<student>/<assignment>/, whose numbers the numeric questions are (course.toml [variants]); else None."""
+    if folder.resolve().parent.parent.name in ("submitted", "autograded"):
+        return folder.resolve().parent.name
+    return None
+
+
 def _grade_notebook(exercise_id: str, folder: Path) -> str:
     """The result model of grading `folder`'s notebook for one exercise, as JSON (a grader failure's too)."""
     from grader import api
@@ -55,7 +63,8 @@ def _grade_notebook(exercise_id: str, folder: Path) -> str:
         if exercise_id not in course.ids:
             raise CourseError(f"unknown exercise {exercise_id}; valid ids: {', '.join(course.ids)}")
         exercises = api.select(course, [exercise_id])
-        return api.grade(course=course, exercises=exercises, submission=folder, label=label).to_json()
+        return api.grade(course=course, exercises=exercises, submission=folder, label=label,
+                         student=student_of(folder)).to_json()
     except GraderError as e:
         return GradeResult.of_failure(label, [], str(e)).to_json()
 
