@@ -1,8 +1,10 @@
 """Hidden checks for ex05: `lstm_step` and `gru_step` against the reference (14 points).
 
-Inputs are float64 with d_x != d_h (a W vs W^T mix-up cannot pass silently), a batch of three
-distinct rows and random non-zero states. A wrong result is compared with the known mistakes of the
-course spec so that the feedback names the mistake without printing expected values.
+Inputs are float64 with d_x != d_h (a W vs W^T mix-up raises; a square U_* left untransposed is named
+from its values), a batch of three distinct rows and random non-zero states. A wrong result is compared
+with the known mistakes of the course spec so that the feedback names the mistake without printing
+expected values. Every check calls one function, so a mistake in (or a hang of) one function costs only
+its own checks; the checks that depend on the values judge the step the function computes (`computed`).
 """
 
 import functools
