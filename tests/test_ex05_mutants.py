@@ -3,6 +3,7 @@
 import pytest
 
 from conftest import ROOT, assert_named, earned, mutate
+from mutants import named, submission
 
 REFERENCE = (ROOT / "solutions" / "ex05_gated_steps" / "gated.py").read_text()
 
@@ -129,3 +130,13 @@ def test_correct_work_written_differently_earns_full_marks(grade):
     """Does a correct gated.py written another way (stacked weights and einsum, F.linear, addcmul, lerp) earn all 14?"""
     result = grade("ex05", {"gated.py": WRITTEN_DIFFERENTLY})
     assert result.score == result.max_score, [v.feedback.en for v in result.checks if not v.passed]
+
+
+@pytest.mark.parametrize("name", ["batch reduction", "swapped GRU convention", "square U_h untransposed", "reset gate after the matmul"])
+def test_a_named_mistake_costs_its_values_check_only(grade, name):
+    """Does a named mistake of the values (batch mixing, a swapped convention, U untransposed, the reset gate after the
+    matmul) keep every point of the checks that depend on the values – dtype, gradients, extremes, ValueErrors, standing
+    alone – which judge the step the function computes?"""
+    result = grade("ex05", submission(named("ex05", name)))
+    lost = [v.name for v in result.checks if v.earned < v.points]
+    assert lost and all(" match the reference " in n or " reproduces ex0" in n for n in lost), lost
