@@ -3,6 +3,7 @@
 import pytest
 
 from conftest import ROOT, assert_named, earned, mutate
+from mutants import named, submission
 
 REFERENCE = (ROOT / "solutions" / "ex05_gated_steps" / "gated.py").read_text()
 
@@ -88,3 +89,54 @@ def test_a_hanging_lstm_step_costs_lstm_step_only(grade):
     lost = {v.name: v.points - v.earned for v in result.checks if v.earned < v.points}
     assert all(name.startswith("lstm_step") for name in lost), lost
     assert result.score == result.max_score - 3, lost  # float32, gradients, extremes, ValueErrors, standing alone
+
+
+WRITTEN_DIFFERENTLY = '''import torch
+from torch.nn import functional as F
+
+
+def _shapes(x, h, c=None):
+    if x.ndim != 2 or h.ndim != 2 or x.shape[0] != h.shape[0] or (c is not None and c.shape != h.shape):
+        raise ValueError("x, h (and c) must be 2-D with one batch size, c shaped like h")
+
+
+def lstm_step(x, h, c, W_i, W_f, W_o, W_c, b_i, b_f, b_o, b_c):
+    _shapes(x, h, c)
+    d_h = h.shape[1]
+    if any(w.shape != (d_h, x.shape[1] + d_h) for w in (W_i, W_f, W_o, W_c)) or any(b.shape != (d_h,) for b in (b_i, b_f, b_o, b_c)):
+        raise ValueError("a weight does not fit")
+    W = torch.stack([W_i, W_f, W_o, W_c])                    # (4, d_h, d_x + d_h)
+    u = torch.cat((x, h), dim=1)
+    pre = torch.einsum("bk,gdk->gbd", u, W) + torch.stack([b_i, b_f, b_o, b_c])[:, None, :]
+    i, f, o = torch.sigmoid(pre[:3])
+    g = torch.tanh(pre[3])
+    c_new = torch.addcmul(f * c, i, g)
+    return dict(i=i, f=f, o=o, candidate=g, c=c_new, h=o * c_new.tanh())
+
+
+def gru_step(x, h, W_z, U_z, W_r, U_r, W_h, U_h, b_z, b_r, b_h):
+    _shapes(x, h)
+    d_x, d_h = x.shape[1], h.shape[1]
+    if any(w.shape != (d_h, d_x) for w in (W_z, W_r, W_h)) or any(u.shape != (d_h, d_h) for u in (U_z, U_r, U_h)):
+        raise ValueError("a weight does not fit")
+    z = torch.sigmoid(F.linear(x, W_z, b_z) + F.linear(h, U_z))
+    r = torch.sigmoid(F.linear(x, W_r, b_r) + F.linear(h, U_r))
+    n = torch.tanh(F.linear(x, W_h, b_h) + F.linear(r * h, U_h))
+    return {"z": z, "r": r, "candidate": n, "h": torch.lerp(n, h, z)}
+'''
+
+
+def test_correct_work_written_differently_earns_full_marks(grade):
+    """Does a correct gated.py written another way (stacked weights and einsum, F.linear, addcmul, lerp) earn all 14?"""
+    result = grade("ex05", {"gated.py": WRITTEN_DIFFERENTLY})
+    assert result.score == result.max_score, [v.feedback.en for v in result.checks if not v.passed]
+
+
+@pytest.mark.parametrize("name", ["batch reduction", "swapped GRU convention", "square U_h untransposed", "reset gate after the matmul"])
+def test_a_named_mistake_costs_its_values_check_only(grade, name):
+    """Does a named mistake of the values (batch mixing, a swapped convention, U untransposed, the reset gate after the
+    matmul) keep every point of the checks that depend on the values – dtype, gradients, extremes, ValueErrors, standing
+    alone – which judge the step the function computes?"""
+    result = grade("ex05", submission(named("ex05", name)))
+    lost = [v.name for v in result.checks if v.earned < v.points]
+    assert lost and all(" match the reference " in n or " reproduces ex0" in n for n in lost), lost

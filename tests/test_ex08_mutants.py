@@ -68,6 +68,9 @@ VARIANTS = {
         "        self.head = nn.Linear(d_h, vocab)\n",
         "        self.head = nn.Linear(d_h, vocab)\n        self.embedding = nn.Embedding(vocab, d_e)\n"
         "        self.rnn = CELLS[cell](d_e, d_h, batch_first=True)\n"),
+    "a model moved to float64 after its seeded build": (
+        "build_model(cell, settings[\"vocab\"], settings[\"d_e\"], d_h).to(train_x.device)",
+        "build_model(cell, settings[\"vocab\"], settings[\"d_e\"], d_h).to(train_x.device).double()"),
     "a failed row without params and cell_calls": (
         LOOP_FAILURE, '            except Exception:\n                row["params"] = row["cell_calls"] = None\n'
                       "                continue\n"),

@@ -1,8 +1,10 @@
 """Hidden checks for ex05: `lstm_step` and `gru_step` against the reference (14 points).
 
-Inputs are float64 with d_x != d_h (a W vs W^T mix-up cannot pass silently), a batch of three
-distinct rows and random non-zero states. A wrong result is compared with the known mistakes of the
-course spec so that the feedback names the mistake without printing expected values.
+Inputs are float64 with d_x != d_h (a W vs W^T mix-up raises; a square U_* left untransposed is named
+from its values), a batch of three distinct rows and random non-zero states. A wrong result is compared
+with the known mistakes of the course spec so that the feedback names the mistake without printing
+expected values. Every check calls one function, so a mistake in (or a hang of) one function costs only
+its own checks; the checks that depend on the values judge the step the function computes (`computed`).
 """
 
 import functools
@@ -141,19 +143,25 @@ def diagnose(out: dict, inputs: dict, wrong: list[str], recompute, mistakes: dic
         candidate = recompute(**inputs, **options)
         if all(torch.allclose(out[k], candidate[k], rtol=RTOL, atol=ATOL) for k in wrong):
             return name
+    return BATCH_MIXING if rows_alone_right(student_fn, inputs, recompute(**inputs), wrong) else None
+
+
+def row(inputs: dict, j: int) -> dict:
+    """The inputs of row j alone (a batch of one), the parameters unchanged."""
+    return {k: v[j : j + 1] if k in ("x", "h", "c") else v for k, v in inputs.items()}
+
+
+def rows_alone_right(student_fn, inputs: dict, expected: dict, keys) -> bool:
+    """Whether the function, called on each row alone, gives that row of `expected` for every one of `keys`."""
     try:
-        rows_alone = [student_fn(**{k: v[j : j + 1] if k in ("x", "h", "c") else v for k, v in inputs.items()})
-                      for j in range(B)]
+        rows_alone = [student_fn(**row(inputs, j)) for j in range(B)]
     except StudentError:  # a row alone fails too: not batch mixing
-        return None
-    expected = recompute(**inputs)
-    if all(
-        isinstance(row, dict) and k in row and isinstance(row[k], torch.Tensor) and row[k].shape == (1, D_H)
-        and row[k].dtype == torch.float64 and torch.allclose(row[k], expected[k][j : j + 1], rtol=RTOL, atol=ATOL)
-        for j, row in enumerate(rows_alone) for k in wrong
-    ):
-        return BATCH_MIXING
-    return None
+        return False
+    return all(
+        isinstance(out, dict) and k in out and isinstance(out[k], torch.Tensor) and out[k].shape == (1, D_H)
+        and out[k].dtype == torch.float64 and torch.allclose(out[k], expected[k][j : j + 1], rtol=RTOL, atol=ATOL)
+        for j, out in enumerate(rows_alone) for k in keys
+    )
 
 
 def values_check(student_fn, reference_fn, inputs, keys, recompute, mistakes, fn) -> None:
@@ -246,20 +254,29 @@ def right_keys(student_fn, reference_fn, inputs, keys, fn) -> list[str]:
 
 
 def computed(gated, reference, device, fn: str):
-    """What the student's `fn` computes on the float64 inputs of its values check: the reference step, or the step
-    of the known mistake its outputs all match (a recompute); a Fail when neither. The checks that depend on the
-    values judge this step, so that a named mistake is charged once, by the values check, and an unknown one
-    (or no work) earns the dependent checks nothing."""
+    """What the student's `fn` computes on the float64 inputs of its values check, and on how many rows at once the
+    dependent checks judge it: the reference step, or the step of the known mistake its outputs all match (a
+    recompute), on the batch; the reference on one row where only batch mixing is wrong; a Fail when none fits.
+    The checks that depend on the values judge this step, so that a named mistake is charged once, by the values
+    check, and an unknown one (or no work) earns the dependent checks nothing."""
     make, keys, recompute = STEPS[fn]
     inputs = make(device)
     out = result_dict(getattr(gated, fn)(**inputs), keys, shape=(B, D_H), dtype=torch.float64, fn=fn)
-    if not wrong_keys(out, getattr(reference, fn)(**inputs), keys):
-        return getattr(reference, fn)
+    expected = getattr(reference, fn)(**inputs)
+    if not wrong_keys(out, expected, keys):
+        return getattr(reference, fn), B
     for options in (LSTM_MISTAKES if fn == "lstm_step" else GRU_MISTAKES).values():
         if not wrong_keys(out, recompute(**inputs, **options), keys):
-            return functools.partial(recompute, **options)
+            return functools.partial(recompute, **options), B
+    if rows_alone_right(getattr(gated, fn), inputs, expected, keys):  # batch mixing: each row alone is the reference's
+        return getattr(reference, fn), 1
     raise Fail(f"{fn}: this check counts once its values are right or show a named mistake (see the check on its values)",
                f"{fn}：数值正确或表现为已指出的错误之后，本项才计分（见数值检查）")
+
+
+def rows(inputs: dict, n: int) -> dict:
+    """The inputs of the first n rows (all of them, or one where only batch mixing is wrong)."""
+    return inputs if n == B else row(inputs, 0)
 
 
 def listed(problems: list[Text], limit: int) -> Text:
@@ -270,9 +287,9 @@ def listed(problems: list[Text], limit: int) -> Text:
 
 def float32_check(gated, reference, device, fn: str) -> None:
     make, keys, _ = STEPS[fn]
-    step = computed(gated, reference, device, fn)
-    inputs32 = {k: v.float() for k, v in make(device).items()}
-    out32 = result_dict(getattr(gated, fn)(**inputs32), keys, shape=(B, D_H), dtype=torch.float32, fn=f"{fn} (float32)")
+    step, n = computed(gated, reference, device, fn)
+    inputs32 = {k: v.float() for k, v in rows(make(device), n).items()}
+    out32 = result_dict(getattr(gated, fn)(**inputs32), keys, shape=(n, D_H), dtype=torch.float32, fn=f"{fn} (float32)")
     expected = step(**{k: v.double() for k, v in inputs32.items()})
     problems = []
     for k in keys:
@@ -300,12 +317,12 @@ def test_gru_float32(gated, reference, device):
 
 def gradients_check(gated, reference, device, fn: str) -> None:
     make, keys, _ = STEPS[fn]
-    step = computed(gated, reference, device, fn)
-    inputs = make(device)
+    step, n = computed(gated, reference, device, fn)
+    inputs = rows(make(device), n)
     g = torch.Generator().manual_seed(11)
-    cotangent = {k: torch.randn(B, D_H, generator=g, dtype=torch.float64).to(device) for k in keys}
+    cotangent = {k: torch.randn(B, D_H, generator=g, dtype=torch.float64)[:n].to(device) for k in keys}
     value, grads = getattr(gated, fn).with_grad(cotangent, **inputs)
-    result_dict(value, keys, shape=(B, D_H), dtype=torch.float64, fn=fn)
+    result_dict(value, keys, shape=(n, D_H), dtype=torch.float64, fn=fn)
     leaves = {k: v.clone().requires_grad_(True) for k, v in inputs.items()}
     expected = step(**leaves)
     loss = sum((expected[k] * cotangent[k]).sum() for k in keys)
@@ -344,9 +361,9 @@ def test_gru_gradients(gated, reference, device):
 
 def extreme_check(gated, reference, device, fn: str) -> None:
     make, keys, _ = STEPS[fn]
-    step = computed(gated, reference, device, fn)
-    inputs = make(device, scale=2e4)
-    out = result_dict(getattr(gated, fn)(**inputs), keys, shape=(B, D_H), dtype=torch.float64, fn=fn)
+    step, n = computed(gated, reference, device, fn)
+    inputs = rows(make(device, scale=2e4), n)
+    out = result_dict(getattr(gated, fn)(**inputs), keys, shape=(n, D_H), dtype=torch.float64, fn=fn)
     expected = step(**inputs)
     problems = []
     for k in keys:

@@ -34,6 +34,7 @@ MUTANTS = bank("ex05", "gated.py", {
         "def _check_states(x: Tensor, h: Tensor) -> None:\n    return\n",
         "no ValueError for"),
     "library cell": ("import torch\n", "import torch\n\n_cell = torch.nn.LSTMCell\n", "library recurrent cells"),
+    "a private name of torch": ("import torch\n", "import torch\n\n_nn = torch._C._nn\n", "torch._C._nn"),
     "reaching through sys.modules": (
         "import torch\n", "import torch\n_key = __import__('sys').modules.get('grader.inside.given')\n", "must stand alone"),
 })

@@ -31,5 +31,6 @@ MUTANTS = bank("ex06", "parity.py", {
     "gru computed in float32": ("p = params", "p = {k: v.float() for k, v in params.items()}\n    x, h = x.float(), h.float()",
                                 "float32 precision"),
     "gru detached parameters": ('"W_n": W["n"]', '"W_n": W["n"].detach()', "part of the gradient w.r.t. cell.weight_ih is missing"),
+    "reaching through sys.modules": ("import torch\n", "import sys\n\nimport torch\n\n_loaded = sys.modules\n", "sys.modules"),
     "gru detached input": ("p = params", "p = params\n    x = x.detach()", "no gradient reaches x"),
 })

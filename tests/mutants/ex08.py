@@ -53,6 +53,10 @@ CODE_MUTANTS = bank("ex08", "protocol.py", {
         "bench.train(model, (torch.cat([train_x, test_x]), torch.cat([train_y, test_y])),", "trained on test sequences"),
     "training on the test split": ("bench.train(model, (train_x, train_y),", "bench.train(model, (test_x, test_y),",
                                    "trained on test sequences"),
+    "training on train + validation": (
+        "bench.train(model, (train_x, train_y),",
+        'bench.train(model, (torch.cat([train_x, splits["val"][0]]), torch.cat([train_y, splits["val"][1]])),',
+        "trained on validation sequences"),
     "training on validation": ("bench.train(model, (train_x, train_y),", 'bench.train(model, splits["val"],',
                                "trained on validation sequences"),
     "no seed before the build": ("            torch.manual_seed(seed)\n", "", "not built under torch.manual_seed(seed)"),
