@@ -339,8 +339,8 @@ def override(out: Path, student: str, exercise: str, points: float | None, reaso
     if clear == (points is not None):
         raise click.UsageError("give POINTS, or --clear without POINTS")
     old, new = _guard(lambda: api.override(out=out, student=student, exercise=exercise, points=points, reason=reason, by=by))
-    shown = "none" if old is None else f"{old:g}"
-    done = f"{student} {exercise}: override cleared (was {shown})" if new is None else f"{student} {exercise}: {shown} -> {new:g}"
+    shown = "none" if old is None else f"{old:.15g}"
+    done = f"{student} {exercise}: override cleared (was {shown})" if new is None else f"{student} {exercise}: {shown} -> {new:.15g}"
     click.echo(f"{done}; on record in {out / 'journal.sqlite'}. Rerun grade batch with --out {out} to publish it "
                "(no one is regraded).")
 

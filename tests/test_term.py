@@ -181,6 +181,53 @@ def test_submitted_at_comes_before_timestamp_txt(term, tmp_path):
         out / "changes.md").read_text()
 
 
+TERM_FILES = {"--submitted-at": "student,submitted_at\ncyd,2026-12-11T00:30:00+08:00\n",  # cyd a day late
+              "--extensions": "student,exercise,due\nbob,*,2026-12-13T23:59:00+08:00\n"}  # bob on time
+
+
+def term_files(folder: Path, texts: dict[str, str] = TERM_FILES) -> list[str]:
+    """The options and files of a run given the term's CSV files `texts` (option -> the file's text)."""
+    args = []
+    for n, (option, text) in enumerate(texts.items()):
+        (folder / f"{n}.csv").write_text(text)
+        args += [option, str(folder / f"{n}.csv")]
+    return args
+
+
+def test_a_run_without_the_term_files_keeps_the_ones_given_before(term, tmp_path):
+    """After a run with --submitted-at and --extensions, do a run of one student (--student) and `grade reseed
+    --submissions`, neither given the files, keep every student's penalties as those files make them (saying so), and
+    does a file with its header alone remove them?"""
+    out, done = rerun_copy(term, tmp_path, *term_files(tmp_path))
+    assert done.returncode == 0 and (grades(out)["cyd"]["total"], grades(out)["bob"]["total"]) == ("5.4", "12"), done.stderr
+    one = batch(term["course"], term["class"], out, "--student", "bob")
+    assert one.returncode == 0 and "1 graded, 4 unchanged" in one.stderr, one.stderr
+    assert "--submitted-at not given: " in one.stderr and "still counts" in one.stderr
+    assert (grades(out)["cyd"]["total"], grades(out)["bob"]["total"]) == ("5.4", "12")
+    assert len([line for line in audit_rows(out) if "  late policy  " in line]) == 3  # the first run's, no more
+    course = sheets_only(course_copy(tmp_path / "course", edit=("course.toml", 'enabled = false\nsalt = ""', 'enabled = true\nsalt = "t"')))
+    reseeded = grade(course, "reseed", str(out), "bob", "--reason", "numbers leaked", "--submissions", str(term["class"]))
+    assert reseeded.returncode == 0 and "regraded bob" in reseeded.stdout, reseeded.stdout + reseeded.stderr
+    assert (grades(out)["cyd"]["total"], grades(out)["bob"]["late_days"]) == ("5.4", "0")
+    removed = batch(term["course"], term["class"], out, *term_files(tmp_path, {"--submitted-at": "student,submitted_at\n"}))
+    assert removed.returncode == 0 and "--submitted-at not given" not in removed.stderr, removed.stderr
+    assert (grades(out)["cyd"]["total"], grades(out)["bob"]["total"]) == ("6", "12")
+
+
+def test_a_final_score_the_term_rules_change_is_an_audit_row(term, tmp_path):
+    """Is each final score that a hand-in time or an extension changed an audit row (cause "late policy", old and new
+    final points, the due date and hand-in time as the reason), written with what the run published?"""
+    out, done = rerun_copy(term, tmp_path, *term_files(tmp_path))
+    assert done.returncode == 0, done.stderr
+    rows = [line for line in audit_rows(out) if "  late policy  " in line]
+    assert len(rows) == 3, rows
+    assert any("  late policy  cyd  ex01  6 -> 5.4  Due 2026-12-10 23:59+08:00; handed in 2026-12-11 00:30+08:00: 1 day late."
+               in line for line in rows), rows
+    assert any("  late policy  bob  ex01  4.8 -> 6  Due 2026-12-13 23:59+08:00 (your extension)" in line for line in rows), rows
+    again = batch(term["course"], term["class"], out)
+    assert again.returncode == 0 and len([line for line in audit_rows(out) if "  late policy  " in line]) == 3
+
+
 def test_an_extension_moves_that_students_due_date_alone(term, tmp_path):
     """Does --extensions move one student's due date for every exercise (`*`) or one, say so in their feedback, and
     leave the others' penalties as they were?"""
@@ -296,6 +343,7 @@ def test_an_override_replaces_the_final_points_and_is_on_record(term, tmp_path):
 
 @pytest.mark.parametrize(("args", "message"), [
     (["bob", "ex01", "6.5"], "ex01 is worth 0 to 6 points, got 6.5"),
+    (["bob", "ex01", "6.0000001"], "ex01 is worth 0 to 6 points, got 6.0000001"),
     (["bob", "ex01", "--", "-1"], "ex01 is worth 0 to 6 points, got -1"),
     (["zed", "ex01", "1"], "no student zed"),
     (["bob", "ex05", "1"], "no exercise ex05 in this batch; graded here: ex01, ex03"),
@@ -308,6 +356,18 @@ def test_an_override_that_cannot_be_is_refused(term, args, message):
     done = grade(ROOT, "override", "--reason", "r", str(term["out"]), *args)
     assert done.returncode == 2 and message in done.stderr, done.stderr
     assert audit_rows(term["out"]) == ["no score has changed yet"]
+
+
+def test_an_override_takes_the_id_as_grades_csv_shows_it(term, tmp_path):
+    """Is student -bob, whom grades.csv shows as '-bob (a spreadsheet would run -bob), overridden by either form?"""
+    klass = sheets(tmp_path / "class" / "-bob", *SHEETS).parent
+    out = tmp_path / "out"
+    assert batch(term["course"], klass, out).returncode == 0
+    assert list(grades(out)) == ["'-bob"]
+    for shown, points in (("'-bob", "5"), ("-bob", "4")):
+        done = grade(ROOT, "override", "--reason", "r", "--", str(out), shown, "ex01", points)
+        assert done.returncode == 0, done.stderr
+    assert [line.split("  ")[3:6] for line in audit_rows(out)] == [["-bob", "ex01", "6 -> 5"], ["-bob", "ex01", "5 -> 4"]]
 
 
 def test_override_needs_a_batch_and_a_reason(tmp_path):
@@ -330,6 +390,22 @@ def test_audit_rows_are_append_only(tmp_path):
         with pytest.raises(sqlite3.DatabaseError, match="append-only"):
             journal.execute(sql)
     assert [(e.cause, e.old, e.new, e.actor != "") for e in audit.history(journal)] == [("reseed", 3.0, 4.0, True)]
+    journal.close()
+
+
+def test_an_audit_row_cannot_be_replaced_by_insert_or_replace(tmp_path):
+    """Is INSERT OR REPLACE of an existing row's n – which deletes the row without firing a delete trigger – refused, the
+    row left as written?"""
+    from grader.batch import audit
+    from grader.batch.journal import Journal
+
+    journal = Journal(tmp_path)
+    audit.record(journal, cause="override", student="bob", exercise="ex05", old=3.0, new=4.0, reason="r")
+    (n,) = [e.n for e in audit.history(journal)]
+    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+        journal.execute("INSERT OR REPLACE INTO audit VALUES (?, 'then', 'x', 'override', 'bob', 'ex05', 3, 14, 'r', '', '')",
+                        (n,))
+    assert [(e.n, e.new) for e in audit.history(journal)] == [(n, 4.0)]
     journal.close()
 
 
@@ -381,6 +457,10 @@ def test_a_changed_answer_key_regrades_on_record_and_keeps_an_override(term, tmp
     ("--submitted-at", "student,when\nbob,2026-12-10T20:00:00+08:00\n", "line 1: no column submitted_at"),
     ("--submitted-at", "student,submitted_at\nbob,yesterday\n", "line 2: submitted_at: not an ISO 8601 date-time"),
     ("--extensions", "student,exercise,due\nbob,ex99,2026-12-13T23:59:00+08:00\n", "line 2: unknown exercise 'ex99'"),
+    ("--submitted-at", "student,submitted_at\ndave,0001-01-01T00:00:00+14:00\n",
+     "line 2: submitted_at: 0001-01-01T00:00:00+14:00 is outside the years 1900 to 9000"),
+    ("--extensions", "student,exercise,due\ndave,*,9999-12-31T23:59:00-10:00\n",
+     "line 2: due: 9999-12-31T23:59:00-10:00 is outside the years 1900 to 9000"),
     ("--extensions", "student,exercise,due\nbob,*,2026-12-13T23:59:00+08:00\nbob,*,2026-12-14T23:59:00+08:00\n",
      "line 3: a second extension of bob"),
 ])
@@ -402,6 +482,8 @@ def test_a_malformed_term_file_is_a_clear_error(term, tmp_path, option, text, me
     (f"\n[deadlines]\ndue = {DUE}\n[late]\nper_dya = 0.1\n", "[late]: unknown key(s) per_dya"),
     (f"\n[deadlines]\ndue = {DUE}\n[late]\nmax_days = 2.5\n", "late.max_days: expected a whole number"),
     ("\n[late]\nper_day = 0.1\n", "[late] without [deadlines]"),
+    (f"\n[deadlines]\ndue = {DUE}\n[late]\ngrace_minutes = 1e300\n", "late.grace_minutes: at most 527040 (a year), got 1e+300"),
+    ("\n[deadlines]\ndue = 9999-12-31T23:59:00-10:00\n", "deadlines.due: 9999-12-31T23:59:00-10:00 is outside the years"),
 ])
 def test_course_toml_term_errors_name_the_key(tmp_path, term_text, message):
     """Are a date-time without offset, an unknown key and a share outside [0, 1] errors that name the key?"""
@@ -413,6 +495,55 @@ def test_course_toml_term_errors_name_the_key(tmp_path, term_text, message):
     with pytest.raises(CourseError) as error:
         load_course(tmp_path)
     assert message in str(error.value)
+
+
+@pytest.mark.parametrize("text", ["9999-12-31 23:59:00.000000 UTC", "0001-01-01 00:00:00.000000 UTC",
+                                  "2026-12-10 15:00:00.000000 PST", "2026-12-10 15:00:00.000000 CST",
+                                  "2026-12-10 15:00:00.000000", "2026-12-10", "2026-12-10 15:00:00.000000 +0800"])
+def test_an_unusable_timestamp_costs_that_student_their_time_alone(tmp_path, text):
+    """Is a timestamp.txt that no time zone can show (year 9999), or that is not nbgrader's UTC (another zone's
+    abbreviation, no zone, a date alone), that student's "timestamp unreadable" warning, naming them and the text?"""
+    from grader.term.times import hand_ins
+
+    (tmp_path / "frank").mkdir()
+    (tmp_path / "frank" / "timestamp.txt").write_text(text + "\n")
+    found, problem = hand_ins(tmp_path / "frank", [("ex01", "ex01_cell_state")], None)
+    assert found == {} and problem.startswith("frank/timestamp.txt: timestamp unreadable") and repr(text) in problem, problem
+
+
+def test_nbgraders_own_timestamp_is_read_as_utc(tmp_path):
+    """Is timestamp.txt as nbgrader writes it (UTC, with or without its microseconds) read as that UTC time?"""
+    from grader.term.times import hand_ins
+
+    for n, text in enumerate(("2026-12-10 15:00:00.250000 UTC", "2026-12-10 15:00:00 UTC")):
+        (tmp_path / str(n)).mkdir()
+        (tmp_path / str(n) / "timestamp.txt").write_text(text)
+        found, problem = hand_ins(tmp_path / str(n), [("ex01", "ex01_cell_state")], None)
+        assert problem == "" and found["ex01"].at == dt.datetime(2026, 12, 10, 15, 0, 0, 250000 * (n == 0), tzinfo=dt.UTC)
+
+
+def zip_with_timestamp(path: Path, *, flag: int = 0, method: int = zipfile.ZIP_STORED) -> Path:
+    """A hand-in zip whose timestamp.txt has the general-purpose `flag` bits and compression `method` in its headers."""
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("ex01_cell_state/answers.toml", SHEETS["ex01_cell_state"])
+        zf.writestr("timestamp.txt", stamp("2026-12-10T15:00:00+00:00"))
+    data = bytearray(path.read_bytes())
+    for signature, at in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):  # local header, central directory entry
+        start = data.rfind(signature)  # timestamp.txt is the last of each
+        data[start + at:start + at + 4] = (flag.to_bytes(2, "little") + method.to_bytes(2, "little"))
+    path.write_bytes(bytes(data))
+    return path
+
+
+@pytest.mark.parametrize(("flag", "method"), [(1, zipfile.ZIP_STORED), (0, 99)])
+def test_a_zip_whose_timestamp_cannot_be_read_costs_that_student_their_time_alone(tmp_path, flag, method):
+    """Is a zip whose timestamp.txt is encrypted, or compressed in a way zipfile lacks, that student's "timestamp
+    unreadable" warning rather than an error?"""
+    from grader.term.times import hand_ins
+
+    found, problem = hand_ins(zip_with_timestamp(tmp_path / "frank.zip", flag=flag, method=method),
+                              [("ex01", "ex01_cell_state")], None)
+    assert found == {} and problem.startswith("frank.zip: timestamp unreadable"), problem
 
 
 def test_lateness_counts_started_days_after_the_grace():

@@ -1,7 +1,8 @@
 """The audit trail: one append-only row in the journal for every change of a score – an override, its clearing, a
 regrade that changed a student's raw points – with its time, actor, old and new points, reason and hashes.
 
-Nothing updates or deletes an audit row: SQLite triggers refuse both. Any command that changes a score
+Nothing updates, deletes or replaces an audit row: SQLite triggers refuse all three (an INSERT OR REPLACE of a
+row's n too, which deletes without firing a delete trigger). Any command that changes a score
 calls `record` with its own `cause` (e.g. "override", "regrade"), inside the transaction that makes the change.
 """
 
@@ -19,7 +20,11 @@ _TABLE = """CREATE TABLE IF NOT EXISTS audit (
     course_hash TEXT NOT NULL, submission_hash TEXT NOT NULL)"""
 _APPEND_ONLY = [f"CREATE TRIGGER IF NOT EXISTS audit_no_{what} BEFORE {what.upper()} ON audit "
                 "BEGIN SELECT RAISE(ABORT, 'the audit trail is append-only: its rows are never changed or removed'); END"
-                for what in ("update", "delete")]
+                for what in ("update", "delete")] + [
+    # INSERT OR REPLACE on an existing n deletes the old row without firing the delete trigger: refuse any insert of an n
+    # already taken, before the conflict is resolved.
+    "CREATE TRIGGER IF NOT EXISTS audit_no_replace BEFORE INSERT ON audit WHEN EXISTS (SELECT 1 FROM audit WHERE n = NEW.n) "
+    "BEGIN SELECT RAISE(ABORT, 'the audit trail is append-only: its rows are never changed or removed'); END"]
 
 
 @dataclass(frozen=True)

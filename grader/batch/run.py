@@ -248,8 +248,10 @@ def _grade_into(out: Path, course: Course, exercises: list[Exercise], submission
     journal = Journal(out)
     unjournaled: dict[str, StudentRow] = {}  # rows the journal could not take: said so, and graded again next run
     try:
+        files, notes = finals.remember(journal, files or finals.TermFiles())
         term = finals.load(course=course, journal=journal, entries={s.id: s.path for s in keyed}, exercise_ids=ids,
-                           files=files or finals.TermFiles())
+                           files=files)
+        term.problems[:0] = notes
         last = published.read(journal)
         todo = [s for s in keyed if s.id == only or (only is None and (
             journal.key_of(s.id) != s.key or not (out / "reports" / f"{s.id}.json").is_file()))]
@@ -283,7 +285,7 @@ def _grade_into(out: Path, course: Course, exercises: list[Exercise], submission
             write_atomic(out / "changes.csv", changes.to_csv(changed))
             write_atomic(out / "changes.md", changes.to_markdown(changed))
         try:  # last: a run killed (or locked out) before it lists the same changes again
-            published.publish(journal, rows, hashes)
+            published.publish(journal, rows, hashes, also=lambda: finals.record_changes(journal, changed, rows, hashes))
         except sqlite3.Error as e:
             term.problems.append(f"the journal could not record what this run published ({e}); the next run lists "
                                  "these changes again")

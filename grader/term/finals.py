@@ -9,6 +9,8 @@ written, so a rerun – after `kill -9` too – compares against it and lists wh
 from __future__ import annotations
 
 import datetime as dt
+import json
+import sqlite3
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -86,6 +88,59 @@ def read_files(*, submitted_at: Path | None, extensions: Path | None, exercise_i
     """TermFileError, naming the file and line, for a malformed one."""
     return TermFiles(times.submitted_at(submitted_at) if submitted_at is not None else {},
                      times.extensions(extensions, exercise_ids) if extensions is not None else {}, (submitted_at, extensions))
+
+
+_FILES = ("CREATE TABLE IF NOT EXISTS term_files (option TEXT PRIMARY KEY, path TEXT NOT NULL, data TEXT NOT NULL, "
+          "at TEXT NOT NULL)")
+
+
+def remember(journal: Journal, files: TermFiles) -> tuple[TermFiles, list[str]]:
+    """The term's files of this run, and a note for the TA on each one that came from the journal.
+
+    A file given is kept in OUT's journal, replacing the one given before; a file not given is the one last given
+    into OUT (a run of one student, `grade reseed`, a rerun without the script never drops a hand-in time or an
+    extension). A file with its header line alone removes what was kept."""
+    kept = {option: (path, json.loads(data), at) for option, path, data, at in
+            journal.select("term_files", "SELECT option, path, data, at FROM term_files")}
+    given = {"--submitted-at": (files.paths[0], {s: t.isoformat() for s, t in files.submitted_at.items()}),
+             "--extensions": (files.paths[1], [[s, e, t.isoformat()] for (s, e), t in files.extensions.items()])}
+    now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    notes, paths = [], list(files.paths)
+    if any(path is not None for path, _ in given.values()):
+        try:
+            journal.execute(_FILES)
+            with journal.transaction():
+                for option, (path, data) in given.items():
+                    if path is not None:
+                        journal.execute("INSERT OR REPLACE INTO term_files VALUES (?, ?, ?, ?)",
+                                        (option, str(path), json.dumps(data), now))
+        except sqlite3.Error as e:
+            notes.append(f"the journal could not keep {' and '.join(str(p) for p, _ in given.values() if p)} ({e}): "
+                         "this run uses them; give them again next run")
+    for n, option in enumerate(given):
+        if paths[n] is None and option in kept and kept[option][1]:
+            path, _, at = kept[option]
+            paths[n] = Path(path)
+            notes.append(f"{option} not given: {path}, as given into this OUT on {at}, still counts (kept in its journal; "
+                         f"give {option} a file with its header line alone to remove it)")
+    submitted = files.submitted_at if files.paths[0] is not None or "--submitted-at" not in kept else {
+        s: dt.datetime.fromisoformat(t) for s, t in kept["--submitted-at"][1].items()}
+    extended = files.extensions if files.paths[1] is not None or "--extensions" not in kept else {
+        (s, e): dt.datetime.fromisoformat(t) for s, e, t in kept["--extensions"][1]}
+    return TermFiles(submitted, extended, (paths[0], paths[1])), notes
+
+
+def record_changes(journal: Journal, changed: list[Change], rows: list[StudentRow], hashes: dict[str, tuple[str, str]]) -> None:
+    """An audit row for each final score that the term's rules changed (a due date, the penalty, an extension, a hand-in
+    time: cause "late policy"); regrades and overrides have theirs already. Call it in the transaction that publishes."""
+    exercises = {(r.student, e.id): e for r in rows for e in r.result.exercises}
+    for c in changed:
+        if c.cause != "late policy":
+            continue
+        e = exercises[(c.student, c.exercise)]
+        reason = describe(e.adjustment, e.score).render("en") if e.adjustment else "no due date applies any more"
+        audit.record(journal, cause="late policy", student=c.student, exercise=c.exercise, old=c.old, new=c.new,
+                     reason=reason, submission_hash=hashes[c.student][0], course_hash=hashes[c.student][1])
 
 
 def load(*, course: Course, journal: Journal, entries: dict[str, Path], exercise_ids: list[str],

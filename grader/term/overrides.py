@@ -13,6 +13,7 @@ from pathlib import Path
 from grader.batch import audit
 from grader.batch.journal import FILE, Journal
 from grader.errors import USAGE, GraderError
+from grader.export.grades import safe_cell
 from grader.results import Status
 from grader.term import published
 
@@ -55,6 +56,10 @@ def set_points(*, out: Path, student: str, exercise: str, points: float | None, 
     journal = open_journal(out)
     try:
         row = journal.row_of(student)
+        if row is None:  # grades.csv shows an id beginning = + - @ with a quote mark before it
+            shown = [s for s in journal.students() if safe_cell(s) == student]
+            if len(shown) == 1:
+                student, row = shown[0], journal.row_of(shown[0])
         if row is None:
             raise OverrideError(f"{out}: no student {student} in its journal (ids as grades.csv shows them)")
         found = {e.id: e for e in row.result.exercises}
@@ -62,7 +67,7 @@ def set_points(*, out: Path, student: str, exercise: str, points: float | None, 
             raise OverrideError(f"{student}: no exercise {exercise} in this batch; graded here: {', '.join(found)}")
         most = found[exercise].max_score
         if points is not None and not 0 <= points <= most:  # also false for NaN
-            raise OverrideError(f"POINTS: {exercise} is worth 0 to {most:g} points, got {points:g}")
+            raise OverrideError(f"POINTS: {exercise} is worth 0 to {most:g} points, got {points:.15g}")
         before = current(journal).get((student, exercise))
         last = published.read(journal).get((student, exercise))
         if points is None and before is None:

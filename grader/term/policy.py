@@ -23,6 +23,8 @@ from grader.errors import CourseError
 TABLES = ("deadlines", "late")  # the tables of course.toml this module reads (and the course hash leaves out)
 _LATE_KEYS = {"per_day": float, "max_days": int, "grace_minutes": float}
 DAY = dt.timedelta(days=1)
+_YEARS = (1900, 9000)  # of any date-time the term reads: far from both ends of what datetime can hold
+_MOST_GRACE = 60 * 24 * 366  # minutes: a year
 
 
 @dataclass(frozen=True)
@@ -87,6 +89,8 @@ def load(data: dict, where: str) -> Policy | None:
     for key in ("max_days", "grace_minutes"):
         if values.get(key, 0) < 0:
             raise CourseError(f"late.{key}: must not be negative, got {values[key]}")
+    if values.get("grace_minutes", 0) > _MOST_GRACE:
+        raise CourseError(f"{where}: late.grace_minutes: at most {_MOST_GRACE} (a year), got {late['grace_minutes']}")
     max_days = values.get("max_days")
     return Policy(dates.pop("due", None), dates, per_day, None if max_days is None else int(max_days),
                   dt.timedelta(minutes=values.get("grace_minutes", 0.0)))
@@ -103,7 +107,18 @@ def offset_datetime(value: object, where: str) -> dt.datetime:
         raise CourseError(f"{where}: expected a date-time with its time zone (2026-12-10T23:59:00+08:00), got {value!r}")
     if value.utcoffset() is None:
         raise CourseError(f"{where}: {value.isoformat()} has no time zone; add its offset (e.g. {value.isoformat()}+08:00)")
+    if not plausible(value):
+        raise CourseError(f"{where}: {value.isoformat()} is outside the years {_YEARS[0]} to {_YEARS[1]}; write the real date")
     return value
+
+
+def plausible(value: dt.datetime) -> bool:
+    """Whether an aware time lies in years that every time zone can show and subtract (year 1 at +14:00 is year 0 in
+    UTC, 9999-12-31 at -10:00 is year 10000: neither exists for Python)."""
+    try:
+        return _YEARS[0] <= value.astimezone(dt.UTC).year <= _YEARS[1]
+    except OverflowError:
+        return False
 
 
 def _number(value: object, kind: type, where: str) -> float:

@@ -3,6 +3,7 @@ those files are: a run killed before it compares against the same state again an
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from grader.batch.journal import Journal
@@ -29,10 +30,14 @@ def read(journal: Journal) -> dict[tuple[str, str], Published]:
     return {(s, e): Published(*rest) for s, e, *rest in journal.select("published", "SELECT * FROM published")}
 
 
-def publish(journal: Journal, rows: list[StudentRow], hashes: dict[str, tuple[str, str]]) -> None:
-    """Keep these final points as what OUT's files now show (after they are written; all in one transaction)."""
+def publish(journal: Journal, rows: list[StudentRow], hashes: dict[str, tuple[str, str]],
+            also: Callable[[], None] | None = None) -> None:
+    """Keep these final points as what OUT's files now show (after they are written; all in one transaction, with
+    `also`: the audit rows of what changed)."""
     journal.execute(_TABLE)
     with journal.transaction():
+        if also is not None:
+            also()
         for row in rows:
             if row.status is Status.INTERNAL_ERROR:
                 continue

@@ -11,16 +11,19 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
 from grader.errors import CourseError
 from grader.term.csvin import TermFileError, read_rows
-from grader.term.policy import offset_datetime
+from grader.term.policy import offset_datetime, plausible
 
 TIMESTAMP = "timestamp.txt"
 _MOST_BYTES = 1024  # of a timestamp.txt
+_NBGRADER_FORMAT = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})? UTC")  # as nbgrader writes it (timezone UTC)
 
 
 @dataclass(frozen=True)
@@ -68,16 +71,18 @@ def hand_ins(entry: Path, exercises: list[tuple[str, str]], given: dt.datetime |
         return {i: HandIn(given, "--submitted-at") for i, _ in exercises}, ""
     try:
         files = _timestamps(entry, {p for pair in exercises for p in pair})
-    except (OSError, zipfile.BadZipFile, ValueError) as e:
-        return {}, f"{entry.name}: its timestamp.txt could not be read ({e})"
+    except (OSError, zipfile.BadZipFile, ValueError, RuntimeError, NotImplementedError, EOFError, zlib.error) as e:
+        # an encrypted member (RuntimeError), a compression zipfile lacks (NotImplementedError), a damaged stream
+        return {}, f"{entry.name}: timestamp unreadable: its timestamp.txt could not be read ({type(e).__name__}: {e})"
     found, problems = {}, []
     for exercise, folder in exercises:
         for place in (exercise, folder, ""):
             if place in files:
                 when = _nbgrader_time(files[place])
                 if when is None:
-                    problems.append(f"{'/'.join(p for p in (entry.name, place, TIMESTAMP) if p)}: not nbgrader's "
-                                    f"format (%Y-%m-%d %H:%M:%S.%f %Z): {files[place][:60]!r}")
+                    problems.append(f"{'/'.join(p for p in (entry.name, place, TIMESTAMP) if p)}: timestamp unreadable: "
+                                    f"{files[place].strip()[:60]!r} is not a UTC time as nbgrader writes it "
+                                    "(%Y-%m-%d %H:%M:%S.%f UTC, a year from 1900 to 9000); no late penalty without one")
                 else:
                     found[exercise] = HandIn(when, f"{place + '/' if place else ''}{TIMESTAMP}")
                 break
@@ -107,9 +112,13 @@ def _timestamps(entry: Path, places: set[str]) -> dict[str, str]:
 
 
 def _nbgrader_time(text: str) -> dt.datetime | None:
-    """nbgrader's timestamp (`%Y-%m-%d %H:%M:%S.%f %Z`, read by nbgrader's own parse_utc) as an aware UTC time."""
+    """nbgrader's timestamp as an aware UTC time: its format `%Y-%m-%d %H:%M:%S.%f %Z` with the zone nbgrader writes, UTC
+    (read by nbgrader's own parse_utc); None for anything else – another zone's abbreviation (PST: which one?), no
+    zone, a date alone – and for a time no time zone can show (year 1, 9999)."""
     from grader.errors import need
 
+    if _NBGRADER_FORMAT.fullmatch(text.strip()) is None:
+        return None
     utils = need("nbgrader.utils", "reading nbgrader's timestamp.txt")
     try:
         when = utils.parse_utc(text.strip())
@@ -117,7 +126,8 @@ def _nbgrader_time(text: str) -> dt.datetime | None:
         return None
     if not isinstance(when, dt.datetime):
         return None
-    return when.replace(tzinfo=dt.UTC) if when.tzinfo is None else when
+    when = when.replace(tzinfo=dt.UTC)
+    return when if plausible(when) else None
 
 
 def _when(text: str, path: Path, line: int, column: str) -> dt.datetime:
@@ -134,4 +144,4 @@ def gradescope_created_at(metadata: Path) -> dt.datetime | None:
         found = dt.datetime.fromisoformat(when) if isinstance(when, str) else None
     except (OSError, ValueError, AttributeError):
         return None
-    return found if found is not None and found.utcoffset() is not None else None
+    return found if found is not None and found.utcoffset() is not None and plausible(found) else None
