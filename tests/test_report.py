@@ -21,7 +21,8 @@ from grader.cli import main
 from grader.export import report
 
 SHEET = (ROOT / "solutions" / "ex01_cell_state" / "answers.toml").read_text()
-COUPLED = SHEET.replace("c_t = 1.5", "c_t = 1.52")  # f*c_prev + (1-f)*g = 1.6 - 0.08: the coupled-gate mistake
+# The statement's numbers (f = 0.75, c_prev = 1.6, g = -0.3): f*c_prev + (1-f)*g = 1.125, the coupled-gate mistake
+COUPLED = re.sub(r"^c_t = .*$", "c_t = 1.125", SHEET, flags=re.MULTILINE)
 HOSTILE = "<img src=x onerror=alert(1)>"  # a student id that is HTML (a zip of this name that cannot be read)
 
 
@@ -205,3 +206,37 @@ def test_time_limits_and_crashes_are_listed_per_student_and_exercise():
     text = report.to_html(rows, api.select(course, ["ex05"]), summary.summarize(rows, ["ex05"]), language="en", title="t")
     assert "<td>&lt;u&gt;kim&lt;/u&gt;</td><td>ex05</td><td>hit a time limit</td><td>lstm gates; gru gates</td>" in text
     assert "<td>crashed</td><td>shapes</td>" in text
+
+
+@pytest.fixture(scope="module")
+def late_class(tmp_path_factory) -> Path:
+    """ex01 due 2026-12-10 23:59 UTC, 10 % a day, nothing past 3 days: ada and cyd right (cyd five days late: 0 points),
+    bob and dan the coupled gate (dan two days late)."""
+    import datetime as dt
+
+    from grader.term.policy import Policy
+
+    klass = tmp_path_factory.mktemp("late-class")
+    for name, sheet, when in (("ada", SHEET, "2026-12-10 20:00:00.000000 UTC"), ("bob", COUPLED, "2026-12-10 21:00:00.000000 UTC"),
+                              ("cyd", SHEET, "2026-12-15 10:00:00.000000 UTC"), ("dan", COUPLED, "2026-12-12 10:00:00.000000 UTC")):
+        (klass / name / "ex01_cell_state").mkdir(parents=True)
+        (klass / name / "ex01_cell_state" / "answers.toml").write_text(sheet)
+        (klass / name / "timestamp.txt").write_text(when)
+    policy = Policy(due=dt.datetime(2026, 12, 10, 23, 59, tzinfo=dt.UTC), per_day=0.1, max_days=3)
+    course = dataclasses.replace(api.course(root=ROOT), policy=policy)
+    out = tmp_path_factory.mktemp("late-out")
+    api.batch(course=course, exercises=api.select(course, ["ex01"]), submissions=klass, out=out, workers=1)
+    return out
+
+
+def test_grade_stats_and_the_summary_agree_on_a_class_with_late_work(late_class, monkeypatch):
+    """On a class with late work, do `grade stats --json` (the journal's raw rows) and summary.json (the published
+    final rows) give the same figures for every check, measured on the points the checks gave?"""
+    figures = json.loads((late_class / "summary.json").read_text())
+    assert figures["late"] == ["cyd", "dan"]
+    monkeypatch.chdir(ROOT)
+    shown = CliRunner().invoke(main, ["stats", str(late_class), "--json"])
+    assert shown.exit_code == 0, shown.output
+    assert json.loads(shown.output)["checks"] == figures["checks"]
+    c_t = next(c for c in figures["checks"] if c["check"].startswith("c_t:"))
+    assert (c_t["top27_p"], c_t["bottom27_p"]) == (1.0, 0.0)  # by raw totals cyd is among the best, not the worst
