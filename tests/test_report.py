@@ -149,15 +149,40 @@ def test_without_matplotlib_the_report_keeps_its_tables(graded, monkeypatch):
 
 
 def test_late_and_overridden_scores_show_only_when_there_are_some(graded):
-    """Is the late/override section absent without such scores, and a table of them (escaped) when given some?"""
-    rows, _ = read_class(graded)
+    """Is the late/override section absent from a batch's report.html when no score was late or overridden?"""
+    assert "Late and overridden" not in (graded / "report.html").read_text()
+
+
+def test_a_batch_report_lists_late_work_with_its_penalty(late_class):
+    """Does a batch's report.html list each late exercise – raw points, days late, penalty, final points – and
+    nobody handed in on time?"""
+    text = (late_class / "report.html").read_text()
+    section = text[text.index("<h2>Late and overridden scores</h2>"):]
+    rows = re.findall(r"<tr><td>(\w+)</td><td>ex01</td><td class=\"n\">([\d.]+)</td><td class=\"n\">(\d+)</td>"
+                      r"<td class=\"n\">([\d.]+)</td><td></td><td class=\"n\">([\d.]+)</td></tr>", section)
+    ex01 = api.course(root=ROOT).exercise("ex01").points
+    dan = rows[1]
+    assert rows[0] == ("cyd", f"{ex01:g}", "5", f"{ex01:g}", "0")  # past max_days: all of it
+    assert dan[0] == "dan" and dan[2] == "2" and float(dan[3]) == round(0.2 * ex01, 4)
+    assert float(dan[4]) == round(float(dan[1]) - float(dan[3]), 4) and len(rows) == 2
+
+
+def test_an_override_shows_its_points_and_reason_escaped_in_the_course_language(late_class):
+    """Does an override appear with the staff's points and reason, the reason escaped, every fixed word in Chinese for
+    a zh course?"""
+    from grader.results import Adjustment
+
+    rows, _ = read_class(late_class)
+    bob = next(r for r in rows if r.student == "bob")
+    e = bob.result.exercises[0]
+    e.adjustment, e.score = Adjustment(raw=e.score, override=5.5, reason="<script>alert(1)</script> c_t typo", by="ta"), 5.5
     course = api.course(root=ROOT)
-    figures = json.loads((graded / "summary.json").read_text())
-    exercises = api.select(course, ["ex01"])
-    assert "Late and overridden" not in report.to_html(rows, exercises, figures, language="en", title="t")
-    late = report.Adjusted("<b>bob</b>", "ex01", 6.0, 5.4, report.Text("late by 1 day: 10 % off"))
-    text = report.to_html(rows, exercises, figures, language="en", title="t", adjusted=[late])
-    assert "Late and overridden scores" in text and "&lt;b&gt;bob&lt;/b&gt;" in text and "5.4" in text
+    figures = json.loads((late_class / "summary.json").read_text())
+    zh = report.to_html(rows, api.select(course, ["ex01"]), figures, language="zh", title=course.title)
+    section = zh[zh.index("<h2>迟交与人工改动的分数</h2>"):]
+    assert "<script>" not in zh and "5.5: &lt;script&gt;alert(1)&lt;/script&gt; c_t typo" in section
+    assert all(w in section for w in ("迟交天数", "迟交扣分", "课程教师给定的分数", "最终分数"))
+    assert not any(w in section for w in ("days late", "late penalty", "final", "graded"))
 
 
 @browser.needed
