@@ -265,3 +265,19 @@ def test_grade_stats_and_the_summary_agree_on_a_class_with_late_work(late_class,
     assert json.loads(shown.output)["checks"] == figures["checks"]
     c_t = next(c for c in figures["checks"] if c["check"].startswith("c_t:"))
     assert (c_t["top27_p"], c_t["bottom27_p"]) == (1.0, 0.0)  # by raw totals cyd is among the best, not the worst
+
+
+def test_each_exercises_plot_draws_every_score_given(monkeypatch):
+    """Does an exercise's plot draw a bar for a score of 5.4 (one student), not a half-point grid that has no 5.4?"""
+    pytest.importorskip("matplotlib")
+    from grader.export import summary
+    from grader.results import ExerciseResult, GradeResult, Status, StudentRow
+
+    drawn: list[dict[float, int]] = []
+    bars = report._bars
+    monkeypatch.setattr(report, "_bars", lambda ax, positions, counts, **kw: (
+        drawn.append({p: counts.get(p, 0) for p in positions}), bars(ax, positions, counts, **kw)))
+    rows = [StudentRow(s, Status.GRADED, GradeResult(s, "cpu", "en", [ExerciseResult("ex01", "t", points, 6.0, [])]))
+            for s, points in (("ann", 5.4), ("bob", 6.0))]
+    report.to_html(rows, api.select(api.course(root=ROOT), ["ex01"]), summary.summarize(rows, ["ex01"]), language="en", title="t")
+    assert {5.4: 1, 6.0: 1}.items() <= drawn[-1].items(), drawn

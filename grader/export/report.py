@@ -57,7 +57,7 @@ W = {
     "count": Text("students", "学生数"),
     "exercises": Text("Each exercise's scores", "各练习得分分布"),
     "exercises caption": Text("One plot per exercise (its id above it): students (vertical) by points (horizontal), "
-                              "in half points.", "每个练习一幅图（图上方为练习编号）：横轴为得分（以半分为单位），纵轴为学生人数。"),
+                              "a bar at each score given.", "每个练习一幅图（图上方为练习编号）：横轴为得分（每个出现过的得分一根柱），纵轴为学生人数。"),
     "exercise": Text("exercise", "练习"),
     "mean": Text("mean", "平均"),
     "median": Text("median", "中位数"),
@@ -181,7 +181,8 @@ def _exercises(exercises: Sequence[Graded], figures: dict[str, Any], say: Say, p
         axes = list(fig.subplots(math.ceil(len(shown) / columns), columns, squeeze=False).flat)
         for ax, e in zip(axes, shown):
             dist = {float(k): v for k, v in figures["exercises"][e.id]["distribution"].items()}
-            _bars(ax, [i / 2 for i in range(int(e.points * 2) + 1)], dist, width=0.4)
+            _bars(ax, sorted(dist), dist, width=0.1)  # each exact score: none is moved to a grid
+            ax.set_xlim(-0.5, e.points + 0.5)
             ax.set_title(e.id)
         for ax in axes[len(shown):]:
             ax.set_visible(False)
