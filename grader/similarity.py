@@ -182,7 +182,7 @@ def _answer_pairs(course: Course, exercise: Exercise, current: dict[str, dict[st
                   earlier: dict[str, dict[str, dict[str, str]]], unread: list[tuple[str, str]]) -> list[SharedAnswers]:
     """Pairs who share at least MIN_SHARED_WRONG identical answers that the course's judge finds wrong, each student
     judged against their own answers (`_expected`)."""
-    forms = _forms(exercise)
+    forms, tolerances = _forms(exercise), _tolerances(exercise)
     if not forms:
         return []
     wrong: dict[tuple[str, str], str] = {}  # (key, answer as compared) → how it was typed, for the wrong ones
@@ -202,7 +202,7 @@ def _answer_pairs(course: Course, exercise: Exercise, current: dict[str, dict[st
                 continue
             same = _compared(value)
             if (key, same, repr(expected[key])) not in judged:
-                judged[key, same, repr(expected[key])] = _right(sheet, key, form, expected[key])
+                judged[key, same, repr(expected[key])] = _right(sheet, key, form, expected[key], tolerances.get(key))
             if not judged[key, same, repr(expected[key])]:
                 wrong.setdefault((key, same), one_line(str(value), limit=80))
                 given.setdefault(student, {})[key] = same
@@ -229,6 +229,16 @@ def _forms(exercise: Exercise) -> dict[str, Any]:
         if isinstance(forms, dict):
             return forms
     return {}
+
+
+def _tolerances(exercise: Exercise) -> dict[str, float]:
+    """The keys that the hidden checks judge within a tolerance of their own (their module's RTOL, as ex02's has)."""
+    from grader.checks import course_code
+
+    if not exercise.hidden_checks.is_file():
+        return {}
+    rtol = getattr(course_code(exercise.hidden_checks), "RTOL", {})  # course code, which the grading process runs anyway
+    return rtol if isinstance(rtol, dict) else {}
 
 
 def _expected(course: Course, exercise: Exercise, student: str, references: dict[str, dict[str, Any]]) -> dict[str, Any]:
@@ -271,8 +281,9 @@ def _compared(value: object) -> str:
     return "".join(value.split()) if isinstance(value, str) else repr(value)
 
 
-def _right(sheet: Any, key: str, form: Any, expected: Any) -> bool:
-    """Whether the course's judge accepts the sheet's answer to `key` in `form` (the graded check's reading)."""
+def _right(sheet: Any, key: str, form: Any, expected: Any, rtol: float | None = None) -> bool:
+    """Whether the course's judge accepts the sheet's answer to `key` in `form` (the graded check's reading), a number
+    within `rtol` (None: the course's)."""
     from grader.failures import Fail
     from grader.grading.answers import Boolean, Choice, Formula, Integer, Number, Shape
     from grader.grading.expr import evaluate, parse
@@ -284,7 +295,7 @@ def _right(sheet: Any, key: str, form: Any, expected: Any) -> bool:
         elif isinstance(form, Integer):
             sheet.integer(key, int(number(expected)))
         elif isinstance(form, Number):
-            sheet.number(key, number(expected))
+            sheet.number(key, number(expected), rtol=rtol)
         elif isinstance(form, Choice):
             sheet.choice(key, str(expected), form.options)
         elif isinstance(form, Boolean):

@@ -384,3 +384,19 @@ def test_students_right_for_their_own_numbers_share_no_wrong_answer(tmp_path):
         hand_in(name, "s00")  # both hand in s00's numbers' answers: wrong for each of them, and alike
     copied = api.similarity(course=course, exercises=[ex02], submissions=tmp_path / "class", out=tmp_path / "o")
     assert [(s.student_a, s.student_b) for s in copied.shared] == [("x1", "x2")]
+
+
+def test_answers_the_hidden_check_accepts_within_its_own_tolerance_are_not_wrong(tmp_path):
+    """Do two students who both kept σ(1) to three digits in ex02 (within the 2 % its hidden check allows, outside the
+    course's 0.1 %) share no wrong answer?"""
+    ex02 = api.course(root=ROOT).exercise("ex02")
+    k = ex02.variant.default()["k_short"]
+    sheet = (ex02.solution_dir / "answers.toml").read_text()
+    sheet = re.sub(r"^sigma1_power = .*$", f"sigma1_power = {0.731 ** k!r}", sheet, flags=re.MULTILINE)
+    sheet = re.sub(r"^ratio_bias1_bias0 = .*$", f"ratio_bias1_bias0 = {(0.731 / 0.5) ** k!r}", sheet, flags=re.MULTILINE)
+    for name in ("ann", "ben"):
+        (tmp_path / "class" / name / ex02.folder).mkdir(parents=True)
+        (tmp_path / "class" / name / ex02.folder / "answers.toml").write_text(sheet)
+    course = api.course(root=ROOT)
+    result = api.similarity(course=course, exercises=[ex02], submissions=tmp_path / "class", out=tmp_path / "o")
+    assert result.shared == [], result.shared
