@@ -4,9 +4,11 @@ Code: for each code file a student edits, copydetect's winnowed fingerprints of 
 comments filtered out, so renaming and re-commenting change nothing), the exercise's stub, its given course code and
 its public checks removed as boilerplate: two students who wrote nothing match 0. A pair's similarity is the larger
 of the two shares of each one's fingerprinted code that the other holds. Answer sheets: pairs of students who gave
-two or more identical wrong answers, each judged by the course's own answer-sheet judge against the reference, in
-the form the exercise's public check declares. `--past` folders (earlier terms) are references: each of them is
-compared with this class, never with one another.
+two or more identical wrong answers, each judged by the course's own answer-sheet judge, in the form the exercise's
+public check declares, against that student's own answers (with variants on, those of their numbers, as the hidden
+checks compute them: `grader.variants.reference_sheet`), so that two students right for their own numbers never
+share a wrong answer. `--past` folders (earlier terms) are references: each of them is compared with this class,
+never with one another; a past student is judged on the numbers of their own id under this course's [variants].
 
 Entries are read as `grade batch` reads them (folders, zips, notebooks) into a workspace, as text: nothing of a
 student's is imported or run. Outputs in DIR: similarity.csv, shared_answers.csv and similarity.html (all student
@@ -178,28 +180,31 @@ def _lines(text: str, slices: Any) -> int:
 
 def _answer_pairs(course: Course, exercise: Exercise, current: dict[str, dict[str, dict[str, str]]],
                   earlier: dict[str, dict[str, dict[str, str]]], unread: list[tuple[str, str]]) -> list[SharedAnswers]:
-    """Pairs who share at least MIN_SHARED_WRONG identical answers that the course's judge finds wrong."""
-    forms, expected = _forms(exercise), _reference(exercise)
+    """Pairs who share at least MIN_SHARED_WRONG identical answers that the course's judge finds wrong, each student
+    judged against their own answers (`_expected`)."""
+    forms, tolerances = _forms(exercise), _tolerances(exercise)
     if not forms:
         return []
     wrong: dict[tuple[str, str], str] = {}  # (key, answer as compared) → how it was typed, for the wrong ones
-    judged: dict[tuple[str, str], bool] = {}
+    judged: dict[tuple[str, str, str], bool] = {}  # (key, answer as compared, the right answer) → the judge's verdict
     given: dict[str, dict[str, str]] = {}  # student → key → answer as compared, wrong answers only
+    references: dict[str, dict[str, Any]] = {}  # a reference sheet's text → its answers
     for student, files in [*current.items(), *earlier.items()]:
         if SHEET not in files.get(exercise.id, {}):
             continue
         sheet = _sheet(course, files[exercise.id][SHEET], student, unread)
         if sheet is None:
             continue
+        expected = _expected(course, exercise, student.rsplit("/", 1)[-1], references)  # a past one's own id
         for key, form in forms.items():
             value = sheet.raw(key)
             if value is None or key not in expected:
                 continue
             same = _compared(value)
-            if (key, same) not in judged:
-                judged[key, same] = _right(sheet, key, form, expected[key])
+            if (key, same, repr(expected[key])) not in judged:
+                judged[key, same, repr(expected[key])] = _right(sheet, key, form, expected[key], tolerances.get(key))
+            if not judged[key, same, repr(expected[key])]:
                 wrong.setdefault((key, same), one_line(str(value), limit=80))
-            if not judged[key, same]:
                 given.setdefault(student, {})[key] = same
     pairs = []
     students = [s for s in given if s in current]
@@ -226,11 +231,33 @@ def _forms(exercise: Exercise) -> dict[str, Any]:
     return {}
 
 
-def _reference(exercise: Exercise) -> dict[str, Any]:
+def _tolerances(exercise: Exercise) -> dict[str, float]:
+    """The keys that the hidden checks judge within a tolerance of their own (their module's RTOL, as ex02's has)."""
+    from grader.checks import course_code
+
+    if not exercise.hidden_checks.is_file():
+        return {}
+    rtol = getattr(course_code(exercise.hidden_checks), "RTOL", {})  # course code, which the grading process runs anyway
+    return rtol if isinstance(rtol, dict) else {}
+
+
+def _expected(course: Course, exercise: Exercise, student: str, references: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The right answers for `student`: the reference sheet, its numbers those of the student's variant (the hidden
+    checks' `expected`) where the exercise declares one; {} without a reference sheet."""
     import tomllib
 
+    from grader.variants import reference_sheet, variant_of
+
     path = exercise.solution_dir / SHEET
-    return tomllib.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    if not path.is_file():
+        return {}
+    if exercise.variant is None:
+        text = path.read_text(encoding="utf-8")
+    else:
+        text = reference_sheet(exercise, variant_of(course.variants, exercise.variant, student).params)
+    if text not in references:
+        references[text] = tomllib.loads(text)
+    return references[text]
 
 
 def _sheet(course: Course, text: str, student: str, unread: list[tuple[str, str]]):
@@ -254,8 +281,9 @@ def _compared(value: object) -> str:
     return "".join(value.split()) if isinstance(value, str) else repr(value)
 
 
-def _right(sheet: Any, key: str, form: Any, expected: Any) -> bool:
-    """Whether the course's judge accepts the sheet's answer to `key` in `form` (the graded check's reading)."""
+def _right(sheet: Any, key: str, form: Any, expected: Any, rtol: float | None = None) -> bool:
+    """Whether the course's judge accepts the sheet's answer to `key` in `form` (the graded check's reading), a number
+    within `rtol` (None: the course's)."""
     from grader.failures import Fail
     from grader.grading.answers import Boolean, Choice, Formula, Integer, Number, Shape
     from grader.grading.expr import evaluate, parse
@@ -267,7 +295,7 @@ def _right(sheet: Any, key: str, form: Any, expected: Any) -> bool:
         elif isinstance(form, Integer):
             sheet.integer(key, int(number(expected)))
         elif isinstance(form, Number):
-            sheet.number(key, number(expected))
+            sheet.number(key, number(expected), rtol=rtol)
         elif isinstance(form, Choice):
             sheet.choice(key, str(expected), form.options)
         elif isinstance(form, Boolean):

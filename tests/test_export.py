@@ -61,6 +61,18 @@ def test_summary_believes_no_words_a_student_wrote():
     assert "none diagnosed" in summary.to_markdown(figures)
 
 
+def test_the_distribution_shows_each_score_as_given():
+    """Are scores of 5.4 and 2.25 counted as 5.4 and 2.25 in summary.json and summary.md – beside "max 5.4" – and not
+    moved to the nearest half point (5.5, 2)?"""
+    def scored(student: str, points: float) -> StudentRow:
+        result = GradeResult(student, "cpu", "en", [ExerciseResult("ex01", "Cell-state arithmetic", points, 6.0, [])])
+        return StudentRow(student, Status.GRADED, result)
+
+    figures = summary.summarize([scored("ann", 5.4), scored("bob", 2.25), scored("cyd", 5.4)], ["ex01"])
+    assert figures["exercises"]["ex01"]["distribution"] == {"2.25": 1, "5.4": 2}
+    assert "| ex01 | 4.35 | 5.4 | 5.4 | 2.25: 1, 5.4: 2 |" in summary.to_markdown(figures)
+
+
 def test_summary_markdown_escapes_what_it_shows():
     """Is a check's or mistake's text shown inert in summary.md (no HTML, links or extra lines)?"""
     hostile = Text("a <b>bold</b> [link](http://x.invalid)\n# heading")

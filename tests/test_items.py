@@ -1,12 +1,13 @@
 """Item analysis on constructed classes whose answers are known: pass rates, point-biserial discrimination, the top
 and bottom 27 %, the flags, the named mistakes, and who is left out."""
 
+import dataclasses
 import math
 
 import pytest
 
 from grader.export import items, summary
-from grader.results import ExerciseResult, GradeResult, Outcome, Status, StudentRow, Verdict
+from grader.results import Adjustment, ExerciseResult, GradeResult, Outcome, Status, StudentRow, Verdict
 from grader.text import Text
 
 SWAPPED = Text("swapped GRU convention", "GRU 约定弄反了")
@@ -82,6 +83,19 @@ def test_a_discriminating_check_of_middling_difficulty_is_not_flagged():
     """Is a check that the stronger half passes (p = 0.5, D high) left unflagged?"""
     x = by_name(items.analyse(ladder(20, lambda i: i >= 10), ["ex03"]))["x"]
     assert x.p == 0.5 and x.discrimination is not None and x.discrimination > 0.5 and x.flags == ()
+
+
+def penalised(row: StudentRow, final: float, **adjustment) -> StudentRow:
+    """`row` as the term's rules publish it: each exercise `final` points, its raw points kept in the adjustment."""
+    exercises = [dataclasses.replace(e, score=final, adjustment=Adjustment(raw=e.score, **adjustment)) for e in row.result.exercises]
+    return dataclasses.replace(row, result=dataclasses.replace(row.result, exercises=exercises))
+
+
+def test_late_penalties_and_overrides_do_not_move_the_figures():
+    """With the strongest student's work late past the last day (0 final points) and the weakest's overridden to full
+    points, are every check's figures those of the raw points the checks gave?"""
+    late = [penalised(FIVE[0], 0.0, days_late=5, penalty=5.0), *FIVE[1:3], penalised(FIVE[3], 5.0, override=5.0), FIVE[4]]
+    assert items.analyse(late, ["ex03"]) == items.analyse(FIVE, ["ex03"])
 
 
 def test_timeouts_crashes_and_unreadable_students_are_left_out_and_counted_apart():

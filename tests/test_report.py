@@ -21,7 +21,8 @@ from grader.cli import main
 from grader.export import report
 
 SHEET = (ROOT / "solutions" / "ex01_cell_state" / "answers.toml").read_text()
-COUPLED = SHEET.replace("c_t = 1.5", "c_t = 1.52")  # f*c_prev + (1-f)*g = 1.6 - 0.08: the coupled-gate mistake
+# The statement's numbers (f = 0.75, c_prev = 1.6, g = -0.3): f*c_prev + (1-f)*g = 1.125, the coupled-gate mistake
+COUPLED = re.sub(r"^c_t = .*$", "c_t = 1.125", SHEET, flags=re.MULTILINE)
 HOSTILE = "<img src=x onerror=alert(1)>"  # a student id that is HTML (a zip of this name that cannot be read)
 
 
@@ -148,15 +149,40 @@ def test_without_matplotlib_the_report_keeps_its_tables(graded, monkeypatch):
 
 
 def test_late_and_overridden_scores_show_only_when_there_are_some(graded):
-    """Is the late/override section absent without such scores, and a table of them (escaped) when given some?"""
-    rows, _ = read_class(graded)
+    """Is the late/override section absent from a batch's report.html when no score was late or overridden?"""
+    assert "Late and overridden" not in (graded / "report.html").read_text()
+
+
+def test_a_batch_report_lists_late_work_with_its_penalty(late_class):
+    """Does a batch's report.html list each late exercise – raw points, days late, penalty, final points – and
+    nobody handed in on time?"""
+    text = (late_class / "report.html").read_text()
+    section = text[text.index("<h2>Late and overridden scores</h2>"):]
+    rows = re.findall(r"<tr><td>(\w+)</td><td>ex01</td><td class=\"n\">([\d.]+)</td><td class=\"n\">(\d+)</td>"
+                      r"<td class=\"n\">([\d.]+)</td><td></td><td class=\"n\">([\d.]+)</td></tr>", section)
+    ex01 = api.course(root=ROOT).exercise("ex01").points
+    dan = rows[1]
+    assert rows[0] == ("cyd", f"{ex01:g}", "5", f"{ex01:g}", "0")  # past max_days: all of it
+    assert dan[0] == "dan" and dan[2] == "2" and float(dan[3]) == round(0.2 * ex01, 4)
+    assert float(dan[4]) == round(float(dan[1]) - float(dan[3]), 4) and len(rows) == 2
+
+
+def test_an_override_shows_its_points_and_reason_escaped_in_the_course_language(late_class):
+    """Does an override appear with the staff's points and reason, the reason escaped, every fixed word in Chinese for
+    a zh course?"""
+    from grader.results import Adjustment
+
+    rows, _ = read_class(late_class)
+    bob = next(r for r in rows if r.student == "bob")
+    e = bob.result.exercises[0]
+    e.adjustment, e.score = Adjustment(raw=e.score, override=5.5, reason="<script>alert(1)</script> c_t typo", by="ta"), 5.5
     course = api.course(root=ROOT)
-    figures = json.loads((graded / "summary.json").read_text())
-    exercises = api.select(course, ["ex01"])
-    assert "Late and overridden" not in report.to_html(rows, exercises, figures, language="en", title="t")
-    late = report.Adjusted("<b>bob</b>", "ex01", 6.0, 5.4, report.Text("late by 1 day: 10 % off"))
-    text = report.to_html(rows, exercises, figures, language="en", title="t", adjusted=[late])
-    assert "Late and overridden scores" in text and "&lt;b&gt;bob&lt;/b&gt;" in text and "5.4" in text
+    figures = json.loads((late_class / "summary.json").read_text())
+    zh = report.to_html(rows, api.select(course, ["ex01"]), figures, language="zh", title=course.title)
+    section = zh[zh.index("<h2>迟交与人工改动的分数</h2>"):]
+    assert "<script>" not in zh and "5.5: &lt;script&gt;alert(1)&lt;/script&gt; c_t typo" in section
+    assert all(w in section for w in ("迟交天数", "迟交扣分", "课程教师给定的分数", "最终分数"))
+    assert not any(w in section for w in ("days late", "late penalty", "final", "graded"))
 
 
 @browser.needed
@@ -205,3 +231,53 @@ def test_time_limits_and_crashes_are_listed_per_student_and_exercise():
     text = report.to_html(rows, api.select(course, ["ex05"]), summary.summarize(rows, ["ex05"]), language="en", title="t")
     assert "<td>&lt;u&gt;kim&lt;/u&gt;</td><td>ex05</td><td>hit a time limit</td><td>lstm gates; gru gates</td>" in text
     assert "<td>crashed</td><td>shapes</td>" in text
+
+
+@pytest.fixture(scope="module")
+def late_class(tmp_path_factory) -> Path:
+    """ex01 due 2026-12-10 23:59 UTC, 10 % a day, nothing past 3 days: ada and cyd right (cyd five days late: 0 points),
+    bob and dan the coupled gate (dan two days late)."""
+    import datetime as dt
+
+    from grader.term.policy import Policy
+
+    klass = tmp_path_factory.mktemp("late-class")
+    for name, sheet, when in (("ada", SHEET, "2026-12-10 20:00:00.000000 UTC"), ("bob", COUPLED, "2026-12-10 21:00:00.000000 UTC"),
+                              ("cyd", SHEET, "2026-12-15 10:00:00.000000 UTC"), ("dan", COUPLED, "2026-12-12 10:00:00.000000 UTC")):
+        (klass / name / "ex01_cell_state").mkdir(parents=True)
+        (klass / name / "ex01_cell_state" / "answers.toml").write_text(sheet)
+        (klass / name / "timestamp.txt").write_text(when)
+    policy = Policy(due=dt.datetime(2026, 12, 10, 23, 59, tzinfo=dt.UTC), per_day=0.1, max_days=3)
+    course = dataclasses.replace(api.course(root=ROOT), policy=policy)
+    out = tmp_path_factory.mktemp("late-out")
+    api.batch(course=course, exercises=api.select(course, ["ex01"]), submissions=klass, out=out, workers=1)
+    return out
+
+
+def test_grade_stats_and_the_summary_agree_on_a_class_with_late_work(late_class, monkeypatch):
+    """On a class with late work, do `grade stats --json` (the journal's raw rows) and summary.json (the published
+    final rows) give the same figures for every check, measured on the points the checks gave?"""
+    figures = json.loads((late_class / "summary.json").read_text())
+    assert figures["late"] == ["cyd", "dan"]
+    monkeypatch.chdir(ROOT)
+    shown = CliRunner().invoke(main, ["stats", str(late_class), "--json"])
+    assert shown.exit_code == 0, shown.output
+    assert json.loads(shown.output)["checks"] == figures["checks"]
+    c_t = next(c for c in figures["checks"] if c["check"].startswith("c_t:"))
+    assert (c_t["top27_p"], c_t["bottom27_p"]) == (1.0, 0.0)  # by raw totals cyd is among the best, not the worst
+
+
+def test_each_exercises_plot_draws_every_score_given(monkeypatch):
+    """Does an exercise's plot draw a bar for a score of 5.4 (one student), not a half-point grid that has no 5.4?"""
+    pytest.importorskip("matplotlib")
+    from grader.export import summary
+    from grader.results import ExerciseResult, GradeResult, Status, StudentRow
+
+    drawn: list[dict[float, int]] = []
+    bars = report._bars
+    monkeypatch.setattr(report, "_bars", lambda ax, positions, counts, **kw: (
+        drawn.append({p: counts.get(p, 0) for p in positions}), bars(ax, positions, counts, **kw)))
+    rows = [StudentRow(s, Status.GRADED, GradeResult(s, "cpu", "en", [ExerciseResult("ex01", "t", points, 6.0, [])]))
+            for s, points in (("ann", 5.4), ("bob", 6.0))]
+    report.to_html(rows, api.select(api.course(root=ROOT), ["ex01"]), summary.summarize(rows, ["ex01"]), language="en", title="t")
+    assert {5.4: 1, 6.0: 1}.items() <= drawn[-1].items(), drawn

@@ -179,17 +179,18 @@ def klass(tmp_path_factory) -> Path:
     hand_in("cyd", filled(B_LSTM, B_GRU), WRONG_TWICE)
     (root / "dan").mkdir()
     (root / "dan" / "ex05.ipynb").write_text(notebook(filled(C_LSTM, C_GRU)))
-    hand_in("eve", STUB, WRONG_TWICE.replace(' "0.5*tanh(1.5)"', ' "0.5 * tanh(1.5)"'))
+    hand_in("eve", STUB, WRONG_TWICE.replace(' "0.6*tanh(1.065)"', ' "0.6 * tanh(1.065)"'))
     hand_in("fay", STUB, WRONG_ONCE)
     hand_in("gus", STUB + "\n" + RUNS)
     return root
 
 
-# ex01's sheet with two named mistakes: the coupled gate (c_t = 1.52) and the missing tanh (h_t_formula = "o*c_t"),
-# and h_t as an exact expression (right, written alike by cyd and eve: not a shared *wrong* answer).
-WRONG_TWICE = (SHEET.replace("c_t = 1.5\n", "c_t = 1.52\n").replace('h_t_formula = "o*tanh(c_t)"', 'h_t_formula = "o*c_t"')
-               .replace("h_t = 0.4525741268224332", 'h_t = "0.5*tanh(1.5)"'))
-WRONG_ONCE = SHEET.replace("c_t = 1.5\n", "c_t = 1.52\n")
+# ex01's sheet (the statement's numbers: c_t = 1.065, h_t = 0.6*tanh(1.065)) with two wrong answers (c_t = 1.52, and
+# the missing tanh: h_t_formula = "o*c_t"), and h_t as an exact expression (right, written alike by cyd and eve: not a
+# shared *wrong* answer).
+C_T, H_T = re.compile(r"^c_t = .*$", re.MULTILINE), re.compile(r"^h_t = .*$", re.MULTILINE)
+WRONG_ONCE = C_T.sub("c_t = 1.52", SHEET)
+WRONG_TWICE = H_T.sub('h_t = "0.6*tanh(1.065)"', WRONG_ONCE.replace('h_t_formula = "o*tanh(c_t)"', 'h_t_formula = "o*c_t"'))
 
 
 @pytest.fixture(scope="module")
@@ -357,3 +358,45 @@ def test_entries_that_once_ended_the_batch_are_read_or_named(tmp_path, monkeypat
     monkeypatch.chdir(ROOT)
     done = CliRunner().invoke(main, ["similarity", str(tmp_path / "class"), "--out", str(tmp_path / "o"), "--exercises", "ex01"])
     assert done.exit_code == 0, done.output
+
+
+def test_students_right_for_their_own_numbers_share_no_wrong_answer(tmp_path):
+    """With variants on, do fourteen students whose ex02 sheets are each right for their own numbers share no wrong
+    answer – while two who both handed in a third student's answers still do?"""
+    from dataclasses import replace
+
+    from grader.variants import Settings, reference_sheet, variant_of
+
+    course = replace(api.course(root=ROOT), variants=Settings(enabled=True, salt="test-salt"))
+    ex02 = course.exercise("ex02")
+    names = [f"s{n:02}" for n in range(14)]
+
+    def hand_in(name: str, owner: str) -> None:
+        (tmp_path / "class" / name / ex02.folder).mkdir(parents=True)
+        sheet = reference_sheet(ex02, variant_of(course.variants, ex02.variant, owner).params)
+        (tmp_path / "class" / name / ex02.folder / "answers.toml").write_text(sheet)
+
+    for name in names:
+        hand_in(name, name)
+    honest = api.similarity(course=course, exercises=[ex02], submissions=tmp_path / "class", out=tmp_path / "o")
+    assert honest.students == 14 and honest.shared == [], [(s.student_a, s.student_b) for s in honest.shared]
+    for name in ("x1", "x2"):
+        hand_in(name, "s00")  # both hand in s00's numbers' answers: wrong for each of them, and alike
+    copied = api.similarity(course=course, exercises=[ex02], submissions=tmp_path / "class", out=tmp_path / "o")
+    assert [(s.student_a, s.student_b) for s in copied.shared] == [("x1", "x2")]
+
+
+def test_answers_the_hidden_check_accepts_within_its_own_tolerance_are_not_wrong(tmp_path):
+    """Do two students who both kept σ(1) to three digits in ex02 (within the 2 % its hidden check allows, outside the
+    course's 0.1 %) share no wrong answer?"""
+    ex02 = api.course(root=ROOT).exercise("ex02")
+    k = ex02.variant.default()["k_short"]
+    sheet = (ex02.solution_dir / "answers.toml").read_text()
+    sheet = re.sub(r"^sigma1_power = .*$", f"sigma1_power = {0.731 ** k!r}", sheet, flags=re.MULTILINE)
+    sheet = re.sub(r"^ratio_bias1_bias0 = .*$", f"ratio_bias1_bias0 = {(0.731 / 0.5) ** k!r}", sheet, flags=re.MULTILINE)
+    for name in ("ann", "ben"):
+        (tmp_path / "class" / name / ex02.folder).mkdir(parents=True)
+        (tmp_path / "class" / name / ex02.folder / "answers.toml").write_text(sheet)
+    course = api.course(root=ROOT)
+    result = api.similarity(course=course, exercises=[ex02], submissions=tmp_path / "class", out=tmp_path / "o")
+    assert result.shared == [], result.shared

@@ -4,7 +4,9 @@ mistakes the class made.
 Read from the result model's fields only (a verdict's outcome, points, earned and diagnosis), never from feedback
 text. D is the point-biserial correlation of a check's share of its points with the rest of the student's total
 (Pearson's r, which for a pass/fail check is the point-biserial; for partial points, the same r on the share).
-A check is an item when it is worth points (the public form checks, worth none, are not). A student who hit
+A check is an item when it is worth points (the public form checks, worth none, are not). Totals are raw points
+(`raw_points`: what grading gave, before the term's late penalty or an override), so that an item is measured against
+what the checks measured, and a batch's summary and `grade stats` (final rows, journal rows) agree. A student who hit
 a time limit, crashed, could not be read or met a failure of the grader is left out of every check's figures and
 counted apart: their total says nothing about what they know. Each figure is in `summary.json` ("checks",
 "mistakes", "left_out_of_checks") and rendered by `to_markdown` in either language (summary.md, `grade stats`).
@@ -20,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from grader.export.feedback import plain
-from grader.results import Outcome, Status, StudentRow, Verdict
+from grader.results import ExerciseResult, Outcome, Status, StudentRow, Verdict
 from grader.text import Text, one_line
 
 MIN_FLAGGED = 20  # students graded on a check before it is flagged: fewer say little
@@ -104,10 +106,16 @@ def share(v: Verdict) -> float:
     return min(1.0, max(0.0, v.earned / v.points)) if v.points > 0 else float(v.passed)
 
 
+def raw_points(e: ExerciseResult) -> float:
+    """An exercise's points as grading gave them: before the term's late penalty or override (grader.term)."""
+    return e.adjustment.raw if e.adjustment is not None else e.score
+
+
 def analyse(rows: Sequence[StudentRow], exercise_ids: Sequence[str]) -> Analysis:
-    """Every check worth points, in the course's order, and every named mistake, most common first."""
+    """Every check worth points, in the course's order, and every named mistake, most common first; each student's
+    total in raw points, the checks' own."""
     kept = [r for r in rows if not left_out(r)]
-    totals = {r.student: r.result.score for r in kept}
+    totals = {r.student: sum(raw_points(e) for e in r.result.exercises) for r in kept}
     graded: dict[tuple[str, str], list[tuple[str, Verdict]]] = {}
     for exercise_id in exercise_ids:
         for row in kept:

@@ -5,8 +5,8 @@ Security Policy in the page forbids it), each with a table or a caption as its t
 course's language. The plots hold numbers and exercise ids only (no words: the machine may lack a font for the
 course's language), their axes named in the caption. Everything a student controls (ids, messages) is escaped here,
 once (`_e`). Without matplotlib (a TA install without the `ta` extra) the page keeps its tables and says why the
-plots are missing. Late and overridden scores (the course's late policy, a TA's override) reach the page as
-`Adjusted` rows through `to_html(..., adjusted=...)`; with none, their section is not there at all.
+plots are missing. Late and overridden scores (the course's late policy, a TA's override: grader.term) are read from
+each exercise's `adjustment` into `Adjusted` rows; with none, their section is not there at all.
 """
 
 from __future__ import annotations
@@ -27,14 +27,24 @@ from grader.text import Text, format_points, printable
 
 @dataclass(frozen=True)
 class Adjusted:
-    """A score changed after grading – late work under the course's policy, or a TA's override – as the late/override
-    section shows it. Nothing produces these yet: the section renders nothing until the course has such scores."""
+    """A score the term's rules changed after grading – late work under the course's policy, or a TA's override – as
+    the late/override section shows it."""
 
     student: str
     exercise: str
-    graded: float
+    raw: float  # the points grading gave
     final: float
-    why: Text
+    days_late: int
+    penalty: float  # points the late policy took (none under an override)
+    override: float | None  # the course staff's points
+    reason: str  # the override's ("" without one)
+
+
+def adjusted(rows: Sequence[StudentRow]) -> list[Adjusted]:
+    """Every exercise handed in late or overridden, in the rows' order (grader.term.finals sets `adjustment`)."""
+    return [Adjusted(r.student, e.id, a.raw, e.score, a.days_late, a.penalty, a.override, a.reason)
+            for r in rows for e in r.result.exercises
+            if (a := e.adjustment) is not None and (a.days_late > 0 or a.override is not None)]
 
 
 W = {
@@ -47,7 +57,7 @@ W = {
     "count": Text("students", "学生数"),
     "exercises": Text("Each exercise's scores", "各练习得分分布"),
     "exercises caption": Text("One plot per exercise (its id above it): students (vertical) by points (horizontal), "
-                              "in half points.", "每个练习一幅图（图上方为练习编号）：横轴为得分（以半分为单位），纵轴为学生人数。"),
+                              "a bar at each score given.", "每个练习一幅图（图上方为练习编号）：横轴为得分（每个出现过的得分一根柱），纵轴为学生人数。"),
     "exercise": Text("exercise", "练习"),
     "mean": Text("mean", "平均"),
     "median": Text("median", "中位数"),
@@ -69,7 +79,13 @@ W = {
     "what": Text("what happened", "情况"),
     "why": Text("checks, or why", "涉及的检查或原因"),
     "adjusted": Text("Late and overridden scores", "迟交与人工改动的分数"),
+    "adjusted intro": Text("Final points are the graded points minus the late penalty, or the course staff's points "
+                           "(no late penalty on top of them).",
+                           "最终分数为评分结果减去迟交扣分，或课程教师给定的分数（不再扣迟交分）。"),
     "graded": Text("graded", "评分结果"),
+    "days late": Text("days late", "迟交天数"),
+    "penalty": Text("late penalty", "迟交扣分"),
+    "override": Text("course staff's points: why", "课程教师给定的分数：原因"),
     "final": Text("final", "最终分数"),
     "no plots": Text("The plots need matplotlib, which the TA's install brings: pip install 'gated-rnn-grader[ta]'. "
                      "The tables below hold the same figures.",
@@ -95,7 +111,7 @@ img{max-width:100%;height:auto}.flag{color:#c0392b}.note{background:#fff5d6;padd
 
 
 def to_html(rows: Sequence[StudentRow], exercises: Sequence[Graded], figures: dict[str, Any], *, language: str,
-            title: str, adjusted: Sequence[Adjusted] = ()) -> str:
+            title: str) -> str:
     """The page for the class `rows` graded on `exercises`, with `figures` as summary.summarize gave them."""
     say = _say(language)
     analysis = items.analyse(rows, [e.id for e in exercises])
@@ -108,7 +124,7 @@ def to_html(rows: Sequence[StudentRow], exercises: Sequence[Graded], figures: di
     body += _checks(analysis, say, plot, language)
     body += _mistakes(analysis, say, language)
     body += _trouble(rows, say, language)
-    body += _adjusted(adjusted, say, language)
+    body += _adjusted(adjusted(rows), say)
     lang = "zh-Hans" if language == "zh" else "en"
     return ("<!DOCTYPE html>\n"
             f'<html lang="{lang}"><head><meta charset="utf-8">'
@@ -165,7 +181,8 @@ def _exercises(exercises: Sequence[Graded], figures: dict[str, Any], say: Say, p
         axes = list(fig.subplots(math.ceil(len(shown) / columns), columns, squeeze=False).flat)
         for ax, e in zip(axes, shown):
             dist = {float(k): v for k, v in figures["exercises"][e.id]["distribution"].items()}
-            _bars(ax, [i / 2 for i in range(int(e.points * 2) + 1)], dist, width=0.4)
+            _bars(ax, sorted(dist), dist, width=0.1)  # each exact score: none is moved to a grid
+            ax.set_xlim(-0.5, e.points + 0.5)
             ax.set_title(e.id)
         for ax in axes[len(shown):]:
             ax.set_visible(False)
@@ -236,13 +253,14 @@ def _trouble(rows: Sequence[StudentRow], say: Say, language: str) -> list[str]:
     return [f"<h2>{say('trouble')}</h2>", _table([say("student"), say("exercise"), say("what"), say("why")], lines)]
 
 
-def _adjusted(adjusted: Sequence[Adjusted], say: Say, language: str) -> list[str]:
+def _adjusted(scores: Sequence[Adjusted], say: Say) -> list[str]:
     """Late and overridden scores: nothing at all when there are none."""
-    if not adjusted:
+    if not scores:
         return []
-    lines = [[_e(a.student), _e(a.exercise), _points(a.graded), _points(a.final), _e(a.why.render(language))] for a in adjusted]
-    return [f"<h2>{say('adjusted')}</h2>",
-            _table([say("student"), say("exercise"), say("graded"), say("final"), say("why")], lines, {2, 3})]
+    lines = [[_e(a.student), _e(a.exercise), _points(a.raw), str(a.days_late), _points(a.penalty),
+              "" if a.override is None else f"{_points(a.override)}: {_e(a.reason)}", _points(a.final)] for a in scores]
+    header = [say(k) for k in ("student", "exercise", "graded", "days late", "penalty", "override", "final")]
+    return [f"<h2>{say('adjusted')}</h2>", f"<p>{say('adjusted intro')}</p>", _table(header, lines, {2, 3, 4, 6})]
 
 
 def _shown(x: float | None) -> str:

@@ -27,7 +27,7 @@ def summarize(rows: list[StudentRow], exercise_ids: list[str], *, missing: Seque
             "mean": round(statistics.fmean(scores), 4) if scores else 0.0,
             "median": round(statistics.median(scores), 4) if scores else 0.0,
             "max": max(scores, default=0.0),
-            "distribution": {f"{k:g}": v for k, v in sorted(Counter(round(s * 2) / 2 for s in scores).items())},
+            "distribution": {f"{k:g}": v for k, v in sorted(Counter(round(s, 4) for s in scores).items())},  # exact points
         }
     mistakes: Counter[str] = Counter()
     failed: Counter[str] = Counter()
