@@ -15,6 +15,7 @@ import hashlib
 import json
 import math
 import tomllib
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -85,7 +86,9 @@ class Settings:
     gradescope_id: str = "email"  # which field of Gradescope's users[0] is the student id: "email" or "sid"
 
     def number(self, student: str) -> int:
-        return self.reseed.get(student, 0)
+        """The student's variant number: [variants.reseed]'s (its ids read as `canonical` reads them), else 0."""
+        wanted = canonical(student)
+        return next((n for who, n in self.reseed.items() if canonical(who) == wanted), 0)
 
 
 @dataclass(frozen=True)
@@ -179,8 +182,15 @@ def _draw(declared: Declaration, salt: str, student: str, number: int) -> dict[s
     raise CourseError(f"{declared.exercise}: {VARIANT_FILE} cannot be satisfied: its distinct groups reject every draw")
 
 
+def canonical(student: str) -> str:
+    """The id the numbers are drawn for: Unicode NFC, no surrounding space, lower case – so that `Alice`, ` alice` and
+    an LMS folder `ALICE/` (one student to `grade batch`) all get alice's numbers."""
+    return unicodedata.normalize("NFC", student).strip().lower()
+
+
 def variant_of(settings: Settings, declared: Declaration, student: str | None) -> Variant:
     """`student`'s variant of the declared exercise; the statement's numbers when variants are off or no id is known."""
+    student = canonical(student) if student else None
     if not settings.enabled or not student:
         return Variant(declared.exercise, None, None, declared.default())
     number = settings.number(student)
@@ -244,18 +254,27 @@ def copied_from(course, exercises, workspace, student: str | None, classmates: t
         if exercise.variant is None or not (workspace.folder(exercise) / "answers.toml").is_file():
             continue
         answered = _numbers(course, exercise, workspace)
-        own = _matches(course, exercise, answered, student)
+        # What the sheet's numbers are explained by without a classmate: the student's own numbers, the statement's
+        # (a student who forgot their id) and the worked example's; a classmate must explain more keys than any.
+        own = max(_matches(course, exercise, answered, _params(course, exercise, student)),
+                  _matches(course, exercise, answered, exercise.variant.default()),
+                  _matches(course, exercise, answered, exercise.variant.example()))
         needed = min(2, len(_expected_answers(exercise)(exercise.variant.default())))
-        best = max(((_matches(course, exercise, answered, who), who) for who in classmates if who != student),
-                   default=(0, ""))
+        me = canonical(student) if student else None
+        best = max(((_matches(course, exercise, answered, _params(course, exercise, who)), who) for who in classmates
+                    if canonical(who) != me), default=(0, ""))
         if best[0] >= needed and best[0] > own:
             found[exercise.id] = best[1]
     return found
 
 
-def _matches(course, exercise, answered: dict[str, float], who: str | None) -> int:
-    """How many of `answered` are right for `who`'s numbers."""
-    right = _expected_answers(exercise)(variant_of(course.variants, exercise.variant, who).params)
+def _params(course, exercise, who: str | None) -> dict[str, Number]:
+    return variant_of(course.variants, exercise.variant, who).params
+
+
+def _matches(course, exercise, answered: dict[str, float], params: dict[str, Number]) -> int:
+    """How many of `answered` are right for the numbers `params`."""
+    right = _expected_answers(exercise)(params)
     return sum(key in answered and abs(answered[key] - value) <= course.rtol * abs(value) + 1e-12
                for key, value in right.items())
 

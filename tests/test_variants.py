@@ -173,6 +173,30 @@ def test_a_copied_sheet_is_flagged(tmp_path, exercise, sandbox):
     assert own.copied_from == {}
 
 
+def test_an_id_gets_the_same_numbers_however_it_is_typed():
+    """Do `Alice`, ` alice `, `ALICE` and josé in NFD get the numbers of `alice` and NFC josé (and their reseed)?"""
+    reseeded = replace(ON, reseed={"Alice": 1})
+    for exercise in DECLARED:
+        for typed, plain in (("Alice", "alice"), (" alice ", "alice"), ("ALICE", "alice"), ("jose\u0301", "jos\u00e9")):
+            assert variant_of(ON, exercise.variant, typed).params == variant_of(ON, exercise.variant, plain).params
+        assert reseeded.number("alice") == reseeded.number(" ALICE") == 1
+
+
+def test_the_statements_numbers_are_no_classmates_answers(tmp_path, sandbox):
+    """Is a student who answered the statement's numbers (having forgotten their id) never named as holding the
+    answers of a classmate whose numbers happen to give some of the same answers?"""
+    exercise = COURSE.exercise("ex02")
+    module = hidden(exercise)
+    statement = module.expected(exercise.variant.default())
+    def shared(who):  # how many of the statement's answers are right for `who` too
+        right = module.expected(variant_of(ON, exercise.variant, who).params)
+        return sum(math.isclose(right[k], v, rel_tol=COURSE.rtol) for k, v in statement.items())
+    twin = next(f"s{n}" for n in range(2000) if shared(f"s{n}") >= 2)  # about one student in eleven (ex02's k_short)
+    answered = grade_sheet(tmp_path, exercise, (exercise.solution_dir / "answers.toml").read_text(), "honest",
+                           ["honest", twin, "alice"], sandbox=sandbox)
+    assert answered.copied_from == {}
+
+
 def test_a_reseed_changes_one_student_only():
     """Does a new variant number for alice change her numbers, and nobody else's?"""
     reseeded = replace(ON, reseed={"alice": 1})
