@@ -171,7 +171,7 @@ FORGED_RECORDS = {
         '    rows = []\n    bench.record = lambda: {"calls": [{"cell": c, "d_h": d, "seed": s, "data": [train_x, train_y], '
         '"batch_size": settings["batch_size"], "updates": settings["updates"], "lr": settings["lr"], "initial": {}} '
         'for c, d in widths.items() for s in settings["seeds"]]}\n',
-        "initial weights not built under torch.manual_seed(seed)"),
+        "does not explain the test accuracy"),
     "a record emptied after training on test": (
         "bench.train(model, (train_x, train_y),", "bench.calls.clear() or bench.train(model, (test_x, test_y),",
         "trained on test sequences"),
@@ -186,3 +186,33 @@ def test_forged_bench_record_earns_nothing_for_the_protocol(grade, name):
     result = grade("ex08", {"protocol.py": mutate(REFERENCE, old, new), "answers.toml": ANSWERS})
     protocol = next(v for v in result.checks if v.name.startswith("Each run trains once"))
     assert protocol.earned < protocol.points and diagnosis in protocol.feedback.en, protocol.feedback.en
+
+
+FORGED_RECORD = (
+    "            except Exception:\n                continue\n",
+    "            except Exception:\n                continue\n"
+    "            finally:  # the bench's record rewritten to show the train split and a seeded build\n"
+    "                calls = getattr(bench, 'calls', None)\n"
+    "                if calls and isinstance(calls[-1], dict) and 'data' in calls[-1]:\n"
+    "                    calls[-1]['data'] = [train_x.detach().cpu().clone(), train_y.detach().cpu().clone()]\n"
+    "                    with torch.random.fork_rng(devices=[]):\n"
+    "                        torch.manual_seed(seed)\n"
+    "                        twin = build_model(cell, settings['vocab'], settings['d_e'], d_h)\n"
+    "                    calls[-1]['initial'] = {k: v.detach().cpu().clone() for k, v in twin.state_dict().items()}\n",
+)
+WRONG_PROTOCOL = [("            torch.manual_seed(seed)\n            model = build_model(",
+                   "            model = build_model("),
+                  ("result = bench.train(model, (train_x, train_y),", "result = bench.train(model, (test_x, test_y),")]
+
+
+def test_a_forged_bench_record_earns_no_more_than_the_truth(grade):
+    """Does a run_comparison that trains an unseeded model on the test split, then rewrites the bench's record to show
+    the train split and a seeded build, earn no more than the same protocol with its record left alone?"""
+    honest = REFERENCE
+    for old, new in WRONG_PROTOCOL:
+        honest = mutate(honest, old, new)
+    forged = mutate(honest, *FORGED_RECORD)
+    told = grade("ex08", {"protocol.py": honest, "answers.toml": ANSWERS})
+    hidden = grade("ex08", {"protocol.py": forged, "answers.toml": ANSWERS})
+    assert told.score < told.max_score and hidden.score <= told.score, (told.score, hidden.score)
+    assert not any(v.internal_error for v in hidden.checks)

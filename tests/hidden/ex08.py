@@ -17,7 +17,21 @@ import itertools
 
 import torch
 
-from grader.checks import Fail, StudentError, Text, check, choices, expect_row, expect_tensor, inject, once, partial, reference_module, student_module
+from grader.checks import (
+    Fail,
+    StudentError,
+    Text,
+    check,
+    choices,
+    expect_row,
+    expect_tensor,
+    given_code,
+    inject,
+    once,
+    partial,
+    reference_module,
+    student_module,
+)
 
 protocol = student_module("protocol")
 reference = reference_module("protocol")
@@ -61,10 +75,13 @@ def fake_bench(**failures):
 
 
 def fake_class(cell: str, d_h: int, seed: int, call: dict | None = None) -> int:
-    """The class fake_bench's "training" makes a model predict (its documented rule), for the batch size and update
-    count of the recorded train call (the shared settings where there is none)."""
+    """The class fake_bench's "training" makes a model predict (its documented rule), for the batch size, update
+    count, data and initial weights of the recorded train call (the shared settings where there is none). A record
+    altered after the call (say, to show the train split where the test split was trained on) gives another class than
+    the model predicted: forging the record costs the row's test accuracy."""
     s = call or SETTINGS
-    return 1 + (seed + 3 * d_h + 5 * s["batch_size"] + 7 * s["updates"] + 11 * GATES[cell]) % (VOCAB - 1)
+    fp = given_code("ex08").fingerprint(call.get("data"), call.get("initial")) if call else 0
+    return 1 + (seed + 3 * d_h + 5 * s["batch_size"] + 7 * s["updates"] + 11 * GATES[cell] + 13 * fp) % (VOCAB - 1)
 
 
 def rows_of(value, fn: str) -> list[dict]:
@@ -395,7 +412,24 @@ def test_training_protocol(protocol, reference, device):
         if wrong:
             raise Fail(f"the run(s) {wrong}: {NOT_SEEDED[0]}", f"运行 {wrong}：{NOT_SEEDED[1]}", diagnosis=NOT_SEEDED)
 
+    unexplained = [run for run in runs if by_run[run] and not explains(by_run[run][0], next(r for r in rows if (r["cell"], r["seed"]) == run),
+                                                                 _splits(reference, device))]
+    if unexplained:  # the record is believed only where it explains what the run reported
+        where = ", ".join(map(str, unexplained))
+        raise Fail(f"the run(s) {where}: the bench's record of the train call does not explain the test accuracy the run "
+                   "reported (was the record altered?)",
+                   f"运行 {where}：bench 对 train 调用的记录无法解释该运行报告的测试准确率（记录被改动了吗？）")
     partial([data, seeding])
+
+
+def explains(call: dict, row: dict, splits: dict) -> bool:
+    """Whether the class the recorded call makes the model predict gives the row's test accuracy, measured on any split
+    with or without the blank positions (the known ways to measure it, each judged by the row-metrics check)."""
+    if row.get("status") != "ok" or number(row.get("test_acc")) is None:
+        return True  # no accuracy to explain
+    k = fake_class(call["cell"], call["d_h"], call["seed"], call)
+    return any(close(row["test_acc"], (y[:, start:].cpu() == k).double().mean().item())
+               for _, y in splits.values() for start in (DELAY, 0))
 
 
 @check(points=1)
