@@ -342,10 +342,22 @@ def set_reseed(course_file: Path, student: str, number: int) -> None:
         lines += ["\n", "[variants.reseed]  # students given new numbers by `grade reseed` (variant number)\n", entry]
     else:
         end = next((n for n in range(header + 1, len(lines)) if lines[n].lstrip().startswith("[")), len(lines))
-        keys = (json.dumps(student, ensure_ascii=False), student, f"'{student}'")
-        found = [n for n in range(header + 1, end) if lines[n].split("=", 1)[0].strip() in keys]
+        found = [n for n in range(header + 1, end) if _entry_of(lines[n]) == canonical(student)]
         if found:
             lines[found[0]] = entry
         else:
             lines.insert(header + 1, entry)
     course_file.write_text("".join(lines), encoding="utf-8")
+
+
+def _entry_of(line: str) -> str | None:
+    """The student a `student = number` line of [variants.reseed] names (as `canonical` reads ids), else None: the line
+    is read as TOML, so that an id holding `=` or quotes is found again."""
+    try:
+        parsed = tomllib.loads(line)
+    except tomllib.TOMLDecodeError:
+        return None
+    if len(parsed) != 1:
+        return None
+    (key, value), = parsed.items()
+    return canonical(key) if isinstance(value, int) else None

@@ -197,6 +197,21 @@ def test_the_statements_numbers_are_no_classmates_answers(tmp_path, sandbox):
     assert answered.copied_from == {}
 
 
+def test_a_reseed_is_written_once_per_student_whatever_their_id_holds(tmp_path):
+    """Is a second reseed of an id holding `=`, quotes or capitals written over its first (course.toml still loads)?"""
+    import tomllib
+
+    from grader.variants import set_reseed
+
+    course_file = tmp_path / "course.toml"
+    course_file.write_text('[variants]\nenabled = true\nsalt = "s"\n', encoding="utf-8")
+    for student in ("a=b", 'q"uote', "Alice"):
+        set_reseed(course_file, student, 1)
+        set_reseed(course_file, student.lower() if student == "Alice" else student, 2)
+    reseed = tomllib.loads(course_file.read_text(encoding="utf-8"))["variants"]["reseed"]
+    assert reseed == {"a=b": 2, 'q"uote': 2, "alice": 2}, reseed
+
+
 def test_a_reseed_changes_one_student_only():
     """Does a new variant number for alice change her numbers, and nobody else's?"""
     reseeded = replace(ON, reseed={"alice": 1})
