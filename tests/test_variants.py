@@ -360,7 +360,7 @@ def test_grade_check_proves_the_references_right_for_50_variants(variant_course)
 def test_gradescope_grades_the_submitter_on_their_numbers(variant_course, tmp_path):
     """On Gradescope with variants on, is the upload graded on the numbers of submission_metadata.json's users[0]
     (email by default, sid when course.toml says so), and alice's sheet wrong for bob?"""
-    from grader.integrations.gradescope.runner import metadata_student, run
+    from grader.integrations.gradescope.runner import metadata, metadata_student, run
 
     course = load_course(variant_course)
     ex01 = course.exercise("ex01")
@@ -374,11 +374,11 @@ def test_gradescope_grades_the_submitter_on_their_numbers(variant_course, tmp_pa
         doc = run(root)
         score = sum(t["score"] for t in doc["tests"] if t["name"].startswith("ex01"))
         assert score == expected if expected is not None else score < 6, doc["output"]
-    assert metadata_student(root, course) == "bob@example.edu"
+    assert metadata_student(metadata(root), course) == "bob@example.edu"
     sid = replace(course, variants=replace(course.variants, gradescope_id="sid"))
-    assert metadata_student(root, sid) == "s-1"
+    assert metadata_student(metadata(root), sid) == "s-1"
     meta.write_text("not json")
-    assert metadata_student(root, course) is None
+    assert metadata_student(metadata(root), course) is None
 
 
 def test_nbgrader_names_the_student_by_their_folder(tmp_path):

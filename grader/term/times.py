@@ -10,7 +10,6 @@ exchange wrote it: in a folder a student uploads it is theirs to edit.
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 import zipfile
 import zlib
@@ -137,11 +136,11 @@ def _when(text: str, path: Path, line: int, column: str) -> dt.datetime:
         raise TermFileError(f"{path}, line {line}: {e}") from None
 
 
-def gradescope_created_at(metadata: Path) -> dt.datetime | None:
-    """When Gradescope received the upload (`created_at` of its submission_metadata.json); None if it does not say."""
+def gradescope_created_at(metadata: dict) -> dt.datetime | None:
+    """When Gradescope received the upload (`created_at` of its submission_metadata.json, as read); None if it does not say."""
+    when = metadata.get("created_at")
     try:
-        when = json.loads(metadata.read_text(encoding="utf-8")).get("created_at")
         found = dt.datetime.fromisoformat(when) if isinstance(when, str) else None
-    except (OSError, ValueError, AttributeError):
+    except ValueError:
         return None
     return found if found is not None and found.utcoffset() is not None and plausible(found) else None

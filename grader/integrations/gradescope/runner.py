@@ -81,14 +81,15 @@ def _graded(course: Course, root: Path, upload: Path) -> dict:
     with arranged(course, upload) as (submission, notes):
         label = str(submission.relative_to(root)) if submission.is_relative_to(root) else upload.name
         _say(f"grading {label} with the course in {course.root}")
-        student = metadata_student(root, course)
+        about = metadata(root)
+        student = metadata_student(about, course)
         if course.variants.enabled and student is None:
             _say(f"no student id in submission_metadata.json (users[0].{course.variants.gradescope_id}): graded on the "
                  "statement's numbers")
         result = api.grade(course=course, exercises=list(course.exercises), submission=submission, label=label,
                            student=student)
     if course.policy is not None:
-        result = _late(course, root, label, result)
+        result = _late(course, about, label, result)
     doc = to_dict(result)
     sandbox = _sandbox_report(result.protections, course.root)
     doc["tests"].append({"name": "autograder: sandbox", "score": 0.0, "max_score": 0.0, "status": "passed",
@@ -110,13 +111,13 @@ def _graded(course: Course, root: Path, upload: Path) -> dict:
     return doc
 
 
-def _late(course: Course, root: Path, label: str, result):
+def _late(course: Course, about: dict, label: str, result):
     """course.toml's late policy at the time Gradescope received the upload (submission_metadata.json's `created_at`);
     without one, no penalty, and the instructors' log says so."""
     from grader.term.finals import Term
     from grader.term.times import HandIn, gradescope_created_at
 
-    when = gradescope_created_at(root / "submission_metadata.json")
+    when = gradescope_created_at(about)
     if when is None:
         _say("no submission time: submission_metadata.json has no created_at with a time zone; graded without late penalty")
         return Term(policy=course.policy).final_result(label, result)
@@ -124,19 +125,27 @@ def _late(course: Course, root: Path, label: str, result):
     return Term(policy=course.policy, hand_ins={label: {e.id: hand_in for e in result.exercises}}).final_result(label, result)
 
 
-def metadata_student(root: Path, course: Course) -> str | None:
-    """The submitter's id from Gradescope's submission_metadata.json: users[0]'s field that course.toml's
-    [variants] gradescope_id names ("email" or "sid"); None when absent or unreadable."""
+def metadata(root: Path) -> dict:
+    """Gradescope's submission_metadata.json, read once for all that grading takes from it (the submitter, the time);
+    {} when absent, over 1 MiB or not a JSON object."""
     import json
 
     path = root / "submission_metadata.json"
     try:
         if path.stat().st_size > 1 << 20:
-            return None
-        users = json.loads(path.read_text(encoding="utf-8")).get("users") or []
-        value = users[0].get(course.variants.gradescope_id) if isinstance(users[0], dict) else None
-    except (OSError, ValueError, AttributeError, IndexError):
-        return None
+            return {}
+        found = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def metadata_student(about: dict, course: Course) -> str | None:
+    """The submitter's id in Gradescope's metadata (`metadata`): users[0]'s field that course.toml's [variants]
+    gradescope_id names ("email" or "sid"); None when absent."""
+    users = about.get("users")
+    first = users[0] if isinstance(users, list) and users else None
+    value = first.get(course.variants.gradescope_id) if isinstance(first, dict) else None
     return value.strip() if isinstance(value, str) and value.strip() else None
 
 
