@@ -299,19 +299,14 @@ def _numbers(course, exercise, workspace) -> dict[str, float]:
 
 def answer_module(exercise):
     """The hidden checks of an exercise with per-student numbers, whose `expected(params)` and `mistakes(params)`
-    answer them (course material, imported into the grading process once, never sent out)."""
-    if exercise.hidden_checks not in _HIDDEN:
-        from grader.checks import course_code
+    answer them (course material, imported into the grading process once – course_code keeps it – never sent out)."""
+    from grader.checks import course_code
 
-        _HIDDEN[exercise.hidden_checks] = course_code(exercise.hidden_checks)
-    return _HIDDEN[exercise.hidden_checks]
+    return course_code(exercise.hidden_checks)
 
 
 def _expected_answers(exercise):
     return answer_module(exercise).expected
-
-
-_HIDDEN: dict = {}  # hidden-check file -> its module
 
 
 def reference_sheet(exercise, params: dict[str, Number]) -> str:
