@@ -31,6 +31,7 @@ from typing import Any
 from grader.course import Course, Exercise
 from grader.errors import OutputError, need
 from grader.text import Text, one_line, printable
+from grader.variants import tolerances
 
 SHEET = "answers.toml"
 MIN_SHARED_WRONG = 2  # identical wrong answers that make a pair worth a look
@@ -182,7 +183,7 @@ def _answer_pairs(course: Course, exercise: Exercise, current: dict[str, dict[st
                   earlier: dict[str, dict[str, dict[str, str]]], unread: list[tuple[str, str]]) -> list[SharedAnswers]:
     """Pairs who share at least MIN_SHARED_WRONG identical answers that the course's judge finds wrong, each student
     judged against their own answers (`_expected`)."""
-    forms, tolerances = _forms(exercise), _tolerances(exercise)
+    forms, rtol = _forms(exercise), tolerances(exercise)
     if not forms:
         return []
     wrong: dict[tuple[str, str], str] = {}  # (key, answer as compared) → how it was typed, for the wrong ones
@@ -202,7 +203,7 @@ def _answer_pairs(course: Course, exercise: Exercise, current: dict[str, dict[st
                 continue
             same = _compared(value)
             if (key, same, repr(expected[key])) not in judged:
-                judged[key, same, repr(expected[key])] = _right(sheet, key, form, expected[key], tolerances.get(key))
+                judged[key, same, repr(expected[key])] = _right(sheet, key, form, expected[key], rtol.get(key))
             if not judged[key, same, repr(expected[key])]:
                 wrong.setdefault((key, same), one_line(str(value), limit=80))
                 given.setdefault(student, {})[key] = same
@@ -229,16 +230,6 @@ def _forms(exercise: Exercise) -> dict[str, Any]:
         if isinstance(forms, dict):
             return forms
     return {}
-
-
-def _tolerances(exercise: Exercise) -> dict[str, float]:
-    """The keys that the hidden checks judge within a tolerance of their own (their module's RTOL, as ex02's has)."""
-    from grader.checks import course_code
-
-    if not exercise.hidden_checks.is_file():
-        return {}
-    rtol = getattr(course_code(exercise.hidden_checks), "RTOL", {})  # course code, which the grading process runs anyway
-    return rtol if isinstance(rtol, dict) else {}
 
 
 def _expected(course: Course, exercise: Exercise, student: str, references: dict[str, dict[str, Any]]) -> dict[str, Any]:

@@ -211,10 +211,10 @@ def check_variants(*, course: Course, device: str, count: int = VARIANTS_CHECKED
         for student in students:
             folder = scratch / student
             for e in declared:
+                params = variant_of(settings, e.variant, student).params
                 (folder / e.folder).mkdir(parents=True)
-                (folder / e.folder / "answers.toml").write_text(
-                    reference_sheet(e, variant_of(settings, e.variant, student).params), encoding="utf-8")
-                problems += _mistakes_apart(course, e, variant_of(settings, e.variant, student).params)
+                (folder / e.folder / "answers.toml").write_text(reference_sheet(e, params), encoding="utf-8")
+                problems += _mistakes_apart(course, e, params)
         with Grader(variants, declared, device, sheet_only=True) as grader:
             for mine, next_one in zip(students, students[1:]):
                 own = grader.grade(scratch / mine, student=mine)
@@ -233,13 +233,13 @@ def check_variants(*, course: Course, device: str, count: int = VARIANTS_CHECKED
 
 def _mistakes_apart(course: Course, exercise: Exercise, params: dict) -> list[str]:
     """Named mistakes of `exercise` at `params` that a right answer's tolerance would take in (a count: equal to it)."""
-    from grader.variants import answer_module
+    from grader.variants import answer_module, tolerances
 
-    module = answer_module(exercise)
+    module, own = answer_module(exercise), tolerances(exercise)
     right, wrong = module.expected(params), module.mistakes(params)
     problems = []
     for key, value in right.items():
-        rtol = getattr(module, "RTOL", {}).get(key) or course.rtol
+        rtol = own.get(key) or course.rtol
         for mistake in wrong.get(key, {}):
             if isinstance(value, list):  # a shape
                 close = list(mistake) == value
