@@ -281,3 +281,17 @@ def test_each_exercises_plot_draws_every_score_given(monkeypatch):
             for s, points in (("ann", 5.4), ("bob", 6.0))]
     report.to_html(rows, api.select(api.course(root=ROOT), ["ex01"]), summary.summarize(rows, ["ex01"]), language="en", title="t")
     assert {5.4: 1, 6.0: 1}.items() <= drawn[-1].items(), drawn
+
+
+def test_the_totals_table_gives_every_total_exactly():
+    """Do totals of 5.4 and 5.5 stay two rows of the totals table, though the plot bins both to the point?"""
+    from grader.export import summary
+    from grader.results import ExerciseResult, GradeResult, Status, StudentRow
+
+    rows = [StudentRow(s, Status.GRADED, GradeResult(s, "cpu", "en", [ExerciseResult("ex01", "t", points, 6.0, [])]))
+            for s, points in (("ann", 5.4), ("bob", 5.5), ("cyd", 5.5))]
+    text = report.to_html(rows, api.select(api.course(root=ROOT), ["ex01"]), summary.summarize(rows, ["ex01"]),
+                          language="en", title="t")
+    totals = text[text.index("<h2>Distribution of totals</h2>"):text.index("</table>")]
+    cells = re.findall(r'<td class="n">([^<]*)</td><td class="n">(\d+)</td>', totals)
+    assert cells == [("5.4", "1"), ("5.5", "2")], cells

@@ -51,8 +51,9 @@ W = {
     "title": Text("Class report", "班级报告"),
     "students": Text("Students: {n}", "学生人数：{n}"),
     "totals": Text("Distribution of totals", "总分分布"),
-    "totals caption": Text("Students (vertical) by total points out of {most} (horizontal), rounded to the point.",
-                           "横轴为总分（满分 {most}，四舍五入到整数分），纵轴为学生人数。"),
+    "totals caption": Text("Students (vertical) by total points out of {most} (horizontal), rounded to the point in the plot; "
+                           "the table gives every total exactly.",
+                           "横轴为总分（满分 {most}，图中四舍五入到整数分，表中为精确总分），纵轴为学生人数。"),
     "points": Text("points", "分数"),
     "count": Text("students", "学生数"),
     "exercises": Text("Each exercise's scores", "各练习得分分布"),
@@ -165,9 +166,10 @@ def _points(x: float) -> str:
 
 def _totals(rows: Sequence[StudentRow], exercises: Sequence[Graded], say: Say, plot: Plot | None) -> list[str]:
     most = sum(e.points for e in exercises)
-    counts = Counter(round(r.result.score) for r in rows)
-    png = plot(lambda fig: _bars(fig.subplots(), range(math.ceil(most) + 1), counts)) if plot else None
-    lines = [[_points(k), str(v)] for k, v in sorted(counts.items())]
+    binned = Counter(round(r.result.score) for r in rows)  # the plot's bars: one per whole point
+    png = plot(lambda fig: _bars(fig.subplots(), range(math.ceil(most) + 1), binned)) if plot else None
+    exact = Counter(round(r.result.score, 4) for r in rows)  # the table: every total as given
+    lines = [[_points(k), str(v)] for k, v in sorted(exact.items())]
     return [f"<h2>{say('totals')}</h2>",
             *_figure(png, say("plot of").format(what=say("totals")), say("totals caption").format(most=_points(most))),
             _table([say("points"), say("count")], lines, {0, 1})]
