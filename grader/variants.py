@@ -10,12 +10,14 @@ the grading process. Without variants, or without a student id, every student ha
 
 from __future__ import annotations
 
+import bisect
 import functools
 import hashlib
 import json
 import math
 import tomllib
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -246,7 +248,8 @@ def recorded_student(folder: Path) -> str | None:
 
 def copied_from(course, exercises, workspace, student: str | None, classmates: tuple[str, ...]) -> dict[str, str]:
     """{exercise id: classmate} for each sheet that holds more of that classmate's right numeric answers than of the
-    student's own (and at least two, or all of an exercise's fewer): answers of another student's variant."""
+    student's own (and at least two, or all of an exercise's fewer): answers of another student's variant. "Right" is
+    as the hidden checks judge it: within a key's own tolerance (the module's RTOL), else the course's rtol."""
     if not course.variants.enabled or not classmates:
         return {}
     found = {}
@@ -254,15 +257,18 @@ def copied_from(course, exercises, workspace, student: str | None, classmates: t
         if exercise.variant is None or not (workspace.folder(exercise) / "answers.toml").is_file():
             continue
         answered = _numbers(course, exercise, workspace)
+        rtol = {key: tolerances(exercise).get(key, course.rtol) for key in answered}
         # What the sheet's numbers are explained by without a classmate: the student's own numbers, the statement's
         # (a student who forgot their id) and the worked example's; a classmate must explain more keys than any.
-        own = max(_matches(course, exercise, answered, _params(course, exercise, student)),
-                  _matches(course, exercise, answered, exercise.variant.default()),
-                  _matches(course, exercise, answered, exercise.variant.example()))
+        own = max(_matches(exercise, answered, rtol, _params(course, exercise, student)),
+                  _matches(exercise, answered, rtol, exercise.variant.default()),
+                  _matches(exercise, answered, rtol, exercise.variant.example()))
         needed = min(2, len(_expected_answers(exercise)(exercise.variant.default())))
         me = canonical(student) if student else None
-        best = max(((_matches(course, exercise, answered, _params(course, exercise, who)), who) for who in classmates
-                    if canonical(who) != me), default=(0, ""))
+        index = _class_answers(course.variants, exercise, classmates)
+        counts = Counter(who for key, got in answered.items() for who in index.holding(key, got, rtol[key])
+                         if canonical(who) != me)
+        best = max(((n, who) for who, n in counts.items()), default=(0, ""))
         if best[0] >= needed and best[0] > own:
             found[exercise.id] = best[1]
     return found
@@ -272,11 +278,57 @@ def _params(course, exercise, who: str | None) -> dict[str, Number]:
     return variant_of(course.variants, exercise.variant, who).params
 
 
-def _matches(course, exercise, answered: dict[str, float], params: dict[str, Number]) -> int:
+def _matches(exercise, answered: dict[str, float], rtol: dict[str, float], params: dict[str, Number]) -> int:
     """How many of `answered` are right for the numbers `params`."""
     right = _expected_answers(exercise)(params)
-    return sum(key in answered and abs(answered[key] - value) <= course.rtol * abs(value) + 1e-12
-               for key, value in right.items())
+    return sum(key in right and _within(got, right[key], rtol[key]) for key, got in answered.items())
+
+
+def _within(got: float, target: float, rtol: float) -> bool:
+    return abs(got - target) <= rtol * abs(target) + _ATOL
+
+
+_ATOL = 1e-12
+
+
+@dataclass(frozen=True)
+class _ClassAnswers:
+    """Every classmate's right numeric answers of one exercise, sorted by value per key: a sheet's answer finds the
+    classmates it is right for by bisection, so a batch costs the class size once per worker, not once per student."""
+
+    by_key: dict[str, tuple[list[float], list[str]]]  # key -> (values ascending, whose each is)
+
+    def holding(self, key: str, got: float, rtol: float) -> list[str]:
+        """The classmates for whom `got` is the right answer to `key` (within `rtol` of their value)."""
+        values, whose = self.by_key.get(key, ([], []))
+        # |got − v| ≤ rtol·|v| + atol bounds v between these, whatever the signs (rtol < 1); each candidate is checked
+        bounds = [(got - _ATOL) / (1 + rtol), (got + _ATOL) / (1 + rtol)]
+        if rtol < 1:
+            bounds += [(got - _ATOL) / (1 - rtol), (got + _ATOL) / (1 - rtol)]
+            low, high = min(bounds), max(bounds)
+        else:
+            low, high = -math.inf, math.inf
+        first, last = bisect.bisect_left(values, low), bisect.bisect_right(values, high)
+        return [whose[n] for n in range(first, last) if _within(got, values[n], rtol)]
+
+
+_CLASS: list = [None, {}]  # [the class graded last, {exercise: its _ClassAnswers}]: a worker grades one class at a time
+
+
+def _class_answers(settings: Settings, exercise, classmates: tuple[str, ...]) -> _ClassAnswers:
+    klass = (settings.enabled, settings.salt, tuple(sorted(settings.reseed.items())), classmates)
+    if _CLASS[0] != klass:
+        _CLASS[:] = [klass, {}]
+    key = (exercise.id, str(exercise.hidden_checks), exercise.variant)
+    if key not in _CLASS[1]:
+        rows: dict[str, list[tuple[float, str]]] = {}
+        for who in classmates:
+            for k, value in _expected_answers(exercise)(variant_of(settings, exercise.variant, who).params).items():
+                if isinstance(value, int | float) and math.isfinite(value):
+                    rows.setdefault(k, []).append((float(value), who))
+        ordered = {k: sorted(r) for k, r in rows.items()}
+        _CLASS[1][key] = _ClassAnswers({k: ([v for v, _ in r], [w for _, w in r]) for k, r in ordered.items()})
+    return _CLASS[1][key]
 
 
 def _numbers(course, exercise, workspace) -> dict[str, float]:

@@ -422,3 +422,42 @@ def test_grade_run_without_an_id_says_whose_numbers(course_with_variants):
     assert bare.exit_code == 0 and "no student id" in bare.stderr, bare.output
     given = CliRunner().invoke(main, ["run", "ex01", "--submission", "exercises", "--student", "alice"])
     assert given.exit_code == 0 and "no student id" not in given.stderr, given.output
+
+
+def test_a_classmates_answers_are_found_as_a_scan_of_the_class_finds_them(tmp_path):
+    """Over a class of 300, does copied_from (values indexed once per class) name, for sheets holding one classmate's
+    answers rounded within each key's own tolerance (ex02's 2 % keys to 2 digits), the classmate a scan of every
+    classmate with the hidden checks' tolerances names – also when only the 2 % keys are a classmate's?"""
+    from grader.submissions.workspace import Workspace
+    from grader.variants import copied_from, tolerances
+
+    course, exercise = VARIANTS_ON, COURSE.exercise("ex02")
+    module, own_rtol = hidden(exercise), tolerances(exercise)
+    klass = tuple(f"s{n:03}" for n in range(300))
+    assert own_rtol and set(own_rtol) < set(module.expected(exercise.variant.default()))  # some keys have their own
+
+    def answers(who):
+        return module.expected(variant_of(ON, exercise.variant, who).params)
+
+    def scan(sheet: dict, student: str) -> str | None:
+        def right(who):
+            return sum(abs(sheet[k] - v) <= own_rtol.get(k, course.rtol) * abs(v) + 1e-12 for k, v in answers(who).items())
+        mine = max(right(student), right(None), sum(abs(sheet[k] - v) <= own_rtol.get(k, course.rtol) * abs(v) + 1e-12
+                                                    for k, v in module.expected(exercise.variant.example()).items()))
+        best = max((right(who), who) for who in klass if who != student)
+        return best[1] if best[0] >= 2 and best[0] > mine else None
+
+    named = []
+    for n, (student, source) in enumerate([(f"s{n:03}", f"s{(7 * n + 3) % 300:03}") for n in range(0, 300, 15)]):
+        # the source's answers, its 2 % keys to 2 digits; then those two alone (wrong elsewhere): the 2 % decides
+        rounded = {k: float(f"{v:.2g}") if k in own_rtol else v for k, v in answers(source).items()}
+        for m, sheet in enumerate((rounded, {k: v if k in own_rtol else 0.5 for k, v in rounded.items()})):
+            folder = tmp_path / f"{n}-{m}" / exercise.folder
+            folder.mkdir(parents=True)
+            (folder / "answers.toml").write_text("".join(f"{k} = {v!r}\n" for k, v in sheet.items()))
+            found = copied_from(course, [exercise], Workspace(folder.parent), student, klass).get("ex02")
+            assert found == scan(sheet, student), (student, source, m)
+            named.append(found == source if m == 0 else found is not None)
+    whole, two_keys = named[0::2], named[1::2]
+    assert sum(whole) >= len(whole) - 2, whole  # a classmate whose numbers give the same answers may take a few
+    assert sum(two_keys) >= len(two_keys) / 2, two_keys  # two keys within 2 % fit several, or one's own numbers

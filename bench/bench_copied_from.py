@@ -1,0 +1,81 @@
+"""What naming a sheet as another student's variant (`variants.copied_from`, run for every student of a batch) costs
+as the class grows: the class's answers indexed once per worker, against a scan of every classmate per student
+(how it was done before, kept here as the baseline), side by side on the same sheets.
+
+    python bench/bench_copied_from.py [--sizes 100,1000,10000] [--students 20]
+
+Each measured student hands in the sheet of a classmate (ex01 and ex02 with [variants] on); both ways must name the
+same classmate. A batch grades every student, so a class of n costs n times the per-student figure, plus the index
+once per worker.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from grader import api, variants  # noqa: E402
+from grader.submissions.workspace import Workspace  # noqa: E402
+
+
+def scanned(course, exercises, workspace, student: str, classmates: tuple[str, ...]) -> dict[str, str]:
+    """The baseline: each classmate's answers computed and compared with the sheet, for every student."""
+    found = {}
+    for exercise in exercises:
+        answered = variants._numbers(course, exercise, workspace)
+        rtol = {k: variants.tolerances(exercise).get(k, course.rtol) for k in answered}
+        own = max(variants._matches(exercise, answered, rtol, variants._params(course, exercise, who))
+                  for who in (student, None))
+        best = max(((variants._matches(exercise, answered, rtol, variants._params(course, exercise, who)), who)
+                    for who in classmates if who != student), default=(0, ""))
+        if best[0] >= 2 and best[0] > own:
+            found[exercise.id] = best[1]
+    return found
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", default="100,1000,10000")
+    parser.add_argument("--students", type=int, default=20, help="students measured per class size")
+    args = parser.parse_args()
+    course = api.course(root=ROOT)
+    course = dataclasses.replace(course, variants=dataclasses.replace(course.variants, enabled=True, salt="bench"))
+    exercises = api.select(course, ["ex01", "ex02"])
+    print(f"{'class':>7} {'index once':>10} {'indexed/student':>15} {'scan/student':>12} {'ratio':>6}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in [int(s) for s in args.sizes.split(",")]:
+            klass = tuple(f"s{i}" for i in range(n))
+            sheets = []
+            for i in range(args.students):  # student i hands in the sheet of classmate i + 1
+                root = Path(tmp) / f"{n}-{i}"
+                for e in exercises:
+                    (root / e.folder).mkdir(parents=True)
+                    params = variants.variant_of(course.variants, e.variant, klass[i + 1]).params
+                    (root / e.folder / "answers.toml").write_text(variants.reference_sheet(e, params))
+                sheets.append((klass[i], Workspace(root)))
+            variants._CLASS[:] = [None, {}]
+            start = time.perf_counter()
+            variants.copied_from(course, exercises, sheets[0][1], sheets[0][0], klass)
+            once = time.perf_counter() - start
+            start = time.perf_counter()
+            indexed = [variants.copied_from(course, exercises, w, s, klass) for s, w in sheets[1:]]
+            per_indexed = (time.perf_counter() - start) / (len(sheets) - 1)
+            start = time.perf_counter()
+            baseline = [scanned(course, exercises, w, s, klass) for s, w in sheets[1:]]
+            per_scan = (time.perf_counter() - start) / (len(sheets) - 1)
+            if indexed != baseline:
+                print(f"the two ways disagree at {n}: {indexed} against {baseline}", file=sys.stderr)
+                return 1
+            print(f"{n:>7} {once:>9.2f}s {per_indexed * 1e3:>13.1f}ms {per_scan * 1e3:>10.1f}ms {per_scan / per_indexed:>6.0f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
