@@ -433,9 +433,6 @@ def check(device: str | None) -> None:
 
 # --- what the class did: grade stats, grade similarity (report.html is written by grade batch) ----------------------
 
-TA_ONLY = (*TA_ONLY, "similarity", "stats")
-
-
 @main.command("stats", short_help="Which checks to look at and what the class got wrong, from a batch's output.")
 @click.argument("out", type=click.Path(path_type=Path))
 @click.option("--exercise", "-e", help="Only this exercise's checks and mistakes (an id, such as ex05).")
