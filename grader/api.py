@@ -174,11 +174,12 @@ def release(*, course: Course, out: Path) -> list[Path]:
     return build_release(course=course, out=out)
 
 
-def autograder(*, course: Course, out: Path) -> list[str]:
-    """Gradescope's autograder zip `out` (see grader.integrations.gradescope); return its entries."""
+def autograder(*, course: Course, out: Path, extensions: Path | None = None) -> list[str]:
+    """Gradescope's autograder zip `out`, with the students' `extensions` (see grader.integrations.gradescope);
+    return its entries."""
     from grader.integrations.gradescope.bundle import export
 
-    return export(course=course, out=out)
+    return export(course=course, out=out, extensions=extensions)
 
 
 def nbgrader_export(*, course: Course, course_dir: Path) -> list[Path]:

@@ -196,9 +196,12 @@ def gradescope_commands() -> None:
 
 @gradescope_commands.command("export", short_help="Write the autograder zip for a Gradescope programming assignment.")
 @click.option("--out", "-o", type=click.Path(path_type=Path), default=Path("autograder.zip"), show_default=True, help="The zip to write.")
-def gradescope_export(out: Path) -> None:
+@click.option("--extensions", type=click.Path(dir_okay=False, exists=True, path_type=Path),
+              help="CSV student,exercise,due (as grade batch takes it): those students' own due dates. Gradescope "
+                   "does not tell the autograder about extensions; export again (and regrade) when one is granted.")
+def gradescope_export(out: Path, extensions: Path | None) -> None:
     """Write OUT: it installs the grader on Gradescope and grades each upload (a zip from grade pack, a folder or loose files)."""
-    names = _guard(lambda: api.autograder(course=_course(), out=out))
+    names = _guard(lambda: api.autograder(course=_course(), out=out, extensions=extensions))
     click.echo(f"wrote {len(names)} files into {out}; upload it as the autograder of a Gradescope programming assignment")
 
 

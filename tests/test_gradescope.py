@@ -16,6 +16,7 @@ from grader.cli import main
 from grader.course import load_course
 from grader.errors import CourseError
 from grader.integrations.gradescope import runner as gradescope
+from grader.term.csvin import TermFileError
 
 REFERENCE = (ROOT / "solutions" / "ex05_gated_steps" / "gated.py").read_text()
 SWAPPED = mutate(REFERENCE, "h_new = z * h + (1.0 - z) * candidate", "h_new = (1.0 - z) * h + z * candidate")
@@ -202,3 +203,60 @@ def test_export_refuses_a_student_bundle(tmp_path):
     api.release(course=load_course(ROOT), out=bundle)
     with pytest.raises(CourseError, match="has no solutions, tests/hidden, tests/given"):
         api.autograder(course=load_course(bundle), out=tmp_path / "autograder.zip")
+
+
+# -- a term on Gradescope: the due date, the late policy and each student's extension --------------------------
+
+TERM = '\n[deadlines]\ndue = 2026-12-10T23:59:00+08:00\n\n[late]\nper_day = 0.10\nmax_days = 3\n'
+EXTENSIONS = "student,exercise,due\nAda@Example.org,ex01,2026-12-12T23:59:00+08:00\nbob@example.org,*,2026-12-20T00:00:00Z\n"
+
+
+def term_autograder(tmp_path: Path, extensions: str | None) -> Path:
+    """The autograder exported from a copy of the course with a due date and a late policy, and `extensions`."""
+    course = tmp_path / "course"
+    for part in ("exercises", "solutions", "tests/hidden", "tests/given", "grader"):
+        shutil.copytree(ROOT / part, course / part, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, course / name)
+    (course / "course.toml").write_text((ROOT / "course.toml").read_text() + TERM)
+    args = ["gradescope", "export", "--out", str(tmp_path / "autograder.zip")]
+    if extensions is not None:
+        (tmp_path / "extensions.csv").write_text(extensions)
+        args += ["--extensions", str(tmp_path / "extensions.csv")]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(course)  # `grade` takes the course it is run in
+        done = CliRunner().invoke(main, args)
+    assert done.exit_code == 0, done.output
+    return tmp_path / "autograder.zip"
+
+
+def sheet_upload(root: Path, email: str) -> None:
+    """ex01's right sheet uploaded two days after the due date (2026-12-12 10:00 UTC) by `email`."""
+    folder = root / "submission" / "ex01_cell_state"
+    folder.mkdir(parents=True)
+    shutil.copy(ROOT / "solutions" / "ex01_cell_state" / "answers.toml", folder / "answers.toml")
+    (root / "submission_metadata.json").write_text(json.dumps(
+        {"created_at": "2026-12-12T18:00:00+08:00", "users": [{"email": email, "id": 1, "name": "x"}]}))
+
+
+@pytest.mark.parametrize("email, late_days", [("ada@example.org", 0), ("bob@example.org", 0), ("cyd@example.org", 2)])
+def test_an_extension_exported_with_the_autograder_moves_that_students_due_date(tmp_path, email, late_days):
+    """Is ada's ex01 extension (typed Ada@…), and bob's for every exercise, applied to their uploads two days after the
+    due date – and cyd, without one, two days late, 20 % off?"""
+    autograder_zip = term_autograder(tmp_path, EXTENSIONS)
+    with zipfile.ZipFile(autograder_zip) as zf:
+        assert zf.read("tests/gradescope_extensions.csv").decode() == EXTENSIONS
+    root = autograder(tmp_path, autograder_zip)
+    sheet_upload(root, email)
+    doc = gradescope.run(root)
+    ex01 = next(e for e in doc["extra_data"]["exercises"] if e["id"] == "ex01")
+    assert doc["extra_data"]["late_days"] == late_days
+    assert ex01["score"] == pytest.approx(6 * (1 - 0.1 * late_days)), ex01
+
+
+def test_a_malformed_extensions_file_stops_the_export_naming_its_line(tmp_path):
+    """Is an extension for an exercise the course lacks refused at export, naming the file's line, no zip written?"""
+    with pytest.raises(TermFileError, match=r"extensions.csv, line 2: unknown exercise 'ex99'"):
+        (tmp_path / "extensions.csv").write_text("student,exercise,due\nada,ex99,2026-12-12T23:59:00+08:00\n")
+        api.autograder(course=load_course(ROOT), out=tmp_path / "autograder.zip", extensions=tmp_path / "extensions.csv")
+    assert not (tmp_path / "autograder.zip").exists()

@@ -44,18 +44,29 @@ exec /autograder/venv/bin/python -m grader.integrations.gradescope.runner /autog
 """
 
 _SCRIPTS = {"setup.sh": SETUP_SH, "run_autograder": RUN_AUTOGRADER}
+# The TA's extensions (`export --extensions`, the CSV `grade batch --extensions` reads), under tests/: no student
+# process sees it. Gradescope's submission_metadata.json holds no student's own due date.
+EXTENSIONS = "tests/gradescope_extensions.csv"
 _EPOCH = (1980, 1, 1, 0, 0, 0)  # fixed entry times: the same course gives the same zip
 
 
-def export(*, course: Course, out: Path) -> list[str]:
-    """Write the autograder zip `out` (setup.sh, run_autograder, the course); return its entries."""
+def export(*, course: Course, out: Path, extensions: Path | None = None) -> list[str]:
+    """Write the autograder zip `out` (setup.sh, run_autograder, the course, and the `extensions` file, checked
+    first: TermFileError naming its line); return its entries."""
+    from grader.term.times import extensions as read_extensions
+
     root = course.root
+    extra = {}
+    if extensions is not None:
+        read_extensions(extensions, [e.id for e in course.exercises])
+        extra[EXTENSIONS] = extensions.read_bytes()
     missing = [p for p in COURSE_PATHS if not (root / p).exists()]
     if missing:
         raise CourseError(f"{root} has no {', '.join(missing)}: export the autograder from the TA's course, "
                           "not from a student bundle")
     found = (p for top in COURSE_PATHS for p in ([root / top] if (root / top).is_file() else (root / top).rglob("*")))
-    files = sorted(rel for rel in (p.relative_to(root).as_posix() for p in found if p.is_file()) if not _ignored(rel))
+    files = sorted(rel for rel in (p.relative_to(root).as_posix() for p in found if p.is_file())
+                   if not _ignored(rel) and rel != EXTENSIONS)  # a file left in the course is not this export's
     out.parent.mkdir(parents=True, exist_ok=True)
     temp = out.with_name(f".{out.name}.tmp")
     with zipfile.ZipFile(temp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
@@ -63,8 +74,10 @@ def export(*, course: Course, out: Path) -> list[str]:
             _add(zf, name, script.encode(), 0o755)
         for rel in files:
             _add(zf, rel, (root / rel).read_bytes(), 0o644)
+        for rel, data in extra.items():
+            _add(zf, rel, data, 0o644)
     temp.replace(out)
-    return [*_SCRIPTS, *files]
+    return [*_SCRIPTS, *files, *extra]
 
 
 def _ignored(rel: str) -> bool:

@@ -89,7 +89,7 @@ def _graded(course: Course, root: Path, upload: Path) -> dict:
         result = api.grade(course=course, exercises=list(course.exercises), submission=submission, label=label,
                            student=student)
     if course.policy is not None:
-        result = _late(course, about, label, result)
+        result = _late(course, about, label, result, student)
     doc = to_dict(result)
     sandbox = _sandbox_report(result.protections, course.root)
     doc["tests"].append({"name": "autograder: sandbox", "score": 0.0, "max_score": 0.0, "status": "passed",
@@ -111,9 +111,10 @@ def _graded(course: Course, root: Path, upload: Path) -> dict:
     return doc
 
 
-def _late(course: Course, about: dict, label: str, result):
-    """course.toml's late policy at the time Gradescope received the upload (submission_metadata.json's `created_at`);
-    without one, no penalty, and the instructors' log says so."""
+def _late(course: Course, about: dict, label: str, result, student: str | None):
+    """course.toml's late policy at the time Gradescope received the upload (submission_metadata.json's `created_at`),
+    the submitter's extensions (`grade gradescope export --extensions`) applied; without a time, no penalty, and the
+    instructors' log says so."""
     from grader.term.finals import Term
     from grader.term.times import HandIn, gradescope_created_at
 
@@ -122,7 +123,31 @@ def _late(course: Course, about: dict, label: str, result):
         _say("no submission time: submission_metadata.json has no created_at with a time zone; graded without late penalty")
         return Term(policy=course.policy).final_result(label, result)
     hand_in = HandIn(when, "submission_metadata.json")
-    return Term(policy=course.policy, hand_ins={label: {e.id: hand_in for e in result.exercises}}).final_result(label, result)
+    return Term(policy=course.policy, hand_ins={label: {e.id: hand_in for e in result.exercises}},
+                extensions=_extensions(course, label, student)).final_result(label, result)
+
+
+def _extensions(course: Course, label: str, student: str | None) -> dict:
+    """The submitter's extensions from the exported file, keyed as the Term wants them ((label, exercise) -> due);
+    ids compared as the variants compare them (`Alice` is alice). An unreadable file: none, and the log says why."""
+    from grader.integrations.gradescope.bundle import EXTENSIONS
+    from grader.term.csvin import TermFileError
+    from grader.term.times import extensions
+    from grader.variants import canonical
+
+    path = course.root / EXTENSIONS
+    if not path.is_file():
+        return {}
+    try:
+        found = extensions(path, [e.id for e in course.exercises])
+    except TermFileError as e:
+        _say(f"extensions not applied: {e}")
+        return {}
+    if student is None:
+        if found:
+            _say(f"no student id in submission_metadata.json (users[0].{course.variants.gradescope_id}): no extension applied")
+        return {}
+    return {(label, exercise): due for (who, exercise), due in found.items() if canonical(who) == canonical(student)}
 
 
 def metadata(root: Path) -> dict:
