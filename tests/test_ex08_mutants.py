@@ -216,3 +216,11 @@ def test_a_forged_bench_record_earns_no_more_than_the_truth(grade):
     hidden = grade("ex08", {"protocol.py": forged, "answers.toml": ANSWERS})
     assert told.score < told.max_score and hidden.score <= told.score, (told.score, hidden.score)
     assert not any(v.internal_error for v in hidden.checks)
+
+
+def test_accuracy_computed_in_float32_earns_full_marks(grade):
+    """Does a test accuracy taken as a float32 mean (`.float().mean()`, a share k/n rounded to float32) earn every
+    point, as the float64 one does (issue 20 review: it read as an altered bench record)?"""
+    float32 = mutate(REFERENCE, "targets[:, delay:]).double().mean()", "targets[:, delay:]).float().mean()")
+    result = grade("ex08", {"protocol.py": float32, "answers.toml": ANSWERS})
+    assert result.score == result.max_score, [v.feedback for v in result.checks if not v.passed]
