@@ -128,3 +128,32 @@ def test_forged_gradient_replies_are_the_students_failure(grade):
     result = grade("ex06", {"parity.py": REFERENCE + FORGED_GRADIENTS})  # the fixture asserts no internal error
     gradients = [v for v in result.checks if "Gradients" in v.name or "gradient" in v.name.lower()]
     assert gradients and all(v.earned == 0 and "malformed gradient reply" in v.feedback for v in gradients)
+
+
+# One wrong line of torch_gru_step, named or not: the value check alone charges it (3 points); the gradient checks
+# compare with the named mistake's gradients or only ask that gradients reach, and the written-out point stays.
+# name: (text in the reference, the mistake)
+GRU_VALUE_MISTAKES = {
+    "reset gate before the matmul (named)": ('r * (h @ p["U_n"].T + p["b_hn"])', '(r * h) @ p["U_n"].T + p["b_hn"]'),
+    "b_hn outside r (named)": ('r * (h @ p["U_n"].T + p["b_hn"])', 'r * (h @ p["U_n"].T) + p["b_hn"]'),
+    "U_z untransposed (named)": ('h @ p["U_z"].T', 'h @ p["U_z"]'),
+    "float32 step (named)": ("return (1.0 - z) * n + z * h", "return ((1.0 - z) * n + z * h).float()"),
+    "sigmoid on the candidate (not a known mistake)": ("n = torch.tanh(", "n = torch.sigmoid("),
+    "z from the reset gate's bias (not a known mistake)": ('h @ p["U_z"].T + p["b_z"]', 'h @ p["U_z"].T + p["b_r"]'),
+}
+
+
+@pytest.mark.parametrize("name", GRU_VALUE_MISTAKES)
+def test_a_gru_value_mistake_costs_the_value_check_alone(grade, name):
+    """Does one wrong line of torch_gru_step cost exactly the GRU value check's 3 points, the gradient and written-out
+    points kept, whether the mistake is a known one or not (the statement: one mistake is not charged twice)?"""
+    result = grade("ex06", {"parity.py": mutate(REFERENCE, *GRU_VALUE_MISTAKES[name])})
+    lost = {v.name: v.points - v.earned for v in result.checks if v.earned < v.points}
+    assert list(lost.values()) == [3] and next(iter(lost)).startswith("torch_gru_step(x, h"), lost
+
+
+def test_an_lstm_float32_mapping_costs_the_value_check_alone(grade):
+    """Does a float32 LSTM mapping cost the LSTM value check's 2 points alone, its gradients reaching every input?"""
+    result = grade("ex06", {"parity.py": mutate(REFERENCE, "bias = cell.bias_ih + cell.bias_hh",
+                                                "bias = (cell.bias_ih + cell.bias_hh).float()")})
+    assert result.score == result.max_score - 2, [(v.name, v.earned) for v in result.checks]

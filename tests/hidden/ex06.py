@@ -6,7 +6,10 @@ rows and random non-zero states. The LSTM mapping is run through ex05's *referen
 wrong ex05 never costs points here. Gradients to the cell parameters are taken by the chain rule
 across the student's two functions: the vector-Jacobian product of the step (or of the reference
 lstm_step) is sent back as the cotangent of the mapping. Wrong results are recomputed under the
-known mistakes so the feedback names the mistake without printing expected values.
+known mistakes so the feedback names the mistake without printing expected values. Wrong values are charged by
+the value checks alone: then the gradient checks compare with the known mistake's gradients, or (a mistake not
+known) only ask that gradients reach every input and parameter, and the written-out check asks only that
+torch_gru_step computes a step without library cells.
 """
 
 import importlib.util
@@ -15,7 +18,7 @@ import itertools
 import pytest
 import torch
 
-from grader.checks import Fail, Outcome, check, expect_tensor, inject, parse_source, policy, student_module
+from grader.checks import Fail, Outcome, StudentError, check, expect_tensor, inject, parse_source, policy, student_module
 
 parity = student_module("parity")
 
@@ -98,8 +101,8 @@ ORDER_OTHER = ("gate order: the blocks are taken in another order than PyTorch s
 BIAS_HH = ("bias_hh dropped: the mapping leaves the cell's second bias vector out",
            "漏了 bias_hh：映射中没有用到单元的第二组偏置")
 BIAS_IH = ("bias_ih dropped: the mapping leaves the cell's first bias vector out", "漏了 bias_ih：映射中没有用到单元的第一组偏置")
-HX = ("[h, x] order: ex05's lstm_step acts on u = [x, h], so weight_ih comes first and weight_hh second",
-      "[h, x] 顺序：ex05 的 lstm_step 作用在 u = [x, h] 上，因此 weight_ih 在前、weight_hh 在后")
+HX = ("[h, x] order: the columns of the W's are lined up as [h, x], not as the u that ex05's lstm_step multiplies them by",
+      "[h, x] 顺序：W 的列按 [h, x] 排列，与 ex05 的 lstm_step 与之相乘的 u 不一致")
 
 
 LSTM_OPTIONS = {"W": [dict(order=o, columns=c) for o in itertools.permutations("ifco") for c in ("xh", "hx")],
@@ -138,8 +141,9 @@ def likely(found: list[tuple[str, str]]) -> tuple[str, str]:
             " 可能的错误：" + "；".join(zh for _, zh in found) + "。")
 
 
-def lstm_mapping_of(value, d_x: int, d_h: int) -> dict:
-    """The student's mapping after checking it is a dict of float64 tensors of ex05's keys and shapes."""
+def lstm_mapping_of(value, d_x: int, d_h: int, *, float32: bool = False) -> dict:
+    """The student's mapping after checking it is a dict of float64 tensors of ex05's keys and shapes; `float32`
+    accepts float32 ones too (for a check that depends on the values, which the value check charges)."""
     fn = "lstm_params_from_torch"
     if not isinstance(value, dict):
         raise Fail(f"{fn} must return a dict with keys {', '.join(LSTM_KEYS)}; got {type(value).__name__}",
@@ -149,10 +153,11 @@ def lstm_mapping_of(value, d_x: int, d_h: int) -> dict:
         raise Fail(f"{fn}: the result lacks key(s) {', '.join(missing)} (ex05's lstm_step takes W_i … b_c)",
                    f"{fn}：返回值缺少键 {', '.join(missing)}（ex05 的 lstm_step 接收 W_i … b_c）")
     for k in LSTM_KEYS:
-        if isinstance(value[k], torch.Tensor) and value[k].dtype == torch.float32:
+        single = isinstance(value[k], torch.Tensor) and value[k].dtype == torch.float32
+        if single and not float32:
             raise float32_fail(fn, f"[{k!r}]")
         shape = (d_h, d_x + d_h) if k.startswith("W") else (d_h,)
-        expect_tensor(value[k], name=f"{fn}()[{k!r}]", shape=shape, dtype=torch.float64)
+        expect_tensor(value[k], name=f"{fn}()[{k!r}]", shape=shape, dtype=torch.float32 if single else torch.float64)
     return {k: value[k] for k in LSTM_KEYS}
 
 
@@ -190,24 +195,23 @@ def report(problems: list[str], zh: list[str]) -> None:
         raise Fail(shown, shown_zh)
 
 
-def compare_grads(fn: str, got: dict, expected: dict | None, problems: list, zh: list) -> None:
+def compare_grads(fn: str, got: dict, expected: dict, problems: list, zh: list, *, reach_only: bool = False) -> None:
     """Missing, malformed or wrong gradients, by name. `expected` is autograd through what the student computed
-    (the torch cell, or the known mistake the values match); None when that is unknown: then none are credited."""
-    if expected is None:
-        problems.append(f"{fn}: the gradients count once the values are right (see the check on the values)")
-        zh.append(f"{fn}：数值正确后才评梯度（见数值检查）")
-        return
+    (the torch cell, or the known mistake the values match). `reach_only`: the values are wrong in a way not known
+    (charged by the value check), so only whether a gradient reaches each input and parameter is judged."""
     for name, ref in expected.items():
         g = got.get(name) if isinstance(got, dict) else None
         if g is None and not ref.any():  # the function computed does not use it: no gradient is right
             continue
-        if g is None:
+        if g is None or (reach_only and isinstance(g, torch.Tensor) and g.shape == ref.shape and not g.any() and ref.any()):
             problems.append(f"{fn}: no gradient reaches {name} (a .detach(), .data, .item(), torch.no_grad() "
                             "or a tensor rebuilt from values cuts the graph)")
             zh.append(f"{fn}：梯度没有传到 {name}（.detach()、.data、.item()、torch.no_grad() 或由数值重建的张量会切断计算图）")
         elif not isinstance(g, torch.Tensor) or g.shape != ref.shape or not torch.isfinite(g).all():
             problems.append(f"{fn}: the gradient w.r.t. {name} is malformed or not finite")
             zh.append(f"{fn}：关于 {name} 的梯度格式错误或不是有限值")
+        elif reach_only:
+            continue
         elif ((g == 0) & (ref != 0)).any():
             problems.append(f"{fn}: part of the gradient w.r.t. {name} is missing, exactly zero where autograd through "
                             "the torch cell is not (a .detach() on one slice?)")
@@ -257,37 +261,41 @@ def test_lstm_gradients(parity, gated_reference, device):
     经你的映射对 x、h0、c0 和 LSTMCell 每个参数的梯度与经该单元的 autograd 一致"""
     d_x, d_h = CONFIGS[0]
     weights = cell_weights("lstm", d_x, d_h, device, seed=30)
-    m = lstm_mapping_of(parity.lstm_params_from_torch(cell=inject("lstm_cell", **weights)), d_x, d_h)
+    m = lstm_mapping_of(parity.lstm_params_from_torch(cell=inject("lstm_cell", **weights)), d_x, d_h, float32=True)
     s = states(d_x, d_h, device, seed=31)
     g = torch.Generator().manual_seed(32)
     cot = {k: torch.randn(B, d_h, generator=g, dtype=torch.float64).to(device) for k in ("h", "c")}
     (h_ref, c_ref), expected = torch_grads("lstm", weights, s, cot)
 
-    leaves = {k: v.detach().clone().requires_grad_(True) for k, v in (s | m).items()}
+    leaves = {k: v.detach().to(torch.float64).clone().requires_grad_(True) for k, v in (s | m).items()}
     out = gated_reference.lstm_step(**leaves)
     loss = (out["h"] * cot["h"]).sum() + (out["c"] * cot["c"]).sum()
     grads = dict(zip(leaves, torch.autograd.grad(loss, list(leaves.values()))))
+    known = True
     if not (close(out["h"].detach(), h_ref) and close(out["c"].detach(), c_ref)):
         options = {part: part_option(m, weights, part) for part in "Wb"}
-        expected = None if None in options.values() else known_lstm_grads(weights, s, cot, options, gated_reference)
+        known = None not in options.values()
+        if known:
+            expected = known_lstm_grads(weights, s, cot, options, gated_reference)
 
     _, mapped = parity.lstm_params_from_torch.with_grad({k: grads[k] for k in LSTM_KEYS}, cell=inject("lstm_cell", **weights))
     got = {"x": grads["x"], "h0": grads["h"], "c0": grads["c"]}
     got |= {f"cell.{k}": v for k, v in (mapped.get("cell") or {}).items()}
     problems, zh = [], []
-    compare_grads("lstm_params_from_torch", got, expected, problems, zh)
+    compare_grads("lstm_params_from_torch", got, expected, problems, zh, reach_only=not known)
     report(problems, zh)
 
 
 # -- GRU -------------------------------------------------------------------------------------------
 
-def gru_variant(weights: dict, x, h, *, order="rzn", reset="after", convention="torch", bias="both",
+def gru_variant(weights: dict, x, h, *, order="rzn", reset="after", convention="torch", bias="both", untransposed="",
                 dtype=torch.float64):
-    """nn.GRUCell's step (the defaults) or one computed under known mistakes."""
+    """nn.GRUCell's step (the defaults) or one computed under known mistakes; `untransposed`: the gates whose square
+    recurrent block multiplies h as stored (h @ U, no shape error)."""
     w = {k: v.to(dtype) for k, v in weights.items()}
     x, h = x.to(dtype), h.to(dtype)
     W = dict(zip(order, w["weight_ih"].chunk(3)))
-    U = dict(zip(order, w["weight_hh"].chunk(3)))
+    U = {g: u.T if g in untransposed else u for g, u in zip(order, w["weight_hh"].chunk(3))}
     b_i = dict(zip(order, w["bias_ih"].chunk(3)))
     b_h = dict(zip(order, (w["bias_hh"] if bias == "both" else torch.zeros_like(w["bias_hh"])).chunk(3)))
     if bias == "no_hn":
@@ -311,17 +319,30 @@ GRU_NAMES = {
                           "只改 ex05 gru_step 的变量名行不通"),
     ("reset", "outside"): ("b_hn outside r: the candidate's recurrent bias is added outside the reset gate's product",
                            "b_hn 放在了 r 之外：候选状态的循环偏置加在了重置门乘积的外面"),
-    ("convention", "swapped"): ("swapped GRU convention: nn.GRUCell keeps the share z of the old state, "
-                                "h' = (1 − z) ⊙ n + z ⊙ h",
-                                "GRU 约定颠倒：nn.GRUCell 保留旧状态的 z 部分，h' = (1 − z) ⊙ n + z ⊙ h"),
+    ("convention", "swapped"): ("swapped GRU convention: z and 1 − z weight each other's terms of the update",
+                                "GRU 约定颠倒：更新式中 z 与 1 − z 所乘的项互换了"),
     ("bias", "ih"): BIAS_HH,
     ("bias", "no_hn"): ("b_hn dropped: the candidate's recurrent bias, part of bias_hh, is missing",
                         "漏了 b_hn：缺少候选状态的循环偏置（bias_hh 的一部分）"),
 }
+GATE_NAMES = {"r": ("the reset gate", "重置门"), "z": ("the update gate", "更新门"), "n": ("the candidate", "候选状态")}
+UNTRANSPOSED = ("", "r", "z", "n", "rz", "rn", "zn", "rzn")
 
 
+def untransposed_name(gates: str) -> tuple[str, str]:
+    """The statement's "W instead of Wᵀ" for square recurrent blocks, naming the gates, not the fix."""
+    names = [GATE_NAMES[g][0] for g in gates]
+    en = " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+    zh = "、".join(GATE_NAMES[g][1] for g in gates)
+    many = len(gates) > 1
+    return (f"W instead of Wᵀ: U used untransposed – the recurrent block{'s' if many else ''} of {en} "
+            f"multipl{'y' if many else 'ies'} h as stored, and a square block gives no shape error",
+            f"用了 W 而不是 Wᵀ：U 没有转置——{zh}的循环分块按存储的样子与 h 相乘，方阵不会报形状错误")
+
+
+GRU_NAMES |= {("untransposed", gates): untransposed_name(gates) for gates in UNTRANSPOSED if gates}
 GRU_OPTIONS = {"order": ("rzn", "zrn"), "reset": ("after", "before", "outside"),
-               "convention": ("torch", "swapped"), "bias": ("both", "ih", "no_hn")}
+               "convention": ("torch", "swapped"), "bias": ("both", "ih", "no_hn"), "untransposed": UNTRANSPOSED}
 
 
 def gru_mistake(out, weights: dict, s: dict) -> dict | None:
@@ -357,15 +378,19 @@ def gru_params_of(value) -> dict:
     return value
 
 
-def gru_step_of(parity, weights, s, d_h) -> torch.Tensor:
+def gru_step_of(parity, weights, s, d_h, *, float32: bool = False) -> torch.Tensor:
     params = gru_params_of(parity.gru_params_from_torch(cell=inject("gru_cell", **weights)))
-    return gru_output(parity.torch_gru_step(x=s["x"], h=s["h"], params=params), d_h)
+    return gru_output(parity.torch_gru_step(x=s["x"], h=s["h"], params=params), d_h, float32=float32)
 
 
-def gru_output(value, d_h: int) -> torch.Tensor:
-    if isinstance(value, torch.Tensor) and value.dtype == torch.float32:
+def gru_output(value, d_h: int, *, float32: bool = False) -> torch.Tensor:
+    """The step's (B, d_h) float64 output; `float32` accepts a float32 one too, as float64 (for a check that depends
+    on the values, which the value check charges)."""
+    single = isinstance(value, torch.Tensor) and value.dtype == torch.float32
+    if single and not float32:
         raise float32_fail("torch_gru_step", "h'")
-    return expect_tensor(value, name="torch_gru_step(...)", shape=(B, d_h), dtype=torch.float64)
+    dtype = torch.float32 if single else torch.float64
+    return expect_tensor(value, name="torch_gru_step(...)", shape=(B, d_h), dtype=dtype).to(torch.float64)
 
 
 @check(points=3)
@@ -410,10 +435,10 @@ def test_gru_gradients(parity, device):
 
     params = gru_params_of(parity.gru_params_from_torch(cell=inject("gru_cell", **weights)))
     value, step_grads = parity.torch_gru_step.with_grad(cot, x=s["x"], h=s["h"], params=params)
-    out = gru_output(value, d_h)
+    out = gru_output(value, d_h, float32=True)
+    chosen = {}
     if not close(out, h_ref):
         chosen = gru_mistake(out, weights, s)
-        expected = None
         if chosen is not None:  # the gradients of the mistaken step the values show
             w = {k: v.clone().requires_grad_(True) for k, v in weights.items()}
             leaves = {k: s[k].clone().requires_grad_(True) for k in ("x", "h")}
@@ -423,22 +448,28 @@ def test_gru_gradients(parity, device):
     got = {"x": step_grads.get("x"), "h0": step_grads.get("h")}
     got |= {f"cell.{k}": v for k, v in (mapped.get("cell") or {}).items()}
     problems, zh = [], []
-    compare_grads("torch_gru_step / gru_params_from_torch", got, expected, problems, zh)
+    compare_grads("torch_gru_step / gru_params_from_torch", got, expected, problems, zh, reach_only=chosen is None)
     report(problems, zh)
+
+
+def computes_a_step(parity, device) -> bool:
+    """Whether torch_gru_step computes a step from x, h and the cell: a finite (B, d_h) output that changes with x,
+    with h and with the cell's weights (right or not: that is the value check's business)."""
+    d_x, d_h = CONFIGS[0]
+    weights, other = (cell_weights("gru", d_x, d_h, device, seed=seed) for seed in (40, 41))
+    s, t = (states(d_x, d_h, device, seed=seed) for seed in (50, 51))
+    try:
+        outs = [gru_step_of(parity, w, state, d_h, float32=True)
+                for w, state in ((weights, s), (other, s), (weights, s | {"x": t["x"]}), (weights, s | {"h": t["h"]}))]
+    except (Fail, StudentError):
+        return False
+    return torch.isfinite(outs[0]).all().item() and not any(torch.equal(outs[0], out) for out in outs[1:])
 
 
 @check(points=1)
 def test_gru_written_out(parity, student_source, device):
     """torch_gru_step writes the GRU equations out (no nn.GRUCell, torch.gru_cell or torch._VF)
     torch_gru_step 手写 GRU 方程（不用 nn.GRUCell、torch.gru_cell 或 torch._VF）"""
-    d_x, d_h = CONFIGS[0]
-    weights = cell_weights("gru", d_x, d_h, device, seed=40)
-    s = states(d_x, d_h, device, seed=50)
-    out = gru_step_of(parity, weights, s, d_h)  # the point is for working code written without library cells
-    with torch.no_grad():
-        if not close(out, torch_cell("gru", weights)(s["x"], s["h"])):
-            raise Fail("torch_gru_step does not reproduce nn.GRUCell yet (see the check on its values)",
-                       "torch_gru_step 尚未复现 nn.GRUCell（见数值检查）")
     tree = parse_source(student_source, "parity.py")
     used = policy.library_cells(tree) | policy.indirect_access(tree)
     if used:
@@ -447,3 +478,7 @@ def test_gru_written_out(parity, student_source, device):
                    "torch_gru_step must write nn.GRUCell's equations out",
                    f"parity.py 使用了库中的循环单元、torch 的私有名称或间接访问代码（{zh}）；torch_gru_step 必须自己写出 "
                    "nn.GRUCell 的公式", outcome=Outcome.REFUSED)
+    if not computes_a_step(parity, device):  # the point is for code that computes, written without library cells
+        raise Fail("the written-out point counts once torch_gru_step computes a step from x, h and the cell's parameters "
+                   "(see the check on its values)",
+                   "torch_gru_step 能由 x、h 和单元参数算出一步后，手写公式这一分才计分（见数值检查）")

@@ -34,3 +34,12 @@ MUTANTS = bank("ex06", "parity.py", {
     "reaching through sys.modules": ("import torch\n", "import sys\n\nimport torch\n\n_loaded = sys.modules\n", "sys.modules"),
     "gru detached input": ("p = params", "p = params\n    x = x.detach()", "no gradient reaches x"),
 })
+MUTANTS += bank("ex06", "parity.py", {
+    "gru U_z untransposed": ('h @ p["U_z"].T', 'h @ p["U_z"]', "U used untransposed"),
+    "gru every U untransposed": (
+        'h @ p["U_r"].T + p["b_r"])\n    z = torch.sigmoid(x @ p["W_z"].T + h @ p["U_z"].T + p["b_z"])\n'
+        '    n = torch.tanh(x @ p["W_n"].T + p["b_in"] + r * (h @ p["U_n"].T',
+        'h @ p["U_r"] + p["b_r"])\n    z = torch.sigmoid(x @ p["W_z"].T + h @ p["U_z"] + p["b_z"])\n'
+        '    n = torch.tanh(x @ p["W_n"].T + p["b_in"] + r * (h @ p["U_n"]',
+        "recurrent blocks of the reset gate, the update gate and the candidate"),
+})
