@@ -66,3 +66,26 @@ DEGENERATE = {
 def test_degenerate_submission_earns_nothing(grade, name):
     """Does a decay.py that computes nothing (zero biases, a constant or its input as the norm, {}) earn nothing?"""
     assert earned(grade("ex07", {"decay.py": DEGENERATE[name], "answers.toml": STUB_SHEET})) == {}
+
+
+# A mistake in state_jacobian_norm shows at constant gates and with random weights alike: the constant-gate check
+# charges it (its 1 point), named as the one mistake that explains every value; a measurement that is right but for
+# it keeps the random-weight points. At retain 0.5 and d_h = 4 one step too few gives the Frobenius norm's value.
+# name: (text in the reference, the mistake, its name, a name it must not be given)
+NORM_MISTAKES = {
+    "one step too few": ("for _ in range(T):", "for _ in range(T - 1):", "one step too few", "Frobenius"),
+    "Frobenius norm": ("ord=2).item()", "ord='fro').item()", "Frobenius norm", "off by one"),
+    "gradient of the sum": ("torch.linalg.matrix_norm(jacobian.reshape(d_h, d_h), ord=2)",
+                            "jacobian.reshape(d_h, d_h).sum(0).norm()", "gradient of sum(s_T)", "Frobenius"),
+}
+
+
+@pytest.mark.parametrize("name", NORM_MISTAKES)
+def test_a_norm_mistake_is_charged_once_and_named_alone(grade, name):
+    """Does this mistake in state_jacobian_norm cost the constant-gate check's point alone, named as itself and as
+    nothing it only resembles at one retention?"""
+    old, new, diagnosis, not_it = NORM_MISTAKES[name]
+    result = grade("ex07", {"decay.py": mutate(CODE, old, new), "answers.toml": SHEET})
+    failed = [v for v in result.checks if v.points and not v.passed]  # the public checks fail too, worth nothing
+    assert result.score == result.max_score - 1, [(v.name, v.earned) for v in failed]
+    assert all(diagnosis in v.feedback.en and not_it not in v.feedback.en for v in failed), [v.feedback.en for v in failed]

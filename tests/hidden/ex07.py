@@ -13,7 +13,7 @@ from pathlib import Path
 
 import torch
 
-from grader.checks import Fail, StudentError, check, course_code, expect_value_errors, inject, partial, reference_module, student_module
+from grader.checks import Fail, StudentError, check, course_code, expect_value_errors, inject, once, partial, reference_module, student_module
 
 decay = student_module("decay")
 reference = reference_module("decay")
@@ -170,50 +170,119 @@ def jacobian(kind: str, params: dict, T: int, *, wrt: str = "s", of: str = "s", 
     return torch.autograd.functional.jacobian(run, zeros).reshape(D_H, D_H)
 
 
-def norm_mistakes(kind: str, params: dict, T: int, device) -> list:
-    """(value, diagnosis) for each known mistake with these parameters."""
+OFF_BY_ONE = ("off by one step: the loop runs one step {}", "差了一步：循环{}")
+
+
+def norm_mistakes(kind: str, params: dict, T: int, device) -> dict:
+    """{mistake: (the value it gives, its diagnosis)} for each known mistake of state_jacobian_norm with these parameters."""
     spectral = lambda J: float(torch.linalg.matrix_norm(J, ord=2))  # noqa: E731
     J = jacobian(kind, params, T, device=device)
-    off_by_one = ("off by one step: run exactly T steps", "差了一步：应恰好运行 T 步")
-    mistakes = [
-        (float(torch.linalg.matrix_norm(J)),
-         ("Frobenius norm instead of the spectral norm (largest singular value, torch.linalg.matrix_norm(J, ord=2))",
-          "用了 Frobenius 范数而非谱范数（最大奇异值，torch.linalg.matrix_norm(J, ord=2)）")),
-        (float(torch.linalg.matrix_norm(J, ord="nuc")),
-         ("sum of the singular values (nuclear norm) instead of the largest one", "用了奇异值之和（核范数）而非最大奇异值")),
-        (float(J.abs().max()), ("largest entry instead of the spectral norm", "用了最大元素而非谱范数")),
-        (float(J.sum(0).norm()),
-         ("the norm of the gradient of sum(s_T), a vector, instead of the spectral norm of the Jacobian matrix",
-          "用了 sum(s_T) 的梯度（一个向量）的范数，而非雅可比矩阵的谱范数")),
-        (spectral(jacobian(kind, params, T - 1, device=device)), off_by_one),
-        (spectral(jacobian(kind, params, T + 1, device=device)), off_by_one),
-    ]
+    mistakes = {
+        "frobenius": (float(torch.linalg.matrix_norm(J)),
+                      ("Frobenius norm instead of the spectral norm", "用了 Frobenius 范数而非谱范数")),
+        "nuclear": (float(torch.linalg.matrix_norm(J, ord="nuc")),
+                    ("sum of the singular values (nuclear norm) instead of the largest one", "用了奇异值之和（核范数）而非最大奇异值")),
+        "entry": (float(J.abs().max()), ("largest entry instead of the spectral norm", "用了最大元素而非谱范数")),
+        "sum": (float(J.sum(0).norm()),
+                ("the norm of the gradient of sum(s_T), a vector, instead of the spectral norm of the Jacobian matrix",
+                 "用了 sum(s_T) 的梯度（一个向量）的范数，而非雅可比矩阵的谱范数")),
+        "fewer": (spectral(jacobian(kind, params, T - 1, device=device)),
+                  (OFF_BY_ONE[0].format("too few"), OFF_BY_ONE[1].format("少跑了一步"))),
+        "more": (spectral(jacobian(kind, params, T + 1, device=device)),
+                 (OFF_BY_ONE[0].format("too many"), OFF_BY_ONE[1].format("多跑了一步"))),
+    }
     if kind == "lstm":
-        mistakes += [
-            (spectral(jacobian(kind, params, T, wrt="h", of="h", device=device)),
-             ("Jacobian w.r.t. h instead of c: for the LSTM s is the cell state c (h_0 held fixed)",
-              "对 h 而非 c 求了雅可比：LSTM 的 s 是细胞状态 c（h_0 固定）")),
-            (spectral(jacobian(kind, params, T, of="h", device=device)),
-             ("∂h_T/∂c_0 instead of ∂c_T/∂c_0: for the LSTM s is the cell state c",
-              "求了 ∂h_T/∂c_0 而非 ∂c_T/∂c_0：LSTM 的 s 是细胞状态 c")),
-        ]
+        wrt_h = ("Jacobian w.r.t. h instead of c: for the LSTM s is the cell state c (h_0 held fixed)",
+                 "对 h 而非 c 求了雅可比：LSTM 的 s 是细胞状态 c（h_0 固定）")
+        mistakes |= {
+            "wrt h": (spectral(jacobian(kind, params, T, wrt="h", of="h", device=device)), wrt_h),
+            "c wrt h": (spectral(jacobian(kind, params, T, wrt="h", device=device)), wrt_h),
+            "of h": (spectral(jacobian(kind, params, T, of="h", device=device)),
+                     ("∂h_T/∂c_0 instead of ∂c_T/∂c_0: for the LSTM s is the cell state c",
+                      "求了 ∂h_T/∂c_0 而非 ∂c_T/∂c_0：LSTM 的 s 是细胞状态 c")),
+        }
     return mistakes
 
 
-def norm_check(decay, kind: str, params: dict, T: int, expected: float, device, *, random: bool) -> None:
+def agrees(value: float, expected: float) -> bool:
+    return math.isclose(value, expected, rel_tol=1e-6, abs_tol=1e-300)
+
+
+def student_norm(decay, kind: str, params: dict, T: int) -> float:
     fn = f"state_jacobian_norm({kind!r}, T={T})"
-    value = as_number(decay.state_jacobian_norm(kind=kind, step=inject(f"{kind}_step"), params=params, T=T, d_x=D_X), fn)
-    if math.isclose(value, expected, rel_tol=1e-6, abs_tol=1e-300):
+    return as_number(decay.state_jacobian_norm(kind=kind, step=inject(f"{kind}_step"), params=params, T=T, d_x=D_X), fn)
+
+
+def constant_cases(kind: str, reference, device) -> list[tuple[dict, int, float]]:
+    """(params, T, expected) of the constant-gate check for `kind`: retain 0.1, 0.5, 0.9 over 20 steps (LSTM: and 0.9
+    over 7)."""
+    cases = [(retain, 20) for retain in RETAINS] + ([(0.9, 7)] if kind == "lstm" else [])
+    return [({k: v.to(device) for k, v in reference.constant_gate_params(kind, retain, D_X, D_H).items()}, T, retain ** T)
+            for retain, T in cases]
+
+
+def random_params(kind: str, device, seed: int) -> dict:
+    g = torch.Generator().manual_seed(seed)
+    return {k: (0.6 * torch.randn(*s, generator=g, dtype=torch.float64) + (1.0 if k == RETENTION[kind] else 0.0)).to(device)
+            for k, s in KEYS[kind].items()}
+
+
+def random_case(kind: str, reference, device) -> tuple[dict, int, float]:
+    """(params, T, expected) of the random-weight check for `kind`: the reference's autograd measurement over 6 steps."""
+    params = random_params(kind, device, seed=70 + ("lstm", "gru").index(kind))
+    step = getattr(STEPS, f"{kind}_step")(device=device)
+    return params, 6, reference.state_jacobian_norm(kind, step, params, 6, D_X)
+
+
+def only(diagnoses) -> tuple[str, str] | None:
+    """The one diagnosis among `diagnoses`; None when there are none or several (a value two mistakes give alike)."""
+    named = set(diagnoses)
+    return named.pop() if len(named) == 1 else None
+
+
+def norm_diagnosis(decay, reference, kind: str, device) -> tuple[tuple[str, str] | None, bool]:
+    """The known mistake that explains every value state_jacobian_norm returns for `kind` (constant gates and random
+    weights), when exactly one does (at constant gates the Frobenius norm and the gradient of sum(s_T) agree, and
+    the random weights tell them apart; at retain 0.5 and d_h = 4 one step too few gives the Frobenius norm too);
+    and whether the constant-gate check charges it (a value there is wrong)."""
+    candidates, constant_wrong, names = None, False, {}
+    cases = [(case, False) for case in constant_cases(kind, reference, device)] + [(random_case(kind, reference, device), True)]
+    for (params, T, expected), random in cases:
+        try:
+            value = student_norm(decay, kind, params, T)
+        except StudentError:  # it raised or hung: no further runs (each would cost a time limit)
+            break
+        except Fail:  # a value that is no number: judged by its own check
+            continue
+        constant_wrong |= not random and not agrees(value, expected)
+        mistakes = norm_mistakes(kind, params, T, device)
+        names |= {m: diagnosis for m, (_, diagnosis) in mistakes.items()}
+        fits = {m for m, (wrong, _) in mistakes.items() if agrees(value, wrong)}
+        candidates = fits if candidates is None else candidates & fits
+    return only(names[m] for m in candidates or ()), constant_wrong
+
+
+def diagnosed(decay, reference, kind: str, device) -> tuple[tuple[str, str] | None, bool]:
+    """norm_diagnosis, run once per submission for both checks."""
+    return once(decay, f"norm diagnosis {kind}", lambda: norm_diagnosis(decay, reference, kind, device))
+
+
+def norm_check(decay, reference, kind: str, case: tuple, device, *, random: bool) -> None:
+    params, T, expected = case
+    fn = f"state_jacobian_norm({kind!r}, T={T})"
+    value = student_norm(decay, kind, params, T)
+    if agrees(value, expected):
         return
-    hint = next((diagnosis for wrong, diagnosis in norm_mistakes(kind, params, T, device)
-                 if math.isclose(value, wrong, rel_tol=1e-6, abs_tol=1e-300)), None)
+    hint, charged = diagnosed(decay, reference, kind, device)
+    if random and hint is not None and charged:
+        return  # the measurement through the step is right but for the named mistake the constant gates charge
+    if hint is None:  # no one mistake explains every value: name one that alone explains this one
+        hint = only(diagnosis for wrong, diagnosis in norm_mistakes(kind, params, T, device).values() if agrees(value, wrong))
     if hint is None and random:
         constant = {k: v if k.startswith("b_") else torch.zeros_like(v) for k, v in params.items()}
-        again = as_number(decay.state_jacobian_norm(kind=kind, step=inject(f"{kind}_step"), params=constant, T=T, d_x=D_X), fn)
-        if math.isclose(value, again, rel_tol=1e-9):
+        if math.isclose(value, student_norm(decay, kind, constant, T), rel_tol=1e-9):
             hint = ("the result ignores the weights – a closed-form shortcut such as retain ** T holds only for constant "
-                    "gates; measure ∂s_T/∂s_0 with autograd through `step`",
-                    "结果与权重无关——retain ** T 之类的闭式捷径只对常数门成立；请通过 `step` 用自动求导测量 ∂s_T/∂s_0")
+                    "gates", "结果与权重无关——retain ** T 之类的闭式捷径只对常数门成立")
     setting = "random non-zero weights" if random else "constant gates"
     setting_zh = "随机非零权重" if random else "常数门"
     raise Fail(f"{fn} with {setting} is wrong (rtol 1e-6)." + (f" Likely mistake: {hint[0]}." if hint else ""),
@@ -225,33 +294,16 @@ def norm_check(decay, kind: str, params: dict, T: int, expected: float, device, 
 def test_constant_gate_norms(decay, reference, device):
     """Constant gates retain = 0.1, 0.5, 0.9: ‖∂s_T/∂s_0‖ measured through the course's step (LSTM and GRU)
     常数门 retain = 0.1、0.5、0.9：经课程给定的单步函数测得的 ‖∂s_T/∂s_0‖（LSTM 与 GRU）"""
-    cases = [(kind, retain, 20) for kind in ("lstm", "gru") for retain in RETAINS] + [("lstm", 0.9, 7)]
-    parts = []
-    for kind, retain, T in cases:
-        params = {k: v.to(device) for k, v in reference.constant_gate_params(kind, retain, D_X, D_H).items()}
-        parts.append(lambda kind=kind, params=params, T=T, retain=retain:
-                     norm_check(decay, kind, params, T, retain ** T, device, random=False))
-    partial(parts)
-
-
-def random_params(kind: str, device, seed: int) -> dict:
-    g = torch.Generator().manual_seed(seed)
-    return {k: (0.6 * torch.randn(*s, generator=g, dtype=torch.float64) + (1.0 if k == RETENTION[kind] else 0.0)).to(device)
-            for k, s in KEYS[kind].items()}
+    partial([lambda kind=kind, case=case: norm_check(decay, reference, kind, case, device, random=False)
+             for kind in ("lstm", "gru") for case in constant_cases(kind, reference, device)])
 
 
 @check(points=2)
 def test_random_weight_norms(decay, reference, device):
     """Random non-zero weights: the value equals an autograd measurement through the course's step (LSTM 1, GRU 1)
     随机非零权重：数值等于经课程给定的单步函数用 autograd 测得的值（LSTM 1 个，GRU 1 个）"""
-    parts = []
-    for n, kind in enumerate(("lstm", "gru")):
-        params = random_params(kind, device, seed=70 + n)
-        step = getattr(STEPS, f"{kind}_step")(device=device)
-        expected = reference.state_jacobian_norm(kind, step, params, 6, D_X)
-        parts.append(lambda kind=kind, params=params, expected=expected:
-                     norm_check(decay, kind, params, 6, expected, device, random=True))
-    partial(parts)
+    partial([lambda kind=kind: norm_check(decay, reference, kind, random_case(kind, reference, device), device, random=True)
+             for kind in ("lstm", "gru")])
 
 
 # -- answer sheet ---------------------------------------------------------------------------------

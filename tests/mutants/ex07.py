@@ -54,3 +54,7 @@ SHEET_MUTANTS = bank("ex07", "answers.toml", {
 })
 
 MUTANTS = CODE_MUTANTS + SHEET_MUTANTS
+MUTANTS += bank("ex07", "decay.py", {
+    "one step too few, LSTM and GRU": ("for _ in range(T):", "for _ in range(T - 1):", "one step too few"),
+    "one step too many": ("for _ in range(T):", "for _ in range(T + 1):", "one step too many"),
+})
