@@ -59,6 +59,16 @@ def test_mistake_is_charged_once(grade, name):
     assert len(lost) == 1 and lost[0].startswith(CHARGED_ONCE[name]), lost
 
 
+@pytest.mark.parametrize("name", ["d_x used for every layer", "num_layers ignored"])
+def test_stacking_mistake_is_charged_by_the_stacked_check_alone(grade, name):
+    """Does a mistake in stacking layers cost the stacked check alone, the bidirectional stacks (the same mistake in
+    each direction) not charged again?"""
+    result = grade("ex04", submission(named("ex04", name)))
+    lost = [v.name for v in result.checks if v.earned < v.points]
+    assert len(lost) == 1 and lost[0].startswith("Stacked layers"), lost
+    assert result.score == result.max_score - 1
+
+
 def test_stacking_mistake_with_a_layer_mistake_is_still_charged(grade):
     """Is a stacking mistake charged even when the count of one layer is also wrong?"""
     code = mutate(mutate(CODE, "(d_in + d_h + biases)", "(d_in + d_h)"), "d_in = d_x if layer == 0 else directions * d_h", "d_in = d_x")

@@ -229,34 +229,38 @@ def call_text(config: dict) -> str:
 # Mistakes charged by the single-layer checks; later checks do not charge them again.
 BLOCK_MISTAKES = (NO_BIAS, LSTM_3, GRU_K)
 PER_LAYER = (*BLOCK_MISTAKES, FW_FORGOT, TWO_BIAS)
+# Mistakes in stacking layers, charged by the stacked check; the bidirectional check does not charge them again.
+PER_STACK = (DX_EVERY, LAYERS_IGNORED)
 
 
 WHAT_ZH = {"single-layer": "单层", "single-layer framework": "单层框架", "stacked": "多层", "bidirectional": "双向"}
 
 
-def charged_elsewhere(params, config: dict, got: int, excused, probes: dict) -> bool:
-    """Whether `got` is this configuration's count under an excused mistake that the student's single-layer
-    counts show too, at these sizes and at d_x + 1 (so a single-layer check has charged it already; a
-    count that only happens to match, such as a constant, is not excused)."""
+def charged_elsewhere(params, config: dict, got: int, excused, probes: dict) -> tuple | None:
+    """The excused mistake under which `got` is this configuration's count and that the student's counts of the
+    check charging it show too, at these sizes and at d_x + 1: one layer for a mistake in a layer's count, the
+    same stack in one direction for a mistake in stacking (so that check has charged it already; a count that
+    only happens to match, such as a constant, is not excused). None when there is none."""
     for diagnosis, count in MISTAKES:
         if diagnosis not in excused or count(config) != got:
             continue
-        single = {k: config[k] for k in ("cell", "d_x", "d_h")}
-        if diagnosis == FW_FORGOT:
-            single["framework_biases"] = True
-        if all(shows(params, count, probe, probes) for probe in (single, single | {"d_x": single["d_x"] + 1})):
-            return True
-    return False
+        if diagnosis in PER_STACK:
+            witness = {k: v for k, v in config.items() if k != "bidirectional"}
+        else:
+            witness = {k: config[k] for k in ("cell", "d_x", "d_h")} | ({"framework_biases": True} if diagnosis == FW_FORGOT else {})
+        if all(shows(params, count, probe, probes) for probe in (witness, witness | {"d_x": witness["d_x"] + 1})):
+            return diagnosis
+    return None
 
 
-def shows(params, count, single: dict, probes: dict) -> bool:
-    """Whether the student's count for this single-layer configuration is the mistaken `count`, not the right one."""
-    key = tuple(single.items())
+def shows(params, count, probe: dict, probes: dict) -> bool:
+    """Whether the student's count for this configuration is the mistaken `count`, not the right one."""
+    key = tuple(probe.items())
     if key not in probes:
-        options = {k: v for k, v in single.items() if k not in ("cell", "d_x", "d_h")}
-        probes[key] = params.count_params(single["cell"], single["d_x"], single["d_h"], **options)
-    prediction = count(single)
-    return prediction is not None and prediction != _count(**single) and type(probes[key]) is int and probes[key] == prediction
+        options = {k: v for k, v in probe.items() if k not in ("cell", "d_x", "d_h")}
+        probes[key] = params.count_params(probe["cell"], probe["d_x"], probe["d_h"], **options)
+    prediction = count(probe)
+    return prediction is not None and prediction != _count(**probe) and type(probes[key]) is int and probes[key] == prediction
 
 
 def grid_check(params, configs: list[dict], expected, what: str, *, excused=(), strict_type=False) -> None:
@@ -276,13 +280,17 @@ def grid_check(params, configs: list[dict], expected, what: str, *, excused=(), 
     is_int = [isinstance(got, int) and not isinstance(got, bool) for got in observed]
     wrong = [i for i, (got, target) in enumerate(zip(observed, targets)) if not (is_int[i] and got == target)]
     if excused:
-        probes = {}
-        wrong = [i for i in wrong if not (is_int[i] and charged_elsewhere(params, configs[i], observed[i], excused, probes))]
-        if not wrong and any(o != t for o, t in zip(observed, targets)):
-            raise Fail(f"the {what} counts are right but for a mistake in the count of one layer (see the "
-                       "single-layer checks): no points are lost here",
-                       f"{WHAT_ZH[what]}配置的结果除单层参数量中的错误外都是对的（见单层检查）：此处不扣分",
-                       share=1.0)
+        probes, charged = {}, set()
+        for i in list(wrong):
+            if is_int[i] and (diagnosis := charged_elsewhere(params, configs[i], observed[i], excused, probes)):
+                wrong.remove(i)
+                charged.add(diagnosis)
+        if not wrong and charged:
+            en, zh = (("a stack (see the stacked check)", "多层堆叠参数量中的错误外都是对的（见多层检查）")
+                      if charged <= set(PER_STACK) else
+                      ("one layer (see the single-layer checks)", "单层参数量中的错误外都是对的（见单层检查）"))
+            raise Fail(f"the {what} counts are right but for a mistake in the count of {en}: no points are lost here",
+                       f"{WHAT_ZH[what]}配置的结果除{zh}：此处不扣分", share=1.0)
     if not wrong:
         return
     en, zh = [], []
@@ -384,7 +392,7 @@ def test_bidirectional(params, reference):
     """Bidirectional stacks: two directions, later layers read 2·d_h; equals nn.*(bidirectional=True)
     双向堆叠：两个方向，之后各层读入 2·d_h；等于 nn.*(bidirectional=True)"""
     configs = _configs(STACK_SIZES, layers=(1, 2, 3), bidirectional=(True,), framework=(False, True))
-    grid_check(params, configs, textbook_or_torch(reference), "bidirectional", excused=PER_LAYER)
+    grid_check(params, configs, textbook_or_torch(reference), "bidirectional", excused=PER_LAYER + PER_STACK)
 
 
 BAD_CALLS = (
