@@ -7,6 +7,7 @@ import pytest
 from torch import nn
 
 from conftest import ROOT, earned, mutate
+from mutants import named, submission
 
 REFERENCE = (ROOT / "solutions" / "ex09_param_matching" / "matching.py").read_text()
 
@@ -35,6 +36,15 @@ def test_tie_rule_is_tested_with_a_miscounted_total(grade):
     result = grade("ex09", {"matching.py": code})
     tie = next(v for v in result.checks if v.name.startswith("Ties go to the smaller width"))
     assert tie.earned < tie.points and "ties to the larger width" in tie.feedback, tie.feedback
+
+
+@pytest.mark.parametrize("name", ["first width above, max_width when none is", "last width below, 1 when none is"])
+def test_a_search_rule_is_charged_by_the_closest_widths_alone(grade, name):
+    """Does "closest" read as the first width above (or the last below) the target cost the closest-widths check
+    alone, the tie and range-end checks (which that rule also answers its own way) not charged again?"""
+    result = grade("ex09", submission(named("ex09", name)))
+    lost = [v.name for v in result.checks if v.earned < v.points]
+    assert len(lost) == 1 and lost[0].startswith("match_widths returns, for every cell"), lost
 
 
 def test_shared_wrong_k_is_charged_once(grade):

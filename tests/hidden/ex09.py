@@ -9,7 +9,7 @@ is right for the student's own (wrong) total_params loses no points: that mistak
 
 import functools
 
-from grader.checks import Fail, StudentError, check, reference_module, student_module
+from grader.checks import Fail, StudentError, check, once, reference_module, student_module
 
 matching = student_module("matching")
 reference = reference_module("matching")
@@ -247,11 +247,54 @@ def own_total(matching, reference, cell: str, vocab: int, d_e: int):
     return reference.total_params
 
 
-def widths_check(matching, reference, calls, what: str, *, strict_type: bool = False) -> None:
+def closest_calls(reference) -> list[tuple]:
+    """The (target, vocab, d_e, kwargs) of the closest-widths check."""
+    total = reference.total_params
+    return [
+        (10_000, 50, 16, {}),  # default cells and max_width
+        (123_457, 50, 16, {}),
+        # just above one width's total and just below another's: "first above" and "last below" show
+        (total("gru", 1000, 64, 300) + 7, 1000, 64, {}),
+        (total("rnn", 1000, 64, 500) - 5, 1000, 64, {}),
+        (54_321, 50, 16, {"cells": ["gru"], "max_width": 300}),
+        (80_000, 30, 12, {"cells": ["lstm", "rnn"], "max_width": 4096}),
+    ]
+
+
+def search_rule(matching, reference) -> str | None:
+    """The known rule that match_widths searches by instead of the closest ("ceiling": the first width at or above
+    the target, "floor": the last at or below), if its widths for the closest-widths check's targets follow it
+    (with the student's own total_params): that check charges it, so the tie and range checks excuse the widths it
+    explains. None when it follows neither, or finds the closest."""
+    return once(matching, "search rule", lambda: _search_rule(matching, reference))
+
+
+def _search_rule(matching, reference) -> str | None:
+    entries = []
+    for target, vocab, d_e, kwargs in closest_calls(reference):
+        try:
+            got = matching.match_widths(target, vocab, d_e, **kwargs)
+        except StudentError:
+            return None
+        if not isinstance(got, dict):
+            return None
+        for cell in kwargs.get("cells", CELLS):
+            total = own_total(matching, reference, cell, vocab, d_e)
+            entries.append((got.get(cell), (total, cell, target, vocab, d_e, kwargs.get("max_width", 4096))))
+    for rule in ("ceiling", "floor"):
+        predicted = [(width, brute_force(*args, rule=rule), brute_force(*args)) for width, args in entries]
+        if (all(rule_width is None or width == rule_width for width, rule_width, _ in predicted)
+                and any(rule_width is not None and rule_width != closest for _, rule_width, closest in predicted)):
+            return rule
+    return None
+
+
+def widths_check(matching, reference, calls, what: str, *, strict_type: bool = False, rule: str | None = None) -> None:
     """Call match_widths for each (target, vocab, d_e, kwargs); compare every cell's width with the brute force.
 
     A width is right when it is the brute force's with the reference total_params, or with the student's own
-    total_params where that is a known miscount: that mistake is charged by the total_params check alone.
+    total_params where that is a known miscount: that mistake is charged by the total_params check alone; or,
+    with `rule` (search_rule), the width that rule gives: it is charged by the closest-widths check alone.
     Only with `strict_type` is a float width such as 40.0 wrong, so that this too is charged once.
     """
     entries, en, zh, own = [], [], [], {}
@@ -278,10 +321,22 @@ def widths_check(matching, reference, calls, what: str, *, strict_type: bool = F
     wrong = [i for i, e in enumerate(entries) if not (is_int(e["width"]) and e["width"] == e["expected"])]
     if not wrong:
         return
-    charged = [i for i in wrong if not (
-        is_int(observed[i]) and entries[i]["total"] is not reference.total_params and observed[i] == brute_force(
-            entries[i]["total"], entries[i]["cell"], entries[i]["target"], entries[i]["vocab"], entries[i]["d_e"],
-            entries[i]["max_width"]))]
+    def searched(i: int, total, search: str) -> bool:
+        e = entries[i]
+        return is_int(observed[i]) and observed[i] == brute_force(total, e["cell"], e["target"], e["vocab"], e["d_e"],
+                                                                  e["max_width"], rule=search)
+
+    miscounted = [i for i in wrong if entries[i]["total"] is not reference.total_params
+                  and searched(i, entries[i]["total"], "closest")]
+    by_rule = [i for i in wrong if rule is not None and i not in miscounted and searched(i, entries[i]["total"], rule)]
+    charged = [i for i in wrong if i not in miscounted and i not in by_rule]
+    if not charged and by_rule:
+        raise Fail(
+            f"match_widths's widths here are those of its search rule, which the check on the closest widths charges: "
+            f"no points are lost here ({what})",
+            f"match_widths 在此给出的宽度是它的搜索规则所得的宽度，该规则由最接近宽度的检查扣分：此处不扣分（{WHAT_ZH[what]}）",
+            share=1.0,
+        )
     if not charged:
         raise Fail(
             f"match_widths finds the right widths for your own total_params, which is wrong (see the total_params "
@@ -328,17 +383,7 @@ def tie_target(total, cell: str, near: int) -> tuple[int, int, int]:
 def test_match_widths(matching, reference):
     """match_widths returns, for every cell, the width in 1..max_width whose total is closest to the target
     match_widths 为每种单元返回 1..max_width 中总参数量最接近目标的宽度"""
-    total = reference.total_params
-    calls = [
-        (10_000, 50, 16, {}),  # default cells and max_width
-        (123_457, 50, 16, {}),
-        # just above one width's total and just below another's: "first above" and "last below" show
-        (total("gru", 1000, 64, 300) + 7, 1000, 64, {}),
-        (total("rnn", 1000, 64, 500) - 5, 1000, 64, {}),
-        (54_321, 50, 16, {"cells": ["gru"], "max_width": 300}),
-        (80_000, 30, 12, {"cells": ["lstm", "rnn"], "max_width": 4096}),
-    ]
-    widths_check(matching, reference, calls, "closest widths", strict_type=True)
+    widths_check(matching, reference, closest_calls(reference), "closest widths", strict_type=True)
 
 
 # Widths near which the tie targets lie.
@@ -360,7 +405,7 @@ def test_tie_rule(matching, reference):
     calls.append((reference.total_params("lstm", 12, 5, 25) + 1, 12, 5, {"cells": ["lstm"]}))
     target, vocab, d_e = tie_target(reference.total_params, "rnn", 40)
     calls.append((target - 10, vocab, d_e, {"cells": ["rnn"]}))
-    widths_check(matching, reference, calls, "ties")
+    widths_check(matching, reference, calls, "ties", rule=search_rule(matching, reference))
 
 
 @check(points=0.5)
@@ -368,15 +413,16 @@ def test_width_range(matching, reference):
     """Widths run from 1 to max_width, both included: targets below and above every total (counts once it searches)
     宽度取 1 到 max_width（两端都含）：目标低于或高于所有总参数量（能搜索后才计分）"""
     inside = [(reference.total_params(cell, 12, 5, 9) + 1, 12, 5, {"cells": [cell], "max_width": 20}) for cell in CELLS]
+    rule = search_rule(matching, reference)  # a search by another rule is charged by the check on the closest widths
     try:
-        widths_check(matching, reference, inside, "range ends")
+        widths_check(matching, reference, inside, "range ends", rule=rule)
     except Fail as failure:
         if failure.share < 1:
             raise Fail("the range ends count once match_widths finds the closest width for targets inside the range "
                        "(see the check on the closest widths)",
                        "match_widths 对范围内的目标能找到最接近的宽度后，范围两端才计分（见最接近宽度的检查）") from None
     calls = [(1, 12, 5, {"max_width": 20}), (10**9, 12, 5, {"max_width": 20}), (10**9, 40, 8, {"cells": ["gru"], "max_width": 7})]
-    widths_check(matching, reference, calls, "range ends")
+    widths_check(matching, reference, calls, "range ends", rule=rule)
 
 
 # -- macs_per_step ----------------------------------------------------------------------------------

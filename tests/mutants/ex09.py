@@ -41,3 +41,17 @@ MUTANTS = bank("ex09", "matching.py", {
                             "wrong k per cell"),
     "macs as parameters": (MACS, "return total_params(cell, vocab, d_e, d_h)", "parameters counted instead of MACs"),
 })
+# The search rules again, with an answer where the rule gives none (every total below, or above, the target).
+FALLBACK = "                best = (gap, d_h)\n        widths[cell] = best[1]\n"
+MUTANTS += bank("ex09", "matching.py", {
+    "first width above, max_width when none is": (
+        SEARCH + "            if best is None or gap < best[0]:\n" + FALLBACK,
+        "            gap = total_params(cell, vocab, d_e, d_h) - target\n            if gap >= 0:\n"
+        "                best = (gap, d_h)\n                break\n        widths[cell] = max_width if best is None else best[1]\n",
+        "not the first width at or above the target"),
+    "last width below, 1 when none is": (
+        SEARCH + "            if best is None or gap < best[0]:\n" + FALLBACK,
+        "            gap = target - total_params(cell, vocab, d_e, d_h)\n            if gap < 0:\n                break\n"
+        "            best = (gap, d_h)\n        widths[cell] = 1 if best is None else best[1]\n",
+        "not the last width at or below the target"),
+})
