@@ -65,13 +65,6 @@ def test_degenerate_submission_earns_nothing(grade, name):
     assert earned(grade("ex05", {"gated.py": DEGENERATE[name]})) == {}
 
 
-def test_reference_scores_full_marks(grade):
-    """Does the reference itself, graded as a submission, earn every point?"""
-    result = grade("ex05", {"gated.py": REFERENCE})
-    assert result.max_score == 14
-    assert result.score == result.max_score, [v.feedback for v in result.checks if not v.passed]
-
-
 def test_one_wrong_line_in_gru_step_costs_gru_step_only(grade):
     """Does a gru_step that raises (a wrong line) cost gru_step's checks only, lstm_step keeping every point of its own?"""
     result = grade("ex05", {"gated.py": mutate(REFERENCE, "(r * h) @ U_h.T", "(r * h) @ W_h.T")})

@@ -100,13 +100,6 @@ def test_degenerate_submission_earns_nothing(grade, name):
     assert earned(grade("ex06", {"parity.py": DEGENERATE[name]})) == {}
 
 
-def test_reference_scores_full_marks(grade):
-    """Does the reference itself, graded as a submission, earn every point?"""
-    result = grade("ex06", {"parity.py": REFERENCE})
-    assert result.max_score == 10
-    assert result.score == result.max_score, [v.feedback for v in result.checks if not v.passed]
-
-
 FORGED_GRADIENTS = '''
 import sys as _sys
 _runtime = _sys.modules["grader.inside.runtime"]

@@ -25,13 +25,6 @@ def test_closed_form_keeps_the_constant_gate_point(grade):
     assert result.score == result.max_score - 2
 
 
-def test_reference_scores_full_marks(grade):
-    """Does the reference itself, graded as a submission, earn every point?"""
-    result = grade("ex07", {"decay.py": CODE, "answers.toml": SHEET})
-    assert result.max_score == 8
-    assert result.score == result.max_score, [v.feedback for v in result.checks if not v.passed]
-
-
 def test_other_correct_forms_earn_full_marks(grade):
     """Are exact expressions and a tensor-valued norm accepted?"""
     sheet = 'bias_for_gate = "ln(0.85/0.15)"\nretain_power = "0.8^15"\nslowest_decay = "0.90"\n'

@@ -87,13 +87,6 @@ def test_allowed_variant_earns_full_marks(grade, name):
     assert result.score == result.max_score, [v.feedback for v in result.checks if not v.passed]
 
 
-def test_reference_scores_full_marks(grade):
-    """Does the reference itself, graded as a submission, earn every point?"""
-    result = grade("ex08", {"protocol.py": REFERENCE, "answers.toml": ANSWERS})
-    assert result.max_score == 10
-    assert result.score == result.max_score, [v.feedback for v in result.checks if not v.passed]
-
-
 ZERO_DATA = '''import torch
 
 def make_delayed_copy(n, T, delay, vocab, seed):

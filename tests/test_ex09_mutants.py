@@ -14,13 +14,6 @@ def failed_feedback(result) -> list[str]:
     return [v.feedback for v in result.checks if not v.passed]
 
 
-def test_reference_scores_full_marks(grade):
-    """Does the reference itself, graded as a submission, earn every point?"""
-    result = grade("ex09", {"matching.py": REFERENCE})
-    assert result.max_score == 8
-    assert result.score == result.max_score, failed_feedback(result)
-
-
 def test_wrong_total_is_charged_once(grade):
     """Does a total_params without the embedding cost only the total_params check, when match_widths uses it?"""
     result = grade("ex09", {"matching.py": mutate(REFERENCE, "embedding = vocab * d_e", "embedding = 0")})

@@ -62,13 +62,6 @@ def test_tuple_keyed_select_lr_earns_every_selection_point(grade):
     assert result.score == result.max_score
 
 
-def test_reference_scores_full_marks(grade):
-    """Does the reference itself, graded as a submission, earn every point?"""
-    result = grade("ex10", {"sweep.py": REFERENCE, "answers.toml": ANSWERS})
-    assert result.max_score == 10
-    assert result.score == result.max_score, [v.feedback for v in result.checks if not v.passed]
-
-
 SWEEP = '''TAIL = 8
 
 def length_data(make_splits, lengths, sizes, vocab, seed):

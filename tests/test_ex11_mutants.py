@@ -24,13 +24,6 @@ def test_other_correct_forms_earn_full_marks(grade):
     assert all(v.passed for v in result.checks), "a public format check refuses a correct form"
 
 
-def test_reference_scores_full_marks(grade):
-    """Does the reference itself, graded as a submission, earn every point?"""
-    result = grade("ex11", {"answers.toml": REFERENCE})
-    assert result.max_score == 8
-    assert result.score == result.max_score, [v.feedback for v in result.checks if not v.passed]
-
-
 def test_malformed_sheet_scores_zero_and_names_the_line(grade):
     """Does a TOML syntax error give 0 with a message naming the line, not a crash?"""
     broken = REFERENCE.replace("output_shape = [6, 7, 24]", "output_shape [6, 7, 24]")

@@ -38,3 +38,5 @@ MUTANTS = bank("ex05", "gated.py", {
     "reaching through sys.modules": (
         "import torch\n", "import torch\n_key = __import__('sys').modules.get('grader.inside.given')\n", "must stand alone"),
 })
+
+POINTS = 14  # what the reference earns (tests/test_submission_tables.py)

@@ -34,3 +34,5 @@ MUTANTS = bank("ex06", "parity.py", {
     "reaching through sys.modules": ("import torch\n", "import sys\n\nimport torch\n\n_loaded = sys.modules\n", "sys.modules"),
     "gru detached input": ("p = params", "p = params\n    x = x.detach()", "no gradient reaches x"),
 })
+
+POINTS = 10  # what the reference earns (tests/test_submission_tables.py)

@@ -54,3 +54,5 @@ SHEET_MUTANTS = bank("ex07", "answers.toml", {
 })
 
 MUTANTS = CODE_MUTANTS + SHEET_MUTANTS
+
+POINTS = 8  # what the reference earns (tests/test_submission_tables.py)

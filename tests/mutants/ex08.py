@@ -88,3 +88,5 @@ SHEET_MUTANTS = bank("ex08", "answers.toml", {
 })
 
 MUTANTS = CODE_MUTANTS + SHEET_MUTANTS
+
+POINTS = 10  # what the reference earns (tests/test_submission_tables.py)

@@ -41,3 +41,5 @@ MUTANTS = bank("ex09", "matching.py", {
                             "wrong k per cell"),
     "macs as parameters": (MACS, "return total_params(cell, vocab, d_e, d_h)", "parameters counted instead of MACs"),
 })
+
+POINTS = 8  # what the reference earns (tests/test_submission_tables.py)

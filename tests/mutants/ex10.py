@@ -61,3 +61,5 @@ SHEET_MUTANTS = bank("ex10", "answers.toml", {
 })
 
 MUTANTS = CODE_MUTANTS + SHEET_MUTANTS
+
+POINTS = 10  # what the reference earns (tests/test_submission_tables.py)

@@ -55,3 +55,5 @@ MUTANTS = bank("ex11", "answers.toml", {
     "GRU wins everywhere": ('choice_jozefowicz_2015 = "C"', 'choice_jozefowicz_2015 = "B"', "no cell was a uniform winner"),
     "option outside A-D": ('choice_jozefowicz_2015 = "C"', 'choice_jozefowicz_2015 = "E"', "not one of the options"),
 })
+
+POINTS = 8  # what the reference earns (tests/test_submission_tables.py)
