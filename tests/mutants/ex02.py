@@ -56,7 +56,7 @@ MUTANTS = bank("ex02", "answers.toml", {
 POINTS = 10  # what the reference earns
 SHEET = reference("ex02")["answers.toml"]
 
-# name: files in the reference folder's place; each earns full marks, and no public format check refuses it
+# name: files in the reference folder's place; each earns full marks
 ACCEPTED = {
     "exact expressions, rounded table values within tolerance, other notations": {"answers.toml": (
         'three_step_factor = "0.85*0.75*0.6"\n'
