@@ -77,7 +77,8 @@ ACCEPTED = {
        for answer in ['"0.7311^25"', '"0.731^25"', "3.97e-4"]},
 }
 
-# name: (files in the reference folder's place, the points it costs)
+# name: (files in the reference folder's place, the points it costs): one wrong entry of the scalar table costs only
+# its share, 0.5 of 2 points
 COSTS = {"one wrong entry of the scalar table": ({"answers.toml": with_answers(SHEET, w_up_power="26.75")}, 0.5)}
 
 # name: (text in the reference sheet, the syntax error); each scores 0 with a message naming the line
