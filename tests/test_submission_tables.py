@@ -17,8 +17,8 @@ def exercise_module(exercise_id: str):
 
 
 def table(name: str) -> list:
-    """pytest params (exercise id, entry name, entry) of the table `name` of every exercise that has one (a dict by entry name, or
-    a list of Mutant), with ids like 'ex05-degenerate-constant outputs'."""
+    """pytest params (exercise id, entry name, entry) of the table `name` of every exercise that has one (a dict by
+    entry name, or a list of Mutant), with ids like 'ex05-degenerate-constant outputs'."""
     found = []
     for exercise in course().exercises:
         entries = getattr(exercise_module(exercise.id), name, {})
@@ -37,10 +37,10 @@ THE_REFERENCE = [pytest.param(e.id, "the reference", {}, id=f"{e.id}-accepted-th
 @pytest.mark.parametrize(("exercise", "name", "files"), THE_REFERENCE + table("ACCEPTED"))
 def test_accepted_submission_earns_full_marks(grade, exercise, name, files):
     """Does the reference, or correct work its exercise's ACCEPTED table puts in the reference folder (other forms and
-    notations, other ways to write the code, variants the statement allows), earn every point of the exercise – and a
-    correct answer sheet pass every check, the public format checks included?"""
+    notations, other ways to write the code, variants the statement allows), earn every point course.toml gives the
+    exercise – and a correct answer sheet pass every check, the public format checks included?"""
     result = grade(exercise, reference(exercise) | files)
-    assert result.score == result.max_score == exercise_module(exercise).POINTS, failed(result)
+    assert result.score == result.max_score == course().exercise(exercise).points, failed(result)
     if not course().exercise(exercise).runs_code:  # a code exercise's public checks may ask more (a float, not a tensor)
         assert all(v.passed for v in result.checks), "a public format check refuses a correct form"
 

@@ -26,8 +26,6 @@ MUTANTS = bank("ex01", "answers.toml", {
     "unknown symbol": ('c_t_formula = "f*c_prev + i*g"', 'c_t_formula = "f*c_old + i*g"', "c_old"),
 })
 
-POINTS = 6  # what the reference earns
-
 # name: files in the reference folder's place; each earns full marks
 ACCEPTED = {
     "implicit products, Unicode, LaTeX, exact expressions": {"answers.toml": (

@@ -53,7 +53,6 @@ MUTANTS = bank("ex02", "answers.toml", {
     "statement as a word": ("guarantees_no_vanishing = false", 'guarantees_no_vanishing = "no"', "not true or false"),
 })
 
-POINTS = 10  # what the reference earns
 SHEET = reference("ex02")["answers.toml"]
 
 # name: files in the reference folder's place; each earns full marks

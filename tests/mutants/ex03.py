@@ -19,7 +19,5 @@ MUTANTS = bank("ex03", "answers.toml", {
     "text instead of a number": ("h_t = 2.15", 'h_t = "about one"', "asks for a number"),
 })
 
-POINTS = 6  # what the reference earns
-
 # name: (text in the reference sheet, the syntax error); each scores 0 with a message naming the line
 MALFORMED = {"two values on one line": ("direct_factor = 0.7 ", "direct_factor = 0.7 0.25 ")}

@@ -50,8 +50,6 @@ SHEET_MUTANTS = bank("ex04", "answers.toml", {
 
 MUTANTS = CODE_MUTANTS + SHEET_MUTANTS
 
-POINTS = 10  # what the reference earns
-
 # name: files in the reference folder's place; each earns full marks
 ACCEPTED = {
     "expanded, implicit products, arithmetic for counts": {"answers.toml": (

@@ -39,7 +39,6 @@ MUTANTS = bank("ex05", "gated.py", {
         "import torch\n", "import torch\n_key = __import__('sys').modules.get('grader.inside.given')\n", "must stand alone"),
 })
 
-POINTS = 14  # what the reference earns
 REFERENCE = reference("ex05")["gated.py"]
 
 # Odd but plausible behaviour the diagnosis must survive: a Fail naming the problem, never an internal error.
@@ -57,7 +56,6 @@ HOSTILE = bank("ex05", "gated.py", {
         '    return {k: v.float() for k, v in out.items()} if x.shape[0] == 1 else out',
         "wrong values for c, h"),
 })
-
 
 LSTM_RETURN = '    return {"i": i, "f": f, "o": o, "candidate": candidate, "c": c_new, "h": h_new}\n'
 GRU_RETURN = '    return {"z": z, "r": r, "candidate": candidate, "h": h_new}\n'

@@ -35,8 +35,6 @@ MUTANTS = bank("ex06", "parity.py", {
     "gru detached input": ("p = params", "p = params\n    x = x.detach()", "no gradient reaches x"),
 })
 
-POINTS = 10  # what the reference earns
-
 ZERO_LSTM_MAPPING = '''
 def lstm_params_from_torch(cell):
     d_h, d_x = cell.weight_hh.shape[1], cell.weight_ih.shape[1]

@@ -56,7 +56,6 @@ SHEET_MUTANTS = bank("ex07", "answers.toml", {
 
 MUTANTS = CODE_MUTANTS + SHEET_MUTANTS
 
-POINTS = 8  # what the reference earns
 CODE = reference("ex07")["decay.py"]
 
 # name: files in the reference folder's place; each earns full marks

@@ -42,7 +42,6 @@ MUTANTS = bank("ex09", "matching.py", {
     "macs as parameters": (MACS, "return total_params(cell, vocab, d_e, d_h)", "parameters counted instead of MACs"),
 })
 
-POINTS = 8  # what the reference earns
 REFERENCE = reference("ex09")["matching.py"]
 
 # name of a known mistake: the one check that must charge it (a wrong k shared by total_params and macs_per_step

@@ -63,7 +63,6 @@ SHEET_MUTANTS = bank("ex10", "answers.toml", {
 
 MUTANTS = CODE_MUTANTS + SHEET_MUTANTS
 
-POINTS = 10  # what the reference earns
 REFERENCE = reference("ex10")["sweep.py"]
 
 # name: (files in the reference folder's place, the points it costs): a misconception on the answer sheet costs

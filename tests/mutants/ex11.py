@@ -56,7 +56,6 @@ MUTANTS = bank("ex11", "answers.toml", {
     "option outside A-D": ('choice_jozefowicz_2015 = "C"', 'choice_jozefowicz_2015 = "E"', "not one of the options"),
 })
 
-POINTS = 8  # what the reference earns
 SHEET = reference("ex11")["answers.toml"]
 
 # name: files in the reference folder's place; each earns full marks
