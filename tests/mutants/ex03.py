@@ -1,4 +1,4 @@
-"""ex03's known mistakes on the answer sheet."""
+"""ex03's known mistakes on the answer sheet, and its tables of other submissions (tests/test_submission_tables.py)."""
 
 from . import bank
 
@@ -18,3 +18,6 @@ MUTANTS = bank("ex03", "answers.toml", {
     "same weight on both terms": ("h_t_other_convention = 0.75", "h_t_other_convention = 2.03", "same weight"),
     "text instead of a number": ("h_t = 2.15", 'h_t = "about one"', "asks for a number"),
 })
+
+# name: (text in the reference sheet, the syntax error); each scores 0 with a message naming the line
+MALFORMED = {"two values on one line": ("direct_factor = 0.7 ", "direct_factor = 0.7 0.25 ")}

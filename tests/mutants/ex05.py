@@ -1,6 +1,6 @@
-"""ex05's known mistakes in gated.py."""
+"""ex05's known mistakes in gated.py, and its tables of other submissions (tests/test_submission_tables.py)."""
 
-from . import bank
+from . import bank, mutate, reference
 
 # name: (text in the reference, the mistake, words the feedback must contain)
 MUTANTS = bank("ex05", "gated.py", {
@@ -38,3 +38,84 @@ MUTANTS = bank("ex05", "gated.py", {
     "reaching through sys.modules": (
         "import torch\n", "import torch\n_key = __import__('sys').modules.get('grader.inside.given')\n", "must stand alone"),
 })
+
+REFERENCE = reference("ex05")["gated.py"]
+
+# Odd but plausible behaviour the diagnosis must survive: a Fail naming the problem, never an internal error.
+# name: (text in the reference, the change, words the feedback must contain)
+HOSTILE = bank("ex05", "gated.py", {
+    "batch mixing that raises on a single row": (
+        "c_new = f * c + i * candidate",
+        "c_new = f * c + (i * candidate).mean(0, keepdim=True)\n    if x.shape[0] == 1:\n"
+        "        raise RuntimeError(\"needs a batch\")",
+        "wrong values for c, h"),
+    "batch mixing with float32 single rows": (
+        'return {"i": i, "f": f, "o": o, "candidate": candidate, "c": c_new, "h": h_new}',
+        'c_new = c_new + c_new.mean(0, keepdim=True) * (x.shape[0] > 1)\n    h_new = o * torch.tanh(c_new)\n'
+        '    out = {"i": i, "f": f, "o": o, "candidate": candidate, "c": c_new, "h": h_new}\n'
+        '    return {k: v.float() for k, v in out.items()} if x.shape[0] == 1 else out',
+        "wrong values for c, h"),
+})
+
+LSTM_RETURN = '    return {"i": i, "f": f, "o": o, "candidate": candidate, "c": c_new, "h": h_new}\n'
+GRU_RETURN = '    return {"z": z, "r": r, "candidate": candidate, "h": h_new}\n'
+LSTM_INPUTS, GRU_INPUTS = "x, h, c, W_i, W_f, W_o, W_c, b_i, b_f, b_o, b_c", "x, h, W_z, U_z, W_r, U_r, W_h, U_h, b_z, b_r, b_h"
+
+
+def returning(lstm: str, gru: str) -> str:
+    """The reference, its shape validation kept, with both steps returning these expressions for every output."""
+    source = mutate(REFERENCE, LSTM_RETURN, f"    return {{k: {lstm} for k in ('i', 'f', 'o', 'candidate', 'c', 'h')}}\n")
+    return mutate(source, GRU_RETURN, f"    return {{k: {gru} for k in ('z', 'r', 'candidate', 'h')}}\n")
+
+
+def wired(inputs: str) -> str:
+    """Zeros of the right shape that depend on every input, so that a gradient reaches each of them."""
+    return f"torch.zeros_like(h) + 0 * sum(t.sum() for t in ({inputs}))"
+
+
+# Submissions that compute nothing, each with the reference's shape validation (so they raise every ValueError
+# the statement asks for): each earns nothing – no gradient, dtype, finiteness, validation or library-cell point.
+# name: files in the stub folder's place
+DEGENERATE = {
+    "zeros wired to every input": {"gated.py": returning(wired(LSTM_INPUTS), wired(GRU_INPUTS))},
+    "constant outputs": {"gated.py": returning("torch.full_like(h, 0.5)", "torch.full_like(h, 0.5)")},
+    "returns its input": {"gated.py": returning("h * 1 + 0 * x.sum()", "h * 1 + 0 * x.sum()")},
+    "empty results": {"gated.py": mutate(mutate(REFERENCE, LSTM_RETURN, "    return {}\n"), GRU_RETURN, "    return {}\n")},
+}
+
+
+WRITTEN_DIFFERENTLY = '''import torch
+from torch.nn import functional as F
+
+
+def _shapes(x, h, c=None):
+    if x.ndim != 2 or h.ndim != 2 or x.shape[0] != h.shape[0] or (c is not None and c.shape != h.shape):
+        raise ValueError("x, h (and c) must be 2-D with one batch size, c shaped like h")
+
+
+def lstm_step(x, h, c, W_i, W_f, W_o, W_c, b_i, b_f, b_o, b_c):
+    _shapes(x, h, c)
+    d_h = h.shape[1]
+    if any(w.shape != (d_h, x.shape[1] + d_h) for w in (W_i, W_f, W_o, W_c)) or any(b.shape != (d_h,) for b in (b_i, b_f, b_o, b_c)):
+        raise ValueError("a weight does not fit")
+    W = torch.stack([W_i, W_f, W_o, W_c])                    # (4, d_h, d_x + d_h)
+    u = torch.cat((x, h), dim=1)
+    pre = torch.einsum("bk,gdk->gbd", u, W) + torch.stack([b_i, b_f, b_o, b_c])[:, None, :]
+    i, f, o = torch.sigmoid(pre[:3])
+    g = torch.tanh(pre[3])
+    c_new = torch.addcmul(f * c, i, g)
+    return dict(i=i, f=f, o=o, candidate=g, c=c_new, h=o * c_new.tanh())
+
+
+def gru_step(x, h, W_z, U_z, W_r, U_r, W_h, U_h, b_z, b_r, b_h):
+    _shapes(x, h)
+    d_x, d_h = x.shape[1], h.shape[1]
+    if any(w.shape != (d_h, d_x) for w in (W_z, W_r, W_h)) or any(u.shape != (d_h, d_h) for u in (U_z, U_r, U_h)):
+        raise ValueError("a weight does not fit")
+    z = torch.sigmoid(F.linear(x, W_z, b_z) + F.linear(h, U_z))
+    r = torch.sigmoid(F.linear(x, W_r, b_r) + F.linear(h, U_r))
+    n = torch.tanh(F.linear(x, W_h, b_h) + F.linear(r * h, U_h))
+    return {"z": z, "r": r, "candidate": n, "h": torch.lerp(n, h, z)}
+'''
+# name: files in the reference folder's place; each earns full marks
+ACCEPTED = {"stacked weights and einsum, F.linear, addcmul, lerp": {"gated.py": WRITTEN_DIFFERENTLY}}

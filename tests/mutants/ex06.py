@@ -1,4 +1,4 @@
-"""ex06's known mistakes in parity.py."""
+"""ex06's known mistakes in parity.py, and its tables of other submissions (tests/test_submission_tables.py)."""
 
 from . import bank
 
@@ -34,3 +34,53 @@ MUTANTS = bank("ex06", "parity.py", {
     "reaching through sys.modules": ("import torch\n", "import sys\n\nimport torch\n\n_loaded = sys.modules\n", "sys.modules"),
     "gru detached input": ("p = params", "p = params\n    x = x.detach()", "no gradient reaches x"),
 })
+
+ZERO_LSTM_MAPPING = '''
+def lstm_params_from_torch(cell):
+    d_h, d_x = cell.weight_hh.shape[1], cell.weight_ih.shape[1]
+    zero = 0 * sum(p.sum() for p in cell.parameters())  # wired to every parameter: a gradient reaches each
+    return {**{f"W_{g}": torch.zeros(d_h, d_x + d_h, dtype=torch.float64) + zero for g in "ifoc"},
+            **{f"b_{g}": torch.zeros(d_h, dtype=torch.float64) + zero for g in "ifoc"}}
+'''
+# name: files in the stub folder's place. Submissions that compute nothing: each earns nothing, gradient points
+# included.
+DEGENERATE = {
+    "zero mappings": {"parity.py": "import torch\n" + ZERO_LSTM_MAPPING + '''
+def gru_params_from_torch(cell):
+    return {name: torch.zeros_like(p) + 0 * p for name, p in cell.named_parameters()}
+
+def torch_gru_step(x, h, params):
+    return torch.zeros_like(h) + 0 * (x.sum() + h.sum() + sum(p.sum() for p in params.values()))
+'''},
+    "returns its input": {"parity.py": "import torch\n" + ZERO_LSTM_MAPPING + '''
+def gru_params_from_torch(cell):
+    return dict(cell.named_parameters())
+
+def torch_gru_step(x, h, params):
+    return h + 0 * (x.sum() + sum(p.sum() for p in params.values()))
+'''},
+    "constant outputs": {"parity.py": '''import torch
+
+def lstm_params_from_torch(cell):
+    d_h, d_x = cell.weight_hh.shape[1], cell.weight_ih.shape[1]
+    return {**{f"W_{g}": torch.full((d_h, d_x + d_h), 0.5, dtype=torch.float64) for g in "ifoc"},
+            **{f"b_{g}": torch.full((d_h,), 0.5, dtype=torch.float64) for g in "ifoc"}}
+
+def gru_params_from_torch(cell):
+    return {"weight_ih": cell.weight_ih}
+
+def torch_gru_step(x, h, params):
+    return torch.full_like(h, 0.5)
+'''},
+    "empty results": {"parity.py": '''import torch
+
+def lstm_params_from_torch(cell):
+    return {}
+
+def gru_params_from_torch(cell):
+    return {}
+
+def torch_gru_step(x, h, params):
+    return torch.zeros_like(h)
+'''},
+}

@@ -1,6 +1,6 @@
-"""ex11's known misconceptions on the answer sheet."""
+"""ex11's known misconceptions on the answer sheet, and its tables of other submissions (tests/test_submission_tables.py)."""
 
-from . import bank
+from . import bank, reference, with_answers
 
 # name: (answer in the reference, the wrong answer, words the feedback must contain)
 MUTANTS = bank("ex11", "answers.toml", {
@@ -55,3 +55,20 @@ MUTANTS = bank("ex11", "answers.toml", {
     "GRU wins everywhere": ('choice_jozefowicz_2015 = "C"', 'choice_jozefowicz_2015 = "B"', "no cell was a uniform winner"),
     "option outside A-D": ('choice_jozefowicz_2015 = "C"', 'choice_jozefowicz_2015 = "E"', "not one of the options"),
 })
+
+SHEET = reference("ex11")["answers.toml"]
+
+# name: files in the reference folder's place; each earns full marks
+ACCEPTED = {
+    '"3/4", negative indices, shapes as strings, lower-case options': {"answers.toml": with_answers(
+        SHEET, gru_lstm_ratio='"3/4"', fwd_last_layer_index="-2", bwd_final_time_index="-7", h_n_shape='"(4, 6, 12)"',
+        q2_gru='"3*160*(48+160+1)"', sigma_1='"1/(1+exp(-1))"', choice_greff_2015='" a "', tf_h_only_state='"False"',
+        tf_gru_no_cell_state='"TRUE"')},
+}
+
+# name: (files in the reference folder's place, the points it costs): one wrong true/false item costs 0.25 of its
+# part's 2 points, not the whole part
+COSTS = {"one wrong true/false item": ({"answers.toml": with_answers(SHEET, tf_h_only_state="true")}, 0.25)}
+
+# name: (text in the reference sheet, the syntax error); each scores 0 with a message naming the line
+MALFORMED = {"a key without =": ("output_shape = [6, 7, 24]", "output_shape [6, 7, 24]")}
