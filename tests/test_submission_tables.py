@@ -16,9 +16,13 @@ def exercise_module(exercise_id: str):
     return importlib.import_module(f"mutants.{exercise_id}")
 
 
+TABLES = ("ACCEPTED", "DEGENERATE", "HOSTILE", "COSTS", "CHARGED_ONCE", "MALFORMED")
+
+
 def table(name: str) -> list:
     """pytest params (exercise id, entry name, entry) of the table `name` of every exercise that has one (a dict by
     entry name, or a list of Mutant), with ids like 'ex05-degenerate-constant outputs'."""
+    assert name in TABLES, name
     found = []
     for exercise in course().exercises:
         entries = getattr(exercise_module(exercise.id), name, {})
@@ -86,3 +90,14 @@ def test_malformed_sheet_scores_zero_and_names_the_line(grade, exercise, name, c
     result = grade(exercise, reference(exercise) | {"answers.toml": mutate(sheet, old, new)})
     assert result.score == 0
     assert all(f"line {line}" in v.feedback for v in result.checks if v.points)
+
+
+@pytest.mark.parametrize("exercise_id", [e.id for e in course().exercises])
+def test_no_table_is_misspelled(exercise_id):
+    """Is every name of tests/mutants/exNN.py that looks like a table's (DEGENRATE, COST) one the runner reads – so
+    that no table is silently left ungraded?"""
+    import difflib
+
+    names = [n for n in vars(exercise_module(exercise_id)) if n.isupper()]
+    near = {n: difflib.get_close_matches(n, TABLES, n=1, cutoff=0.75) for n in names if n not in TABLES}
+    assert not {n: m for n, m in near.items() if m}, near
