@@ -132,11 +132,88 @@ def test_correct_work_written_differently_earns_full_marks(grade):
     assert result.score == result.max_score, [v.feedback.en for v in result.checks if not v.passed]
 
 
-@pytest.mark.parametrize("name", ["batch reduction", "swapped GRU convention", "square U_h untransposed", "reset gate after the matmul"])
+NAMED_VALUE_MISTAKES = ["batch reduction", "swapped GRU convention", "square U_h untransposed", "reset gate after the matmul",
+                        "missing tanh on c in h", "lstm sigmoid on the candidate", "gru sigmoid on the candidate",
+                        "[h, x] order", "coupled gates"]
+
+
+@pytest.mark.parametrize("name", NAMED_VALUE_MISTAKES)
 def test_a_named_mistake_costs_its_values_check_only(grade, name):
     """Does a named mistake of the values (batch mixing, a swapped convention, U untransposed, the reset gate after the
-    matmul) keep every point of the checks that depend on the values – dtype, gradients, extremes, ValueErrors, standing
-    alone – which judge the step the function computes?"""
+    matmul, a missing tanh, sigmoid on the candidate, [h, x] order, coupled gates) cost the values check's points alone,
+    charged once – the given-gates check (which sees the same mistake with ex01's or ex03's numbers), dtype, gradients,
+    extremes, ValueErrors and standing alone keeping every point?"""
     result = grade("ex05", submission(named("ex05", name)))
-    lost = [v.name for v in result.checks if v.earned < v.points]
-    assert lost and all(" match the reference " in n or " reproduces ex0" in n for n in lost), lost
+    lost = {v.name: v.points - v.earned for v in result.checks if v.earned < v.points}
+    assert len(lost) == 1 and " match the reference " in next(iter(lost)), lost
+    assert result.score == pytest.approx(result.max_score - sum(lost.values()))
+
+
+@pytest.mark.parametrize("name", ["swapped GRU convention", "missing tanh on c in h"])
+def test_the_given_gates_check_says_it_charges_nothing_again(grade, name):
+    """Does the given-gates check, which sees the values check's mistake again with ex01's or ex03's numbers, say so
+    and keep its point, in both languages?"""
+    result = grade("ex05", submission(named("ex05", name)))
+    given = next(v for v in result.checks if "gates fixed by their biases" in v.name and not v.passed)
+    assert given.earned == given.points
+    assert "no points are lost here" in given.feedback.en and "此处不扣分" in given.feedback.zh, given.feedback
+
+
+def test_a_step_that_breaks_at_one_by_one_costs_the_given_gates_check_only(grade):
+    """Does a gru_step right at batch 3 and d_h = 4 but wrong with the gates given (a batch of one, d_x = d_h = 1, where
+    a stray .squeeze() drops an axis) cost the given-gates check's point alone?"""
+    result = grade("ex05", submission(named("ex05", "gru output squeezed")))
+    lost = {v.name: v.points - v.earned for v in result.checks if v.earned < v.points}
+    assert list(lost) == [next(v.name for v in result.checks if v.name.startswith("gru_step with gates fixed"))], lost
+    assert result.score == result.max_score - 1
+
+
+ELEMENTWISE = '''import torch
+
+
+def _fits(x, h, c=None):
+    if x.dim() != 2 or h.dim() != 2 or len(x) != len(h):
+        raise ValueError("x and h must be (B, d_x) and (B, d_h) with one batch size")
+    if c is not None and tuple(c.shape) != tuple(h.shape):
+        raise ValueError("c must be shaped like h")
+
+
+def _affine(v, W, b=None):
+    """v @ W.T (+ b), written as a broadcast product summed over the input axis: exact at any size, 1 x 1 included."""
+    if W.dim() != 2 or W.shape[1] != v.shape[1]:
+        raise ValueError("a weight does not fit its input")
+    out = (v[:, None, :] * W[None, :, :]).sum(-1)
+    if b is not None:
+        if tuple(b.shape) != (W.shape[0],):
+            raise ValueError("a bias does not fit")
+        out = out + b
+    return out
+
+
+def lstm_step(x, h, c, W_i, W_f, W_o, W_c, b_i, b_f, b_o, b_c):
+    _fits(x, h, c)
+    if W_i.shape[0] != h.shape[1] or any(W.shape != W_i.shape for W in (W_f, W_o, W_c)):
+        raise ValueError("the weights must be (d_h, d_x + d_h)")
+    u = torch.hstack([x, h])
+    i, f, o = (_affine(u, W, b).sigmoid() for W, b in ((W_i, b_i), (W_f, b_f), (W_o, b_o)))
+    g = _affine(u, W_c, b_c).tanh()
+    c_next = c * f + g * i
+    return {"h": c_next.tanh() * o, "c": c_next, "candidate": g, "o": o, "f": f, "i": i}
+
+
+def gru_step(x, h, W_z, U_z, W_r, U_r, W_h, U_h, b_z, b_r, b_h):
+    _fits(x, h)
+    if any(U.shape != (h.shape[1], h.shape[1]) for U in (U_z, U_r, U_h)) or any(W.shape[0] != h.shape[1] for W in (W_z, W_r, W_h)):
+        raise ValueError("W_* must be (d_h, d_x) and U_* (d_h, d_h)")
+    z = (_affine(x, W_z, b_z) + _affine(h, U_z)).sigmoid()
+    r = (_affine(x, W_r, b_r) + _affine(h, U_r)).sigmoid()
+    n = (_affine(x, W_h, b_h) + _affine(h * r, U_h)).tanh()
+    return {"z": z, "r": r, "candidate": n, "h": n + z * (h - n)}
+'''
+
+
+def test_correct_work_written_elementwise_earns_full_marks(grade):
+    """Does a correct gated.py with no matmul at all (broadcast products summed over the input axis, hstack, the GRU
+    update as n + z (h − n), outputs in another order) earn all 14, the given-gates checks at 1 x 1 included?"""
+    result = grade("ex05", {"gated.py": ELEMENTWISE})
+    assert result.score == result.max_score, [v.feedback.en for v in result.checks if not v.passed]

@@ -7,7 +7,8 @@ MUTANTS = bank("ex05", "gated.py", {
     "lstm sigmoid on the candidate": (
         "candidate = torch.tanh(u @ W_c.T + b_c)", "candidate = torch.sigmoid(u @ W_c.T + b_c)", "sigmoid on the candidate"),
     "missing tanh on c in h": ("h_new = o * torch.tanh(c_new)", "h_new = o * c_new", "missing tanh on c"),
-    "[h, x] order": ("u = torch.cat([x, h], dim=-1)", "u = torch.cat([h, x], dim=-1)", "x first (as the answer key does)"),
+    "[h, x] order": ("u = torch.cat([x, h], dim=-1)", "u = torch.cat([h, x], dim=-1)", "[h, x] order: u puts h first"),
+    "coupled gates": ("c_new = f * c + i * candidate", "c_new = f * c + (1 - f) * candidate", "coupled gates"),
     "swapped GRU convention": (
         "h_new = z * h + (1.0 - z) * candidate", "h_new = (1.0 - z) * h + z * candidate", "swapped GRU convention"),
     "reset gate after the matmul": ("(r * h) @ U_h.T", "r * (h @ U_h.T)", "reset gate applied after the matmul"),
@@ -19,6 +20,8 @@ MUTANTS = bank("ex05", "gated.py", {
                                 "W instead of Wᵀ: U_z used untransposed"),
     "square U_h untransposed": ("(r * h) @ U_h.T", "(r * h) @ U_h", "W instead of Wᵀ: U_h used untransposed"),
     "W instead of W.T": ("i = torch.sigmoid(u @ W_i.T + b_i)", "i = torch.sigmoid(u @ W_i + b_i)", "W instead of Wᵀ"),
+    "gru output squeezed": ("h_new = z * h + (1.0 - z) * candidate", "h_new = (z * h + (1.0 - z) * candidate).squeeze()",
+                            "gru_step()['h']: expected shape (1, 1)"),
     "detached gate": ("f = torch.sigmoid(u @ W_f.T + b_f)", "f = torch.sigmoid(u @ W_f.T + b_f).detach()", "no gradient reaches W_f"),
     "float64 constant": (
         "h_new = z * h + (1.0 - z) * candidate",
