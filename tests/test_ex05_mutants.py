@@ -1,9 +1,11 @@
 """ex05 beyond its known mistakes (tests/mutants/ex05.py): hostile values, degenerate submissions, the reference."""
 
+import re
+
 import pytest
 
 from conftest import ROOT, assert_named, earned, mutate
-from mutants import named, submission
+from mutants import ex05, named, submission
 
 REFERENCE = (ROOT / "solutions" / "ex05_gated_steps" / "gated.py").read_text()
 
@@ -217,3 +219,24 @@ def test_correct_work_written_elementwise_earns_full_marks(grade):
     update as n + z (h − n), outputs in another order) earn all 14, the given-gates checks at 1 x 1 included?"""
     result = grade("ex05", {"gated.py": ELEMENTWISE})
     assert result.score == result.max_score, [v.feedback.en for v in result.checks if not v.passed]
+
+
+STATEMENT = (ROOT / "exercises" / "ex05_gated_steps" / "README.md").read_text()
+# The right-hand sides of the statement's equations (`h = o ⊙ tanh(c)`, `h_new = z ⊙ h + (1 − z) ⊙ candidate`, ...),
+# without spaces: what a student writes in gated.py.
+EQUATIONS = {"".join(span.split(" = ", 1)[1].split()) for span in re.findall(r"`([^`\n]+ = [^`\n]+)`", STATEMENT)}
+
+
+def test_feedback_never_prints_the_statements_equations(grade):
+    """Does no failed check of any known mistake, in either language, print the right-hand side of one of the
+    statement's equations – the feedback names the mistake, never the formula to write?"""
+    assert {"o⊙tanh(c)", "z⊙h+(1−z)⊙candidate", "f⊙c_prev+i⊙candidate"} <= EQUATIONS, EQUATIONS
+    printed = []
+    for mutant in ex05.MUTANTS:
+        result = grade("ex05", submission(mutant))
+        for v in result.checks:
+            if not v.passed:
+                for language in ("en", "zh"):
+                    text = "".join((v.title.render(language) + v.feedback.render(language)).split())
+                    printed += [(mutant.name, v.name, rhs) for rhs in EQUATIONS if rhs in text]
+    assert not printed, printed
