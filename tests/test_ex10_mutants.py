@@ -202,3 +202,14 @@ def test_run_sweep_written_differently_earns_full_marks(grade):
     source = mutate(REFERENCE, RUN_SWEEP, PRODUCT_SWEEP)
     result = grade("ex10", {"sweep.py": source, "answers.toml": ANSWERS})
     assert result.score == result.max_score, [v.feedback.en for v in result.checks if not v.passed]
+
+
+def test_a_select_lr_mistake_is_not_charged_again_by_the_real_sweep(grade):
+    """Does a select_lr that picks the lowest mean validation accuracy (wrong on every control pair, which the
+    selection checks charge) keep the real sweep's point, where it still picks an lr of the grid for each pair?"""
+    source = mutate(REFERENCE, "by_lr[lr] > by_lr[best]", "by_lr[lr] < by_lr[best]")
+    result = grade("ex10", {"sweep.py": source, "answers.toml": ANSWERS})
+    lost = lost_points(result)
+    assert lost and all(n.startswith(("select_lr", "In select_lr's means")) for n in lost), lost
+    real = next(v for v in result.checks if v.name.startswith("One real tiny sweep"))
+    assert real.earned == real.points, real.feedback

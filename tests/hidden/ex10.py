@@ -9,8 +9,9 @@ picks the same lr (a constant choice earns nothing), and one per known selection
 alone picks another lr. A mistake is named only when the submission's choice agrees with it there too, so that
 no other explanation fits. select_lr returns a dict keyed by (model, length) tuples, as the statement asks.
 One real tiny sweep (the given tiny_copy_trainer) shows the code also works when something trains; it charges a
-row mistake only where run_sweep gets its scripted twin (the plain control runs) right, so that the grid and status
-checks charge a row mistake once, and counts once the rows come from train_fn at all.
+mistake only where the submission gets its scripted twin right (run_sweep on the plain control runs, select_lr on the
+control rows), so that the grid, status and selection checks charge theirs once, and it counts once the rows come
+from train_fn at all.
 """
 
 import math
@@ -490,8 +491,8 @@ REAL_PROBLEMS = {  # criterion: (English, Chinese), what a real sweep gets wrong
 
 @check(points=0.5)
 def test_real_tiny_sweep(sweep, reference, device):
-    """One real tiny sweep: GRU and LSTM train on delayed copy, every run reported, an lr chosen from the grid (row mistakes are the scripted checks' to charge)
-    一次真实的小规模扫描：GRU 与 LSTM 在延迟复制任务上训练，报告所有运行，从网格中选出学习率（行的错误由预设运行的检查扣分）"""
+    """One real tiny sweep: GRU and LSTM train on delayed copy, every run reported, an lr chosen from the grid (what scripted runs show is charged there)
+    一次真实的小规模扫描：GRU 与 LSTM 在延迟复制任务上训练，报告所有运行，从网格中选出学习率（预设运行已显示的错误在那里扣分）"""
     twin = scripted_twin(sweep, reference)
     data = {str(REAL_LENGTH): _disjoint_splits(REAL_LENGTH, 4, {"train": 64, "val": 32, "test": 32}, device)}
     train_fn = inject("tiny_copy_trainer", data=data, vocab=4, d_e=4, d_h=8, batch_size=16, updates=5)
@@ -507,24 +508,30 @@ def test_real_tiny_sweep(sweep, reference, device):
         "accuracies": not all(isinstance(r.get(m), (int, float)) and 0 <= r[m] <= 1 for r in rows for m in ("val_acc", "test_acc")),
     }
     control = control_rows(reference)
-    chosen = student_choice(sweep, rows + control)
-    right = _variant(control)
-    if any(chosen.get(c) != right[c] for c in PLAIN):
-        raise Fail("select_lr counts here once it picks the highest mean validation accuracy where nothing is tied, "
-                   "diverged or failed (see the selection checks)",
-                   "select_lr 在没有平局、发散或失败时选出平均验证准确率最高的学习率后，才在此计分（见选择检查）")
-    pairs = {(r.get("model"), r.get("length")) for r in rows}
-    chosen = {c: lr for c, lr in chosen.items() if c not in right}
-    if set(chosen) != pairs or any(lr not in REAL_LRS for lr in chosen.values()):
-        raise Fail("select_lr on the real rows must choose one lr of the grid for each (model, length)",
-                   "在真实结果上 select_lr 应为每个 (model, length) 选出网格中的一个学习率")
-    charged = [REAL_PROBLEMS[c] for c, w in wrong.items() if w and twin[c]]
+    grid = {(m, length): LRS for m, length in CONTROL_SCRIPT}
+    twin["choice"] = choice_problem(sweep, control, grid) is None
+    problem = choice_problem(sweep, rows + control, grid | {(r.get("model"), r.get("length")): REAL_LRS for r in rows})
+    wrong["choice"] = problem is not None
+    charged = [problem if c == "choice" else Text(*REAL_PROBLEMS[c]) for c, w in wrong.items() if w and twin[c]]
     if charged:
-        raise Fail(Text.join("; ", [Text(*p) for p in charged]))
+        raise Fail(Text.join("; ", charged))
     if any(wrong.values()):
-        raise Fail("the real sweep's rows are wrong as the scripted runs' are, which the grid and status checks have "
-                   "charged: no points are lost here",
-                   "真实扫描的行与预设运行的行错得一样，完整网格与状态检查已经扣分：此处不扣分", share=1.0)
+        raise Fail("the real sweep goes wrong only as the scripted runs do, which the grid, status and selection checks "
+                   "have charged: no points are lost here",
+                   "真实扫描出错之处与预设运行相同，完整网格、状态与选择检查已经扣分：此处不扣分", share=1.0)
+
+
+def choice_problem(sweep, rows: list[dict], grid: dict) -> Text | None:
+    """What is wrong with select_lr's choice for `rows`, where it must choose one lr of `grid[(model, length)]` for
+    each (model, length) of `grid` and nothing else; None when nothing is. Which lr is right is the selection checks'."""
+    try:
+        chosen = student_choice(sweep, rows)
+    except Fail as failure:  # a StudentError too: select_lr raised
+        return failure.message
+    if set(chosen) != set(grid) or any(lr not in grid[k] for k, lr in chosen.items()):
+        return Text("select_lr must choose one lr of the grid for each (model, length) of its rows",
+                    "select_lr 应为其各行中的每个 (model, length) 选出网格中的一个学习率")
+    return None
 
 
 # -- the answer sheet --------------------------------------------------------------------------------
