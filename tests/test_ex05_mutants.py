@@ -161,10 +161,11 @@ def test_the_given_gates_check_says_it_charges_nothing_again(grade, name):
     assert "no points are lost here" in given.feedback.en and "此处不扣分" in given.feedback.zh, given.feedback
 
 
-def test_a_step_that_breaks_at_one_by_one_costs_the_given_gates_check_only(grade):
+@pytest.mark.parametrize("name", ["gru output squeezed", "a batch of one handled apart"])
+def test_a_step_that_breaks_at_one_by_one_costs_the_given_gates_check_only(grade, name):
     """Does a gru_step right at batch 3 and d_h = 4 but wrong with the gates given (a batch of one, d_x = d_h = 1, where
-    a stray .squeeze() drops an axis) cost the given-gates check's point alone?"""
-    result = grade("ex05", submission(named("ex05", "gru output squeezed")))
+    a stray .squeeze() drops an axis, or a single sample takes another path) cost the given-gates check's point alone?"""
+    result = grade("ex05", submission(named("ex05", name)))
     lost = {v.name: v.points - v.earned for v in result.checks if v.earned < v.points}
     assert list(lost) == [next(v.name for v in result.checks if v.name.startswith("gru_step with gates fixed"))], lost
     assert result.score == result.max_score - 1

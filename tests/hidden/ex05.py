@@ -4,7 +4,8 @@ Inputs are float64 with d_x != d_h (a W vs W^T mix-up raises; a square U_* left 
 from its values), a batch of three distinct rows and random non-zero states. A wrong result is compared
 with the known mistakes of the course spec so that the feedback names the mistake without printing
 expected values. Every check calls one function, so a mistake in (or a hang of) one function costs only
-its own checks; the checks that depend on the values judge the step the function computes (`computed`).
+its own checks; the checks that depend on the values judge the step the function computes (`computed`), and the
+given-gates checks charge only an output the values check finds right (`values_charged`): one mistake, charged once.
 """
 
 import functools
@@ -231,10 +232,10 @@ def given_gru(device) -> dict:
 GIVEN_GATES = {
     "lstm_step": (given_lstm, ("With the gates fixed by their biases (f=0.8, i=0.25, candidate=−0.4, o=0.5) and c_prev=2, "
                                "ex01's numbers",
-                               "当偏置把门值固定为 f=0.8、i=0.25、candidate=−0.4、o=0.5，且 c_prev=2（ex01 的数）时")),
+                               "当偏置把门值固定为 f=0.8、i=0.25、candidate=−0.4、o=0.5，且 c_prev=2（ex01 的数）")),
     "gru_step": (given_gru, ("With the gates fixed by their biases (z=0.75, r=0.5, candidate=−0.4) and h_prev=2, "
                              "ex03's numbers",
-                             "当偏置把门值固定为 z=0.75、r=0.5、candidate=−0.4，且 h_prev=2（ex03 的数）时")),
+                             "当偏置把门值固定为 z=0.75、r=0.5、candidate=−0.4，且 h_prev=2（ex03 的数）")),
 }
 
 
@@ -254,19 +255,19 @@ def given_gates_check(gated, reference, device, fn: str) -> None:
     if charged is None:
         raise Fail(f"{en}, your {fn} gives {shown}: wrong; this check counts once the values "
                    "check finds some output right or a named mistake",
-                   f"{zh}，你的 {fn} 得到 {shown}：有误；数值检查中至少有一个输出正确或表现为"
+                   f"{zh}时，你的 {fn} 得到 {shown}：有误；数值检查中至少有一个输出正确或表现为"
                    "已指出的错误后，本项才计分")
     if set(wrong) <= charged:
         raise Fail(f"{en}, your {fn} gives {shown}: wrong, as in the values check, which has "
                    "charged this mistake; no points are lost here",
-                   f"{zh}，你的 {fn} 得到 {shown}：有误，与数值检查中的错误相同，"
+                   f"{zh}时，你的 {fn} 得到 {shown}：有误，与数值检查中的错误相同，"
                    "该检查已经扣分；此处不扣分", share=1.0)
     own = [k for k in wrong if k not in charged]
     raise Fail(f"{en} (a batch of one, d_x = d_h = 1), your {fn} gives {shown}; "
                f"{', '.join(own)} {'is' if len(own) == 1 else 'are'} right in the values check, so the step breaks at "
-               "these sizes (a squeeze, a fixed axis or a size read from the wrong tensor?)",
-               f"{zh}（批量为 1，d_x = d_h = 1），你的 {fn} 得到 {shown}；{'、'.join(own)} 在数值"
-               "检查中是对的，所以该单步在这些尺寸下出错（squeeze、写死的维度，或从错误的张量读取尺寸？）")
+               "these sizes (a squeeze, a fixed axis, a size read from the wrong tensor, a path of its own for one sample?)",
+               f"{zh}、批量为 1、d_x = d_h = 1 时，你的 {fn} 得到 {shown}；{'、'.join(own)} 在数值"
+               "检查中是对的，所以该单步在这些尺寸下出错（squeeze、写死的维度、从错误的张量读取尺寸，或单个样本另走一条路径？）")
 
 
 @check(points=1)

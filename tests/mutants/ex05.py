@@ -22,6 +22,10 @@ MUTANTS = bank("ex05", "gated.py", {
     "W instead of W.T": ("i = torch.sigmoid(u @ W_i.T + b_i)", "i = torch.sigmoid(u @ W_i + b_i)", "W instead of Wᵀ"),
     "gru output squeezed": ("h_new = z * h + (1.0 - z) * candidate", "h_new = (z * h + (1.0 - z) * candidate).squeeze()",
                             "gru_step()['h']: expected shape (1, 1)"),
+    "a batch of one handled apart": (
+        "h_new = z * h + (1.0 - z) * candidate",
+        "h_new = z * h + (1.0 - z) * candidate if len(x) > 1 else (1.0 - z) * h + z * candidate",
+        "h is right in the values check"),
     "detached gate": ("f = torch.sigmoid(u @ W_f.T + b_f)", "f = torch.sigmoid(u @ W_f.T + b_f).detach()", "no gradient reaches W_f"),
     "float64 constant": (
         "h_new = z * h + (1.0 - z) * candidate",
