@@ -96,12 +96,15 @@ DEGENERATE = {
         chosen="{(r['model'], r['length']): min(q['lr'] for q in rows) for r in rows}", summary="[]"),
     "a constant lr": SWEEP.format(data="[]", rows="[]", chosen="{(r['model'], r['length']): 0.01 for r in rows}",
                                   summary="[]"),
+    "invented rows that differ from call to call": "import itertools\n\nCALLS = itertools.count()\n" + SWEEP.format(
+        data="[]", rows=GRID.format(extra=", status='ok', val_acc=0.5, test_acc=0.5, call=next(CALLS)"), chosen="{}",
+        summary="[]"),
 }
 
 
 @pytest.mark.parametrize("name", DEGENERATE)
 def test_degenerate_submission_earns_nothing(grade, name):
-    """Does a sweep.py that computes nothing (no rows, its input, constant rows or lrs) earn nothing?"""
+    """Does a sweep.py that computes nothing (no rows, its input, constant or invented rows, constant lrs) earn nothing?"""
     assert earned(grade("ex10", {"sweep.py": DEGENERATE[name], "answers.toml": STUB_SHEET})) == {}
 
 

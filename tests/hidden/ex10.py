@@ -456,9 +456,9 @@ OTHER_RUNS = [r | {"val_acc": 1 - r["val_acc"], "test_acc": 1 - r["test_acc"]} |
 CLEAN_GRID = (sorted({m for m, _ in PLAIN}), sorted({length for _, length in PLAIN}))
 
 
-def shown_rows(rows: list[dict]) -> list[list]:
-    """The rows as comparable plain text, in the order returned."""
-    return [sorted((repr(k), repr(v)) for k, v in r.items()) for r in rows]
+def shown_rows(rows: list[dict]) -> list[str]:
+    """What train_fn's outcomes decide of each row (its status and measured values), as comparable text, in order."""
+    return [repr([r.get(k) for k in ("status", *MEASURED)]) for r in rows]
 
 
 def scripted_twin(sweep, reference) -> dict[str, bool]:
