@@ -1,10 +1,12 @@
 """ex05 beyond its known mistakes and tables (tests/mutants/ex05.py): what a mistake in one step costs the other, what
 a named mistake of the values costs the checks that depend on them."""
 
+import re
+
 import pytest
 
 from conftest import ROOT, mutate
-from mutants import named, submission
+from mutants import ex05, named, submission
 
 REFERENCE = (ROOT / "solutions" / "ex05_gated_steps" / "gated.py").read_text()
 
@@ -28,11 +30,59 @@ def test_a_hanging_lstm_step_costs_lstm_step_only(grade):
     assert result.score == result.max_score - 3, lost  # float32, gradients, extremes, ValueErrors, standing alone
 
 
-@pytest.mark.parametrize("name", ["batch reduction", "swapped GRU convention", "square U_h untransposed", "reset gate after the matmul"])
+NAMED_VALUE_MISTAKES = ["batch reduction", "swapped GRU convention", "square U_h untransposed", "reset gate after the matmul",
+                        "missing tanh on c in h", "lstm sigmoid on the candidate", "gru sigmoid on the candidate",
+                        "[h, x] order", "coupled gates"]
+
+
+@pytest.mark.parametrize("name", NAMED_VALUE_MISTAKES)
 def test_a_named_mistake_costs_its_values_check_only(grade, name):
     """Does a named mistake of the values (batch mixing, a swapped convention, U untransposed, the reset gate after the
-    matmul) keep every point of the checks that depend on the values – dtype, gradients, extremes, ValueErrors, standing
-    alone – which judge the step the function computes?"""
+    matmul, a missing tanh, sigmoid on the candidate, [h, x] order, coupled gates) cost the values check's points alone,
+    charged once – the given-gates check (which sees the same mistake with ex01's or ex03's numbers), dtype, gradients,
+    extremes, ValueErrors and standing alone keeping every point?"""
     result = grade("ex05", submission(named("ex05", name)))
-    lost = [v.name for v in result.checks if v.earned < v.points]
-    assert lost and all(" match the reference " in n or " reproduces ex0" in n for n in lost), lost
+    lost = {v.name: v.points - v.earned for v in result.checks if v.earned < v.points}
+    assert len(lost) == 1 and " match the reference " in next(iter(lost)), lost
+    assert result.score == pytest.approx(result.max_score - sum(lost.values()))
+
+
+@pytest.mark.parametrize("name", ["swapped GRU convention", "missing tanh on c in h"])
+def test_the_given_gates_check_says_it_charges_nothing_again(grade, name):
+    """Does the given-gates check, which sees the values check's mistake again with ex01's or ex03's numbers, say so
+    and keep its point, in both languages?"""
+    result = grade("ex05", submission(named("ex05", name)))
+    given = next(v for v in result.checks if "gates fixed by their biases" in v.name and not v.passed)
+    assert given.earned == given.points
+    assert "no points are lost here" in given.feedback.en and "此处不扣分" in given.feedback.zh, given.feedback
+
+
+@pytest.mark.parametrize("name", ["gru output squeezed", "a batch of one handled apart"])
+def test_a_step_that_breaks_at_one_by_one_costs_the_given_gates_check_only(grade, name):
+    """Does a gru_step right at batch 3 and d_h = 4 but wrong with the gates given (a batch of one, d_x = d_h = 1, where
+    a stray .squeeze() drops an axis, or a single sample takes another path) cost the given-gates check's point alone?"""
+    result = grade("ex05", submission(named("ex05", name)))
+    lost = {v.name: v.points - v.earned for v in result.checks if v.earned < v.points}
+    assert list(lost) == [next(v.name for v in result.checks if v.name.startswith("gru_step with gates fixed"))], lost
+    assert result.score == result.max_score - 1
+
+
+STATEMENT = (ROOT / "exercises" / "ex05_gated_steps" / "README.md").read_text()
+# The right-hand sides of the statement's equations (`h = o ⊙ tanh(c)`, `h_new = z ⊙ h + (1 − z) ⊙ candidate`, ...),
+# without spaces: what a student writes in gated.py.
+EQUATIONS = {"".join(span.split(" = ", 1)[1].split()) for span in re.findall(r"`([^`\n]+ = [^`\n]+)`", STATEMENT)}
+
+
+def test_feedback_never_prints_the_statements_equations(grade):
+    """Does no failed check of any known mistake, in either language, print the right-hand side of one of the
+    statement's equations – the feedback names the mistake, never the formula to write?"""
+    assert {"o⊙tanh(c)", "z⊙h+(1−z)⊙candidate", "f⊙c_prev+i⊙candidate"} <= EQUATIONS, EQUATIONS
+    printed = []
+    for mutant in ex05.MUTANTS:
+        result = grade("ex05", submission(mutant))
+        for v in result.checks:
+            if not v.passed:
+                for language in ("en", "zh"):
+                    text = "".join((v.title.render(language) + v.feedback.render(language)).split())
+                    printed += [(mutant.name, v.name, rhs) for rhs in EQUATIONS if rhs in text]
+    assert not printed, printed

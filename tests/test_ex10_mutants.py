@@ -1,7 +1,10 @@
 """ex10 beyond its known mistakes and tables (tests/mutants/ex10.py): the tuple-keyed selection, a mistake named only where
 it alone explains the choice."""
 
+import pytest
+
 from conftest import ROOT, mutate
+from mutants import ex10, submission
 
 SOLUTION = ROOT / "solutions" / "ex10_length_sweep"
 REFERENCE = (SOLUTION / "sweep.py").read_text()
@@ -26,3 +29,70 @@ def test_a_mistake_is_named_only_where_it_alone_explains_the_choice(grade):
     said = " ".join(v.feedback.en for v in result.checks if not v.passed)
     assert "the best seed instead of the mean" in said, said
     assert "left out of the mean" not in said and "tie went to the larger lr" not in said and "selected on test" not in said, said
+
+
+def lost_points(result) -> dict[str, float]:
+    return {v.name: v.points - v.earned for v in result.checks if v.earned < v.points}
+
+
+@pytest.mark.parametrize("name", ["failing run not caught", "report fields dropped", "one seed for every run",
+                                  "dropping failed rows", "only NaN counts as diverged"])
+def test_a_row_mistake_is_not_charged_again_by_the_real_sweep(grade, name):
+    """Does a run_sweep mistake that the grid and status checks charge on the scripted runs (a raise not caught, report
+    fields dropped, one seed for all, a failed row dropped, an infinite loss called ok) keep the real sweep's point,
+    the mistake costing those checks alone?"""
+    result = grade("ex10", submission(next(m for m in ex10.CODE_MUTANTS if m.name == name)))
+    lost = lost_points(result)
+    assert lost and all(n.startswith(("run_sweep: one row", "Diverged")) for n in lost), lost
+    assert result.score == pytest.approx(result.max_score - sum(lost.values()))
+
+
+def test_a_mistake_only_real_training_shows_costs_the_real_sweep_only(grade):
+    """Does a run_sweep right on every scripted run but wrong when something really trains (a finite loss above a
+    threshold called diverged: real losses after a few updates are above 1) cost the real sweep's 0.5 alone?"""
+    result = grade("ex10", submission(next(m for m in ex10.CODE_MUTANTS if m.name == "a loss threshold for divergence")))
+    lost = lost_points(result)
+    assert list(lost) == [next(v.name for v in result.checks if v.name.startswith("One real tiny sweep"))], lost
+    assert result.score == result.max_score - 0.5
+
+
+RUN_SWEEP = REFERENCE[REFERENCE.index("def run_sweep("):REFERENCE.index("def _counted(")]
+# run_sweep written another way: one loop over the product, every key train_fn returned kept, a NaN or infinite loss
+# told apart by hand, the failed row built from the promised keys.
+PRODUCT_SWEEP = '''def run_sweep(train_fn, models, lengths, lrs, seeds):
+    import itertools
+
+    out = []
+    for model, length, lr, seed in itertools.product(models, lengths, lrs, seeds):
+        base = dict(model=model, length=length, lr=lr, seed=seed)
+        try:
+            got = dict(train_fn(model, length, lr, seed))
+        except Exception as error:  # noqa: BLE001 - a failed run is a row
+            out.append({**base, "status": "failed", "error": str(error), **dict.fromkeys(MEASURED)})
+            continue
+        loss = got["final_loss"]
+        diverged = loss != loss or loss in (float("inf"), float("-inf"))
+        out.append({**got, **base, "status": "diverged" if diverged else "ok"})
+    return out
+
+
+'''
+
+
+def test_run_sweep_written_differently_earns_full_marks(grade):
+    """Does a correct run_sweep written another way (itertools.product, every returned key kept and an error message
+    added, NaN and infinity told apart by hand) earn all 10, the real sweep's point included?"""
+    source = mutate(REFERENCE, RUN_SWEEP, PRODUCT_SWEEP)
+    result = grade("ex10", {"sweep.py": source, "answers.toml": ANSWERS})
+    assert result.score == result.max_score, [v.feedback.en for v in result.checks if not v.passed]
+
+
+def test_a_select_lr_mistake_is_not_charged_again_by_the_real_sweep(grade):
+    """Does a select_lr that picks the lowest mean validation accuracy (wrong on every control pair, which the
+    selection checks charge) keep the real sweep's point, where it still picks an lr of the grid for each pair?"""
+    source = mutate(REFERENCE, "by_lr[lr] > by_lr[best]", "by_lr[lr] < by_lr[best]")
+    result = grade("ex10", {"sweep.py": source, "answers.toml": ANSWERS})
+    lost = lost_points(result)
+    assert lost and all(n.startswith(("select_lr", "In select_lr's means")) for n in lost), lost
+    real = next(v for v in result.checks if v.name.startswith("One real tiny sweep"))
+    assert real.earned == real.points, real.feedback

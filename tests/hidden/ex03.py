@@ -10,20 +10,21 @@ mistakes from them.
 
 from grader.checks import Fail, check
 
-SWAPPED = ("swapped GRU convention: this question uses {}, where z is the share of the {}",
-           "GRU 约定颠倒：本题采用 {}，其中 z 是{}的比例")
-SWAPPED_ANSWER_KEY = (SWAPPED[0].format("the answer key's (PyTorch's) h_t = z·h_prev + (1 − z)·h̃", "old state kept"),
-                      SWAPPED[1].format("参考答案（PyTorch）的 h_t = z·h_prev + (1 − z)·h̃", "保留旧状态"))
-SWAPPED_TEXTBOOK = (SWAPPED[0].format("the textbook's h_t = (1 − z)·h_prev + z·h̃ (definition 2.3.2)", "candidate written"),
-                    SWAPPED[1].format("教材的 h_t = (1 − z)·h_prev + z·h̃（定义 2.3.2）", "写入候选"))
+SWAPPED = ("swapped GRU convention: that value weighs the old state and the candidate the {} way; this question "
+           "uses {}",
+           "GRU 约定颠倒：这个数值按{}的方式给旧状态与候选加权；本题采用{}")
+SWAPPED_ANSWER_KEY = (SWAPPED[0].format("textbook's", "the answer key's (PyTorch's) convention"),
+                      SWAPPED[1].format("教材", "参考答案（PyTorch）的约定"))
+SWAPPED_TEXTBOOK = (SWAPPED[0].format("answer key's", "the textbook's convention (definition 2.3.2)"),
+                    SWAPPED[1].format("参考答案", "教材的约定（定义 2.3.2）"))
 BOTH_SWAPPED = ("swapped GRU convention: both values are right but sit in each other's keys "
                 "(h_t, h_t_other_convention); half the points",
                 "GRU 约定颠倒：两个数值都算对了，但 h_t 与 h_t_other_convention 互换了位置；得一半分")
 SIGN = ("the candidate is negative; its sign was dropped", "候选为负；漏掉了它的符号")
 NO_CANDIDATE = ("the candidate term is missing: the new state interpolates between the old state and h̃",
                 "漏了候选一项：新状态是旧状态与 h̃ 之间的插值")
-SAME_WEIGHT = ("both terms carry the same weight; an interpolation weighs them by z and 1 − z",
-               "两项用了相同的权重；插值的两项权重应为 z 与 1 − z")
+SAME_WEIGHT = ("both terms carry the same weight, so the new state is not an interpolation of the old state and h̃",
+               "两项用了相同的权重，所以新状态不是旧状态与 h̃ 之间的插值")
 
 
 def expected(p: dict) -> dict:
@@ -42,8 +43,8 @@ def mistakes(p: dict) -> dict:
                 **same_weight},
         "direct_factor": {
             1 - z: ("that is the (1 − z) factor of the textbook's convention; this question uses the answer key's "
-                    "h_t = z·h_prev + (1 − z)·h̃",
-                    "这是教材约定下的 (1 − z) 因子；本题采用参考答案的 h_t = z·h_prev + (1 − z)·h̃"),
+                    "convention",
+                    "这是教材约定下的 (1 − z) 因子；本题采用参考答案的约定"),
             right["h_t"] / h: ("divided h_t by h_prev: a ratio of values, not a derivative",
                                "用 h_t 除以了 h_prev：这是数值之比，不是导数"),
             h - c: ("that is ∂h_t/∂z (old state minus candidate); the derivative with respect to h_prev is asked",

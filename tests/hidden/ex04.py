@@ -26,11 +26,12 @@ LSTM_3 = ("LSTM counted as 3 blocks: one of its weight blocks (a gate or the can
           "把 LSTM 算成了 3 个块：漏掉了其中一个权重块（某个门或候选细胞状态）")
 GRU_K = ("wrong number of blocks for the GRU: recount its gates and its candidate",
          "GRU 的块数错误：请重新数一数它的门和候选隐藏状态")
-DX_EVERY = ("d_x used for every layer: only layer 1 reads d_x; each later layer reads the previous layer's "
-            "output, D·d_h features",
-            "每层都用了 d_x：只有第 1 层的输入维是 d_x，之后每层读取上一层的输出，维度为 D·d_h")
-LATER_DH = ("later layers take D·d_h inputs: with two directions the next layer reads both halves, 2·d_h features",
-            "后续层的输入维是 D·d_h：双向时下一层读取两个方向拼接后的 2·d_h 维输出")
+DX_EVERY = ("d_x used for every layer: only layer 1 reads the input x; each later layer reads the previous layer's "
+            "output",
+            "每层都用了 d_x：只有第 1 层读取输入 x，之后每层读取上一层的输出")
+LATER_DH = ("later layers read one direction only: with two directions the next layer reads both halves of the "
+            "previous layer's output",
+            "后续层只读取了一个方向：双向时下一层读取上一层两个方向拼接后的输出")
 NOT_DOUBLED = ("bidirectional not doubled: the backward direction has its own parameters, so every layer counts twice",
                "双向没有加倍：反向使用另一套独立参数，每层参数都要算两份")
 FW_FORGOT = ("framework double bias forgotten: PyTorch keeps two bias vectors per block (bias_ih and bias_hh)",

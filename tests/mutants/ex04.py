@@ -9,7 +9,7 @@ CODE_MUTANTS = bank("ex04", "params.py", {
     "LSTM counted as 3 blocks": ('"lstm": 4', '"lstm": 3', "LSTM counted as 3 blocks"),
     "GRU counted as 4 blocks": ('"gru": 3', '"gru": 4', "wrong number of blocks for the GRU"),
     "d_x used for every layer": ("d_in = d_x if layer == 0 else directions * d_h", "d_in = d_x", "d_x used for every layer"),
-    "later layers read d_h": ("else directions * d_h", "else d_h", "later layers take D·d_h inputs"),
+    "later layers read d_h": ("else directions * d_h", "else d_h", "later layers read one direction only"),
     "bidirectional not doubled": ("total += directions * k", "total += k", "bidirectional not doubled"),
     "bidirectional ignored": ("directions = 2 if bidirectional else 1", "directions = 1", "bidirectional not doubled"),
     "framework double bias forgotten": ("biases = 2 if framework_biases else 1", "biases = 1", "framework double bias forgotten"),
@@ -44,7 +44,7 @@ SHEET_MUTANTS = bank("ex04", "answers.toml", {
     "stack not doubled": (
         "lstm_stack_count_torch = 2624", "lstm_stack_count_torch = 1312", "bidirectional not doubled"),
     "stack with d_h into layer 2": (
-        "lstm_stack_count_torch = 2624", "lstm_stack_count_torch = 2112", "later layers take D·d_h inputs"),
+        "lstm_stack_count_torch = 2624", "lstm_stack_count_torch = 2112", "later layers read one direction only"),
     "a fraction for a count": ("gru_count = 90", "gru_count = 90.5", "not a whole number"),
 })
 

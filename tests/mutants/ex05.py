@@ -7,7 +7,8 @@ MUTANTS = bank("ex05", "gated.py", {
     "lstm sigmoid on the candidate": (
         "candidate = torch.tanh(u @ W_c.T + b_c)", "candidate = torch.sigmoid(u @ W_c.T + b_c)", "sigmoid on the candidate"),
     "missing tanh on c in h": ("h_new = o * torch.tanh(c_new)", "h_new = o * c_new", "missing tanh on c"),
-    "[h, x] order": ("u = torch.cat([x, h], dim=-1)", "u = torch.cat([h, x], dim=-1)", "x first (as the answer key does)"),
+    "[h, x] order": ("u = torch.cat([x, h], dim=-1)", "u = torch.cat([h, x], dim=-1)", "[h, x] order: u puts h first"),
+    "coupled gates": ("c_new = f * c + i * candidate", "c_new = f * c + (1 - f) * candidate", "coupled gates"),
     "swapped GRU convention": (
         "h_new = z * h + (1.0 - z) * candidate", "h_new = (1.0 - z) * h + z * candidate", "swapped GRU convention"),
     "reset gate after the matmul": ("(r * h) @ U_h.T", "r * (h @ U_h.T)", "reset gate applied after the matmul"),
@@ -19,6 +20,12 @@ MUTANTS = bank("ex05", "gated.py", {
                                 "W instead of Wᵀ: U_z used untransposed"),
     "square U_h untransposed": ("(r * h) @ U_h.T", "(r * h) @ U_h", "W instead of Wᵀ: U_h used untransposed"),
     "W instead of W.T": ("i = torch.sigmoid(u @ W_i.T + b_i)", "i = torch.sigmoid(u @ W_i + b_i)", "W instead of Wᵀ"),
+    "gru output squeezed": ("h_new = z * h + (1.0 - z) * candidate", "h_new = (z * h + (1.0 - z) * candidate).squeeze()",
+                            "gru_step()['h']: expected shape (1, 1)"),
+    "a batch of one handled apart": (
+        "h_new = z * h + (1.0 - z) * candidate",
+        "h_new = z * h + (1.0 - z) * candidate if len(x) > 1 else (1.0 - z) * h + z * candidate",
+        "h is right in the values check"),
     "detached gate": ("f = torch.sigmoid(u @ W_f.T + b_f)", "f = torch.sigmoid(u @ W_f.T + b_f).detach()", "no gradient reaches W_f"),
     "float64 constant": (
         "h_new = z * h + (1.0 - z) * candidate",
@@ -118,4 +125,49 @@ def gru_step(x, h, W_z, U_z, W_r, U_r, W_h, U_h, b_z, b_r, b_h):
     return {"z": z, "r": r, "candidate": n, "h": torch.lerp(n, h, z)}
 '''
 # name: files in the reference folder's place; each earns full marks
-ACCEPTED = {"stacked weights and einsum, F.linear, addcmul, lerp": {"gated.py": WRITTEN_DIFFERENTLY}}
+ELEMENTWISE = '''import torch
+
+
+def _fits(x, h, c=None):
+    if x.dim() != 2 or h.dim() != 2 or len(x) != len(h):
+        raise ValueError("x and h must be (B, d_x) and (B, d_h) with one batch size")
+    if c is not None and tuple(c.shape) != tuple(h.shape):
+        raise ValueError("c must be shaped like h")
+
+
+def _affine(v, W, b=None):
+    """v @ W.T (+ b), written as a broadcast product summed over the input axis: exact at any size, 1 x 1 included."""
+    if W.dim() != 2 or W.shape[1] != v.shape[1]:
+        raise ValueError("a weight does not fit its input")
+    out = (v[:, None, :] * W[None, :, :]).sum(-1)
+    if b is not None:
+        if tuple(b.shape) != (W.shape[0],):
+            raise ValueError("a bias does not fit")
+        out = out + b
+    return out
+
+
+def lstm_step(x, h, c, W_i, W_f, W_o, W_c, b_i, b_f, b_o, b_c):
+    _fits(x, h, c)
+    if W_i.shape[0] != h.shape[1] or any(W.shape != W_i.shape for W in (W_f, W_o, W_c)):
+        raise ValueError("the weights must be (d_h, d_x + d_h)")
+    u = torch.hstack([x, h])
+    i, f, o = (_affine(u, W, b).sigmoid() for W, b in ((W_i, b_i), (W_f, b_f), (W_o, b_o)))
+    g = _affine(u, W_c, b_c).tanh()
+    c_next = c * f + g * i
+    return {"h": c_next.tanh() * o, "c": c_next, "candidate": g, "o": o, "f": f, "i": i}
+
+
+def gru_step(x, h, W_z, U_z, W_r, U_r, W_h, U_h, b_z, b_r, b_h):
+    _fits(x, h)
+    if any(U.shape != (h.shape[1], h.shape[1]) for U in (U_z, U_r, U_h)) or any(W.shape[0] != h.shape[1] for W in (W_z, W_r, W_h)):
+        raise ValueError("W_* must be (d_h, d_x) and U_* (d_h, d_h)")
+    z = (_affine(x, W_z, b_z) + _affine(h, U_z)).sigmoid()
+    r = (_affine(x, W_r, b_r) + _affine(h, U_r)).sigmoid()
+    n = (_affine(x, W_h, b_h) + _affine(h * r, U_h)).tanh()
+    return {"z": z, "r": r, "candidate": n, "h": n + z * (h - n)}
+'''
+
+ACCEPTED = {"stacked weights and einsum, F.linear, addcmul, lerp": {"gated.py": WRITTEN_DIFFERENTLY},
+            # no matmul at all, the GRU update as n + z (h − n), outputs in another order: right at 1 x 1 too
+            "broadcast products summed over the input axis": {"gated.py": ELEMENTWISE}}

@@ -20,6 +20,8 @@ CODE_MUTANTS = bank("ex10", "sweep.py", {
                                      '{"status": "failed"} | {key: 0.0 for key in MEASURED}', "not 0: nothing was measured"),
     "report fields dropped": ('{key: result[key] for key in MEASURED}', '{key: result[key] for key in MEASURED[:3]}',
                               "train_seconds, predict_seconds, peak_memory, grad_norm, updates as train_fn returned them"),
+    "a loss threshold for divergence": ('math.isfinite(result["final_loss"])', 'result["final_loss"] < 1.0',
+                                        "every real run trains to a finite loss"),
     "one seed for every run": ("result = train_fn(model, length, lr, seed)", "result = train_fn(model, length, lr, seeds[0])",
                                "another seed's outcome"),
     "best seed instead of the mean": ("{lr: sum(v) / len(v) for lr, v in by_lr.items()}", "{lr: max(v) for lr, v in by_lr.items()}",
@@ -121,6 +123,9 @@ DEGENERATE = {
         chosen="{(r['model'], r['length']): min(q['lr'] for q in rows) for r in rows}", summary="[]")},
     "a constant lr": {"sweep.py": SWEEP.format(data="[]", rows="[]", chosen="{(r['model'], r['length']): 0.01 for r in rows}",
                                                summary="[]")},
+    "invented rows that differ from call to call": {"sweep.py": "import itertools\n\nCALLS = itertools.count()\n" + SWEEP.format(
+        data="[]", rows=GRID.format(extra=", status='ok', val_acc=0.5, test_acc=0.5, call=next(CALLS)"), chosen="{}",
+        summary="[]")},
 }
 
 # select_lr and summarize that read every key the statement promises a row (final_loss included), and hold it to its
