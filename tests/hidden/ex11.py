@@ -92,8 +92,9 @@ def shape_mistakes(p: dict) -> dict:
     }
 
 
-LAST_BACKWARD = ("h_n[-1] is the last layer's backward direction, not its forward one",
-                 "h_n[-1] 是最后一层的后向方向，不是前向方向")
+LAST_BACKWARD = ("took h_n's last entry for the last layer's forward state; each layer fills more than one entry of h_n: "
+                 "recall the order in which PyTorch stores layers and directions (lecture 16)",
+                 "把 h_n 的最后一项当成了最后一层的前向状态；每一层在 h_n 中占不止一项：请回忆 PyTorch 存放层与方向的顺序（第 16 讲）")
 NOT_GROUPED = ("h_n does not list all forward directions first and then all backward ones",
                "h_n 并不是先列出所有前向、再列出所有后向")
 FIRST_LAYER = ("index 0 belongs to the first layer", "索引 0 属于第一层")

@@ -25,7 +25,7 @@ MUTANTS = bank("ex11", "answers.toml", {
     "h_n without directions": ("h_n_shape = [4, 6, 12]", "h_n_shape = [2, 6, 12]", "forgot the directions"),
     "c_n directions concatenated": ("c_n_shape = [4, 6, 12]", "c_n_shape = [4, 6, 24]", "not concatenated"),
     "c_n as output": ("c_n_shape = [4, 6, 12]", "c_n_shape = [6, 7, 24]", "not a state per step"),
-    "h_n[-1] as the forward state": ("fwd_last_layer_index = 2", "fwd_last_layer_index = -1", "backward direction"),
+    "h_n[-1] as the forward state": ("fwd_last_layer_index = 2", "fwd_last_layer_index = -1", "h_n's last entry"),
     "directions grouped": ("fwd_last_layer_index = 2", "fwd_last_layer_index = 1", "all forward directions first"),
     "backward state at the last step": (
         "bwd_final_time_index = 0", "bwd_final_time_index = 6", "reads the sequence from the end"),
