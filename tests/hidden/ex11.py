@@ -110,14 +110,14 @@ PLAIN_RNN = ("that is the plain RNN's count, one block", "这是朴素 RNN 的�
 VARIANTS = {
     "choice_coupled_gates": {
         "A": ("coupling is not a peephole: no gate reads the cell state c here", "耦合门不是 peephole：这里没有门读取细胞状态 c"),
-        "C": ("coupling does not make f = 1: when i is large, f = 1 − i is small and old memory is overwritten",
-              "耦合并不使 f = 1：i 大时 f = 1 − i 小，旧记忆被覆盖"),
+        "C": ("coupling keeps no more of the old state: when i is large, f = 1 − i is small and old memory is overwritten",
+              "耦合并不会多保留旧状态：i 大时 f = 1 − i 小，旧记忆被覆盖"),
         "D": ("the additive cell path stays: removing the gates' independence is not removing the cell",
               "加法细胞通道仍在：去掉门的独立性并不等于去掉细胞"),
     },
     "choice_peephole_vs_coupling": {
-        "A": ("mixed up which variant does what: reread what definition 2.3.3 says each one changes",
-              "把两种变体各自的作用弄混了：请重读定义 2.3.3 中各自改变了什么"),
+        "A": ("a peephole ties no gate down: reread what definition 2.3.3 says each of the two variants changes",
+              "peephole 并没有把门绑定到什么上：请重读定义 2.3.3 中两种变体各自改变了什么"),
         "B": ("coupling adds no path and no parameters: tying f to i leaves fewer of both",
               "耦合门不增加通路也不增加参数：把 f 绑定到 i 之后两者都更少"),
         "C": ("both change the architecture, what the gates see and what decides them, not their initial values",

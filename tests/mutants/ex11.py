@@ -43,11 +43,11 @@ MUTANTS = bank("ex11", "answers.toml", {
     "tanh(1)": ("sigma_1 = 0.7310585786300049", "sigma_1 = 0.7616", "tanh(1)"),
     "sigma(-1)": ("sigma_1 = 0.7310585786300049", 'sigma_1 = "1/(1+e)"', "σ(−1)"),
     "linear approximation of sigma": ("sigma_1 = 0.7310585786300049", "sigma_1 = 0.75", "linear approximation"),
-    "coupled gates never forget": ('choice_coupled_gates = "B"', 'choice_coupled_gates = "C"', "does not make f = 1"),
+    "coupled gates forget more slowly": ('choice_coupled_gates = "B"', 'choice_coupled_gates = "C"', "keeps no more of the old state"),
     "coupled gates as peepholes": ('choice_coupled_gates = "B"', 'choice_coupled_gates = "a"', "coupling is not a peephole"),
     "coupled gates as a plain RNN": ('choice_coupled_gates = "B"', 'choice_coupled_gates = "D"', "the additive cell path stays"),
-    "peephole and coupling reversed": (
-        'choice_peephole_vs_coupling = "D"', 'choice_peephole_vs_coupling = "A"', "mixed up which variant does what"),
+    "peepholes as a constraint": (
+        'choice_peephole_vs_coupling = "D"', 'choice_peephole_vs_coupling = "A"', "a peephole ties no gate down"),
     "coupling adds a path": ('choice_peephole_vs_coupling = "D"', 'choice_peephole_vs_coupling = "B"', "coupling adds no path"),
     "more gates are better": ('choice_greff_2015 = "A"', 'choice_greff_2015 = "C"', "removing one or two gates"),
     "peepholes essential": ('choice_greff_2015 = "A"', 'choice_greff_2015 = "B"', "removing peepholes did not hurt"),
