@@ -27,7 +27,7 @@ import pytest
 from grader.failures import Fail, StudentError
 from grader.grading import policy
 from grader.grading.answers import Boolean, Choice, Form, Formula, Integer, Number, Shape
-from grader.grading.expr import ExpressionError, UndefinedError, evaluate, free_symbols, parse
+from grader.grading.expr import UndefinedError, evaluate, parse
 from grader.inside.wire import Inject
 from grader.results import Outcome
 from grader.sandbox.proxy import StudentModule, memo
@@ -301,21 +301,17 @@ def own_number(answers, key: str, right: float, **judged) -> float | None:
         return None
 
 
-def own_formula(answers, key: str, reference: str, symbols: dict):
-    """The student's formula for `key`, as a function of a point ({symbol: value} -> float or None), when it reads as
-    a formula in `symbols` and is not equivalent to `reference`; else None."""
-    raw = answers.raw(key)
+def own_formula(answers, key: str, reference: str, symbols: dict, mistakes: dict):
+    """The student's formula for `key` as a function of a point ({symbol: value} -> float or None) when its check names
+    it as one of its known `mistakes`; else None. Only a named mistake carries forward: a value that follows from a
+    formula made up at random would otherwise earn points that knowing nothing earns."""
     try:
-        answers.formula(key, reference, symbols)
+        answers.formula(key, reference, symbols, mistakes=mistakes)
         return None
-    except Fail:
-        pass
-    try:
-        formula = parse(raw, symbols) if isinstance(raw, str) else None
-    except ExpressionError:
-        return None
-    if formula is None or not free_symbols(formula):
-        return None
+    except Fail as failure:
+        if not failure.diagnosis:
+            return None
+    formula = parse(answers.raw(key), symbols)  # it parsed in answers.formula
 
     def at(point: dict) -> float | None:
         try:

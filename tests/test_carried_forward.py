@@ -91,3 +91,16 @@ def test_counts_of_wrong_formulas_are_charged_once(grade):
     alone = with_answers(reference("ex04_param_counts"), lstm_count="34848")
     result = grade("ex04", {"answers.toml": alone, "params.py": PARAMS})
     assert list(lost(result).values()) == [0.4]
+
+
+def test_only_a_named_formula_mistake_carries_forward(grade):
+    """Does a made-up formula, with the number it gives, lose both (knowing nothing earns nothing), while h_t computed
+    from any wrong c_t of the student's still follows from it?"""
+    sheet = with_answers(reference("ex02_gradient_path"), preact_formula='"k"', preact_value="8")
+    result = grade("ex02", {"answers.toml": sheet})
+    assert lost(result) == {"(d) the pre-activation needed to keep 1 − ε over k steps, as a formula in k, epsilon": 1,
+                            "(d) that pre-activation for the given k and ε": 1}
+    sheet = with_answers(reference("ex01_cell_state"), c_t_formula='"c_prev*g"', c_t="-0.48", h_t='"0.6*tanh(-0.48)"')
+    result = grade("ex01", {"answers.toml": sheet})
+    assert lost(result) == {"c_t: the new cell state": 1, "c_t as a formula in f, c_prev, i, g": 1.5}
+    assert carried(result) == ["h_t: the new hidden state"]

@@ -34,6 +34,21 @@ EXACT_SOLUTION = ("that is the exact solution of σ(z) = 1 − ε/k; the questio
                   "γ ≈ e^(−z)", "这是 σ(z) = 1 − ε/k 的精确解；本题要的是教材的近似 γ ≈ e^(−z)")
 
 
+PREACT_MISTAKES = {
+    "ln(epsilon/k)": ("sign error: for ε < k this z is negative, which closes the gate instead of holding it open",
+                      "符号错误：ε < k 时这个 z 为负，门会关闭而不是保持打开"),
+    "ln(k/epsilon)/ln(10)": ("used log10: a base-10 logarithm does not undo the gate's e^(−z)",
+                            "用了以 10 为底的对数：它不能反解门里的 e^(−z)"),
+    "k/epsilon": ("forgot the logarithm: that is e^z, not z", "漏了对数：这是 e^z，不是 z"),
+    "epsilon/k": ("that is the bound on γ = 1 − f, not the pre-activation z", "这是 γ = 1 − f 的界，不是预激活 z"),
+    "1 - epsilon/k": ("that is the gate value f, not its pre-activation z", "这是门值 f，不是它的预激活 z"),
+    "ln(k*epsilon)": ("ε on the wrong side: here a stricter ε (smaller) asks for a smaller z, not a larger one",
+                      "ε 放错了位置：这里 ε 越严格（越小），要求的 z 反而越小"),
+    "ln(1/epsilon)": ("k is missing: the decay accumulates over k steps", "漏了 k：衰减在 k 步上累积"),
+    "ln(k/epsilon - 1)": EXACT_SOLUTION,
+    }
+
+
 def expected(p: dict) -> dict:
     """The numeric answers for the numbers `p`."""
     k_short, k_long = p["k_short"], p["k_long"]
@@ -174,28 +189,16 @@ def test_ratio_bias1_bias0(answers, variant):
 def test_preact_formula(answers, reference_answers):
     """(d) the pre-activation needed to keep 1 − ε over k steps, as a formula in k, epsilon
     (d) 在 k 步上保留 1 − ε 所需的预激活，用 k、epsilon 表示的公式"""
-    sign = ("sign error: for ε < k this z is negative, which closes the gate instead of holding it open",
-            "符号错误：ε < k 时这个 z 为负，门会关闭而不是保持打开")
-    answers.formula("preact_formula", reference_answers["preact_formula"],
-                    symbols=PREACT_SYMBOLS, mistakes={
-        "ln(epsilon/k)": sign,
-        "ln(k/epsilon)/ln(10)": ("used log10: a base-10 logarithm does not undo the gate's e^(−z)",
-                                "用了以 10 为底的对数：它不能反解门里的 e^(−z)"),
-        "k/epsilon": ("forgot the logarithm: that is e^z, not z", "漏了对数：这是 e^z，不是 z"),
-        "epsilon/k": ("that is the bound on γ = 1 − f, not the pre-activation z", "这是 γ = 1 − f 的界，不是预激活 z"),
-        "1 - epsilon/k": ("that is the gate value f, not its pre-activation z", "这是门值 f，不是它的预激活 z"),
-        "ln(k*epsilon)": ("ε on the wrong side: here a stricter ε (smaller) asks for a smaller z, not a larger one",
-                          "ε 放错了位置：这里 ε 越严格（越小），要求的 z 反而越小"),
-        "ln(1/epsilon)": ("k is missing: the decay accumulates over k steps", "漏了 k：衰减在 k 步上累积"),
-        "ln(k/epsilon - 1)": EXACT_SOLUTION,
-    })
+    answers.formula("preact_formula", reference_answers["preact_formula"], symbols=PREACT_SYMBOLS,
+                    mistakes=PREACT_MISTAKES)
 
 
 @check(points=1)
 def test_preact_value(answers, variant, reference_answers):
     """(d) that pre-activation for the given k and ε
     (d) 给定 k 与 ε 时的那个预激活值"""
-    formula = own_formula(answers, "preact_formula", reference_answers["preact_formula"], PREACT_SYMBOLS)
+    formula = own_formula(answers, "preact_formula", reference_answers["preact_formula"], PREACT_SYMBOLS,
+                          PREACT_MISTAKES)
     value = formula({"k": variant["k"], "epsilon": variant["epsilon"]}) if formula else None
     own = [("preact_formula", (value, {}))] if value is not None else []  # its value follows from the formula
     carried_forward(answers, "preact_value", answers.number, (expected(variant)["preact_value"],

@@ -93,26 +93,16 @@ def mistaken_counts(config: dict, expected: int) -> dict:
     return found
 
 
-# -- the answer sheet ---------------------------------------------------------------------------------
-
-@check(points=1)
-def test_N_rnn(answers, reference_answers):
-    """N_rnn: parameters of a plain RNN cell as a formula in d_x, d_h (one bias per block)
-    N_rnn：朴素 RNN 单元的参数量，用 d_x、d_h 表示的公式（每块一组偏置）"""
-    answers.formula("N_rnn", reference_answers["N_rnn"], SIZES, mistakes={
+# The known mistakes of each cell's formula N_rnn, N_gru, N_lstm.
+FORMULA_MISTAKES = {
+    "rnn": {
         "d_h*(d_x + d_h)": NO_BIAS,
         "d_h*(d_x + 1)": NO_RECURRENT,
         "d_h*d_x": NO_RECURRENT,
         "d_h*(d_x + d_h + 2)": TWO_BIAS,
         "d_h*(d_x + d_h) + 1": SCALAR_BIAS,
-    })
-
-
-@check(points=1)
-def test_N_gru(answers, reference_answers):
-    """N_gru: parameters of a GRU cell as a formula in d_x, d_h (one bias per block)
-    N_gru：GRU 单元的参数量，用 d_x、d_h 表示的公式（每块一组偏置）"""
-    answers.formula("N_gru", reference_answers["N_gru"], SIZES, mistakes={
+    },
+    "gru": {
         "3*d_h*(d_x + d_h)": NO_BIAS,
         "4*d_h*(d_x + d_h + 1)": GRU_K,
         "2*d_h*(d_x + d_h + 1)": GRU_K,
@@ -120,21 +110,39 @@ def test_N_gru(answers, reference_answers):
         "3*d_h*(d_x + d_h + 2)": TWO_BIAS,
         "3*d_h*(d_x + d_h) + d_h": ONE_BIAS_TOTAL,
         "3*d_h*(d_x + d_h) + 3": SCALAR_BIAS,
-    })
-
-
-@check(points=1)
-def test_N_lstm(answers, reference_answers):
-    """N_lstm: parameters of an LSTM cell as a formula in d_x, d_h (one bias per block)
-    N_lstm：LSTM 单元的参数量，用 d_x、d_h 表示的公式（每块一组偏置）"""
-    answers.formula("N_lstm", reference_answers["N_lstm"], SIZES, mistakes={
+    },
+    "lstm": {
         "4*d_h*(d_x + d_h)": NO_BIAS,
         "3*d_h*(d_x + d_h + 1)": LSTM_3,
         "4*d_h*(d_x + 1)": NO_RECURRENT,
         "4*d_h*(d_x + d_h + 2)": TWO_BIAS,
         "4*d_h*(d_x + d_h) + d_h": ONE_BIAS_TOTAL,
         "4*d_h*(d_x + d_h) + 4": SCALAR_BIAS,
-    })
+    },
+}
+
+
+# -- the answer sheet ---------------------------------------------------------------------------------
+
+@check(points=1)
+def test_N_rnn(answers, reference_answers):
+    """N_rnn: parameters of a plain RNN cell as a formula in d_x, d_h (one bias per block)
+    N_rnn：朴素 RNN 单元的参数量，用 d_x、d_h 表示的公式（每块一组偏置）"""
+    answers.formula("N_rnn", reference_answers["N_rnn"], SIZES, mistakes=FORMULA_MISTAKES["rnn"])
+
+
+@check(points=1)
+def test_N_gru(answers, reference_answers):
+    """N_gru: parameters of a GRU cell as a formula in d_x, d_h (one bias per block)
+    N_gru：GRU 单元的参数量，用 d_x、d_h 表示的公式（每块一组偏置）"""
+    answers.formula("N_gru", reference_answers["N_gru"], SIZES, mistakes=FORMULA_MISTAKES["gru"])
+
+
+@check(points=1)
+def test_N_lstm(answers, reference_answers):
+    """N_lstm: parameters of an LSTM cell as a formula in d_x, d_h (one bias per block)
+    N_lstm：LSTM 单元的参数量，用 d_x、d_h 表示的公式（每块一组偏置）"""
+    answers.formula("N_lstm", reference_answers["N_lstm"], SIZES, mistakes=FORMULA_MISTAKES["lstm"])
 
 
 # The configuration each numeric key asks about, from the student's sizes (`variant`, declared in
@@ -162,10 +170,10 @@ def mistakes(p: dict) -> dict:
 
 
 def _item(answers, variant, reference_answers, key):
-    """A count; one that follows from the student's own wrong formula for its cell is not charged again."""
+    """A count; one that follows from the student's own (named) wrong formula for its cell is not charged again."""
     config = items(variant)[key]
     formula_key = f"N_{config['cell']}"
-    formula = own_formula(answers, formula_key, reference_answers[formula_key], SIZES)
+    formula = own_formula(answers, formula_key, reference_answers[formula_key], SIZES, FORMULA_MISTAKES[config["cell"]])
     own = []
     if formula and not config.get("framework_biases"):
         value = formula({"d_x": config["d_x"], "d_h": config["d_h"]})
