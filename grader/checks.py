@@ -281,9 +281,10 @@ def carried_forward(answers, key: str, judge, right: tuple, own: list[tuple[str 
             failures.append(failure)
             continue
         en, zh = (source, source) if isinstance(source, str) else source
+        gap = "" if zh[-1] > "\u2e7f" else " "  # no space between two Chinese characters
         raise Fail(f"{answers.label}, {key}: follows from your {en}; its mistake is charged once, where it is made: "
                    "no points are lost here",
-                   f"{answers.label}，{key}：由你的 {zh} 推出；其中的错误只在出错处扣一次分：此处不扣分", share=1.0)
+                   f"{answers.label}，{key}：由你的 {zh}{gap}推出；其中的错误只在出错处扣一次分：此处不扣分", share=1.0)
     raise next((f for f in failures if f.diagnosis), failures[0])
 
 

@@ -22,4 +22,7 @@ MUTANTS = bank("ex03", "answers.toml", {
         "direct_factor = 0.7           # ∂h_t/∂h_prev ≈ z in that convention\n"
         "h_t_other_convention = 0.75", "h_t = 0.75\ndirect_factor = 0.7\nh_t_other_convention = 2.15",
         "the two conventions are mixed up"),
+    "textbook convention in (a) and (b)": (
+        "h_t = 2.15                    # the answer key's / PyTorch's convention: z*h_prev + (1-z)*candidate\n"
+        "direct_factor = 0.7", "h_t = 0.75\ndirect_factor = 0.3", "swapped GRU convention"),
 })
