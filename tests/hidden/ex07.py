@@ -309,7 +309,8 @@ def test_slowest_decay(answers, reference_answers):
     """(e) which retention decays most slowly
     (e) 哪个保留值衰减最慢"""
     answers.choice("slowest_decay", reference_answers["slowest_decay"], ["0.1", "0.5", "0.9"], mistakes={
-        "0.1": ("read retain as the share forgotten per step (1 − retain)", "把 retain 当成了每步遗忘的比例（1 − retain）"),
+        "0.1": ("mistook what retain measures: reread what the gate does to the state at each step",
+                "弄错了 retain 的含义：请重读门在每一步对状态做了什么"),
         "0.5": ("took the middle retention for a compromise: retain^T changes monotonically with retain",
                 "把居中的保留值当成了折中：retain^T 随 retain 单调变化"),
     })

@@ -51,6 +51,11 @@ MUTANTS = bank("ex02", "answers.toml", {
     "gating guarantees no vanishing": (
         "guarantees_no_vanishing = false", "guarantees_no_vanishing = true", "only mitigates"),
     "statement as a word": ("guarantees_no_vanishing = false", 'guarantees_no_vanishing = "no"', "not true or false"),
+    "1.07 to the 24th": ("w_up_power = 5.427432640122897", 'w_up_power = "1.07^24"', "off by one step"),
+    "0.98 to the 79th": ("f_near_power = 0.19864885008204064", 'f_near_power = "0.98^79"', "off by one step"),
+    "0.93 to the 81st": ("w_down_power = 0.003010480956458922", 'w_down_power = "0.93^81"', "off by one step"),
+    "sigma(1) to the 26th": ("sigma1_power = 0.0003970127396650433", 'sigma1_power = "sigma(1)^26"', "off by one step"),
+    "log10 typed as a function": ("preact_value = 3.4657359027997265", 'preact_value = "log10(32)"', "used log10"),
 })
 
 SHEET = reference("ex02")["answers.toml"]

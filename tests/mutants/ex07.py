@@ -49,9 +49,10 @@ SHEET_MUTANTS = bank("ex07", "answers.toml", {
     "off by one power, one too many": ("retain_power = 0.03518437208883203", 'retain_power = "0.8^16"', "off by one"),
     "forgotten share": ("retain_power = 0.03518437208883203", 'retain_power = "0.2^15"', "1 − retain"),
     "sigma of the gate": ("retain_power = 0.03518437208883203", 'retain_power = "sigma(0.8)^15"', "already the gate value"),
-    "fastest instead of slowest": ('slowest_decay = "0.9"', 'slowest_decay = "0.1"', "read retain as the share forgotten"),
+    "fastest instead of slowest": ('slowest_decay = "0.9"', 'slowest_decay = "0.1"', "mistook what retain measures"),
     "middle retention": ('slowest_decay = "0.9"', 'slowest_decay = "0.5"', "monotonically"),
     "not an option": ('slowest_decay = "0.9"', 'slowest_decay = "0.99"', "not one of the options"),
+    "log10 of the odds": ("bias_for_gate = 1.7346010553881064", 'bias_for_gate = "log10(0.85/0.15)"', "log10 instead of ln"),
 })
 
 MUTANTS = CODE_MUTANTS + SHEET_MUTANTS

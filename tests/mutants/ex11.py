@@ -25,7 +25,7 @@ MUTANTS = bank("ex11", "answers.toml", {
     "h_n without directions": ("h_n_shape = [4, 6, 12]", "h_n_shape = [2, 6, 12]", "forgot the directions"),
     "c_n directions concatenated": ("c_n_shape = [4, 6, 12]", "c_n_shape = [4, 6, 24]", "not concatenated"),
     "c_n as output": ("c_n_shape = [4, 6, 12]", "c_n_shape = [6, 7, 24]", "not a state per step"),
-    "h_n[-1] as the forward state": ("fwd_last_layer_index = 2", "fwd_last_layer_index = -1", "backward direction"),
+    "h_n[-1] as the forward state": ("fwd_last_layer_index = 2", "fwd_last_layer_index = -1", "h_n's last entry"),
     "directions grouped": ("fwd_last_layer_index = 2", "fwd_last_layer_index = 1", "all forward directions first"),
     "backward state at the last step": (
         "bwd_final_time_index = 0", "bwd_final_time_index = 6", "reads the sequence from the end"),
@@ -43,11 +43,11 @@ MUTANTS = bank("ex11", "answers.toml", {
     "tanh(1)": ("sigma_1 = 0.7310585786300049", "sigma_1 = 0.7616", "tanh(1)"),
     "sigma(-1)": ("sigma_1 = 0.7310585786300049", 'sigma_1 = "1/(1+e)"', "σ(−1)"),
     "linear approximation of sigma": ("sigma_1 = 0.7310585786300049", "sigma_1 = 0.75", "linear approximation"),
-    "coupled gates never forget": ('choice_coupled_gates = "B"', 'choice_coupled_gates = "C"', "does not make f = 1"),
+    "coupled gates forget more slowly": ('choice_coupled_gates = "B"', 'choice_coupled_gates = "C"', "keeps no more of the old state"),
     "coupled gates as peepholes": ('choice_coupled_gates = "B"', 'choice_coupled_gates = "a"', "coupling is not a peephole"),
     "coupled gates as a plain RNN": ('choice_coupled_gates = "B"', 'choice_coupled_gates = "D"', "the additive cell path stays"),
-    "peephole and coupling reversed": (
-        'choice_peephole_vs_coupling = "D"', 'choice_peephole_vs_coupling = "A"', "mixed up which variant does what"),
+    "peepholes as a constraint": (
+        'choice_peephole_vs_coupling = "D"', 'choice_peephole_vs_coupling = "A"', "a peephole ties no gate down"),
     "coupling adds a path": ('choice_peephole_vs_coupling = "D"', 'choice_peephole_vs_coupling = "B"', "coupling adds no path"),
     "more gates are better": ('choice_greff_2015 = "A"', 'choice_greff_2015 = "C"', "removing one or two gates"),
     "peepholes essential": ('choice_greff_2015 = "A"', 'choice_greff_2015 = "B"', "removing peepholes did not hurt"),
