@@ -27,6 +27,7 @@ import pytest
 from grader.failures import Fail, StudentError
 from grader.grading import policy
 from grader.grading.answers import Boolean, Choice, Form, Formula, Integer, Number, Shape
+from grader.grading.expr import UndefinedError, evaluate, parse
 from grader.inside.wire import Inject
 from grader.results import Outcome
 from grader.sandbox.proxy import StudentModule, memo
@@ -34,8 +35,8 @@ from grader.text import Text, quoted
 
 __all__ = [
     "Boolean", "Choice", "Fail", "Formula", "Integer", "Number", "Outcome", "Shape", "StudentError", "Text", "assert_close",
-    "check", "check_sheet_form", "choices", "course_code", "expect_kind", "expect_row", "expect_tensor",
-    "expect_value_errors", "given_code", "inject", "once", "parse_source", "partial", "policy", "quoted",
+    "carried_forward", "check", "check_sheet_form", "choices", "course_code", "expect_kind", "expect_row", "expect_tensor",
+    "expect_value_errors", "given_code", "inject", "once", "own_formula", "own_number", "parse_source", "partial", "policy", "quoted",
     "reference_module", "require", "student_module", "title",
 ]
 
@@ -259,6 +260,67 @@ def choices(answers, reference_answers: dict, mistakes: dict[str, dict], *,
     """Grade each multiple-choice key of `mistakes` (wrong option → (en, zh) diagnosis), the points shared per key."""
     partial([lambda key=key, wrong=wrong: answers.choice(key, reference_answers[key], options, mistakes=wrong)
                      for key, wrong in mistakes.items()])
+
+
+def carried_forward(answers, key: str, judge, right: tuple, own: list[tuple[str | tuple[str, str], tuple]]) -> None:
+    """Judge `key` by `judge(key, expected, mistakes=...)` (answers.number, answers.integer) against `right`; where that fails, against each (source, (expected,
+    mistakes)) of `own`: what follows from the student's own wrong answer to `source` (own_number, own_formula).
+
+    One mistake is charged once, where it is made: an answer right for the student's own `source` keeps its points,
+    with a note saying so; otherwise the first failure that names a known mistake (or the first) is raised.
+    """
+    try:
+        judge(key, right[0], mistakes=right[1])
+        return
+    except Fail as failure:
+        failures = [failure]
+    for source, (expected, mistakes) in own:
+        try:
+            judge(key, expected, mistakes=mistakes)
+        except Fail as failure:
+            failures.append(failure)
+            continue
+        en, zh = (source, source) if isinstance(source, str) else source
+        gap = "" if zh[-1] > "\u2e7f" else " "  # no space between two Chinese characters
+        raise Fail(f"{answers.label}, {key}: follows from your {en}; its mistake is charged once, where it is made: "
+                   "no points are lost here",
+                   f"{answers.label}，{key}：由你的 {zh}{gap}推出；其中的错误只在出错处扣一次分：此处不扣分", share=1.0)
+    raise next((f for f in failures if f.diagnosis), failures[0])
+
+
+def own_number(answers, key: str, right: float, **judged) -> float | None:
+    """The student's answer to `key` when it reads as a number and is wrong (what a later answer may follow from);
+    `judged`: how its own check judges it (rtol)."""
+    try:
+        answers.number(key, right, **judged)
+        return None
+    except Fail:
+        pass
+    try:
+        return answers.number_of(key)
+    except Fail:
+        return None
+
+
+def own_formula(answers, key: str, reference: str, symbols: dict, mistakes: dict):
+    """The student's formula for `key` as a function of a point ({symbol: value} -> float or None) when its check names
+    it as one of its known `mistakes`; else None. Only a named mistake carries forward: a value that follows from a
+    formula made up at random would otherwise earn points that knowing nothing earns."""
+    try:
+        answers.formula(key, reference, symbols, mistakes=mistakes)
+        return None
+    except Fail as failure:
+        if not failure.diagnosis:
+            return None
+    formula = parse(answers.raw(key), symbols)  # it parsed in answers.formula
+
+    def at(point: dict) -> float | None:
+        try:
+            return evaluate(formula, point)
+        except UndefinedError:
+            return None
+
+    return at
 
 
 def expect_value_errors(cases: dict, *, fn: str = "") -> None:

@@ -8,7 +8,7 @@ import pytest
 from grader.course import load_course
 from grader.grading.pipeline import Grader
 from grader.results import ExerciseResult
-from mutants import mutate  # noqa: F401  (the test modules import it from here)
+from mutants import mutate, with_answers  # noqa: F401  (the test modules import them from here)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -51,15 +51,6 @@ def grade(course, grader, tmp_path):
         return result.exercises[0]
 
     return grade
-
-
-def with_answers(sheet: str, **answers: str) -> str:
-    """`sheet` with the answers to these keys replaced by TOML texts; fails loudly if a key has no single line."""
-    for key, value in answers.items():
-        line = re.compile(rf"^{re.escape(key)} = .*$", re.MULTILINE)
-        assert len(line.findall(sheet)) == 1, f"the sheet has no single line for {key}"
-        sheet = line.sub(lambda _, text=f"{key} = {value}": text, sheet)
-    return sheet
 
 
 def earned(result: ExerciseResult) -> dict[str, float]:

@@ -1,5 +1,4 @@
-"""ex01 beyond its known mistakes (tests/mutants/ex01.py): other correct forms, a malformed sheet, quiz grading
-without torch, a mistyped key."""
+"""ex01 beyond its known mistakes and tables (tests/mutants/ex01.py): quiz grading without torch, a mistyped key."""
 
 import subprocess
 import sys
@@ -7,25 +6,6 @@ import sys
 from conftest import ROOT
 
 REFERENCE = (ROOT / "solutions" / "ex01_cell_state" / "answers.toml").read_text()
-
-
-def test_equivalent_forms_earn_full_marks(grade):
-    """Are other correct forms (implicit products, Unicode, LaTeX, exact expressions) accepted?"""
-    sheet = (
-        'c_t = "0.75*1.6 + 0.45*(-0.3)"\n'
-        'h_t = "0.6 tanh(1.065)"\n'
-        'c_t_formula = "i g + f·c_prev"\n'
-        'h_t_formula = "\\\\tanh(c_t) \\\\cdot o"\n'
-    )
-    result = grade("ex01", {"answers.toml": sheet})
-    assert result.score == result.max_score == 6, [v.feedback for v in result.checks if not v.passed]
-
-
-def test_malformed_sheet_costs_points_and_names_the_line(grade):
-    """Does a TOML syntax error give 0 with a message naming the line, not a crash?"""
-    result = grade("ex01", {"answers.toml": REFERENCE.replace("c_t = 1.065", "c_t = = 1.065")})
-    assert result.score == 0
-    assert all("line" in v.feedback for v in result.checks if v.points)
 
 
 def test_quiz_grading_does_not_import_torch():

@@ -255,6 +255,7 @@ def test_parse_builds_the_expected_tree() -> None:
     ("0.5*tanh(3/2)", 0.5 * math.tanh(1.5)),
     ("σ(1)", 1 / (1 + math.exp(-1))),
     ("ln 9", math.log(9)),
+    ("log10(32)", math.log10(32)),  # read as ln(32)/ln(10): base-10 logs are a mistake to name, not a typo
     ("e^2", math.e**2),
     ("2pi", 2 * math.pi),
     ("sqrt{16}", 4.0),

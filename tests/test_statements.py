@@ -264,6 +264,33 @@ def test_the_key_is_rarely_the_longest_option(part):
     assert len(keyed) <= len(CHOICES) / 3, keyed
 
 
+# Words that make a claim absolute; a key that is the only option without one is found by test-taking alone.
+ABSOLUTE_EN = re.compile(r"\b(?:all|alone|always|any|clearly|completely|consistently|entirely|every|everything|must|"
+                         r"never|no|none|nothing|only|simply|solely|whatever|whole)\b|\bthe (?:same|more)\b", re.IGNORECASE)
+ABSOLUTE_ZH = re.compile("任何|总是|从不|从来|必须|必不可少|只|仅|所有|一切|永远|始终|一贯|完全|唯一|一定|绝不|全部|没有一个|毫无|"
+                         "什么也|都不|一律|每个|明显|相同|越.{0,8}越")
+
+
+def absolute_free(options: dict[str, str], pattern: re.Pattern) -> set[str]:
+    return {letter for letter, text in options.items() if not pattern.search(text)}
+
+
+@pytest.mark.parametrize(("part", "pattern"), [(4, ABSOLUTE_EN), (5, ABSOLUTE_ZH)], ids=["English", "Chinese"])
+def test_the_key_is_rarely_the_only_option_without_an_absolute(part, pattern):
+    """In each language, is the key the only option free of absolute words ("any", "never", "must", "only"; "任何",
+    "必须", "只" …) in at most a third of the choice items – distractors hedged as carefully as the key?"""
+    cued = [f"{item[0]} {item[1]}" for item in CHOICES if absolute_free(item[part][1], pattern) == {item[2]}]
+    assert len(cued) <= len(CHOICES) / 3, cued
+
+
+def test_the_absolute_word_detector_sees_absolutes():
+    """Does the detector find an absolute claim in either language, and leave a hedged one alone?"""
+    options = {"A": "any advantage comes from the gates alone", "B": "the cells compare at one width",
+               "C": "GRU 一定更好", "D": "结论适用于这个任务"}
+    assert absolute_free(options, ABSOLUTE_EN) == {"B", "C", "D"}
+    assert absolute_free(options, ABSOLUTE_ZH) == {"A", "B", "D"}
+
+
 def test_keys_spread_over_the_letters():
     """Does no letter hold more than half of the choice items' keys?"""
     letters = [answer for _, _, answer, *_ in CHOICES]

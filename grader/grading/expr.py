@@ -30,7 +30,7 @@ MAX_EXPONENT = 1000  # |value| of a power's exponent when it is a constant
 
 FUNCTIONS: dict[str, str] = {
     "exp": "exp", "ln": "log", "log": "log", "sqrt": "sqrt", "tanh": "tanh",
-    "sigma": "sigmoid", "sigmoid": "sigmoid", "abs": "abs",
+    "sigma": "sigmoid", "sigmoid": "sigmoid", "abs": "abs", "log10": "log10",
 }
 CONSTANTS: tuple[str, ...] = ("pi", "e")
 _EPSILON_ALIASES = ("epsilon", "eps")
@@ -107,6 +107,8 @@ class Call:
 
 
 Expr = Num | Sym | Const | Neg | BinOp | Call
+
+_LOG10 = Call("log", Num(Fraction(10)))  # log10(x) is read as ln(x)/ln(10): base-10 logs are a known mistake, not a typo
 
 
 def free_symbols(expr: Expr) -> set[str]:
@@ -467,6 +469,8 @@ class _Parser:
             return Sym(name)
         if name in _EPSILON_ALIASES and "epsilon" in self.symbols:
             return Sym("epsilon")
+        if name == "log10":
+            return BinOp("/", Call("log", self._argument(tok)), _LOG10)
         if name in FUNCTIONS:
             return Call(FUNCTIONS[name], self._argument(tok))
         if name in CONSTANTS:

@@ -3,14 +3,17 @@
 The numbers are the student's (`variant`: f, c_prev, i, g, o from exercises/ex01_cell_state/variant.toml);
 `expected` and `mistakes` compute the right values and those of the course spec's known mistakes from them,
 so the feedback can name a mistake without printing the answer. The formulas come from
-solutions/ex01_cell_state/answers.toml.
+solutions/ex01_cell_state/answers.toml. A number that follows from the student's own wrong c_t or named wrong formula
+(h_t from their c_t; c_t or h_t as their formula gives it) keeps its points: the mistake is charged once, where it is made.
 """
 
 import math
 
-from grader.checks import check
+from grader.checks import carried_forward, check, own_formula, own_number
 
 GATE, REAL = "gate", "real"
+C_SYMBOLS = {"f": GATE, "c_prev": REAL, "i": GATE, "g": REAL}
+H_SYMBOLS = {"o": GATE, "c_t": REAL}
 
 COUPLED = ("coupled gate: (1 − f) was used where the input gate i belongs", "耦合门：在输入门 i 的位置用了 (1 − f)")
 NO_FORGET_TERM = ("the forget-gate term is missing: this c_t keeps nothing of the old cell state",
@@ -21,6 +24,9 @@ MULTIPLIED = ("multiplied the two terms: the part kept and the part written were
               "把两项相乘了：保留的部分与写入的部分被乘在了一起")
 NO_TANH = ("forgot the tanh: this h_t reads the cell state unsquashed", "漏了 tanh：这个 h_t 直接读取了未经压缩的细胞状态")
 TANH_OUTSIDE = ("tanh outside: the output gate was put inside the tanh", "tanh 位置错误：把输出门放进了 tanh 里面")
+C_MISTAKES = {"f*c_prev + (1-f)*g": COUPLED, "i*g": NO_FORGET_TERM, "c_prev + i*g": NO_FORGET_GATE,
+              "f*c_prev*i*g": MULTIPLIED}
+H_MISTAKES = {"o*c_t": NO_TANH, "tanh(o*c_t)": TANH_OUTSIDE}
 
 
 def expected(p: dict) -> dict:
@@ -29,10 +35,10 @@ def expected(p: dict) -> dict:
     return {"c_t": c_t, "h_t": p["o"] * math.tanh(c_t)}
 
 
-def mistakes(p: dict) -> dict:
-    """{key: {value a known mistake gives: its diagnosis}} for the numbers `p`."""
+def mistakes(p: dict, c_t: float | None = None) -> dict:
+    """{key: {value a known mistake gives: its diagnosis}} for the numbers `p` (h_t's from `c_t`, by default the right one)."""
     f, c_prev, i, g, o = (p[n] for n in ("f", "c_prev", "i", "g", "o"))
-    c_t = expected(p)["c_t"]
+    c_t = expected(p)["c_t"] if c_t is None else c_t
     return {
         "c_t": {
             f * c_prev + (1 - f) * g: COUPLED,
@@ -53,38 +59,39 @@ def mistakes(p: dict) -> dict:
 
 
 @check(points=1)
-def test_c_t(answers, variant):
+def test_c_t(answers, variant, reference_answers):
     """c_t: the new cell state
     c_t：新的细胞状态"""
-    answers.number("c_t", expected(variant)["c_t"], mistakes=mistakes(variant)["c_t"])
+    formula = own_formula(answers, "c_t_formula", reference_answers["c_t_formula"], C_SYMBOLS, C_MISTAKES)
+    own = [("c_t_formula", (value, {}))] if formula and (value := formula(variant)) is not None else []
+    carried_forward(answers, "c_t", answers.number, (expected(variant)["c_t"], mistakes(variant)["c_t"]), own)
 
 
 @check(points=2)
-def test_h_t(answers, variant):
+def test_h_t(answers, variant, reference_answers):
     """h_t: the new hidden state
     h_t：新的隐藏状态"""
-    answers.number("h_t", expected(variant)["h_t"], mistakes=mistakes(variant)["h_t"])
+    right = expected(variant)
+    c_t = own_number(answers, "c_t", right["c_t"])
+    formula = own_formula(answers, "h_t_formula", reference_answers["h_t_formula"], H_SYMBOLS, H_MISTAKES)
+    own = []
+    if c_t is not None:
+        own.append(("c_t", (variant["o"] * math.tanh(c_t), mistakes(variant, c_t)["h_t"])))
+    for source, cell in [("h_t_formula", right["c_t"])] + [(("c_t and h_t_formula", "c_t 与 h_t_formula"), c_t)] * (c_t is not None):
+        if formula and (value := formula({"o": variant["o"], "c_t": cell})) is not None:
+            own.append((source, (value, {})))
+    carried_forward(answers, "h_t", answers.number, (right["h_t"], mistakes(variant)["h_t"]), own)
 
 
 @check(points=1.5)
 def test_c_t_formula(answers, reference_answers):
     """c_t as a formula in f, c_prev, i, g
     c_t 用 f、c_prev、i、g 表示的公式"""
-    answers.formula("c_t_formula", reference_answers["c_t_formula"],
-                    symbols={"f": GATE, "c_prev": REAL, "i": GATE, "g": REAL}, mistakes={
-        "f*c_prev + (1-f)*g": COUPLED,
-        "i*g": NO_FORGET_TERM,
-        "c_prev + i*g": NO_FORGET_GATE,
-        "f*c_prev*i*g": MULTIPLIED,
-    })
+    answers.formula("c_t_formula", reference_answers["c_t_formula"], symbols=C_SYMBOLS, mistakes=C_MISTAKES)
 
 
 @check(points=1.5)
 def test_h_t_formula(answers, reference_answers):
     """h_t as a formula in o, c_t
     h_t 用 o、c_t 表示的公式"""
-    answers.formula("h_t_formula", reference_answers["h_t_formula"],
-                    symbols={"o": GATE, "c_t": REAL}, mistakes={
-        "o*c_t": NO_TANH,
-        "tanh(o*c_t)": TANH_OUTSIDE,
-    })
+    answers.formula("h_t_formula", reference_answers["h_t_formula"], symbols=H_SYMBOLS, mistakes=H_MISTAKES)

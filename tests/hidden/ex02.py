@@ -7,7 +7,7 @@ without printing the reference answer. Formulas and statements come from solutio
 
 import math
 
-from grader.checks import check, partial
+from grader.checks import carried_forward, check, own_formula, partial
 
 
 def sigma(z: float) -> float:
@@ -25,12 +25,28 @@ ROUNDED_SIGMA = ("σ(1) was rounded too far before the power; a k-th power multi
 # σ(1) rounded to the textbook's 0.731 changes σ(1)^k by 0.24 % at k = 30; to 0.73, by 2.9 % at k = 20, 4.3 % at 30
 ROUNDING_RTOL = 0.02
 RTOL = {"sigma1_power": ROUNDING_RTOL, "ratio_bias1_bias0": ROUNDING_RTOL}  # keys judged within 2 %
+PREACT_SYMBOLS = {"k": "positive_integer", "epsilon": "gate"}
 SIGMA0 = ("used σ(0) = 0.5, the gate at bias 0; this key asks for the gate at bias 1, σ(1)",
           "用了 σ(0) = 0.5，即偏置为 0 时的门值；本题问的是偏置为 1 时的门值 σ(1)")
 WRONG_BIAS = ("that is the factor for another forget bias (one of the lecture's 0, 1, 2); f = σ(b) with this question's b",
               "这是其他遗忘门偏置（第 16 讲的 0、1、2 之一）下的系数；f = σ(b)，b 取本题的偏置")
 EXACT_SOLUTION = ("that is the exact solution of σ(z) = 1 − ε/k; the question asks for the textbook's approximation "
                   "γ ≈ e^(−z)", "这是 σ(z) = 1 − ε/k 的精确解；本题要的是教材的近似 γ ≈ e^(−z)")
+
+
+PREACT_MISTAKES = {
+    "ln(epsilon/k)": ("sign error: for ε < k this z is negative, which closes the gate instead of holding it open",
+                      "符号错误：ε < k 时这个 z 为负，门会关闭而不是保持打开"),
+    "ln(k/epsilon)/ln(10)": ("used log10: a base-10 logarithm does not undo the gate's e^(−z)",
+                            "用了以 10 为底的对数：它不能反解门里的 e^(−z)"),
+    "k/epsilon": ("forgot the logarithm: that is e^z, not z", "漏了对数：这是 e^z，不是 z"),
+    "epsilon/k": ("that is the bound on γ = 1 − f, not the pre-activation z", "这是 γ = 1 − f 的界，不是预激活 z"),
+    "1 - epsilon/k": ("that is the gate value f, not its pre-activation z", "这是门值 f，不是它的预激活 z"),
+    "ln(k*epsilon)": ("ε on the wrong side: here a stricter ε (smaller) asks for a smaller z, not a larger one",
+                      "ε 放错了位置：这里 ε 越严格（越小），要求的 z 反而越小"),
+    "ln(1/epsilon)": ("k is missing: the decay accumulates over k steps", "漏了 k：衰减在 k 步上累积"),
+    "ln(k/epsilon - 1)": EXACT_SOLUTION,
+    }
 
 
 def expected(p: dict) -> dict:
@@ -58,6 +74,11 @@ def mistakes(p: dict) -> dict:
     f, n = sigma(p["bias"]), p["steps"]
     off_by_one = (f"off by one step: {n} steps multiply exactly {n} gate factors",
                   f"差了一步：{n} 步恰好乘 {n} 个门因子")
+
+    def off_by_one_power(base: float, steps: int) -> dict:
+        """The powers one step off, named: k steps multiply exactly k factors."""
+        named = (f"off by one step: {steps} steps multiply exactly {steps} factors", f"差了一步：{steps} 步恰好乘 {steps} 个因子")
+        return {base ** (steps - 1): named, base ** (steps + 1): named}
     return {
         "three_step_factor": {
             a + b + c: ("added the gates; along the direct path the per-step factors diag(f) multiply",
@@ -68,12 +89,16 @@ def mistakes(p: dict) -> dict:
             **{gate: ("kept only one step's gate; all three steps' factors multiply", "只用了一步的门值；三步的因子要连乘")
                for gate in gates},
         },
-        "w_up_power": {p["w_up"] * k_short: F_TIMES_K, p["w_up"] ** k_long: WRONG_COLUMN},
-        "w_down_power": {p["w_down"] * k_long: F_TIMES_K, p["w_down"] ** k_short: WRONG_COLUMN},
+        "w_up_power": {p["w_up"] * k_short: F_TIMES_K, p["w_up"] ** k_long: WRONG_COLUMN,
+                       **off_by_one_power(p["w_up"], k_short)},
+        "w_down_power": {p["w_down"] * k_long: F_TIMES_K, p["w_down"] ** k_short: WRONG_COLUMN,
+                         **off_by_one_power(p["w_down"], k_long)},
         "sigma1_power": {
             0.5 ** k_short: SIGMA0, s1 * k_short: F_TIMES_K, s1 ** k_long: WRONG_COLUMN, 0.73 ** k_short: ROUNDED_SIGMA,
-            1.0: ("took the bias 1 as the gate value; the gate is σ(bias)", "把偏置 1 当成了门值；门值是 σ(偏置)")},
-        "f_near_power": {p["f_near"] * k_long: F_TIMES_K, p["f_near"] ** k_short: WRONG_COLUMN},
+            1.0: ("took the bias 1 as the gate value; the gate is σ(bias)", "把偏置 1 当成了门值；门值是 σ(偏置)"),
+            **off_by_one_power(s1, k_short)},
+        "f_near_power": {p["f_near"] * k_long: F_TIMES_K, p["f_near"] ** k_short: WRONG_COLUMN,
+                         **off_by_one_power(p["f_near"], k_long)},
         "ratio_bias1_bias0": {
             (0.5 / s1) ** k_short: ("inverted the ratio: bias 1's factor over bias 0's is asked",
                                     "比值颠倒了：要的是偏置 1 的系数除以偏置 0 的系数"),
@@ -164,28 +189,20 @@ def test_ratio_bias1_bias0(answers, variant):
 def test_preact_formula(answers, reference_answers):
     """(d) the pre-activation needed to keep 1 − ε over k steps, as a formula in k, epsilon
     (d) 在 k 步上保留 1 − ε 所需的预激活，用 k、epsilon 表示的公式"""
-    sign = ("sign error: for ε < k this z is negative, which closes the gate instead of holding it open",
-            "符号错误：ε < k 时这个 z 为负，门会关闭而不是保持打开")
-    answers.formula("preact_formula", reference_answers["preact_formula"],
-                    symbols={"k": "positive_integer", "epsilon": "gate"}, mistakes={
-        "ln(epsilon/k)": sign,
-        "ln(k/epsilon)/ln(10)": ("used log10: a base-10 logarithm does not undo the gate's e^(−z)",
-                                "用了以 10 为底的对数：它不能反解门里的 e^(−z)"),
-        "k/epsilon": ("forgot the logarithm: that is e^z, not z", "漏了对数：这是 e^z，不是 z"),
-        "epsilon/k": ("that is the bound on γ = 1 − f, not the pre-activation z", "这是 γ = 1 − f 的界，不是预激活 z"),
-        "1 - epsilon/k": ("that is the gate value f, not its pre-activation z", "这是门值 f，不是它的预激活 z"),
-        "ln(k*epsilon)": ("ε on the wrong side: here a stricter ε (smaller) asks for a smaller z, not a larger one",
-                          "ε 放错了位置：这里 ε 越严格（越小），要求的 z 反而越小"),
-        "ln(1/epsilon)": ("k is missing: the decay accumulates over k steps", "漏了 k：衰减在 k 步上累积"),
-        "ln(k/epsilon - 1)": EXACT_SOLUTION,
-    })
+    answers.formula("preact_formula", reference_answers["preact_formula"], symbols=PREACT_SYMBOLS,
+                    mistakes=PREACT_MISTAKES)
 
 
 @check(points=1)
-def test_preact_value(answers, variant):
+def test_preact_value(answers, variant, reference_answers):
     """(d) that pre-activation for the given k and ε
     (d) 给定 k 与 ε 时的那个预激活值"""
-    _number(answers, variant, "preact_value")
+    formula = own_formula(answers, "preact_formula", reference_answers["preact_formula"], PREACT_SYMBOLS,
+                          PREACT_MISTAKES)
+    value = formula({"k": variant["k"], "epsilon": variant["epsilon"]}) if formula else None
+    own = [("preact_formula", (value, {}))] if value is not None else []  # its value follows from the formula
+    carried_forward(answers, "preact_value", answers.number, (expected(variant)["preact_value"],
+                                                              mistakes(variant)["preact_value"]), own)
 
 
 @check(points=1)

@@ -5,25 +5,28 @@ the answer key's (PyTorch's) convention h_t = z·h_prev + (1 − z)·h̃; questi
 (definition 2.3.2) h_t = (1 − z)·h_prev + z·h̃. The two use opposite conventions: answering with the
 other one is the mistake this exercise names. The numbers are the student's (`variant`: z, h_prev, candidate
 from exercises/ex03_gru_arithmetic/variant.toml); `expected` and `mistakes` compute the answers and the known
-mistakes from them.
+mistakes from them. A derivative (b) in the convention that the student's own (a) used follows from that (a): the mix-up is
+charged once, at (a).
 """
 
-from grader.checks import Fail, check
+from grader.checks import Fail, carried_forward, check
 
-SWAPPED = ("swapped GRU convention: this question uses {}, where z is the share of the {}",
-           "GRU 约定颠倒：本题采用 {}，其中 z 是{}的比例")
-SWAPPED_ANSWER_KEY = (SWAPPED[0].format("the answer key's (PyTorch's) h_t = z·h_prev + (1 − z)·h̃", "old state kept"),
-                      SWAPPED[1].format("参考答案（PyTorch）的 h_t = z·h_prev + (1 − z)·h̃", "保留旧状态"))
-SWAPPED_TEXTBOOK = (SWAPPED[0].format("the textbook's h_t = (1 − z)·h_prev + z·h̃ (definition 2.3.2)", "candidate written"),
-                    SWAPPED[1].format("教材的 h_t = (1 − z)·h_prev + z·h̃（定义 2.3.2）", "写入候选"))
-BOTH_SWAPPED = ("swapped GRU convention: both values are right but sit in each other's keys "
-                "(h_t, h_t_other_convention); half the points",
-                "GRU 约定颠倒：两个数值都算对了，但 h_t 与 h_t_other_convention 互换了位置；得一半分")
+SWAPPED = ("swapped GRU convention: that value weighs the old state and the candidate the {} way; this question "
+           "uses {}",
+           "GRU 约定颠倒：这个数值按{}的方式给旧状态与候选加权；本题采用{}")
+SWAPPED_ANSWER_KEY = (SWAPPED[0].format("textbook's", "the answer key's (PyTorch's) convention"),
+                      SWAPPED[1].format("教材", "参考答案（PyTorch）的约定"))
+SWAPPED_TEXTBOOK = (SWAPPED[0].format("answer key's", "the textbook's convention (definition 2.3.2)"),
+                    SWAPPED[1].format("参考答案", "教材的约定（定义 2.3.2）"))
+BOTH_SWAPPED = ("swapped GRU convention: the two conventions are mixed up between (a) and (c), one mistake charged "
+                "half here and half there; reread which convention each question names and what z is the share of in it",
+                "GRU 约定颠倒：(a) 与 (c) 之间把两种约定弄混了，这是一个错误，在这里和那里各扣一半分；请重读每题指定的约定，"
+                "以及在该约定中 z 是哪一部分的比例")
 SIGN = ("the candidate is negative; its sign was dropped", "候选为负；漏掉了它的符号")
 NO_CANDIDATE = ("the candidate term is missing: the new state interpolates between the old state and h̃",
                 "漏了候选一项：新状态是旧状态与 h̃ 之间的插值")
-SAME_WEIGHT = ("both terms carry the same weight; an interpolation weighs them by z and 1 − z",
-               "两项用了相同的权重；插值的两项权重应为 z 与 1 − z")
+SAME_WEIGHT = ("both terms carry the same weight, so the new state is not an interpolation of the old state and h̃",
+               "两项用了相同的权重，所以新状态不是旧状态与 h̃ 之间的插值")
 
 
 def expected(p: dict) -> dict:
@@ -42,8 +45,8 @@ def mistakes(p: dict) -> dict:
                 **same_weight},
         "direct_factor": {
             1 - z: ("that is the (1 − z) factor of the textbook's convention; this question uses the answer key's "
-                    "h_t = z·h_prev + (1 − z)·h̃",
-                    "这是教材约定下的 (1 − z) 因子；本题采用参考答案的 h_t = z·h_prev + (1 − z)·h̃"),
+                    "convention",
+                    "这是教材约定下的 (1 − z) 因子；本题采用参考答案的约定"),
             right["h_t"] / h: ("divided h_t by h_prev: a ratio of values, not a derivative",
                                "用 h_t 除以了 h_prev：这是数值之比，不是导数"),
             h - c: ("that is ∂h_t/∂z (old state minus candidate); the derivative with respect to h_prev is asked",
@@ -62,7 +65,7 @@ def convention_value(answers, key: str, expected: float, mistakes: dict, other_k
     except Fail:
         if _holds(answers, key, other_expected) and _holds(answers, other_key, expected):
             raise Fail(f"{answers.label}, {key}: {BOTH_SWAPPED[0]}", f"{answers.label}，{key}：{BOTH_SWAPPED[1]}",
-                       share=0.5) from None
+                       share=0.5, diagnosis=BOTH_SWAPPED) from None
         raise
 
 
@@ -87,7 +90,12 @@ def test_h_t(answers, variant):
 def test_direct_factor(answers, variant):
     """(b) the direct-path derivative ∂h_t/∂h_prev in the answer key's convention
     (b) 参考答案约定下的直接路径导数 ∂h_t/∂h_prev"""
-    answers.number("direct_factor", expected(variant)["direct_factor"], mistakes=mistakes(variant)["direct_factor"])
+    right = expected(variant)
+    # answering (a) in the textbook's convention is one mistake: a derivative in that same convention follows from it
+    own = [(("h_t's convention", "h_t 所用的约定"), (1 - variant["z"], {}))] \
+        if not _holds(answers, "h_t", right["h_t"]) and _holds(answers, "h_t", right["h_t_other_convention"]) else []
+    carried_forward(answers, "direct_factor", answers.number, (right["direct_factor"], mistakes(variant)["direct_factor"]),
+                    own)
 
 
 @check(points=2)

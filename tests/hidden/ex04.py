@@ -9,7 +9,7 @@ the feedback names the mistake without printing the expected count.
 
 import functools
 
-from grader.checks import Fail, Text, check, expect_value_errors, reference_module, student_module
+from grader.checks import Fail, Text, carried_forward, check, expect_value_errors, own_formula, reference_module, student_module
 
 params = student_module("params")
 reference = reference_module("params")
@@ -26,11 +26,12 @@ LSTM_3 = ("LSTM counted as 3 blocks: one of its weight blocks (a gate or the can
           "把 LSTM 算成了 3 个块：漏掉了其中一个权重块（某个门或候选细胞状态）")
 GRU_K = ("wrong number of blocks for the GRU: recount its gates and its candidate",
          "GRU 的块数错误：请重新数一数它的门和候选隐藏状态")
-DX_EVERY = ("d_x used for every layer: only layer 1 reads d_x; each later layer reads the previous layer's "
-            "output, D·d_h features",
-            "每层都用了 d_x：只有第 1 层的输入维是 d_x，之后每层读取上一层的输出，维度为 D·d_h")
-LATER_DH = ("later layers take D·d_h inputs: with two directions the next layer reads both halves, 2·d_h features",
-            "后续层的输入维是 D·d_h：双向时下一层读取两个方向拼接后的 2·d_h 维输出")
+DX_EVERY = ("d_x used for every layer: only layer 1 reads the input x; each later layer reads the previous layer's "
+            "output",
+            "每层都用了 d_x：只有第 1 层读取输入 x，之后每层读取上一层的输出")
+LATER_DH = ("later layers read one direction only: with two directions the next layer reads both halves of the "
+            "previous layer's output",
+            "后续层只读取了一个方向：双向时下一层读取上一层两个方向拼接后的输出")
 NOT_DOUBLED = ("bidirectional not doubled: the backward direction has its own parameters, so every layer counts twice",
                "双向没有加倍：反向使用另一套独立参数，每层参数都要算两份")
 FW_FORGOT = ("framework double bias forgotten: PyTorch keeps two bias vectors per block (bias_ih and bias_hh)",
@@ -93,26 +94,16 @@ def mistaken_counts(config: dict, expected: int) -> dict:
     return found
 
 
-# -- the answer sheet ---------------------------------------------------------------------------------
-
-@check(points=1)
-def test_N_rnn(answers, reference_answers):
-    """N_rnn: parameters of a plain RNN cell as a formula in d_x, d_h (one bias per block)
-    N_rnn：朴素 RNN 单元的参数量，用 d_x、d_h 表示的公式（每块一组偏置）"""
-    answers.formula("N_rnn", reference_answers["N_rnn"], SIZES, mistakes={
+# The known mistakes of each cell's formula N_rnn, N_gru, N_lstm.
+FORMULA_MISTAKES = {
+    "rnn": {
         "d_h*(d_x + d_h)": NO_BIAS,
         "d_h*(d_x + 1)": NO_RECURRENT,
         "d_h*d_x": NO_RECURRENT,
         "d_h*(d_x + d_h + 2)": TWO_BIAS,
         "d_h*(d_x + d_h) + 1": SCALAR_BIAS,
-    })
-
-
-@check(points=1)
-def test_N_gru(answers, reference_answers):
-    """N_gru: parameters of a GRU cell as a formula in d_x, d_h (one bias per block)
-    N_gru：GRU 单元的参数量，用 d_x、d_h 表示的公式（每块一组偏置）"""
-    answers.formula("N_gru", reference_answers["N_gru"], SIZES, mistakes={
+    },
+    "gru": {
         "3*d_h*(d_x + d_h)": NO_BIAS,
         "4*d_h*(d_x + d_h + 1)": GRU_K,
         "2*d_h*(d_x + d_h + 1)": GRU_K,
@@ -120,21 +111,39 @@ def test_N_gru(answers, reference_answers):
         "3*d_h*(d_x + d_h + 2)": TWO_BIAS,
         "3*d_h*(d_x + d_h) + d_h": ONE_BIAS_TOTAL,
         "3*d_h*(d_x + d_h) + 3": SCALAR_BIAS,
-    })
-
-
-@check(points=1)
-def test_N_lstm(answers, reference_answers):
-    """N_lstm: parameters of an LSTM cell as a formula in d_x, d_h (one bias per block)
-    N_lstm：LSTM 单元的参数量，用 d_x、d_h 表示的公式（每块一组偏置）"""
-    answers.formula("N_lstm", reference_answers["N_lstm"], SIZES, mistakes={
+    },
+    "lstm": {
         "4*d_h*(d_x + d_h)": NO_BIAS,
         "3*d_h*(d_x + d_h + 1)": LSTM_3,
         "4*d_h*(d_x + 1)": NO_RECURRENT,
         "4*d_h*(d_x + d_h + 2)": TWO_BIAS,
         "4*d_h*(d_x + d_h) + d_h": ONE_BIAS_TOTAL,
         "4*d_h*(d_x + d_h) + 4": SCALAR_BIAS,
-    })
+    },
+}
+
+
+# -- the answer sheet ---------------------------------------------------------------------------------
+
+@check(points=1)
+def test_N_rnn(answers, reference_answers):
+    """N_rnn: parameters of a plain RNN cell as a formula in d_x, d_h (one bias per block)
+    N_rnn：朴素 RNN 单元的参数量，用 d_x、d_h 表示的公式（每块一组偏置）"""
+    answers.formula("N_rnn", reference_answers["N_rnn"], SIZES, mistakes=FORMULA_MISTAKES["rnn"])
+
+
+@check(points=1)
+def test_N_gru(answers, reference_answers):
+    """N_gru: parameters of a GRU cell as a formula in d_x, d_h (one bias per block)
+    N_gru：GRU 单元的参数量，用 d_x、d_h 表示的公式（每块一组偏置）"""
+    answers.formula("N_gru", reference_answers["N_gru"], SIZES, mistakes=FORMULA_MISTAKES["gru"])
+
+
+@check(points=1)
+def test_N_lstm(answers, reference_answers):
+    """N_lstm: parameters of an LSTM cell as a formula in d_x, d_h (one bias per block)
+    N_lstm：LSTM 单元的参数量，用 d_x、d_h 表示的公式（每块一组偏置）"""
+    answers.formula("N_lstm", reference_answers["N_lstm"], SIZES, mistakes=FORMULA_MISTAKES["lstm"])
 
 
 # The configuration each numeric key asks about, from the student's sizes (`variant`, declared in
@@ -161,43 +170,57 @@ def mistakes(p: dict) -> dict:
     return {key: mistaken_counts(config, right[key]) for key, config in items(p).items()}
 
 
-def _item(answers, variant, key):
-    answers.integer(key, expected(variant)[key], mistakes=mistakes(variant)[key])
+def _item(answers, variant, reference_answers, key):
+    """A count; one that follows from the student's own (named) wrong formula for its cell is not charged again."""
+    config = items(variant)[key]
+    formula_key = f"N_{config['cell']}"
+    formula = own_formula(answers, formula_key, reference_answers[formula_key], SIZES, FORMULA_MISTAKES[config["cell"]])
+    own = []
+    if formula and not config.get("framework_biases"):
+        value = formula({"d_x": config["d_x"], "d_h": config["d_h"]})
+        own = [(formula_key, (value, {}))] if value is not None else []
+    elif formula:  # PyTorch's count under a block mistake that the student's formula shows (their blocks, two biases)
+        single = {k: config[k] for k in ("cell", "d_x", "d_h")}
+        own = [(formula_key, (count(config), {})) for diagnosis, count in MISTAKES
+               if diagnosis in BLOCK_MISTAKES and count(single) is not None
+               and all(formula({"d_x": d_x, "d_h": d_h}) == count(single | {"d_x": d_x, "d_h": d_h})
+                       for d_x, d_h in ((single["d_x"], single["d_h"]), (single["d_x"] + 1, single["d_h"] + 2)))]
+    carried_forward(answers, key, answers.integer, (expected(variant)[key], mistakes(variant)[key]), own)
 
 
 @check(points=0.4)
-def test_gru_count(answers, variant):
+def test_gru_count(answers, variant, reference_answers):
     """gru_count: one GRU cell, one bias per block
     gru_count：一个 GRU 单元，每块一组偏置"""
-    _item(answers, variant, "gru_count")
+    _item(answers, variant, reference_answers, "gru_count")
 
 
 @check(points=0.4)
-def test_lstm_count(answers, variant):
+def test_lstm_count(answers, variant, reference_answers):
     """lstm_count: one LSTM cell, one bias per block (as in example 2.3.1)
     lstm_count：一个 LSTM 单元，每块一组偏置（同例 2.3.1）"""
-    _item(answers, variant, "lstm_count")
+    _item(answers, variant, reference_answers, "lstm_count")
 
 
 @check(points=0.4)
-def test_lstm_count_torch(answers, variant):
+def test_lstm_count_torch(answers, variant, reference_answers):
     """lstm_count_torch: parameters of that nn.LSTM
     lstm_count_torch：该 nn.LSTM 的参数量"""
-    _item(answers, variant, "lstm_count_torch")
+    _item(answers, variant, reference_answers, "lstm_count_torch")
 
 
 @check(points=0.4)
-def test_grucell_count_torch(answers, variant):
+def test_grucell_count_torch(answers, variant, reference_answers):
     """grucell_count_torch: parameters of an nn.GRUCell
     grucell_count_torch：一个 nn.GRUCell 的参数量"""
-    _item(answers, variant, "grucell_count_torch")
+    _item(answers, variant, reference_answers, "grucell_count_torch")
 
 
 @check(points=0.4)
-def test_lstm_stack_count_torch(answers, variant):
+def test_lstm_stack_count_torch(answers, variant, reference_answers):
     """lstm_stack_count_torch: parameters of a two-layer bidirectional nn.LSTM
     lstm_stack_count_torch：两层双向 nn.LSTM 的参数量"""
-    _item(answers, variant, "lstm_stack_count_torch")
+    _item(answers, variant, reference_answers, "lstm_stack_count_torch")
 
 
 # -- count_params -------------------------------------------------------------------------------------

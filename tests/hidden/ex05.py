@@ -4,7 +4,8 @@ Inputs are float64 with d_x != d_h (a W vs W^T mix-up raises; a square U_* left 
 from its values), a batch of three distinct rows and random non-zero states. A wrong result is compared
 with the known mistakes of the course spec so that the feedback names the mistake without printing
 expected values. Every check calls one function, so a mistake in (or a hang of) one function costs only
-its own checks; the checks that depend on the values judge the step the function computes (`computed`).
+its own checks; the checks that depend on the values judge the step the function computes (`computed`), and the
+given-gates checks charge only an output the values check finds right (`values_charged`): one mistake, charged once.
 """
 
 import functools
@@ -84,11 +85,12 @@ def wrong_keys(out: dict, expected: dict, keys) -> list[str]:
 
 # -- known mistakes: each recomputes the step the wrong way, in the grading process -----------------
 
-def _lstm(x, h, c, W_i, W_f, W_o, W_c, b_i, b_f, b_o, b_c, *, order="xh", cand=torch.tanh, squash_c=True):
+def _lstm(x, h, c, W_i, W_f, W_o, W_c, b_i, b_f, b_o, b_c, *, order="xh", cand=torch.tanh, squash_c=True,
+          coupled=False):
     u = torch.cat([x, h] if order == "xh" else [h, x], dim=-1)
     i, f, o = (torch.sigmoid(u @ W.T + b) for W, b in ((W_i, b_i), (W_f, b_f), (W_o, b_o)))
     candidate = cand(u @ W_c.T + b_c)
-    c_new = f * c + i * candidate
+    c_new = f * c + ((1 - f) if coupled else i) * candidate
     h_new = o * (torch.tanh(c_new) if squash_c else c_new)
     return {"i": i, "f": f, "o": o, "candidate": candidate, "c": c_new, "h": h_new}
 
@@ -106,30 +108,36 @@ def _gru(x, h, W_z, U_z, W_r, U_r, W_h, U_h, b_z, b_r, b_h, *, swapped=False, re
 
 # Each known mistake: (English name, Chinese name) -> how to recompute the step that way.
 LSTM_MISTAKES = {
-    ("sigmoid on the candidate: the candidate cell state uses tanh, not sigmoid",
-     "候选细胞状态用了 sigmoid：应使用 tanh"): dict(cand=torch.sigmoid),
-    ("missing tanh on c in h: the hidden state is o ⊙ tanh(c), not o ⊙ c",
-     "h 中漏了 tanh：隐状态是 o ⊙ tanh(c)，不是 o ⊙ c"): dict(squash_c=False),
-    ("[h, x] order: this exercise concatenates u = cat([x, h]), x first (as the answer key does), not [h, x] as the "
-     "textbook writes it",
-     "拼接顺序 [h, x]：本题按参考答案拼接 u = cat([x, h])，x 在前，而不是教材的 [h, x]"): dict(order="hx"),
+    ("sigmoid on the candidate: squashed like a gate, the candidate cell state lies in (0, 1) and can never lower c",
+     "候选细胞状态用了 sigmoid：像门一样被压缩后，候选值落在 (0, 1) 内，永远不能让 c 减小"): dict(cand=torch.sigmoid),
+    ("missing tanh on c in h: h reads the cell state unsquashed, so it grows with c without bound",
+     "h 中漏了 tanh：h 直接读取未经压缩的细胞状态，会随 c 无界增长"): dict(squash_c=False),
+    ("[h, x] order: u puts h first, the textbook's order; this exercise concatenates in the answer key's order",
+     "拼接顺序 [h, x]：u 中 h 在前，这是教材的顺序；本题按参考答案的顺序拼接"): dict(order="hx"),
+    ("coupled gates: the cell update weighs the candidate by the forget gate's complement, a coupled-gate variant; "
+     "this cell writes through its own input gate",
+     "门被耦合：细胞状态更新用遗忘门的补数给候选值加权，这是耦合门的变体；本题的单元通过它自己的输入门写入"):
+    dict(coupled=True),
 }
 GRU_MISTAKES = {
-    ("swapped GRU convention: this exercise uses h_new = z ⊙ h + (1 − z) ⊙ candidate",
-     "GRU 约定颠倒：本题使用 h_new = z ⊙ h + (1 − z) ⊙ candidate"): dict(swapped=True),
-    ("reset gate applied after the matmul: the candidate uses (r ⊙ h) U_hᵀ, not r ⊙ (h U_hᵀ)",
-     "重置门放在了矩阵乘法之后：候选状态使用 (r ⊙ h) U_hᵀ，而不是 r ⊙ (h U_hᵀ)"): dict(reset_after=True),
-    ("sigmoid on the candidate: the candidate hidden state uses tanh, not sigmoid",
-     "候选隐状态用了 sigmoid：应使用 tanh"): dict(cand=torch.sigmoid),
+    ("swapped GRU convention: h_new weighs the old state and the candidate the textbook's way round, the mirror "
+     "image of this exercise's convention",
+     "GRU 约定颠倒：h_new 按教材的方式给旧状态与候选值加权，与本题的约定正好相反"): dict(swapped=True),
+    ("reset gate applied after the matmul: r scales the recurrent product, as nn.GRUCell does (ex06), not where this "
+     "exercise's candidate applies it",
+     "重置门放在了矩阵乘法之后：r 缩放的是循环矩阵乘积（nn.GRUCell 的做法，见 ex06），不是本题候选状态中作用它的位置"):
+    dict(reset_after=True),
+    ("sigmoid on the candidate: squashed like a gate, the candidate hidden state lies in (0, 1) and can never be negative",
+     "候选隐状态用了 sigmoid：像门一样被压缩后，候选值落在 (0, 1) 内，永远不会是负数"): dict(cand=torch.sigmoid),
 } | {  # U_* is square (d_h, d_h): used untransposed it gives no shape error, only wrong values
-    (f"W instead of Wᵀ: {', '.join(names)} used untransposed; rows are samples, so h multiplies each Uᵀ "
-     "(h @ U.T), and a square U gives no shape error",
-     f"用了 W 而不是 Wᵀ：{', '.join(names)} 没有转置；每行是一个样本，h 应乘以 Uᵀ（h @ U.T），方阵 U 不会报形状错误"):
+    (f"W instead of Wᵀ: {', '.join(names)} used untransposed; rows are samples, and a square U gives no shape error, "
+     "so only the values show it",
+     f"用了 W 而不是 Wᵀ：{', '.join(names)} 没有转置；每行是一个样本，方阵 U 不会报形状错误，只有数值能暴露它"):
     dict(untransposed=names)
     for n in (1, 2, 3) for names in itertools.combinations(("U_z", "U_r", "U_h"), n)
 }
-W_TRANSPOSE = ("W instead of Wᵀ: rows are samples and W_* is (d_h, ·), so multiply by W.T",
-               "用了 W 而不是 Wᵀ：每行是一个样本，W_* 的形状为 (d_h, ·)，应乘以 W.T")
+W_TRANSPOSE = ("W instead of Wᵀ: rows are samples and W_* is (d_h, ·), so W as given does not fit a row of inputs",
+               "用了 W 而不是 Wᵀ：每行是一个样本，W_* 的形状为 (d_h, ·)，原样的 W 与一行输入对不上")
 BATCH_MIXING = (
     "batch mixing. Each row alone is right, but in a batch the rows affect each other "
     "(a sum/mean over the batch axis, or broadcasting across rows)",
@@ -202,54 +210,86 @@ def _logit(p: float) -> float:
     return math.log(p / (1 - p))
 
 
-@check(points=1)
-def test_lstm_given_gates(gated, device):
-    """lstm_step reproduces ex01's cell-state arithmetic when the gates are fixed by their biases
-    门值由偏置固定时，lstm_step 复现 ex01 的细胞状态算术"""
+def given_lstm(device) -> dict:
+    """ex01's numbers as lstm_step's inputs: zero weights, gates fixed by their biases, a batch of one, d_x = d_h = 1."""
     zero = lambda *s: torch.zeros(*s, dtype=torch.float64, device=device)  # noqa: E731
     full = lambda v: torch.full((1,), v, dtype=torch.float64, device=device)  # noqa: E731
     inputs = {"x": zero(1, 1), "h": zero(1, 1), "c": full(2.0).reshape(1, 1)}
     inputs |= {f"W_{g}": zero(1, 2) for g in "ifoc"}
-    inputs |= {"b_i": full(_logit(0.25)), "b_f": full(_logit(0.8)), "b_o": full(0.0), "b_c": full(math.atanh(-0.4))}
-    out = result_dict(gated.lstm_step(**inputs), LSTM_KEYS, shape=(1, 1), dtype=torch.float64, fn="lstm_step")
-    c, h = out["c"].item(), out["h"].item()
-    if not math.isclose(c, 1.5, rel_tol=1e-9) or not math.isclose(h, 0.5 * math.tanh(1.5), rel_tol=1e-9):
-        raise Fail(
-            f"with f=0.8, i=0.25, candidate=−0.4, o=0.5, c_prev=2 your lstm_step gives c={c:.6g}, h={h:.6g}; "
-            "check c = f ⊙ c_prev + i ⊙ candidate and h = o ⊙ tanh(c)",
-            f"当 f=0.8、i=0.25、candidate=−0.4、o=0.5、c_prev=2 时，你的 lstm_step 得到 c={c:.6g}、h={h:.6g}；"
-            "请检查 c = f ⊙ c_prev + i ⊙ candidate 与 h = o ⊙ tanh(c)",
-        )
+    return inputs | {"b_i": full(_logit(0.25)), "b_f": full(_logit(0.8)), "b_o": full(0.0), "b_c": full(math.atanh(-0.4))}
 
 
-@check(points=1)
-def test_gru_given_gates(gated, device):
-    """gru_step reproduces ex03's arithmetic (h_new = z ⊙ h + (1 − z) ⊙ candidate) with fixed gates
-    门值固定时，gru_step 复现 ex03 的算术（h_new = z ⊙ h + (1 − z) ⊙ candidate）"""
+def given_gru(device) -> dict:
+    """ex03's numbers as gru_step's inputs: zero weights, gates fixed by their biases, a batch of one, d_x = d_h = 1."""
     zero = lambda *s: torch.zeros(*s, dtype=torch.float64, device=device)  # noqa: E731
     full = lambda v: torch.full((1,), v, dtype=torch.float64, device=device)  # noqa: E731
     inputs = {"x": zero(1, 1), "h": full(2.0).reshape(1, 1)}
     inputs |= {f"W_{g}": zero(1, 1) for g in "zrh"} | {f"U_{g}": zero(1, 1) for g in "zrh"}
-    inputs |= {"b_z": full(_logit(0.75)), "b_r": full(0.0), "b_h": full(math.atanh(-0.4))}
-    out = result_dict(gated.gru_step(**inputs), GRU_KEYS, shape=(1, 1), dtype=torch.float64, fn="gru_step")
-    h = out["h"].item()
-    if not math.isclose(h, 1.4, rel_tol=1e-9):
-        swapped = math.isclose(h, 0.2, rel_tol=1e-9)
-        raise Fail(
-            f"with z=0.75, h_prev=2, candidate=−0.4 your gru_step gives h={h:.6g}"
-            + ("; that is the swapped convention (1 − z) ⊙ h + z ⊙ candidate" if swapped else ""),
-            f"当 z=0.75、h_prev=2、candidate=−0.4 时，你的 gru_step 得到 h={h:.6g}"
-            + ("；这是交换后的约定 (1 − z) ⊙ h + z ⊙ candidate" if swapped else ""),
-        )
+    return inputs | {"b_z": full(_logit(0.75)), "b_r": full(0.0), "b_h": full(math.atanh(-0.4))}
+
+
+# fn: (its inputs with the gates given, those inputs in words: English, Chinese)
+GIVEN_GATES = {
+    "lstm_step": (given_lstm, ("With the gates fixed by their biases (f=0.8, i=0.25, candidate=−0.4, o=0.5) and c_prev=2, "
+                               "ex01's numbers",
+                               "当偏置把门值固定为 f=0.8、i=0.25、candidate=−0.4、o=0.5，且 c_prev=2（ex01 的数）")),
+    "gru_step": (given_gru, ("With the gates fixed by their biases (z=0.75, r=0.5, candidate=−0.4) and h_prev=2, "
+                             "ex03's numbers",
+                             "当偏置把门值固定为 z=0.75、r=0.5、candidate=−0.4，且 h_prev=2（ex03 的数）")),
+}
+
+
+def given_gates_check(gated, reference, device, fn: str) -> None:
+    """The step with its gates fixed by their biases, a batch of one and d_x = d_h = 1. It judges what the values check
+    cannot see: an output wrong here that is wrong in the values check too is that check's to charge (once), so
+    only an output right there and wrong here – a step that breaks at these sizes – costs this check."""
+    make, keys, _ = STEPS[fn]
+    given, (en, zh) = GIVEN_GATES[fn]
+    inputs = given(device)
+    out = result_dict(getattr(gated, fn)(**inputs), keys, shape=(1, 1), dtype=torch.float64, fn=fn)
+    wrong = wrong_keys(out, getattr(reference, fn)(**inputs), keys)
+    if not wrong:
+        return
+    shown = ", ".join(f"{k}={out[k].item():.6g}" for k in wrong)
+    charged = values_charged(gated, reference, device, fn)
+    if charged is None:
+        raise Fail(f"{en}, your {fn} gives {shown}: wrong; this check counts once the values "
+                   "check finds some output right or a named mistake",
+                   f"{zh}时，你的 {fn} 得到 {shown}：有误；数值检查中至少有一个输出正确或表现为"
+                   "已指出的错误后，本项才计分")
+    if set(wrong) <= charged:
+        raise Fail(f"{en}, your {fn} gives {shown}: wrong, as in the values check, which has "
+                   "charged this mistake; no points are lost here",
+                   f"{zh}时，你的 {fn} 得到 {shown}：有误，与数值检查中的错误相同，"
+                   "该检查已经扣分；此处不扣分", share=1.0)
+    own = [k for k in wrong if k not in charged]
+    raise Fail(f"{en} (a batch of one, d_x = d_h = 1), your {fn} gives {shown}; "
+               f"{', '.join(own)} {'is' if len(own) == 1 else 'are'} right in the values check, so the step breaks at "
+               "these sizes (a squeeze, a fixed axis, a size read from the wrong tensor, a path of its own for one sample?)",
+               f"{zh}、批量为 1、d_x = d_h = 1 时，你的 {fn} 得到 {shown}；{'、'.join(own)} 在数值"
+               "检查中是对的，所以该单步在这些尺寸下出错（squeeze、写死的维度、从错误的张量读取尺寸，或单个样本另走一条路径？）")
+
+
+@check(points=1)
+def test_lstm_given_gates(gated, reference, device):
+    """lstm_step with gates fixed by their biases reproduces ex01's arithmetic (batch 1, d_x = d_h = 1; a mistake the values check shows is charged there)
+    用偏置固定门值时，lstm_step 复现 ex01 的算术（批量 1，d_x = d_h = 1；数值检查已显示的错误只在该检查扣分）"""
+    given_gates_check(gated, reference, device, "lstm_step")
+
+
+@check(points=1)
+def test_gru_given_gates(gated, reference, device):
+    """gru_step with gates fixed by their biases reproduces ex03's arithmetic (batch 1, d_x = d_h = 1; a mistake the values check shows is charged there)
+    用偏置固定门值时，gru_step 复现 ex03 的算术（批量 1，d_x = d_h = 1；数值检查已显示的错误只在该检查扣分）"""
+    given_gates_check(gated, reference, device, "gru_step")
 
 
 STEPS = {"lstm_step": (lstm_inputs, LSTM_KEYS, _lstm), "gru_step": (gru_inputs, GRU_KEYS, _gru)}
 
 
-def right_keys(student_fn, reference_fn, inputs, keys, fn) -> list[str]:
+def right_keys(out: dict, expected: dict, keys) -> list[str]:
     """The outputs the student's function gets right on these float64 inputs: the work that exists."""
-    out = result_dict(student_fn(**inputs), keys, shape=(B, D_H), dtype=torch.float64, fn=fn)
-    wrong = wrong_keys(out, reference_fn(**inputs), keys)
+    wrong = wrong_keys(out, expected, keys)
     return [k for k in keys if k not in wrong]
 
 
@@ -265,13 +305,35 @@ def computed(gated, reference, device, fn: str):
     expected = getattr(reference, fn)(**inputs)
     if not wrong_keys(out, expected, keys):
         return getattr(reference, fn), B
-    for options in (LSTM_MISTAKES if fn == "lstm_step" else GRU_MISTAKES).values():
-        if not wrong_keys(out, recompute(**inputs, **options), keys):
-            return functools.partial(recompute, **options), B
+    options = named_mistake(out, inputs, fn)
+    if options is not None:
+        return functools.partial(recompute, **options), B
     if rows_alone_right(getattr(gated, fn), inputs, expected, keys):  # batch mixing: each row alone is the reference's
         return getattr(reference, fn), 1
     raise Fail(f"{fn}: this check counts once its values are right or show a named mistake (see the check on its values)",
                f"{fn}：数值正确或表现为已指出的错误之后，本项才计分（见数值检查）")
+
+
+def named_mistake(out: dict, inputs: dict, fn: str) -> dict | None:
+    """The options of the known mistake whose step gives every one of the student's outputs `out` on `inputs`, if any."""
+    _, keys, recompute = STEPS[fn]
+    for options in (LSTM_MISTAKES if fn == "lstm_step" else GRU_MISTAKES).values():
+        if not wrong_keys(out, recompute(**inputs, **options), keys):
+            return options
+    return None
+
+
+def values_charged(gated, reference, device, fn: str) -> set[str] | None:
+    """The outputs the values check charges as wrong, where it judged work: some output right, or all of them a
+    named mistake's; None where nothing is right and no named mistake fits (no work), or the function fails there."""
+    make, keys, _ = STEPS[fn]
+    inputs = make(device)
+    try:
+        out = result_dict(getattr(gated, fn)(**inputs), keys, shape=(B, D_H), dtype=torch.float64, fn=fn)
+    except Fail:  # a StudentError too: nothing to judge
+        return None
+    wrong = wrong_keys(out, getattr(reference, fn)(**inputs), keys)
+    return set(wrong) if len(wrong) < len(keys) or named_mistake(out, inputs, fn) is not None else None
 
 
 def rows(inputs: dict, n: int) -> dict:
@@ -409,9 +471,12 @@ def _bad_shapes(device):
 
 def value_errors_check(gated, reference, device, fn: str) -> None:
     make, keys, _ = STEPS[fn]
-    if not right_keys(getattr(gated, fn), getattr(reference, fn), make(device), keys, fn):
-        raise Fail(f"{fn}: its ValueError cases count once it computes some output right (see the check on its values)",
-                   f"{fn}：至少有一个输出正确后，它的 ValueError 情况才计分（见数值检查）")
+    inputs = make(device)
+    out = result_dict(getattr(gated, fn)(**inputs), keys, shape=(B, D_H), dtype=torch.float64, fn=fn)
+    if not right_keys(out, getattr(reference, fn)(**inputs), keys) and named_mistake(out, inputs, fn) is None:
+        raise Fail(f"{fn}: its ValueError cases count once it computes some output right or shows a named mistake "
+                   "(see the check on its values)",
+                   f"{fn}：至少有一个输出正确或表现为已指出的错误后，它的 ValueError 情况才计分（见数值检查）")
     expect_value_errors({Text(f"{fn} with {en}", f"{fn}：{zh}"): lambda inputs=inputs: getattr(gated, fn)(**inputs)
                          for name, (en, zh), inputs in _bad_shapes(device) if name == fn})
 

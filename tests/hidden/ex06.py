@@ -319,8 +319,9 @@ GRU_NAMES = {
                           "只改 ex05 gru_step 的变量名行不通"),
     ("reset", "outside"): ("b_hn outside r: the candidate's recurrent bias is added outside the reset gate's product",
                            "b_hn 放在了 r 之外：候选状态的循环偏置加在了重置门乘积的外面"),
-    ("convention", "swapped"): ("swapped GRU convention: z and 1 − z weight each other's terms of the update",
-                                "GRU 约定颠倒：更新式中 z 与 1 − z 所乘的项互换了"),
+    ("convention", "swapped"): ("swapped GRU convention: h' weighs the old state and the candidate n the other way "
+                                "round from nn.GRUCell",
+                                "GRU 约定颠倒：h' 给旧状态与候选 n 加权的方式与 nn.GRUCell 正好相反"),
     ("bias", "ih"): BIAS_HH,
     ("bias", "no_hn"): ("b_hn dropped: the candidate's recurrent bias, part of bias_hh, is missing",
                         "漏了 b_hn：缺少候选状态的循环偏置（bias_hh 的一部分）"),

@@ -44,18 +44,18 @@ def logit(p: float) -> float:
 def bias_mistakes(kind: str, retain: float) -> dict:
     """Biases that known mistakes put where logit(retain) belongs."""
     opposite = (
-        ("(1 − z) convention: in ex05's convention h_new = z ⊙ h + (1 − z) ⊙ candidate, z is the share kept, so "
-         "σ(b_z) = retain (the textbook and lecture 16 write the mirror image, where 1 − z is kept)",
-         "(1 − z) 约定：在 ex05 的约定 h_new = z ⊙ h + (1 − z) ⊙ candidate 中，z 是保留的比例，所以 σ(b_z) = retain"
-         "（教材与第 16 讲采用镜像写法，保留的是 1 − z）")
+        ("(1 − z) convention: the bias makes 1 − z the share kept, as the textbook and lecture 16 write the GRU; "
+         "these parameters are for ex05's gru_step and its convention",
+         "(1 − z) 约定：这个偏置让 1 − z 成为保留的比例，这是教材与第 16 讲的 GRU 写法；这些参数是给 ex05 的 gru_step "
+         "及其约定用的")
         if kind == "gru" else
-        ("logit sign: σ(−ln(r/(1 − r))) = 1 − r; the bias is +ln(retain/(1 − retain))",
-         "logit 符号错误：σ(−ln(r/(1 − r))) = 1 − r；偏置应为 +ln(retain/(1 − retain))")
+        ("logit sign: with this bias the gate equals 1 − retain, the complement of what it should keep",
+         "logit 符号错误：用这个偏置时门值等于 1 − retain，是它应保留比例的补数")
     )
     return {
-        retain: ("wrong bias: retain itself used as the bias; the gate is σ(bias), so the bias is σ⁻¹(retain) = "
-                 "ln(retain/(1 − retain))",
-                 "偏置错误：直接把 retain 当作偏置；门值是 σ(偏置)，所以偏置应为 σ⁻¹(retain) = ln(retain/(1 − retain))"),
+        retain: ("wrong bias: retain itself used as the bias; the gate is σ(bias), so this bias gives σ(retain), "
+                 "not retain",
+                 "偏置错误：直接把 retain 当作偏置；门值是 σ(偏置)，所以这个偏置给出的是 σ(retain)，而不是 retain"),
         sigma(retain): ("wrong bias: σ applied to retain; the bias is its inverse, the logit σ⁻¹(retain)",
                         "偏置错误：对 retain 取了 σ；偏置应是其反函数 logit σ⁻¹(retain)"),
         -logit(retain): opposite,
@@ -361,7 +361,8 @@ def test_slowest_decay(answers, reference_answers):
     """(e) which retention decays most slowly
     (e) 哪个保留值衰减最慢"""
     answers.choice("slowest_decay", reference_answers["slowest_decay"], ["0.1", "0.5", "0.9"], mistakes={
-        "0.1": ("read retain as the share forgotten per step (1 − retain)", "把 retain 当成了每步遗忘的比例（1 − retain）"),
+        "0.1": ("mistook what retain measures: reread what the gate does to the state at each step",
+                "弄错了 retain 的含义：请重读门在每一步对状态做了什么"),
         "0.5": ("took the middle retention for a compromise: retain^T changes monotonically with retain",
                 "把居中的保留值当成了折中：retain^T 随 retain 单调变化"),
     })

@@ -23,8 +23,8 @@ ONE_BIAS = ("one bias instead of PyTorch's two: nn.RNN/GRU/LSTM keep bias_ih and
             "只算了一个偏置，而 PyTorch 有两个：nn.RNN/GRU/LSTM 的每个块都有 bias_ih 和 bias_hh")
 NO_RNN_BIAS = ("no recurrent bias: every block of the recurrent layer has bias vectors",
                "漏了循环层的偏置：循环层的每个块都有偏置向量")
-NO_EMBEDDING = ("embedding forgotten: nn.Embedding(vocab, d_e) holds vocab·d_e parameters",
-                "漏了嵌入层：nn.Embedding(vocab, d_e) 有 vocab·d_e 个参数")
+NO_EMBEDDING = ("embedding forgotten: the count leaves out the parameters of nn.Embedding(vocab, d_e)",
+                "漏了嵌入层：参数量中没有算 nn.Embedding(vocab, d_e) 的参数")
 NO_HEAD = ("head forgotten: the output layer nn.Linear(d_h, vocab) is part of the model",
            "漏了输出头：输出层 nn.Linear(d_h, vocab) 也属于模型")
 NO_HEAD_BIAS = ("the head's bias forgotten: nn.Linear(d_h, vocab) also has vocab biases",
@@ -48,8 +48,8 @@ FLOOR = ("closest means the smallest |total − target|, not the last width at o
 MACS_EMBEDDING = ("macs counting the embedding: the embedding is a table lookup, not a matrix product, so it "
                   "costs no MACs",
                   "乘加量计入了嵌入层：嵌入是查表而不是矩阵乘法，不产生乘加")
-MACS_NO_HEAD = ("head forgotten: the output layer costs d_h·vocab MACs every step",
-                "漏了输出头：输出层每步需要 d_h·vocab 次乘加")
+MACS_NO_HEAD = ("head forgotten: the count leaves out the output layer's MACs, which it costs every step",
+                "漏了输出头：计数中没有算输出层每步都要做的乘加")
 MACS_BIASES = ("biases counted as MACs: adding a bias is not a multiply-accumulate",
                "把偏置算成了乘加：加偏置不是乘加运算")
 MACS_NO_RECURRENT = ("the recurrent product is missing: each block also multiplies h_{t−1} by a d_h×d_h matrix",

@@ -8,7 +8,10 @@ summarize get the reference run_sweep's rows, so a run_sweep mistake is not char
 picks the same lr (a constant choice earns nothing), and one per known selection mistake where that mistake
 alone picks another lr. A mistake is named only when the submission's choice agrees with it there too, so that
 no other explanation fits. select_lr returns a dict keyed by (model, length) tuples, as the statement asks.
-One real tiny sweep (the given tiny_copy_trainer) shows the code also works when something trains.
+One real tiny sweep (the given tiny_copy_trainer) shows the code also works when something trains; it charges a
+mistake only where the submission gets its scripted twin right (run_sweep on the plain control runs, select_lr on the
+control rows), so that the grid, status and selection checks charge theirs once, and it counts once the rows come
+from train_fn at all.
 """
 
 import math
@@ -76,10 +79,6 @@ CONTROL_RUNS = [
 ]
 
 
-def trainer():
-    return inject("scripted_trainer", runs=RUNS)
-
-
 def expected_rows(reference) -> list[dict]:
     return reference.run_sweep(GIVEN.scripted_trainer(device="cpu", runs=RUNS), MODELS, LENGTHS, LRS, SEEDS)
 
@@ -107,9 +106,10 @@ def key(row: dict) -> tuple:
     return row.get("model"), row.get("length"), row.get("lr"), row.get("seed")
 
 
-def student_rows(sweep) -> list[dict]:
+def student_rows(sweep, runs=RUNS, models=MODELS, lengths=LENGTHS) -> list[dict]:
+    """run_sweep's rows for the scripted `runs` over this grid, after checking they are a list of plain dicts."""
     try:
-        rows = sweep.run_sweep(trainer(), MODELS, LENGTHS, LRS, SEEDS)
+        rows = sweep.run_sweep(inject("scripted_trainer", runs=runs), models, lengths, LRS, SEEDS)
     except StudentError as e:
         if "out of memory" in e.en:
             raise e.with_hint(Text(" Hint: a run that raises must be caught and kept as a row with status \"failed\".",
@@ -449,34 +449,89 @@ def _disjoint_splits(length: int, vocab: int, sizes: dict, device) -> dict:
     return out
 
 
+# The plain control pairs' runs, and the same runs with every returned value changed: the real sweep's scripted twins.
+CLEAN_RUNS = [r for r in CONTROL_RUNS if (r["model"], r["length"]) in PLAIN]
+OTHER_RUNS = [r | {"val_acc": 1 - r["val_acc"], "test_acc": 1 - r["test_acc"]} | {m: r[m] + 1 for m in MEASURED[2:]}
+              for r in CLEAN_RUNS]
+CLEAN_GRID = (sorted({m for m, _ in PLAIN}), sorted({length for _, length in PLAIN}))
+
+
+def shown_rows(rows: list[dict]) -> list[str]:
+    """What train_fn's outcomes decide of each row (its status and measured values), as comparable text, in order."""
+    return [repr([r.get(k) for k in ("status", *MEASURED)]) for r in rows]
+
+
+def scripted_twin(sweep, reference) -> dict[str, bool]:
+    """What the submission's run_sweep gets right on scripted runs like the real ones (every one "ok", nothing raised):
+    its rows, their statuses and the accuracies they hold. A criterion of the real sweep is charged only where its
+    scripted twin is right, so that a row mistake is the grid and status checks' to charge, once. The real sweep
+    counts once the rows come from train_fn: with other outcomes scripted, they change (no work earns nothing)."""
+    rows = student_rows(sweep, CLEAN_RUNS, *CLEAN_GRID)
+    if shown_rows(rows) == shown_rows(student_rows(sweep, OTHER_RUNS, *CLEAN_GRID)):
+        raise Fail("the real sweep counts once run_sweep's rows come from train_fn: with other outcomes scripted, its rows "
+                   "stay the same (see the check on the full grid)",
+                   "run_sweep 的行来自 train_fn 之后，真实扫描才计分：换成其他预设结果时，它的行没有变化（见完整网格检查）")
+    train_fn = GIVEN.scripted_trainer(device="cpu", runs=CLEAN_RUNS)
+    expected = {key(r): r for r in reference.run_sweep(train_fn, *CLEAN_GRID, LRS, SEEDS)}
+    return {"rows": sorted(map(key, rows), key=repr) == sorted(expected, key=repr),
+            "status": all(r.get("status") == "ok" for r in rows),
+            "accuracies": all(key(r) in expected and all(same(r.get(m), expected[key(r)][m]) for m in ("val_acc", "test_acc"))
+                              for r in rows)}
+
+
+REAL_MODELS, REAL_LENGTH, REAL_LRS = ["gru", "lstm"], 2, [0.01, 0.05]
+REAL_PROBLEMS = {  # criterion: (English, Chinese), what a real sweep gets wrong where its scripted twin is right
+    "rows": ("the real sweep must report 4 rows, one per run (2 models × 1 length × 2 lrs × 1 seed)",
+             "真实扫描应报告 4 行，每次运行一行（2 模型 × 1 长度 × 2 学习率 × 1 种子）"),
+    "status": ("every real run trains to a finite loss, so each is \"ok\"", "每次真实运行都训练到有限的损失，所以都应为 \"ok\""),
+    "accuracies": ("every real run's val_acc and test_acc are accuracies, numbers in [0, 1]",
+                   "每次真实运行的 val_acc 与 test_acc 都是准确率，即 [0, 1] 内的数"),
+}
+
+
 @check(points=0.5)
 def test_real_tiny_sweep(sweep, reference, device):
-    """One real tiny sweep: GRU and LSTM train on delayed copy, every run reported, an lr chosen from the grid
-    一次真实的小规模扫描：GRU 与 LSTM 在延迟复制任务上训练，报告所有运行，从网格中选出学习率"""
-    data = {"2": _disjoint_splits(2, 4, {"train": 64, "val": 32, "test": 32}, device)}
+    """One real tiny sweep: GRU and LSTM train on delayed copy, every run reported, an lr chosen from the grid (what scripted runs show is charged there)
+    一次真实的小规模扫描：GRU 与 LSTM 在延迟复制任务上训练，报告所有运行，从网格中选出学习率（预设运行已显示的错误在那里扣分）"""
+    twin = scripted_twin(sweep, reference)
+    data = {str(REAL_LENGTH): _disjoint_splits(REAL_LENGTH, 4, {"train": 64, "val": 32, "test": 32}, device)}
     train_fn = inject("tiny_copy_trainer", data=data, vocab=4, d_e=4, d_h=8, batch_size=16, updates=5)
-    expected = {key(r): r for r in expected_rows(reference)}
-    if len(holding(student_rows(sweep), expected)) < len(expected) / 2:
-        raise Fail("the real sweep counts once run_sweep keeps what train_fn returns (see the check on the full grid)",
-                   "run_sweep 保存 train_fn 返回的值后，真实扫描才计分（见完整网格检查）")
-    rows = sweep.run_sweep(train_fn, ["gru", "lstm"], [2], [0.01, 0.05], [0])
-    if not isinstance(rows, list) or len(rows) != 4:
-        raise Fail("the real sweep must report 4 rows (2 models × 1 length × 2 lrs × 1 seed)", "真实扫描应报告 4 行（2 模型 × 1 长度 × 2 学习率 × 1 种子）")
-    for r in rows:
-        if not isinstance(r, dict) or r.get("status") != "ok" or not all(
-                isinstance(r.get(m), (int, float)) and 0 <= r[m] <= 1 for m in ("val_acc", "test_acc")):
-            raise Fail("every real run should be \"ok\" with accuracies in [0, 1]", "每次真实运行都应为 \"ok\"，准确率在 [0, 1] 内")
+    rows = sweep.run_sweep(train_fn, REAL_MODELS, [REAL_LENGTH], REAL_LRS, [0])
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        raise Fail("run_sweep must return a list of dicts, one per run", "run_sweep 应返回 dict 列表，每次运行一行")
+    for i, r in enumerate(rows):
+        expect_plain(r, ROW_KINDS, name=Text(f"run_sweep (real): row {i}", f"run_sweep（真实）：第 {i} 行"))
+    runs = sorted(((m, REAL_LENGTH, lr, 0) for m in REAL_MODELS for lr in REAL_LRS), key=repr)
+    wrong = {
+        "rows": sorted(map(key, rows), key=repr) != runs,
+        "status": any(r.get("status") != "ok" for r in rows),
+        "accuracies": not all(isinstance(r.get(m), (int, float)) and 0 <= r[m] <= 1 for r in rows for m in ("val_acc", "test_acc")),
+    }
     control = control_rows(reference)
-    chosen = student_choice(sweep, rows + control)
-    right = _variant(control)
-    if any(chosen.get(c) != right[c] for c in PLAIN):
-        raise Fail("select_lr counts here once it picks the highest mean validation accuracy where nothing is tied, "
-                   "diverged or failed (see the selection checks)",
-                   "select_lr 在没有平局、发散或失败时选出平均验证准确率最高的学习率后，才在此计分（见选择检查）")
-    chosen = {c: lr for c, lr in chosen.items() if c not in right}
-    if set(chosen) != {("gru", 2), ("lstm", 2)} or any(lr not in (0.01, 0.05) for lr in chosen.values()):
-        raise Fail("select_lr on the real rows must choose one lr of the grid for each (model, length)",
-                   "在真实结果上 select_lr 应为每个 (model, length) 选出网格中的一个学习率")
+    grid = {(m, length): LRS for m, length in CONTROL_SCRIPT}
+    twin["choice"] = choice_problem(sweep, control, grid) is None
+    problem = choice_problem(sweep, rows + control, grid | {(r.get("model"), r.get("length")): REAL_LRS for r in rows})
+    wrong["choice"] = problem is not None
+    charged = [problem if c == "choice" else Text(*REAL_PROBLEMS[c]) for c, w in wrong.items() if w and twin[c]]
+    if charged:
+        raise Fail(Text.join("; ", charged))
+    if any(wrong.values()):
+        raise Fail("the real sweep goes wrong only as the scripted runs do, which the grid, status and selection checks "
+                   "have charged: no points are lost here",
+                   "真实扫描出错之处与预设运行相同，完整网格、状态与选择检查已经扣分：此处不扣分", share=1.0)
+
+
+def choice_problem(sweep, rows: list[dict], grid: dict) -> Text | None:
+    """What is wrong with select_lr's choice for `rows`, where it must choose one lr of `grid[(model, length)]` for
+    each (model, length) of `grid` and nothing else; None when nothing is. Which lr is right is the selection checks'."""
+    try:
+        chosen = student_choice(sweep, rows)
+    except Fail as failure:  # a StudentError too: select_lr raised
+        return failure.message
+    if set(chosen) != set(grid) or any(lr not in grid[k] for k, lr in chosen.items()):
+        return Text("select_lr must choose one lr of the grid for each (model, length) of its rows",
+                    "select_lr 应为其各行中的每个 (model, length) 选出网格中的一个学习率")
+    return None
 
 
 # -- the answer sheet --------------------------------------------------------------------------------

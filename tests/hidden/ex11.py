@@ -92,8 +92,9 @@ def shape_mistakes(p: dict) -> dict:
     }
 
 
-LAST_BACKWARD = ("h_n[-1] is the last layer's backward direction, not its forward one",
-                 "h_n[-1] 是最后一层的后向方向，不是前向方向")
+LAST_BACKWARD = ("took h_n's last entry for the last layer's forward state; each layer fills more than one entry of h_n: "
+                 "recall the order in which PyTorch stores layers and directions (lecture 16)",
+                 "把 h_n 的最后一项当成了最后一层的前向状态；每一层在 h_n 中占不止一项：请回忆 PyTorch 存放层与方向的顺序（第 16 讲）")
 NOT_GROUPED = ("h_n does not list all forward directions first and then all backward ones",
                "h_n 并不是先列出所有前向、再列出所有后向")
 FIRST_LAYER = ("index 0 belongs to the first layer", "索引 0 属于第一层")
@@ -109,14 +110,14 @@ PLAIN_RNN = ("that is the plain RNN's count, one block", "这是朴素 RNN 的�
 VARIANTS = {
     "choice_coupled_gates": {
         "A": ("coupling is not a peephole: no gate reads the cell state c here", "耦合门不是 peephole：这里没有门读取细胞状态 c"),
-        "C": ("coupling does not make f = 1: when i is large, f = 1 − i is small and old memory is overwritten",
-              "耦合并不使 f = 1：i 大时 f = 1 − i 小，旧记忆被覆盖"),
+        "C": ("coupling keeps no more of the old state: when i is large, f = 1 − i is small and old memory is overwritten",
+              "耦合并不会多保留旧状态：i 大时 f = 1 − i 小，旧记忆被覆盖"),
         "D": ("the additive cell path stays: removing the gates' independence is not removing the cell",
               "加法细胞通道仍在：去掉门的独立性并不等于去掉细胞"),
     },
     "choice_peephole_vs_coupling": {
-        "A": ("mixed up which variant does what: reread what definition 2.3.3 says each one changes",
-              "把两种变体各自的作用弄混了：请重读定义 2.3.3 中各自改变了什么"),
+        "A": ("a peephole ties no gate down: reread what definition 2.3.3 says each of the two variants changes",
+              "peephole 并没有把门绑定到什么上：请重读定义 2.3.3 中两种变体各自改变了什么"),
         "B": ("coupling adds no path and no parameters: tying f to i leaves fewer of both",
               "耦合门不增加通路也不增加参数：把 f 绑定到 i 之后两者都更少"),
         "C": ("both change the architecture, what the gates see and what decides them, not their initial values",

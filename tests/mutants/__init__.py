@@ -1,12 +1,15 @@
 """The banks of known mistakes, as data: one module per exercise (`exNN.py`), each a list of `Mutant`.
 
 tests/test_mutants.py grades every mutant and asserts it loses points with its diagnosis named;
-bench/gpu_check.py runs the same banks on CUDA. Nothing here imports pytest or torch.
+bench/gpu_check.py runs the same banks on CUDA. Beside its bank, a module holds tables of other submissions built
+for one question each (accepted forms, degenerate and hostile submissions, what a mistake costs...), which
+tests/test_submission_tables.py grades. Nothing here imports pytest or torch.
 """
 
 from __future__ import annotations
 
 import importlib
+import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -43,15 +46,36 @@ def mutate(source: str, old: str, new: str) -> str:
     return source.replace(old, new)
 
 
+def with_answers(sheet: str, **answers: str) -> str:
+    """`sheet` with the answers to these keys replaced by TOML texts; fails loudly if a key has no single line."""
+    for key, value in answers.items():
+        line = re.compile(rf"^{re.escape(key)} = .*$", re.MULTILINE)
+        assert len(line.findall(sheet)) == 1, f"the sheet has no single line for {key}"
+        sheet = line.sub(lambda _, text=f"{key} = {value}": text, sheet)
+    return sheet
+
+
 @cache
 def course() -> Course:
     return load_course(ROOT)
 
 
+def reference(exercise_id: str) -> dict[str, str]:
+    """{file name: text} of every file a student hands in for the exercise, as its reference folder (solutions/) has it."""
+    exercise = course().exercise(exercise_id)
+    return {name: (exercise.solution_dir / name).read_text(encoding="utf-8") for name in exercise.student_files}
+
+
+def stub(exercise_id: str) -> dict[str, str]:
+    """{file name: text} of every file a student hands in for the exercise, as its stub folder (exercises/) has it."""
+    exercise = course().exercise(exercise_id)
+    return {name: (exercise.stub_dir / name).read_text(encoding="utf-8") for name in exercise.student_files}
+
+
 def submission(mutant: Mutant) -> dict[str, str]:
     """{file name: text} of the mutant's submission: its exercise's reference folder with the one file changed."""
     exercise = course().exercise(mutant.exercise)
-    files = {name: (exercise.solution_dir / name).read_text(encoding="utf-8") for name in exercise.student_files}
+    files = reference(mutant.exercise)
     assert mutant.file in files, f"{mutant.id}: {mutant.file} is not a file of {exercise.folder}"
     files[mutant.file] = mutate(files[mutant.file], mutant.old, mutant.new)
     return files

@@ -1,4 +1,4 @@
-"""ex01's known mistakes on the answer sheet."""
+"""ex01's known mistakes on the answer sheet, and its tables of other submissions (tests/test_submission_tables.py)."""
 
 from . import bank
 
@@ -24,4 +24,21 @@ MUTANTS = bank("ex01", "answers.toml", {
     "too coarse": ("h_t = 0.4725420099897893", "h_t = 0.47", "significant digits"),
     "number for a formula": ('h_t_formula = "o*tanh(c_t)"', "h_t_formula = 0.47254", "formula"),
     "unknown symbol": ('c_t_formula = "f*c_prev + i*g"', 'c_t_formula = "f*c_old + i*g"', "c_old"),
+    "h_t without tanh, from a coupled c_t": ("c_t = 1.065\nh_t = 0.4725420099897893",
+                                             "c_t = 1.125\nh_t = 0.675", "forgot the tanh"),
+    "coupled c_t, h_t right for it": ("c_t = 1.065\nh_t = 0.4725420099897893",
+                                      'c_t = 1.125\nh_t = "0.6*tanh(1.125)"', "coupled gate"),
 })
+
+# name: files in the reference folder's place; each earns full marks
+ACCEPTED = {
+    "implicit products, Unicode, LaTeX, exact expressions": {"answers.toml": (
+        'c_t = "0.75*1.6 + 0.45*(-0.3)"\n'
+        'h_t = "0.6 tanh(1.065)"\n'
+        'c_t_formula = "i g + f·c_prev"\n'
+        'h_t_formula = "\\\\tanh(c_t) \\\\cdot o"\n'
+    )},
+}
+
+# name: (text in the reference sheet, the syntax error); each scores 0 with a message naming the line
+MALFORMED = {"a doubled =": ("c_t = 1.065", "c_t = = 1.065")}

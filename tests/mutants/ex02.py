@@ -1,6 +1,6 @@
-"""ex02's known mistakes on the answer sheet."""
+"""ex02's known mistakes on the answer sheet, and its tables of other submissions (tests/test_submission_tables.py)."""
 
-from . import bank
+from . import bank, reference, with_answers
 
 PREACT = 3.4657359027997265  # ln(8/0.25), the reference's preact_value
 
@@ -51,4 +51,39 @@ MUTANTS = bank("ex02", "answers.toml", {
     "gating guarantees no vanishing": (
         "guarantees_no_vanishing = false", "guarantees_no_vanishing = true", "only mitigates"),
     "statement as a word": ("guarantees_no_vanishing = false", 'guarantees_no_vanishing = "no"', "not true or false"),
+    "1.07 to the 24th": ("w_up_power = 5.427432640122897", 'w_up_power = "1.07^24"', "off by one step"),
+    "0.98 to the 79th": ("f_near_power = 0.19864885008204064", 'f_near_power = "0.98^79"', "off by one step"),
+    "0.93 to the 81st": ("w_down_power = 0.003010480956458922", 'w_down_power = "0.93^81"', "off by one step"),
+    "sigma(1) to the 26th": ("sigma1_power = 0.0003970127396650433", 'sigma1_power = "sigma(1)^26"', "off by one step"),
+    "log10 typed as a function": ("preact_value = 3.4657359027997265", 'preact_value = "log10(32)"', "used log10"),
 })
+
+SHEET = reference("ex02")["answers.toml"]
+
+# name: files in the reference folder's place; each earns full marks
+ACCEPTED = {
+    "exact expressions, rounded table values within tolerance, other notations": {"answers.toml": (
+        'three_step_factor = "0.85*0.75*0.6"\n'
+        'const_gate_factor = "f**k"\n'
+        'w_up_power = "1.07^25"\n'
+        'w_down_power = 3.0105e-3\n'
+        'sigma1_power = "sigma(1)^25"\n'
+        'f_near_power = 0.19865\n'
+        'ratio_bias1_bias0 = 1.33e4\n'           # rounded, within 2 %
+        'preact_formula = "\\\\ln\\\\frac{k}{\\\\epsilon}"\n'
+        'preact_value = "ln(8/0.25)"\n'
+        'bias_sim = 0.4825\n'
+        'only_decays = "True"\n'
+        'guarantees_no_vanishing = false\n'
+    )},
+    # σ(1)^30 with σ(1) rounded as the textbook prints it, as the statement's 2 % promises
+    **{f"sigma1_power = {answer}": {"answers.toml": with_answers(SHEET, sigma1_power=answer)}
+       for answer in ['"0.7311^25"', '"0.731^25"', "3.97e-4"]},
+}
+
+# name: (files in the reference folder's place, the points it costs): one wrong entry of the scalar table costs only
+# its share, 0.5 of 2 points
+COSTS = {"one wrong entry of the scalar table": ({"answers.toml": with_answers(SHEET, w_up_power="26.75")}, 0.5)}
+
+# name: (text in the reference sheet, the syntax error); each scores 0 with a message naming the line
+MALFORMED = {"a doubled =": ("bias_sim = 0.48", "bias_sim = = 0.48")}

@@ -1,4 +1,5 @@
-"""ex04's known mistakes, in params.py and on the answer sheet."""
+"""ex04's known mistakes, in params.py and on the answer sheet, and its tables of other submissions
+(tests/test_submission_tables.py)."""
 
 from . import bank
 
@@ -8,7 +9,7 @@ CODE_MUTANTS = bank("ex04", "params.py", {
     "LSTM counted as 3 blocks": ('"lstm": 4', '"lstm": 3', "LSTM counted as 3 blocks"),
     "GRU counted as 4 blocks": ('"gru": 3', '"gru": 4', "wrong number of blocks for the GRU"),
     "d_x used for every layer": ("d_in = d_x if layer == 0 else directions * d_h", "d_in = d_x", "d_x used for every layer"),
-    "later layers read d_h": ("else directions * d_h", "else d_h", "later layers take D·d_h inputs"),
+    "later layers read d_h": ("else directions * d_h", "else d_h", "later layers read one direction only"),
     "bidirectional not doubled": ("total += directions * k", "total += k", "bidirectional not doubled"),
     "bidirectional ignored": ("directions = 2 if bidirectional else 1", "directions = 1", "bidirectional not doubled"),
     "framework double bias forgotten": ("biases = 2 if framework_biases else 1", "biases = 1", "framework double bias forgotten"),
@@ -43,8 +44,47 @@ SHEET_MUTANTS = bank("ex04", "answers.toml", {
     "stack not doubled": (
         "lstm_stack_count_torch = 2624", "lstm_stack_count_torch = 1312", "bidirectional not doubled"),
     "stack with d_h into layer 2": (
-        "lstm_stack_count_torch = 2624", "lstm_stack_count_torch = 2112", "later layers take D·d_h inputs"),
+        "lstm_stack_count_torch = 2624", "lstm_stack_count_torch = 2112", "later layers read one direction only"),
     "a fraction for a count": ("gru_count = 90", "gru_count = 90.5", "not a whole number"),
 })
 
 MUTANTS = CODE_MUTANTS + SHEET_MUTANTS
+
+# name: files in the reference folder's place; each earns full marks
+ACCEPTED = {
+    "expanded, implicit products, arithmetic for counts": {"answers.toml": (
+        'N_rnn = "d_h^2 + d_h d_x + d_h"\n'
+        'N_gru = "3 d_h (d_h + d_x + 1)"\n'
+        'N_lstm = "(d_x + d_h + 1)·4d_h"\n'
+        'gru_count = "3*3*(6+3+1)"\n'
+        "lstm_count = 46464\n"
+        'lstm_count_torch = "4*96*(24+96+2)"\n'
+        "grucell_count_torch = 273\n"
+        "lstm_stack_count_torch = 2624.0\n"
+    )},
+}
+
+# name of a known mistake in params.py: the one check that must charge it (a mistake in the count of one layer
+# costs points there only, not again in the stacking checks)
+CHARGED_ONCE = {
+    "no bias": "count_params for one layer, one bias per block",
+    "LSTM counted as 3 blocks": "count_params for one layer, one bias per block",
+    "framework double bias forgotten": "count_params(..., framework_biases=True)",
+    "always two biases": "count_params for one layer, one bias per block",
+    "float result": "count_params for one layer, one bias per block",
+    # a mistake in stacking costs the stacked check only, not again in the bidirectional stacks
+    "d_x used for every layer": "Stacked layers",
+    "num_layers ignored": "Stacked layers",
+}
+
+COUNT_PARAMS = "def count_params(cell, d_x, d_h, *, num_layers=1, bidirectional=False, framework_biases=False):\n"
+VALIDATION = ("    if cell not in ('rnn', 'gru', 'lstm') or min(d_x, d_h, num_layers) <= 0:\n"
+              "        raise ValueError('no such layer')\n")
+# name: files in the stub folder's place. Submissions that compute nothing: each earns nothing. A constant
+# of 100 would be right by chance for nn.RNN(3, 5, num_layers=2) and keep 1 of that check's 36 counts.
+DEGENERATE = {
+    "zero": {"params.py": COUNT_PARAMS + "    return 0\n"},
+    "constant": {"params.py": COUNT_PARAMS + "    return 1\n"},
+    "returns its input": {"params.py": COUNT_PARAMS + "    return d_h\n"},
+    "validates, then returns zero": {"params.py": COUNT_PARAMS + VALIDATION + "    return 0\n"},
+}

@@ -1,13 +1,14 @@
-"""ex05's known mistakes in gated.py."""
+"""ex05's known mistakes in gated.py, and its tables of other submissions (tests/test_submission_tables.py)."""
 
-from . import bank
+from . import bank, mutate, reference
 
 # name: (text in the reference, the mistake, words the feedback must contain)
 MUTANTS = bank("ex05", "gated.py", {
     "lstm sigmoid on the candidate": (
         "candidate = torch.tanh(u @ W_c.T + b_c)", "candidate = torch.sigmoid(u @ W_c.T + b_c)", "sigmoid on the candidate"),
     "missing tanh on c in h": ("h_new = o * torch.tanh(c_new)", "h_new = o * c_new", "missing tanh on c"),
-    "[h, x] order": ("u = torch.cat([x, h], dim=-1)", "u = torch.cat([h, x], dim=-1)", "x first (as the answer key does)"),
+    "[h, x] order": ("u = torch.cat([x, h], dim=-1)", "u = torch.cat([h, x], dim=-1)", "[h, x] order: u puts h first"),
+    "coupled gates": ("c_new = f * c + i * candidate", "c_new = f * c + (1 - f) * candidate", "coupled gates"),
     "swapped GRU convention": (
         "h_new = z * h + (1.0 - z) * candidate", "h_new = (1.0 - z) * h + z * candidate", "swapped GRU convention"),
     "reset gate after the matmul": ("(r * h) @ U_h.T", "r * (h @ U_h.T)", "reset gate applied after the matmul"),
@@ -19,6 +20,12 @@ MUTANTS = bank("ex05", "gated.py", {
                                 "W instead of Wᵀ: U_z used untransposed"),
     "square U_h untransposed": ("(r * h) @ U_h.T", "(r * h) @ U_h", "W instead of Wᵀ: U_h used untransposed"),
     "W instead of W.T": ("i = torch.sigmoid(u @ W_i.T + b_i)", "i = torch.sigmoid(u @ W_i + b_i)", "W instead of Wᵀ"),
+    "gru output squeezed": ("h_new = z * h + (1.0 - z) * candidate", "h_new = (z * h + (1.0 - z) * candidate).squeeze()",
+                            "gru_step()['h']: expected shape (1, 1)"),
+    "a batch of one handled apart": (
+        "h_new = z * h + (1.0 - z) * candidate",
+        "h_new = z * h + (1.0 - z) * candidate if len(x) > 1 else (1.0 - z) * h + z * candidate",
+        "h is right in the values check"),
     "detached gate": ("f = torch.sigmoid(u @ W_f.T + b_f)", "f = torch.sigmoid(u @ W_f.T + b_f).detach()", "no gradient reaches W_f"),
     "float64 constant": (
         "h_new = z * h + (1.0 - z) * candidate",
@@ -38,3 +45,129 @@ MUTANTS = bank("ex05", "gated.py", {
     "reaching through sys.modules": (
         "import torch\n", "import torch\n_key = __import__('sys').modules.get('grader.inside.given')\n", "must stand alone"),
 })
+
+REFERENCE = reference("ex05")["gated.py"]
+
+# Odd but plausible behaviour the diagnosis must survive: a Fail naming the problem, never an internal error.
+# name: (text in the reference, the change, words the feedback must contain)
+HOSTILE = bank("ex05", "gated.py", {
+    "batch mixing that raises on a single row": (
+        "c_new = f * c + i * candidate",
+        "c_new = f * c + (i * candidate).mean(0, keepdim=True)\n    if x.shape[0] == 1:\n"
+        "        raise RuntimeError(\"needs a batch\")",
+        "wrong values for c, h"),
+    "batch mixing with float32 single rows": (
+        'return {"i": i, "f": f, "o": o, "candidate": candidate, "c": c_new, "h": h_new}',
+        'c_new = c_new + c_new.mean(0, keepdim=True) * (x.shape[0] > 1)\n    h_new = o * torch.tanh(c_new)\n'
+        '    out = {"i": i, "f": f, "o": o, "candidate": candidate, "c": c_new, "h": h_new}\n'
+        '    return {k: v.float() for k, v in out.items()} if x.shape[0] == 1 else out',
+        "wrong values for c, h"),
+})
+
+LSTM_RETURN = '    return {"i": i, "f": f, "o": o, "candidate": candidate, "c": c_new, "h": h_new}\n'
+GRU_RETURN = '    return {"z": z, "r": r, "candidate": candidate, "h": h_new}\n'
+LSTM_INPUTS, GRU_INPUTS = "x, h, c, W_i, W_f, W_o, W_c, b_i, b_f, b_o, b_c", "x, h, W_z, U_z, W_r, U_r, W_h, U_h, b_z, b_r, b_h"
+
+
+def returning(lstm: str, gru: str) -> str:
+    """The reference, its shape validation kept, with both steps returning these expressions for every output."""
+    source = mutate(REFERENCE, LSTM_RETURN, f"    return {{k: {lstm} for k in ('i', 'f', 'o', 'candidate', 'c', 'h')}}\n")
+    return mutate(source, GRU_RETURN, f"    return {{k: {gru} for k in ('z', 'r', 'candidate', 'h')}}\n")
+
+
+def wired(inputs: str) -> str:
+    """Zeros of the right shape that depend on every input, so that a gradient reaches each of them."""
+    return f"torch.zeros_like(h) + 0 * sum(t.sum() for t in ({inputs}))"
+
+
+# Submissions that compute nothing, each with the reference's shape validation (so they raise every ValueError
+# the statement asks for): each earns nothing – no gradient, dtype, finiteness, validation or library-cell point.
+# name: files in the stub folder's place
+DEGENERATE = {
+    "zeros wired to every input": {"gated.py": returning(wired(LSTM_INPUTS), wired(GRU_INPUTS))},
+    "constant outputs": {"gated.py": returning("torch.full_like(h, 0.5)", "torch.full_like(h, 0.5)")},
+    "returns its input": {"gated.py": returning("h * 1 + 0 * x.sum()", "h * 1 + 0 * x.sum()")},
+    "empty results": {"gated.py": mutate(mutate(REFERENCE, LSTM_RETURN, "    return {}\n"), GRU_RETURN, "    return {}\n")},
+}
+
+
+WRITTEN_DIFFERENTLY = '''import torch
+from torch.nn import functional as F
+
+
+def _shapes(x, h, c=None):
+    if x.ndim != 2 or h.ndim != 2 or x.shape[0] != h.shape[0] or (c is not None and c.shape != h.shape):
+        raise ValueError("x, h (and c) must be 2-D with one batch size, c shaped like h")
+
+
+def lstm_step(x, h, c, W_i, W_f, W_o, W_c, b_i, b_f, b_o, b_c):
+    _shapes(x, h, c)
+    d_h = h.shape[1]
+    if any(w.shape != (d_h, x.shape[1] + d_h) for w in (W_i, W_f, W_o, W_c)) or any(b.shape != (d_h,) for b in (b_i, b_f, b_o, b_c)):
+        raise ValueError("a weight does not fit")
+    W = torch.stack([W_i, W_f, W_o, W_c])                    # (4, d_h, d_x + d_h)
+    u = torch.cat((x, h), dim=1)
+    pre = torch.einsum("bk,gdk->gbd", u, W) + torch.stack([b_i, b_f, b_o, b_c])[:, None, :]
+    i, f, o = torch.sigmoid(pre[:3])
+    g = torch.tanh(pre[3])
+    c_new = torch.addcmul(f * c, i, g)
+    return dict(i=i, f=f, o=o, candidate=g, c=c_new, h=o * c_new.tanh())
+
+
+def gru_step(x, h, W_z, U_z, W_r, U_r, W_h, U_h, b_z, b_r, b_h):
+    _shapes(x, h)
+    d_x, d_h = x.shape[1], h.shape[1]
+    if any(w.shape != (d_h, d_x) for w in (W_z, W_r, W_h)) or any(u.shape != (d_h, d_h) for u in (U_z, U_r, U_h)):
+        raise ValueError("a weight does not fit")
+    z = torch.sigmoid(F.linear(x, W_z, b_z) + F.linear(h, U_z))
+    r = torch.sigmoid(F.linear(x, W_r, b_r) + F.linear(h, U_r))
+    n = torch.tanh(F.linear(x, W_h, b_h) + F.linear(r * h, U_h))
+    return {"z": z, "r": r, "candidate": n, "h": torch.lerp(n, h, z)}
+'''
+# name: files in the reference folder's place; each earns full marks
+ELEMENTWISE = '''import torch
+
+
+def _fits(x, h, c=None):
+    if x.dim() != 2 or h.dim() != 2 or len(x) != len(h):
+        raise ValueError("x and h must be (B, d_x) and (B, d_h) with one batch size")
+    if c is not None and tuple(c.shape) != tuple(h.shape):
+        raise ValueError("c must be shaped like h")
+
+
+def _affine(v, W, b=None):
+    """v @ W.T (+ b), written as a broadcast product summed over the input axis: exact at any size, 1 x 1 included."""
+    if W.dim() != 2 or W.shape[1] != v.shape[1]:
+        raise ValueError("a weight does not fit its input")
+    out = (v[:, None, :] * W[None, :, :]).sum(-1)
+    if b is not None:
+        if tuple(b.shape) != (W.shape[0],):
+            raise ValueError("a bias does not fit")
+        out = out + b
+    return out
+
+
+def lstm_step(x, h, c, W_i, W_f, W_o, W_c, b_i, b_f, b_o, b_c):
+    _fits(x, h, c)
+    if W_i.shape[0] != h.shape[1] or any(W.shape != W_i.shape for W in (W_f, W_o, W_c)):
+        raise ValueError("the weights must be (d_h, d_x + d_h)")
+    u = torch.hstack([x, h])
+    i, f, o = (_affine(u, W, b).sigmoid() for W, b in ((W_i, b_i), (W_f, b_f), (W_o, b_o)))
+    g = _affine(u, W_c, b_c).tanh()
+    c_next = c * f + g * i
+    return {"h": c_next.tanh() * o, "c": c_next, "candidate": g, "o": o, "f": f, "i": i}
+
+
+def gru_step(x, h, W_z, U_z, W_r, U_r, W_h, U_h, b_z, b_r, b_h):
+    _fits(x, h)
+    if any(U.shape != (h.shape[1], h.shape[1]) for U in (U_z, U_r, U_h)) or any(W.shape[0] != h.shape[1] for W in (W_z, W_r, W_h)):
+        raise ValueError("W_* must be (d_h, d_x) and U_* (d_h, d_h)")
+    z = (_affine(x, W_z, b_z) + _affine(h, U_z)).sigmoid()
+    r = (_affine(x, W_r, b_r) + _affine(h, U_r)).sigmoid()
+    n = (_affine(x, W_h, b_h) + _affine(h * r, U_h)).tanh()
+    return {"z": z, "r": r, "candidate": n, "h": n + z * (h - n)}
+'''
+
+ACCEPTED = {"stacked weights and einsum, F.linear, addcmul, lerp": {"gated.py": WRITTEN_DIFFERENTLY},
+            # no matmul at all, the GRU update as n + z (h − n), outputs in another order: right at 1 x 1 too
+            "broadcast products summed over the input axis": {"gated.py": ELEMENTWISE}}

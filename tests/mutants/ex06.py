@@ -1,6 +1,6 @@
-"""ex06's known mistakes in parity.py."""
+"""ex06's known mistakes in parity.py, and its tables of other submissions (tests/test_submission_tables.py)."""
 
-from . import bank
+from . import bank, mutate, reference
 
 # name: (text in the reference, the mistake, words the feedback must contain)
 MUTANTS = bank("ex06", "parity.py", {
@@ -43,3 +43,73 @@ MUTANTS += bank("ex06", "parity.py", {
         '    n = torch.tanh(x @ p["W_n"].T + p["b_in"] + r * (h @ p["U_n"]',
         "recurrent blocks of the reset gate, the update gate and the candidate"),
 })
+
+ZERO_LSTM_MAPPING = '''
+def lstm_params_from_torch(cell):
+    d_h, d_x = cell.weight_hh.shape[1], cell.weight_ih.shape[1]
+    zero = 0 * sum(p.sum() for p in cell.parameters())  # wired to every parameter: a gradient reaches each
+    return {**{f"W_{g}": torch.zeros(d_h, d_x + d_h, dtype=torch.float64) + zero for g in "ifoc"},
+            **{f"b_{g}": torch.zeros(d_h, dtype=torch.float64) + zero for g in "ifoc"}}
+'''
+# name: files in the stub folder's place. Submissions that compute nothing: each earns nothing, gradient points
+# included.
+DEGENERATE = {
+    "zero mappings": {"parity.py": "import torch\n" + ZERO_LSTM_MAPPING + '''
+def gru_params_from_torch(cell):
+    return {name: torch.zeros_like(p) + 0 * p for name, p in cell.named_parameters()}
+
+def torch_gru_step(x, h, params):
+    return torch.zeros_like(h) + 0 * (x.sum() + h.sum() + sum(p.sum() for p in params.values()))
+'''},
+    "returns its input": {"parity.py": "import torch\n" + ZERO_LSTM_MAPPING + '''
+def gru_params_from_torch(cell):
+    return dict(cell.named_parameters())
+
+def torch_gru_step(x, h, params):
+    return h + 0 * (x.sum() + sum(p.sum() for p in params.values()))
+'''},
+    "constant outputs": {"parity.py": '''import torch
+
+def lstm_params_from_torch(cell):
+    d_h, d_x = cell.weight_hh.shape[1], cell.weight_ih.shape[1]
+    return {**{f"W_{g}": torch.full((d_h, d_x + d_h), 0.5, dtype=torch.float64) for g in "ifoc"},
+            **{f"b_{g}": torch.full((d_h,), 0.5, dtype=torch.float64) for g in "ifoc"}}
+
+def gru_params_from_torch(cell):
+    return {"weight_ih": cell.weight_ih}
+
+def torch_gru_step(x, h, params):
+    return torch.full_like(h, 0.5)
+'''},
+    "empty results": {"parity.py": '''import torch
+
+def lstm_params_from_torch(cell):
+    return {}
+
+def gru_params_from_torch(cell):
+    return {}
+
+def torch_gru_step(x, h, params):
+    return torch.zeros_like(h)
+'''},
+}
+
+GRU_VALUES = "torch_gru_step(x, h, gru_params_from_torch(cell)) equals nn.GRUCell"
+# name of a known mistake: the one check that must charge it. A wrong value is charged by its value check alone: the
+# gradient checks compare with the named mistake's gradients (or, float32, only ask that gradients reach every input),
+# and the written-out point needs only a step computed without library cells.
+CHARGED_ONCE = {name: GRU_VALUES for name in (
+    "gru r and z swapped", "gru reset before the matmul", "gru b_hn outside r", "gru swapped convention", "gru b_hn dropped",
+    "gru all of bias_hh dropped", "gru float32 step", "gru computed in float32", "gru U_z untransposed",
+    "gru every U untransposed")} | {name: "lstm_params_from_torch: ex05's lstm_step on the mapping"
+                                    for name in ("lstm float32 mapping", "lstm rounded through float32")}
+
+PARITY = reference("ex06")["parity.py"]
+# name: (files in the reference folder's place, the points it costs). A wrong line of torch_gru_step that is no known
+# mistake costs the GRU value check's 3 points alone: the gradient checks then only ask that gradients reach every
+# input and parameter, and the written-out point stays.
+COSTS = {
+    "sigmoid on the GRU candidate": ({"parity.py": mutate(PARITY, "n = torch.tanh(", "n = torch.sigmoid(")}, 3),
+    "the update gate given the reset gate's bias": (
+        {"parity.py": mutate(PARITY, 'h @ p["U_z"].T + p["b_z"]', 'h @ p["U_z"].T + p["b_r"]')}, 3),
+}

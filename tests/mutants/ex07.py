@@ -1,6 +1,7 @@
-"""ex07's known mistakes, in decay.py and on the answer sheet."""
+"""ex07's known mistakes, in decay.py and on the answer sheet, and its tables of other submissions
+(tests/test_submission_tables.py)."""
 
-from . import bank
+from . import bank, mutate, reference, submission
 
 CLOSED_FORM = '''    bias = params["b_f"] if kind == "lstm" else params["b_z"]
     return float(torch.sigmoid(bias).max()) ** T
@@ -48,9 +49,10 @@ SHEET_MUTANTS = bank("ex07", "answers.toml", {
     "off by one power, one too many": ("retain_power = 0.03518437208883203", 'retain_power = "0.8^16"', "off by one"),
     "forgotten share": ("retain_power = 0.03518437208883203", 'retain_power = "0.2^15"', "1 − retain"),
     "sigma of the gate": ("retain_power = 0.03518437208883203", 'retain_power = "sigma(0.8)^15"', "already the gate value"),
-    "fastest instead of slowest": ('slowest_decay = "0.9"', 'slowest_decay = "0.1"', "read retain as the share forgotten"),
+    "fastest instead of slowest": ('slowest_decay = "0.9"', 'slowest_decay = "0.1"', "mistook what retain measures"),
     "middle retention": ('slowest_decay = "0.9"', 'slowest_decay = "0.5"', "monotonically"),
     "not an option": ('slowest_decay = "0.9"', 'slowest_decay = "0.99"', "not one of the options"),
+    "log10 of the odds": ("bias_for_gate = 1.7346010553881064", 'bias_for_gate = "log10(0.85/0.15)"', "log10 instead of ln"),
 })
 
 MUTANTS = CODE_MUTANTS + SHEET_MUTANTS
@@ -58,3 +60,44 @@ MUTANTS += bank("ex07", "decay.py", {
     "one step too few, LSTM and GRU": ("for _ in range(T):", "for _ in range(T - 1):", "one step too few"),
     "one step too many": ("for _ in range(T):", "for _ in range(T + 1):", "one step too many"),
 })
+
+CODE = reference("ex07")["decay.py"]
+
+# name: files in the reference folder's place; each earns full marks
+ACCEPTED = {"exact expressions and a tensor-valued norm": {
+    "answers.toml": 'bias_for_gate = "ln(0.85/0.15)"\nretain_power = "0.8^15"\nslowest_decay = "0.90"\n',
+    "decay.py": mutate(CODE, "ord=2).item()", "ord=2)")}}
+
+# name: (files in the reference folder's place, the points it costs). A mistake on the sheet costs exactly its key's
+# point (its diagnosis: tests/test_mutants.py); retain ** T passes with constant gates but loses both random-weight
+# points (graded independently).
+COSTS = {m.name: (submission(m), 1) for m in SHEET_MUTANTS} | {
+    m.name: (submission(m), 2) for m in CODE_MUTANTS if m.name == "closed-form shortcut retain ** T"}
+
+ZERO_PARAMS = '''import torch
+
+def constant_gate_params(kind, retain, d_x, d_h):
+    if kind not in ("lstm", "gru") or not 0 < retain < 1:
+        raise ValueError("kind must be lstm or gru and 0 < retain < 1")
+    zeros = lambda *shape: torch.zeros(*shape, dtype=torch.float64)
+    if kind == "lstm":
+        return {**{f"W_{g}": zeros(d_h, d_x + d_h) for g in "ifoc"}, **{f"b_{g}": zeros(d_h) for g in "ifoc"}}
+    return {**{f"W_{g}": zeros(d_h, d_x) for g in "zrh"}, **{f"U_{g}": zeros(d_h, d_h) for g in "zrh"},
+            **{f"b_{g}": zeros(d_h) for g in "zrh"}}
+'''
+# Submissions that compute nothing (the sheet is the unanswered stub's): each earns nothing. The first three
+# validate retain and kind as asked, yet their ValueError cases earn nothing: no bias is computed from retain.
+# name: files in the stub folder's place
+DEGENERATE = {
+    "zeros": {"decay.py": ZERO_PARAMS + "\ndef state_jacobian_norm(kind, step, params, T, d_x):\n    return 0.0\n"},
+    "constant norm": {"decay.py": ZERO_PARAMS + "\ndef state_jacobian_norm(kind, step, params, T, d_x):\n    return 1.0\n"},
+    "returns its input": {"decay.py": ZERO_PARAMS + "\ndef state_jacobian_norm(kind, step, params, T, d_x):\n    return float(T)\n"},
+    "empty results": {"decay.py": ("def constant_gate_params(kind, retain, d_x, d_h):\n    return {}\n\n"
+                                   "def state_jacobian_norm(kind, step, params, T, d_x):\n    return 0.0\n")},
+}
+
+# name of a known mistake: the one check that must charge it. A mistake in state_jacobian_norm that the constant gates
+# show costs that check alone; a random-weight value right but for it keeps its points.
+CHARGED_ONCE = {name: "Constant gates retain" for name in (
+    "Frobenius norm", "nuclear norm", "gradient of the sum", "Jacobian w.r.t. h for the LSTM", "h_T instead of c_T for the LSTM",
+    "one step too few", "one step too few, LSTM and GRU", "one step too many")}

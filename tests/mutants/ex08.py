@@ -1,6 +1,7 @@
-"""ex08's known mistakes, in the data and the comparison protocol (protocol.py) and on the answer sheet."""
+"""ex08's known mistakes, in the data and the comparison protocol (protocol.py) and on the answer sheet, and its tables
+of other submissions (tests/test_submission_tables.py)."""
 
-from . import bank
+from . import bank, mutate, reference, submission
 
 LOOP_FAILURE = "            except Exception:\n                continue\n"
 STATUS = '            row["status"] = "ok" if math.isfinite(result["final_loss"]) else "diverged"\n'
@@ -88,3 +89,113 @@ SHEET_MUTANTS = bank("ex08", "answers.toml", {
 })
 
 MUTANTS = CODE_MUTANTS + SHEET_MUTANTS
+
+REFERENCE = reference("ex08")["protocol.py"]
+
+# name: (files in the reference folder's place, the points it costs): a misconception on the answer sheet costs
+# exactly its share, 0.5 (its diagnosis: tests/test_mutants.py)
+COSTS = {m.name: (submission(m), 0.5) for m in SHEET_MUTANTS}
+
+# Odd but plausible values in what the submission returns: a Fail naming the value, never an internal error.
+# name: (text in the reference, the change, words the feedback must contain)
+HOSTILE = bank("ex08", "protocol.py", {
+    "cell names in upper case": ('"cell": cell, "d_h": d_h,', '"cell": cell.upper(), "d_h": d_h,',
+                                 "['cell']: expected 'rnn' or 'gru' or 'lstm', got str \"'RNN'\""),
+    "seed as a list": ('"d_h": d_h, "seed": seed,', '"d_h": d_h, "seed": [seed],', "['seed']: expected int, got list"),
+    "width missing for one cell": ('"cell": cell, "d_h": d_h,', '"cell": cell, "d_h": d_h if cell != "lstm" else None,',
+                                   "['d_h']: expected int, got NoneType"),
+    "cell_calls as a tensor": ('"cell_calls": settings["updates"]', '"cell_calls": torch.ones(2) * settings["updates"]',
+                               "['cell_calls']: expected int or float or None, got Tensor"),
+    "prediction time NaN": ('row["predict_time"] = bench.clock() - start', 'row["predict_time"] = math.nan',
+                            "not exactly 512"),
+    "plain lists for a new seed": (
+        "    return inputs, _shift(inputs, delay)",
+        "    if seed == 12:\n        return inputs.tolist(), _shift(inputs, delay).tolist()\n    return inputs, _shift(inputs, delay)",
+        "make_delayed_copy (seed 12): inputs: expected a tensor, got list"),
+    "splits as lists when called again": (
+        "    return splits\n",
+        "    _CALLS.append(seed)\n    if _CALLS.count(seed) > 1:\n"
+        "        return {k: [x.tolist(), y.tolist()] for k, (x, y) in splits.items()}\n    return splits\n\n\n_CALLS = []\n",
+        "(same seed again): inputs: expected a tensor, got list"),
+})
+
+# Correct variants the statement allows: eval mode for prediction; the train split copied, rebuilt from halves or passed
+# as given; a model whose __init__ makes its parts in another order; a failed row's params and cell_calls left out,
+# which the grader does not check. name: (text in the reference, the variant)
+VARIANTS = {
+    "prediction in eval mode": ("            with torch.no_grad():\n                model(test_x[:PREDICT_SEQUENCES])",
+                                "            model.eval()\n            with torch.no_grad():\n"
+                                "                model(test_x[:PREDICT_SEQUENCES])"),
+    "the train split copied": ("bench.train(model, (train_x, train_y),", "bench.train(model, (train_x.clone(), train_y.clone()),"),
+    "the train split concatenated from halves": (
+        "bench.train(model, (train_x, train_y),",
+        "bench.train(model, (torch.cat([train_x[:24], train_x[24:]]), torch.cat([train_y[:24], train_y[24:]])),"),
+    "the train split passed as given": ("bench.train(model, (train_x, train_y),", 'bench.train(model, splits["train"],'),
+    "a model that makes its head first": (
+        "        self.embedding = nn.Embedding(vocab, d_e)\n        self.rnn = CELLS[cell](d_e, d_h, batch_first=True)\n"
+        "        self.head = nn.Linear(d_h, vocab)\n",
+        "        self.head = nn.Linear(d_h, vocab)\n        self.embedding = nn.Embedding(vocab, d_e)\n"
+        "        self.rnn = CELLS[cell](d_e, d_h, batch_first=True)\n"),
+    "a model moved to float64 after its seeded build": (
+        "build_model(cell, settings[\"vocab\"], settings[\"d_e\"], d_h).to(train_x.device)",
+        "build_model(cell, settings[\"vocab\"], settings[\"d_e\"], d_h).to(train_x.device).double()"),
+    "a failed row without params and cell_calls": (
+        LOOP_FAILURE, '            except Exception:\n                row["params"] = row["cell_calls"] = None\n'
+                      "                continue\n"),
+    "test accuracy as a float32 mean": ("targets[:, delay:]).double().mean()", "targets[:, delay:]).float().mean()"),
+}
+# name: files in the reference folder's place; each earns full marks
+ACCEPTED = {name: {"protocol.py": mutate(REFERENCE, old, new)} for name, (old, new) in VARIANTS.items()}
+
+ZERO_DATA = '''import torch
+
+def make_delayed_copy(n, T, delay, vocab, seed):
+    return torch.zeros(n, T, dtype=torch.int64), torch.zeros(n, T, dtype=torch.int64)
+
+def make_splits(sizes, T, delay, vocab, seed):
+    return {name: make_delayed_copy(n, T, delay, vocab, seed) for name, n in sizes.items()}
+'''
+CONSTANT_DATA = '''import torch
+
+def make_delayed_copy(n, T, delay, vocab, seed):
+    inputs = torch.ones(n, T, dtype=torch.int64)
+    targets = torch.zeros_like(inputs)
+    targets[:, delay:] = inputs[:, :T - delay]
+    return inputs, targets
+
+def make_splits(sizes, T, delay, vocab, seed):
+    if sum(sizes.values()) > (vocab - 1) ** T:
+        raise ValueError("not enough distinct sequences")
+    return {name: make_delayed_copy(n, T, delay, vocab, seed) for name, n in sizes.items()}
+'''
+NO_ROWS = '''
+def run_comparison(bench, splits, widths, settings):
+    return []
+
+def comparison_tables(bench, splits, settings, d_h, matched_widths):
+    return {"equal_width": [], "matched_params": []}
+'''
+# One row per (cell, seed) that repeats the settings it was given, and trains nothing.
+ECHOED_ROWS = '''
+def run_comparison(bench, splits, widths, settings):
+    return [dict(cell=cell, d_h=d_h, seed=seed, status="ok", params=0, batch_size=settings["batch_size"],
+                 updates=settings["updates"], lr=settings["lr"], cell_calls=0, test_acc=0.0, train_time=0.0,
+                 predict_time=0.0, peak_memory=0)
+            for cell, d_h in widths.items() for seed in settings["seeds"]]
+
+def comparison_tables(bench, splits, settings, d_h, matched_widths):
+    return {"equal_width": run_comparison(bench, splits, {cell: d_h for cell in matched_widths}, settings),
+            "matched_params": run_comparison(bench, splits, dict(matched_widths), settings)}
+'''
+# Submissions that compute nothing (the sheet is the unanswered stub's): each earns nothing. The constant data
+# is shifted right and make_splits refuses the impossible, yet neither earns: constant inputs show no shift.
+# name: files in the stub folder's place
+DEGENERATE = {
+    "zeros and no rows": {"protocol.py": ZERO_DATA + NO_ROWS},
+    "constant data and echoed rows": {"protocol.py": CONSTANT_DATA + ECHOED_ROWS},
+    "zeros and echoed rows": {"protocol.py": ZERO_DATA + ECHOED_ROWS},
+    "empty results": {"protocol.py": ("def make_delayed_copy(n, T, delay, vocab, seed):\n    return ()\n\n"
+                                      "def make_splits(sizes, T, delay, vocab, seed):\n    return {}\n\n"
+                                      "def run_comparison(bench, splits, widths, settings):\n    return []\n\n"
+                                      "def comparison_tables(bench, splits, settings, d_h, matched_widths):\n    return {}\n")},
+}

@@ -1,6 +1,6 @@
-"""ex09's known mistakes in matching.py."""
+"""ex09's known mistakes in matching.py, and its tables of other submissions (tests/test_submission_tables.py)."""
 
-from . import bank
+from . import bank, reference
 
 SEARCH = "            gap = abs(total_params(cell, vocab, d_e, d_h) - target)\n"
 MACS = "return _blocks(cell) * d_h * (d_e + d_h) + d_h * vocab"
@@ -55,3 +55,49 @@ MUTANTS += bank("ex09", "matching.py", {
         "            best = (gap, d_h)\n        widths[cell] = 1 if best is None else best[1]\n",
         "not the last width at or below the target"),
 })
+
+REFERENCE = reference("ex09")["matching.py"]
+
+# name of a known mistake: the one check that must charge it (a wrong k shared by total_params and macs_per_step
+# costs points in total_params only)
+CHARGED_ONCE = {"LSTM with 3 blocks": "total_params",
+                # "closest" read another way: the tie and range-end checks accept the widths that reading gives
+                "first width above, max_width when none is": "match_widths returns, for every cell",
+                "last width below, 1 when none is": "match_widths returns, for every cell"}
+
+# A match_widths that solves the quadratic and checks neighbours, in place of the reference's full scan
+FAST_SEARCH = (
+    "    import math\n"
+    "    widths = {}\n"
+    "    for cell in cells:\n"
+    "        k = _blocks(cell)\n"
+    "        a, b, c = k, k * (d_e + 2) + vocab, vocab * d_e + vocab - target\n"
+    "        root = (-b + math.sqrt(max(b * b - 4 * a * c, 0))) / (2 * a)\n"
+    "        near = {min(max(int(root) + j, 1), max_width) for j in (-1, 0, 1, 2)}\n"
+    "        widths[cell] = min(near, key=lambda h: (abs(total_params(cell, vocab, d_e, h) - target), h))\n"
+    "    return widths\n"
+)
+SCAN_START = REFERENCE.index("    widths = {}\n    for cell in cells:\n        best = None")
+SCAN_END = REFERENCE.index("    return widths\n") + len("    return widths\n")
+# name: files in the reference folder's place; each earns full marks
+ACCEPTED = {"a closed-form search": {"matching.py": REFERENCE[:SCAN_START] + FAST_SEARCH + REFERENCE[SCAN_END:]}}
+
+MATCHING = '''def total_params(cell, vocab, d_e, d_h):
+    return {total}
+
+def match_widths(target, vocab, d_e, cells=("rnn", "gru", "lstm"), max_width=4096):
+    return {widths}
+
+def macs_per_step(cell, vocab, d_e, d_h):
+    return {macs}
+'''
+# Submissions that compute nothing: each earns nothing. A constant width of 1 or max_width is right for the
+# targets below or above every total, yet earns no range-end points: it finds no width inside the range.
+# name: files in the stub folder's place
+DEGENERATE = {
+    "zeros": {"matching.py": MATCHING.format(total="0", widths="{cell: 0 for cell in cells}", macs="0")},
+    "constant width 1": {"matching.py": MATCHING.format(total="1", widths="{cell: 1 for cell in cells}", macs="1")},
+    "constant max_width": {"matching.py": MATCHING.format(total="1", widths="{cell: max_width for cell in cells}", macs="1")},
+    "returns its input": {"matching.py": MATCHING.format(total="d_h", widths="{cell: target for cell in cells}", macs="d_h")},
+    "empty results": {"matching.py": MATCHING.format(total="0", widths="{}", macs="0")},
+}

@@ -1,6 +1,7 @@
-"""ex10's known mistakes, in the sweep and the selection (sweep.py) and on the answer sheet."""
+"""ex10's known mistakes, in the sweep and the selection (sweep.py) and on the answer sheet, and its tables of other
+submissions (tests/test_submission_tables.py)."""
 
-from . import bank
+from . import bank, mutate, reference, submission
 
 STATUS = '                    status = "ok" if math.isfinite(result["final_loss"]) else "diverged"\n'
 FAILED_ROW = '                        rows.append(row | {"status": "failed"} | {key: None for key in MEASURED})\n'
@@ -19,6 +20,8 @@ CODE_MUTANTS = bank("ex10", "sweep.py", {
                                      '{"status": "failed"} | {key: 0.0 for key in MEASURED}', "not 0: nothing was measured"),
     "report fields dropped": ('{key: result[key] for key in MEASURED}', '{key: result[key] for key in MEASURED[:3]}',
                               "train_seconds, predict_seconds, peak_memory, grad_norm, updates as train_fn returned them"),
+    "a loss threshold for divergence": ('math.isfinite(result["final_loss"])', 'result["final_loss"] < 1.0',
+                                        "every real run trains to a finite loss"),
     "one seed for every run": ("result = train_fn(model, length, lr, seed)", "result = train_fn(model, length, lr, seeds[0])",
                                "another seed's outcome"),
     "best seed instead of the mean": ("{lr: sum(v) / len(v) for lr, v in by_lr.items()}", "{lr: max(v) for lr, v in by_lr.items()}",
@@ -61,3 +64,87 @@ SHEET_MUTANTS = bank("ex10", "answers.toml", {
 })
 
 MUTANTS = CODE_MUTANTS + SHEET_MUTANTS
+
+REFERENCE = reference("ex10")["sweep.py"]
+
+# name: (files in the reference folder's place, the points it costs): a misconception on the answer sheet costs
+# exactly its share, 0.5 (its diagnosis: tests/test_mutants.py)
+COSTS = {m.name: (submission(m), 0.5) for m in SHEET_MUTANTS}
+
+# name of a known mistake: the one check that must charge it (a summarize that reports what its own, test-selecting
+# select_lr chose keeps the summary point)
+CHARGED_ONCE = {"selecting on test accuracy": "select_lr picks"}
+
+# Odd but plausible values in what the submission returns: a Fail naming the value, never an internal error; a
+# select_lr keyed by "model|length" strings is told that the contract is (model, length) tuples.
+# name: (text in the reference, the change, words the feedback must contain)
+HOSTILE = bank("ex10", "sweep.py", {
+    "lr as a list in the rows": ('row = {"model": model, "length": length, "lr": lr, "seed": seed}',
+                                 'row = {"model": model, "length": length, "lr": [lr], "seed": seed}',
+                                 "run_sweep: row 0['lr']: expected int or float or None, got list"),
+    "select_lr values as lists": ("        chosen[key] = best\n", "        chosen[key] = [best]\n",
+                                  "select_lr()[(\"gru\", 4)]: expected int or float, got list"),
+    "summary runs as the list of rows": ('"runs": len(mine),', '"runs": mine,', "summarize: entry 0['runs']: expected"),
+    "summary model as a list": ('"model": model, "length": length, "lr": lr,\n',
+                                '"model": [model], "length": length, "lr": lr,\n',
+                                "summarize: entry 0['model']: expected str or None, got list"),
+    "split sizes as tensors": ("make_splits(sizes, length + TAIL, length, vocab, seed)",
+                               "make_splits({k: __import__(\"torch\").tensor([n, n]) for k, n in sizes.items()}, length + TAIL, length, vocab, seed)",
+                               "['sizes']['train']: expected int or float, got Tensor"),
+    "select_lr keyed by strings": ("        chosen[key] = best\n", '        chosen[f"{key[0]}|{key[1]}"] = best\n',
+                                   "(model, length) tuples"),
+})
+
+SWEEP = '''TAIL = 8
+
+def length_data(make_splits, lengths, sizes, vocab, seed):
+    return {data}
+
+def run_sweep(train_fn, models, lengths, lrs, seeds):
+    return {rows}
+
+def select_lr(rows):
+    return {chosen}
+
+def summarize(rows):
+    return {summary}
+'''
+GRID = "[dict(model=m, length=n, lr=lr, seed=s{extra}) for m in models for n in lengths for lr in lrs for s in seeds]"
+# Submissions that compute nothing (the sheet is the unanswered stub's): each earns nothing. The grid of rows
+# that never called train_fn, the all-"ok" statuses and the smallest lr (which wins the scripted tie) earn
+# nothing either; nor does 0.01, which is the right lr of every scripted (model, length) but the tied one.
+# name: files in the stub folder's place
+DEGENERATE = {
+    "empty results": {"sweep.py": SWEEP.format(data="[]", rows="[]", chosen="{}", summary="[]")},
+    "returns its input": {"sweep.py": SWEEP.format(data="lengths", rows=GRID.format(extra=""), chosen="rows", summary="rows")},
+    "constant rows and the smallest lr": {"sweep.py": SWEEP.format(
+        data="[make_splits(sizes, TAIL, 0, vocab, seed) for _ in lengths]",
+        rows=GRID.format(extra=", status='ok', val_acc=0.0, test_acc=0.0"),
+        chosen="{(r['model'], r['length']): min(q['lr'] for q in rows) for r in rows}", summary="[]")},
+    "a constant lr": {"sweep.py": SWEEP.format(data="[]", rows="[]", chosen="{(r['model'], r['length']): 0.01 for r in rows}",
+                                               summary="[]")},
+    "invented rows that differ from call to call": {"sweep.py": "import itertools\n\nCALLS = itertools.count()\n" + SWEEP.format(
+        data="[]", rows=GRID.format(extra=", status='ok', val_acc=0.5, test_acc=0.5, call=next(CALLS)"), chosen="{}",
+        summary="[]")},
+}
+
+# select_lr and summarize that read every key the statement promises a row (final_loss included), and hold it to its
+# status: the rows the grader hands them (the reference run_sweep's, and its control pairs) must be such rows – none
+# lacks a key or contradicts its status – so this earns every point.
+READS_EVERY_KEY = '''
+
+def _promised(row):
+    """Every key the statement promises, consistent with the row's status (a KeyError or AssertionError otherwise)."""
+    values = [row[k] for k in ("model", "length", "lr", "seed", "status", *MEASURED)]
+    if row["status"] == "failed":
+        assert all(row[k] is None for k in MEASURED), row
+    else:
+        assert math.isfinite(row["final_loss"]) == (row["status"] == "ok"), row
+    return values
+'''
+READING_EVERY_KEY = mutate(mutate(
+    REFERENCE, "def select_lr(rows: list[dict]) -> dict:\n",
+    "def select_lr(rows: list[dict]) -> dict:\n    [_promised(row) for row in rows]\n"),
+    "    chosen = select_lr(rows)\n", "    [_promised(row) for row in rows]\n    chosen = select_lr(rows)\n") + READS_EVERY_KEY
+# name: files in the reference folder's place; each earns full marks
+ACCEPTED = {"select_lr and summarize that read every promised key": {"sweep.py": READING_EVERY_KEY}}

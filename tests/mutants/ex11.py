@@ -1,6 +1,6 @@
-"""ex11's known misconceptions on the answer sheet."""
+"""ex11's known misconceptions on the answer sheet, and its tables of other submissions (tests/test_submission_tables.py)."""
 
-from . import bank
+from . import bank, reference, with_answers
 
 # name: (answer in the reference, the wrong answer, words the feedback must contain)
 MUTANTS = bank("ex11", "answers.toml", {
@@ -25,7 +25,7 @@ MUTANTS = bank("ex11", "answers.toml", {
     "h_n without directions": ("h_n_shape = [4, 6, 12]", "h_n_shape = [2, 6, 12]", "forgot the directions"),
     "c_n directions concatenated": ("c_n_shape = [4, 6, 12]", "c_n_shape = [4, 6, 24]", "not concatenated"),
     "c_n as output": ("c_n_shape = [4, 6, 12]", "c_n_shape = [6, 7, 24]", "not a state per step"),
-    "h_n[-1] as the forward state": ("fwd_last_layer_index = 2", "fwd_last_layer_index = -1", "backward direction"),
+    "h_n[-1] as the forward state": ("fwd_last_layer_index = 2", "fwd_last_layer_index = -1", "h_n's last entry"),
     "directions grouped": ("fwd_last_layer_index = 2", "fwd_last_layer_index = 1", "all forward directions first"),
     "backward state at the last step": (
         "bwd_final_time_index = 0", "bwd_final_time_index = 6", "reads the sequence from the end"),
@@ -43,11 +43,11 @@ MUTANTS = bank("ex11", "answers.toml", {
     "tanh(1)": ("sigma_1 = 0.7310585786300049", "sigma_1 = 0.7616", "tanh(1)"),
     "sigma(-1)": ("sigma_1 = 0.7310585786300049", 'sigma_1 = "1/(1+e)"', "σ(−1)"),
     "linear approximation of sigma": ("sigma_1 = 0.7310585786300049", "sigma_1 = 0.75", "linear approximation"),
-    "coupled gates never forget": ('choice_coupled_gates = "B"', 'choice_coupled_gates = "C"', "does not make f = 1"),
+    "coupled gates forget more slowly": ('choice_coupled_gates = "B"', 'choice_coupled_gates = "C"', "keeps no more of the old state"),
     "coupled gates as peepholes": ('choice_coupled_gates = "B"', 'choice_coupled_gates = "a"', "coupling is not a peephole"),
     "coupled gates as a plain RNN": ('choice_coupled_gates = "B"', 'choice_coupled_gates = "D"', "the additive cell path stays"),
-    "peephole and coupling reversed": (
-        'choice_peephole_vs_coupling = "D"', 'choice_peephole_vs_coupling = "A"', "mixed up which variant does what"),
+    "peepholes as a constraint": (
+        'choice_peephole_vs_coupling = "D"', 'choice_peephole_vs_coupling = "A"', "a peephole ties no gate down"),
     "coupling adds a path": ('choice_peephole_vs_coupling = "D"', 'choice_peephole_vs_coupling = "B"', "coupling adds no path"),
     "more gates are better": ('choice_greff_2015 = "A"', 'choice_greff_2015 = "C"', "removing one or two gates"),
     "peepholes essential": ('choice_greff_2015 = "A"', 'choice_greff_2015 = "B"', "removing peepholes did not hurt"),
@@ -55,3 +55,20 @@ MUTANTS = bank("ex11", "answers.toml", {
     "GRU wins everywhere": ('choice_jozefowicz_2015 = "C"', 'choice_jozefowicz_2015 = "B"', "no cell was a uniform winner"),
     "option outside A-D": ('choice_jozefowicz_2015 = "C"', 'choice_jozefowicz_2015 = "E"', "not one of the options"),
 })
+
+SHEET = reference("ex11")["answers.toml"]
+
+# name: files in the reference folder's place; each earns full marks
+ACCEPTED = {
+    '"3/4", negative indices, shapes as strings, lower-case options': {"answers.toml": with_answers(
+        SHEET, gru_lstm_ratio='"3/4"', fwd_last_layer_index="-2", bwd_final_time_index="-7", h_n_shape='"(4, 6, 12)"',
+        q2_gru='"3*160*(48+160+1)"', sigma_1='"1/(1+exp(-1))"', choice_greff_2015='" a "', tf_h_only_state='"False"',
+        tf_gru_no_cell_state='"TRUE"')},
+}
+
+# name: (files in the reference folder's place, the points it costs): one wrong true/false item costs 0.25 of its
+# part's 2 points, not the whole part
+COSTS = {"one wrong true/false item": ({"answers.toml": with_answers(SHEET, tf_h_only_state="true")}, 0.25)}
+
+# name: (text in the reference sheet, the syntax error); each scores 0 with a message naming the line
+MALFORMED = {"a key without =": ("output_shape = [6, 7, 24]", "output_shape [6, 7, 24]")}
