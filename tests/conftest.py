@@ -1,10 +1,14 @@
 """Shared fixtures: the course, one sandbox for the whole test session, and `grade` for ad-hoc submissions."""
 
+import contextlib
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from grader.cli import main
 from grader.course import load_course
 from grader.grading.pipeline import Grader
 from grader.results import ExerciseResult
@@ -51,6 +55,17 @@ def grade(course, grader, tmp_path):
         return result.exercises[0]
 
     return grade
+
+
+def cli(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    """`grade ARGS` run in `cwd`, in this process (the CLI is thin; a batch grades in pool processes or Dask tasks of
+    its own, and course_code keys course modules by path); an exception the CLI did not turn into an exit code is
+    raised here, as a traceback would have shown."""
+    with contextlib.chdir(cwd):
+        done = CliRunner().invoke(main, list(args))
+    if done.exception is not None and not isinstance(done.exception, SystemExit):
+        raise done.exception
+    return subprocess.CompletedProcess(args, done.exit_code, done.stdout, done.stderr)
 
 
 def earned(result: ExerciseResult) -> dict[str, float]:

@@ -1,7 +1,6 @@
 """A term's gradebook: due dates, extensions and the late policy, overrides and their audit trail, changes.csv, and the
 Canvas and Moodle imports – every one applied after grading, from the journal, never by regrading."""
 
-import contextlib
 import csv
 import datetime as dt
 import io
@@ -16,10 +15,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from click.testing import CliRunner
 
-from conftest import ROOT
-from grader.cli import main
+from conftest import ROOT, cli
 from grader.course import load_course
 from grader.errors import CourseError
 from grader.term.policy import Policy
@@ -61,14 +58,10 @@ def batch(course: Path, klass: Path, out: Path, *args: str) -> subprocess.Comple
 
 
 def grade(course: Path, *args: str) -> subprocess.CompletedProcess:
-    """`grade ARGS` run in `course`, its stderr as one line (the terminal's wrapping undone). In this process: the CLI
-    is thin and a batch grades in pool processes of its own (course_code keys course modules by path, so a copy's are
-    its own); an exception the CLI did not turn into an exit code is raised here, as a traceback would have shown."""
-    with contextlib.chdir(course):
-        done = CliRunner().invoke(main, list(args))
-    if done.exception is not None and not isinstance(done.exception, SystemExit):
-        raise done.exception
-    return subprocess.CompletedProcess(args, done.exit_code, done.stdout, " ".join(done.stderr.split()))
+    """`grade ARGS` run in `course`, its stderr as one line (the terminal's wrapping undone)."""
+    done = cli(course, *args)
+    done.stderr = " ".join(done.stderr.split())
+    return done
 
 
 def grades(out: Path) -> dict[str, dict[str, str]]:
