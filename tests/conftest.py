@@ -1,8 +1,12 @@
 """Shared fixtures: the course, one sandbox for the whole test session, and `grade` for ad-hoc submissions."""
 
 import contextlib
+import importlib.metadata
+import os
 import re
+import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -66,6 +70,39 @@ def cli(cwd: Path, *args: str) -> subprocess.CompletedProcess:
     if done.exception is not None and not isinstance(done.exception, SystemExit):
         raise done.exception
     return subprocess.CompletedProcess(args, done.exit_code, done.stdout, done.stderr)
+
+
+def venv_with_torch(venv: Path, python: Path | str) -> Path:
+    """A fresh venv of `python` that holds this test run's torch and what torch requires, hard-linked (copied across file
+    systems) where its Python is ours: a `pip install torch==...` in it then finds them satisfied instead of unpacking
+    and compiling 800 MB again."""
+    subprocess.run([str(python), "-m", "venv", str(venv)], check=True)
+    ask = "import sysconfig; print(sysconfig.get_python_version()); print(sysconfig.get_paths()['purelib'])"
+    version, site = subprocess.run([venv / "bin" / "python", "-c", ask], capture_output=True, text=True,
+                                   check=True).stdout.split("\n")[:2]
+    if version != f"{sys.version_info.major}.{sys.version_info.minor}":
+        return venv  # another ABI: pip installs torch itself
+    todo, seen = ["torch"], {p.name.split("-")[0].lower() for p in Path(site).glob("*.dist-info")}  # pip's own stay
+    while todo:
+        name = todo.pop()
+        try:
+            dist = importlib.metadata.distribution(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue  # pip installs it
+        if (key := re.sub(r"[-.]", "_", dist.name).lower()) in seen:
+            continue
+        seen.add(key)
+        todo += [re.match(r"[\w.-]+", r).group() for r in dist.requires or [] if "extra ==" not in r]
+        for file in dist.files or []:
+            source, target = Path(dist.locate_file(file)), Path(site) / file
+            if file.parts[0] == ".." or not source.is_file():  # scripts in bin/ are not needed
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.link(source, target)
+            except OSError:
+                shutil.copy2(source, target)
+    return venv
 
 
 def earned(result: ExerciseResult) -> dict[str, float]:
