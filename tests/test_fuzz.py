@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_answers import CHECKS, EX01_C, nested
 
+from conftest import ROOT, cli
 from grader.failures import Fail
 from grader.grading.answers import MAX_SHEET_BYTES, AnswerSheet, Boolean, Choice, Formula, Integer, Number, Shape, SheetError, load_sheet
 
@@ -227,7 +228,7 @@ def test_any_notebook_gives_each_file_or_a_problem(data: bytes, exercise_id: str
     from grader.submissions import notebook
     from grader.submissions.workspace import HANDIN_FILE_BYTES
 
-    exercise = load_course(Path(__file__).resolve().parent.parent).exercise(exercise_id)
+    exercise = load_course(ROOT).exercise(exercise_id)
     files, problems = notebook.student_files(data, exercise, f"{exercise_id}.ipynb", limit=HANDIN_FILE_BYTES)
     assert sorted([*files, *problems]) == sorted(exercise.student_files)
     assert all(p.isprintable() for p in problems.values()), problems
@@ -272,13 +273,11 @@ CLASS = settings(FUZZ, max_examples=3)
 def test_a_class_with_any_entries_grades_the_good_student_and_exits_0(tmp_path_factory, entries, names) -> None:
     """Does `grade batch` over a good student and random zips and notebooks (random names) exit 0 with the good student's marks?"""
     import csv
-    import subprocess
-    import sys
 
     root = tmp_path_factory.mktemp("class")
     ada = root / "ada" / "ex01_cell_state"
     ada.mkdir(parents=True)
-    (ada / "answers.toml").write_text((Path(__file__).resolve().parent.parent / "solutions" / "ex01_cell_state"
+    (ada / "answers.toml").write_text((ROOT / "solutions" / "ex01_cell_state"
                                        / "answers.toml").read_text())
     for (kind, data), name in zip(entries, names):
         base = os.fsencode(root) + b"/" + name
@@ -288,9 +287,7 @@ def test_a_class_with_any_entries_grades_the_good_student_and_exits_0(tmp_path_f
             os.mkdir(base)
             Path(os.fsdecode(base + b"/ex01.ipynb")).write_bytes(data)
     out = root.parent / f"{root.name}-out"
-    done = subprocess.run([sys.executable, "-m", "grader.cli", "batch", str(root), "--out", str(out), "--exercises",
-                           "ex01", "--workers", "1"], capture_output=True, text=True, timeout=600,
-                          cwd=Path(__file__).resolve().parent.parent)
+    done = cli(ROOT, "batch", str(root), "--out", str(out), "--exercises", "ex01", "--workers", "1")
     assert done.returncode == 0, done.stderr
     grades = {r["student"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text()))}
     assert grades["ada"]["total"] == "6" and len(grades) >= 2
