@@ -1,4 +1,5 @@
-"""Shared fixtures: the course, one sandbox for the whole test session, and `grade` for ad-hoc submissions."""
+"""Shared fixtures: the course, one sandbox for the whole test session, and `grade` for ad-hoc submissions; `cli` runs
+`grade` in this process, `venv_with_torch` starts a venv without installing torch again."""
 
 import contextlib
 import importlib.metadata
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from packaging.requirements import Requirement
 
 from grader.cli import main
 from grader.course import load_course
@@ -92,7 +94,8 @@ def venv_with_torch(venv: Path, python: Path | str) -> Path:
         if (key := re.sub(r"[-.]", "_", dist.name).lower()) in seen:
             continue
         seen.add(key)
-        todo += [re.match(r"[\w.-]+", r).group() for r in dist.requires or [] if "extra ==" not in r]
+        needs = [Requirement(r) for r in dist.requires or []]
+        todo += [r.name for r in needs if r.marker is None or r.marker.evaluate({"extra": ""})]
         for file in dist.files or []:
             source, target = Path(dist.locate_file(file)), Path(site) / file
             if file.parts[0] == ".." or not source.is_file():  # scripts in bin/ are not needed
