@@ -197,7 +197,7 @@ def _file_key(file: Path, limit: int) -> bytes:
 
 def grade_batch(*, course: Course, exercises: list[Exercise], submissions: Path, out: Path, workers: int,
                 device: str, strict: bool, scheduler: str | None = None, only: str | None = None,
-                progress: Callable[[dict, int, int], None] | None = None,
+                progress: Callable[[StudentRow, int, int], None] | None = None,
                 nbgrader_db: Path | None = None, submitted_at: Path | None = None,
                 extensions: Path | None = None) -> BatchResult:
     """Grade every student of `submissions` whose content or course changed since the journal in `out`;
