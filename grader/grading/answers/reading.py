@@ -73,7 +73,9 @@ def _statements(text: str) -> list[_Statement]:
     start = pos = depth = deepest = digits = 0
     key_end: int | None = None
     while pos < len(text):
-        lexeme = _TOML_LEXEME.match(text, pos).group()  # the pattern matches any character
+        match = _TOML_LEXEME.match(text, pos)
+        assert match is not None  # the pattern matches any character
+        lexeme = match.group()
         at, pos = pos, pos + len(lexeme)
         if lexeme in _MULTILINE_END:
             closing = _MULTILINE_END[lexeme].match(text, pos)
@@ -98,7 +100,7 @@ def _statements(text: str) -> list[_Statement]:
     return statements
 
 
-def _read_toml(text: str, label: str) -> tuple[dict, dict[str, Text], dict[str, str]]:
+def _read_toml(text: str, label: str) -> tuple[dict[str, object], dict[str, Text], dict[str, str]]:
     """The answers in TOML `text`, why each answer left out of them cannot be read, and each top-level value as typed.
 
     tomllib recurses once per level of nesting, refuses integers over Python's int-string limit and slows
