@@ -20,9 +20,14 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from grader.errors import CourseError
 from grader.text import Text
+
+if TYPE_CHECKING:
+    from grader.course import Exercise
 
 VARIANT_FILE = "variant.toml"
 MAX_TRIES = 1000  # draws of one student's numbers before a declaration is judged unsatisfiable
@@ -349,7 +354,7 @@ def _numbers(course, exercise, workspace) -> dict[str, float]:
     return numbers
 
 
-def answer_module(exercise):
+def answer_module(exercise: Exercise) -> ModuleType:
     """The hidden checks of an exercise with per-student numbers, whose `expected(params)` and `mistakes(params)`
     answer them (course material, imported into the grading process once – course_code keeps it – never sent out)."""
     from grader.checks import course_code
