@@ -30,7 +30,7 @@ MAX_DIGITS = 30  # significant digits in one number literal
 MAX_LITERAL_EXPONENT = 300  # |n| in scientific notation such as 1e-3
 MAX_EXPONENT = 1000  # |value| of a power's exponent when it is a constant
 
-FUNCTIONS: dict[str, FunctionName] = {
+FUNCTIONS: dict[str, FunctionName | Literal["log10"]] = {  # the names a formula may call; log10(x) is read as log(x)/log(10)
     "exp": "exp", "ln": "log", "log": "log", "sqrt": "sqrt", "tanh": "tanh",
     "sigma": "sigmoid", "sigmoid": "sigmoid", "abs": "abs", "log10": "log10",
 }
@@ -472,10 +472,11 @@ class _Parser:
             return Sym(name)
         if name in _EPSILON_ALIASES and "epsilon" in self.symbols:
             return Sym("epsilon")
-        if name == "log10":
-            return BinOp("/", Call("log", self._argument(tok)), _LOG10)
         if name in FUNCTIONS:
-            return Call(FUNCTIONS[name], self._argument(tok))
+            func = FUNCTIONS[name]
+            if func == "log10":
+                return BinOp("/", Call("log", self._argument(tok)), _LOG10)
+            return Call(func, self._argument(tok))
         if name in CONSTANTS:
             return Const(name)
         raise self._unknown(tok)
