@@ -1,4 +1,4 @@
-"""Fuzz tests of what a student hands in: no answer sheet makes a check raise anything but Fail (grader/grading/answers.py),
+"""Fuzz tests of what a student hands in: no answer sheet makes a check raise anything but Fail (grader/grading/answers/),
 and no zip, notebook or entry name makes the batch raise anything but a refusal of that entry (grader/submissions).
 
 Seeded (derandomize) and sized to run in seconds; the sympy fallback is off (fallback_seconds=0), since it runs
@@ -23,7 +23,8 @@ from test_answers import CHECKS, EX01_C, nested
 
 from conftest import ROOT, cli
 from grader.failures import Fail
-from grader.grading.answers import MAX_SHEET_BYTES, AnswerSheet, Boolean, Choice, Formula, Integer, Number, Shape, SheetError, load_sheet
+from grader.grading.answers import AnswerSheet, Boolean, Choice, Formula, Integer, Number, Shape, SheetError, load_sheet
+from grader.grading.answers.reading import MAX_SHEET_BYTES
 
 FUZZ = settings(max_examples=400, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
