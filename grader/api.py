@@ -6,12 +6,21 @@ mistake, which is a lost point in the result).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from grader.course import Course, Exercise, find_root, load_course
 from grader.errors import GraderError
-from grader.results import GradeResult
+from grader.results import GradeResult, StudentRow
 from grader.text import Text
+
+if TYPE_CHECKING:  # the modules that compute these are imported by the functions that need them
+    from grader.batch.audit import Entry
+    from grader.batch.run import BatchResult
+    from grader.export.items import Analysis
+    from grader.similarity import Similarity
+    from grader.variants import Variant
 
 
 def course(*, root: Path | None = None) -> Course:
@@ -55,14 +64,14 @@ def grade(*, course: Course, exercises: list[Exercise], submission: Path, device
         return grader.grade(folder, label=label or str(submission), student=student or None)
 
 
-def self_check(*, course: Course, device: str | None = None):
+def self_check(*, course: Course, device: str | None = None) -> tuple[list[GradeResult], list[str]]:
     """References full marks, stubs zero: ((references, stubs), problems)."""
     from grader.grading.pipeline import check_course, resolve_device
 
     return check_course(course=course, device=resolve_device(device or course.device))
 
 
-def protections(*, course: Course) -> list[dict]:
+def protections(*, course: Course) -> list[dict[str, object]]:
     """Which protections a student process gets on this machine (`grade doctor`)."""
     from grader.sandbox.doctor import protections as probe
 
@@ -71,8 +80,8 @@ def protections(*, course: Course) -> list[dict]:
 
 def batch(*, course: Course, exercises: list[Exercise], submissions: Path, out: Path, workers: int,
           device: str | None = None, strict: bool = True, scheduler: str | None = None, student: str | None = None,
-          progress=None, nbgrader_db: Path | None = None, submitted_at: Path | None = None,
-          extensions: Path | None = None):
+          progress: Callable[[StudentRow, int, int], None] | None = None, nbgrader_db: Path | None = None,
+          submitted_at: Path | None = None, extensions: Path | None = None) -> BatchResult:
     """Grade a class (one folder or .zip per student in `submissions`) into `out`, and into the nbgrader
     gradebook `nbgrader_db` if given; `submitted_at` and `extensions` are the term's CSV files (grader.term.times).
     See grader.batch.run."""
@@ -86,7 +95,7 @@ def batch(*, course: Course, exercises: list[Exercise], submissions: Path, out: 
 
 
 def reseed(*, course: Course, out: Path, student: str, reason: str, submissions: Path | None = None,
-           workers: int = 1, device: str | None = None, strict: bool = True):
+           workers: int = 1, device: str | None = None, strict: bool = True) -> tuple[int, BatchResult | None]:
     """Give `student` a new variant number: course.toml's [variants.reseed] gets it (so that the student's `grade show`
     prints the new numbers once the TA hands out the course file), the audit trail of the journal in `out`
     (grader.batch.audit) records it with `reason`, and, given `submissions`, that student alone is regraded.
@@ -160,7 +169,7 @@ def pack(*, course: Course, submission: Path, out: Path, student: str | None = N
     return write(course=course, submission=submission, out=out, student=student)
 
 
-def show(*, course: Course, exercise: Exercise, student: str | None = None):
+def show(*, course: Course, exercise: Exercise, student: str | None = None) -> Variant | None:
     """`student`'s numbers for `exercise` (a grader.variants.Variant), or None when it has none of its own."""
     from grader.variants import variant_of
 
@@ -189,7 +198,7 @@ def nbgrader_export(*, course: Course, course_dir: Path) -> list[Path]:
     return export(course=course, course_dir=course_dir)
 
 
-def stats(*, out: Path, exercise: str | None = None):
+def stats(*, out: Path, exercise: str | None = None) -> Analysis:
     """The item analysis (grader.export.items.Analysis) of the class graded into `out`, or of one of its exercises;
     OutputError when `out` is no batch output or did not grade `exercise`."""
     from grader.batch.output import read_class
@@ -204,7 +213,7 @@ def stats(*, out: Path, exercise: str | None = None):
 
 
 def similarity(*, course: Course, exercises: list[Exercise], submissions: Path, out: Path,
-               past: list[Path] | tuple[Path, ...] = (), threshold: float = 0.5):
+               past: list[Path] | tuple[Path, ...] = (), threshold: float = 0.5) -> Similarity:
     """Compare the class in `submissions` (and against each `past` class) on `exercises`, write similarity.csv,
     shared_answers.csv and similarity.html into `out`, and return the comparison (grader.similarity.Similarity)."""
     from grader import similarity as alike
@@ -220,14 +229,15 @@ def similarity(*, course: Course, exercises: list[Exercise], submissions: Path, 
 
 # -- a term's gradebook (grader.term) --------------------------------------------------------------------------------
 
-def override(*, out: Path, student: str, exercise: str, points: float | None, reason: str, by: str | None = None):
+def override(*, out: Path, student: str, exercise: str, points: float | None, reason: str,
+             by: str | None = None) -> tuple[float | None, float | None]:
     """Set (or, with `points` None, clear) one exercise's final points in the batch `out`; (old, new) as audited."""
     from grader.term.overrides import set_points
 
     return set_points(out=out, student=student, exercise=exercise, points=points, reason=reason, by=by)
 
 
-def audit(*, out: Path, student: str | None = None) -> list:
+def audit(*, out: Path, student: str | None = None) -> list[Entry]:
     """The audit trail of the batch `out` (grader.batch.audit.Entry rows), oldest first."""
     from grader.batch.audit import history
     from grader.term.overrides import open_journal
@@ -239,15 +249,18 @@ def audit(*, out: Path, student: str | None = None) -> list:
         journal.close()
 
 
-def export_canvas(**options) -> int:
+def export_canvas(*, course: Course, out: Path, roster: Path, target: Path, title: str | None = None,
+                  assignment_id: str | None = None, per_exercise: bool = False, match: str | None = None,
+                  zero_missing: bool = False) -> int:
     """Canvas's gradebook import file from the batch's final points (see grader.term.lms.export_canvas)."""
     from grader.term.lms import export_canvas as export
 
-    return export(**options)
+    return export(course=course, out=out, roster=roster, target=target, title=title, assignment_id=assignment_id,
+                  per_exercise=per_exercise, match=match, zero_missing=zero_missing)
 
 
-def export_moodle(**options) -> int:
+def export_moodle(*, course: Course, out: Path, target: Path, id_column: str = "username", roster: Path | None = None) -> int:
     """Moodle's grade import file from the batch's final points (see grader.term.lms.export_moodle)."""
     from grader.term.lms import export_moodle as export
 
-    return export(**options)
+    return export(course=course, out=out, target=target, id_column=id_column, roster=roster)

@@ -18,20 +18,32 @@ on the decorator. torch is imported lazily so that quiz checks stay light.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import sys
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, TypedDict, TypeVar
 
 import pytest
 
 from grader.failures import Fail, StudentError
 from grader.grading import policy
-from grader.grading.answers import Boolean, Choice, Form, Formula, Integer, Number, Shape
-from grader.grading.expr import UndefinedError, evaluate, parse
+from grader.grading.answers import AnswerSheet, Boolean, Choice, Diagnosis, Form, Formula, Integer, Number, Shape
+from grader.grading.expr import Domain, UndefinedError, evaluate, parse
 from grader.inside.wire import Inject
 from grader.results import Outcome
-from grader.sandbox.proxy import StudentModule, memo
+from grader.sandbox.proxy import ExerciseProcess, StudentModule, memo
 from grader.text import Text, quoted
+
+if TYPE_CHECKING:
+    import ast
+
+    import torch
+    from _pytest.fixtures import FixtureFunctionDefinition
+
+    from grader.course import Exercise
 
 __all__ = [
     "Boolean", "Choice", "Fail", "Formula", "Integer", "Number", "Outcome", "Shape", "StudentError", "Text", "assert_close",
@@ -48,7 +60,7 @@ def check(points: float) -> pytest.MarkDecorator:
     return pytest.mark.check(points=points)
 
 
-def title(function) -> Text:
+def title(function: Callable[..., object]) -> Text:
     """A check's title in both languages: its docstring's first line in English, its second in Chinese.
 
     A blank second line (or none) leaves the English alone; what follows a blank line is for readers of the check.
@@ -63,9 +75,9 @@ def require(ok: object, en: str, zh: str) -> None:
         raise Fail(en, zh)
 
 
-def partial(parts) -> None:
+def partial(parts: Sequence[Callable[[], object]]) -> None:
     """Run every part (a call that raises Fail when wrong); fail with all their messages, keeping the share of parts right."""
-    failures = []
+    failures: list[Fail] = []
     for part in parts:
         try:
             part()
@@ -77,12 +89,15 @@ def partial(parts) -> None:
                    diagnosis=[d for f in failures for d in f.diagnosis])
 
 
-def inject(name: str, **args) -> Inject:
+def inject(name: str, **args: object) -> Inject:
     """An argument the student process replaces with the exercise's given course code (grader.inside.given), e.g. a torch cell."""
     return Inject(name, args)
 
 
-def once(module: StudentModule, key: str, compute):
+T = TypeVar("T")
+
+
+def once(module: StudentModule, key: str, compute: Callable[[], T]) -> T:
     """`compute()` the first time a check of this submission's exercise asks for `key`; later checks get a copy
     of the same value (or the same failure) without running the submission again.
 
@@ -100,10 +115,11 @@ def once(module: StudentModule, key: str, compute):
     ok, value = shared[key]
     if not ok:
         raise value
-    return copy.deepcopy(value)
+    result: T = copy.deepcopy(value)
+    return result
 
 
-def parse_source(student_source, name: str):
+def parse_source(student_source: Callable[[str], str], name: str) -> ast.Module:
     """The syntax tree of a submitted file (read, never run); a syntax error is the student's Fail, naming the line."""
     import ast
 
@@ -115,41 +131,43 @@ def parse_source(student_source, name: str):
         raise Fail(f"{name}: not valid Python source: {e}", f"{name}：不是有效的 Python 源代码：{e}") from None
 
 
-def course_code(path: Path):
+def course_code(path: Path) -> ModuleType:
     """A course module (given code, never a submission) imported into the grading process, e.g. to compute expected values."""
     return _import_reference(path)
 
 
-def given_code(exercise_id: str):
+def given_code(exercise_id: str) -> ModuleType:
     """The public given code of an exercise (what its student process is given, `grader/inside/given/<id>.py`),
     imported into the grading process, e.g. to run its trainers for expected values."""
     return importlib.import_module(f"grader.inside.given.{exercise_id}")
 
 
-def student_module(name: str):
+def student_module(name: str) -> FixtureFunctionDefinition:
     """A fixture named `name`: the submission's `name.py`, run in this check's student process."""
 
     @pytest.fixture(name=name)
-    def fixture(exercise_process, device):
+    def fixture(exercise_process: ExerciseProcess, device: torch.device) -> StudentModule:
         return StudentModule(name, exercise_process, device)
 
     return fixture
 
 
-def reference_module(name: str):
+def reference_module(name: str) -> FixtureFunctionDefinition:
     """A fixture `reference`: the reference `name.py` from `solutions/`, imported in the grading process."""
 
     @pytest.fixture(name="reference")
-    def fixture(exercise):
+    def fixture(exercise: Exercise) -> ModuleType:
         return _import_reference(exercise.solution_dir / f"{name}.py")
 
     return fixture
 
 
-def _import_reference(path: Path):
+def _import_reference(path: Path) -> ModuleType:
     key = f"_reference_{abs(hash(str(path)))}_{path.stem}"
     if key not in sys.modules:
         spec = importlib.util.spec_from_file_location(key, path)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"{path}: not a Python module")
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         sys.modules[key] = module
@@ -161,7 +179,7 @@ def _named(name: str | Text) -> tuple[str, str]:
     return (name.en, name.zh) if isinstance(name, Text) else (name, name)
 
 
-def expect_tensor(value: object, *, name: str | Text, shape: tuple[int, ...], dtype):
+def expect_tensor(value: object, *, name: str | Text, shape: tuple[int, ...], dtype: torch.dtype) -> torch.Tensor:
     """`value` itself, after checking it is a tensor of exactly this shape and dtype (no broadcasting)."""
     import torch
 
@@ -178,12 +196,11 @@ def expect_tensor(value: object, *, name: str | Text, shape: tuple[int, ...], dt
     return value
 
 
-def assert_close(actual: object, expected, *, name: str | Text, rtol: float, atol: float) -> None:
+def assert_close(actual: object, expected: torch.Tensor, *, name: str | Text, rtol: float, atol: float) -> None:
     """Fail unless `actual` has `expected`'s shape and dtype and |a - e| <= atol + rtol |e| everywhere."""
     import torch
 
-    actual = expect_tensor(actual, name=name, shape=tuple(expected.shape), dtype=expected.dtype)
-    actual = actual.to(expected.device)
+    actual = expect_tensor(actual, name=name, shape=tuple(expected.shape), dtype=expected.dtype).to(expected.device)
     en, zh = _named(name)
     if not torch.isfinite(actual).all() and torch.isfinite(expected).all():
         raise Fail(f"{en}: contains NaN or infinity", f"{zh}：含有 NaN 或无穷大")
@@ -196,7 +213,16 @@ def assert_close(actual: object, expected, *, name: str | Text, rtol: float, ato
         )
 
 
-def expect_kind(value: object, *, name: str | Text, kinds: tuple[type, ...] = (), among: tuple = (), none: bool = False):
+class Kind(TypedDict, total=False):
+    """What `expect_kind` accepts of one value, as `expect_row` is told it per key."""
+
+    kinds: tuple[type, ...]
+    among: tuple[object, ...]
+    none: bool
+
+
+def expect_kind(value: object, *, name: str | Text, kinds: tuple[type, ...] = (), among: tuple[object, ...] = (),
+                none: bool = False) -> object:
     """`value` itself, after checking it is one of `among`, an instance of `kinds` or (when `none`) None.
 
     A bool counts as neither int nor float here. Checks run this on a student's value before hashing,
@@ -216,7 +242,7 @@ def expect_kind(value: object, *, name: str | Text, kinds: tuple[type, ...] = ()
     raise Fail(f"{en}: expected {' or '.join(wanted)}, got {got}", f"{zh}：应为 {' 或 '.join(wanted)}，实际为 {got}")
 
 
-def expect_row(row: object, kinds: dict[str, dict], *, name: str | Text) -> dict:
+def expect_row(row: object, kinds: Mapping[str, Kind], *, name: str | Text) -> dict[object, object]:
     """`row` itself, after checking it is a dict with every key of `kinds`, each value as `expect_kind(**kinds[key])` wants."""
     en, zh = _named(name)
     if not isinstance(row, dict):
@@ -229,7 +255,7 @@ def expect_row(row: object, kinds: dict[str, dict], *, name: str | Text) -> dict
     return row
 
 
-def check_sheet_form(answers, forms: dict[str, Form]) -> None:
+def check_sheet_form(answers: AnswerSheet, forms: Mapping[str, Form]) -> None:
     """The public check of an answer sheet: exactly the keys of `forms`, each answered in its form; every problem at once.
 
     `forms` is the course's own list of keys (never the sheet being edited), and each answer is read with the
@@ -237,7 +263,7 @@ def check_sheet_form(answers, forms: dict[str, Form]) -> None:
     """
     missing = answers.missing_keys(forms)
     unanswered = answers.unanswered(forms)
-    problems = []
+    problems: list[Text] = []
     try:
         answers.expect_keys(list(forms))
     except Fail as failure:
@@ -255,14 +281,18 @@ def check_sheet_form(answers, forms: dict[str, Form]) -> None:
         raise Fail(Text.join("\n", problems))
 
 
-def choices(answers, reference_answers: dict, mistakes: dict[str, dict], *,
+def choices(answers: AnswerSheet, reference_answers: Mapping[str, str], mistakes: Mapping[str, Mapping[str, Diagnosis]], *,
             options: tuple[str, ...] = ("A", "B", "C", "D")) -> None:
     """Grade each multiple-choice key of `mistakes` (wrong option → (en, zh) diagnosis), the points shared per key."""
-    partial([lambda key=key, wrong=wrong: answers.choice(key, reference_answers[key], options, mistakes=wrong)
-                     for key, wrong in mistakes.items()])
+    partial([functools.partial(answers.choice, key, reference_answers[key], options, mistakes=wrong)
+             for key, wrong in mistakes.items()])
 
 
-def carried_forward(answers, key: str, judge, right: tuple, own: list[tuple[str | tuple[str, str], tuple]]) -> None:
+Judged = tuple[float, Mapping[float, Diagnosis]]  # an expected answer and {a known mistake's value: its diagnosis}
+
+
+def carried_forward(answers: AnswerSheet, key: str, judge: Callable[..., None], right: Judged,
+                    own: list[tuple[str | tuple[str, str], Judged]]) -> None:
     """Judge `key` by `judge(key, expected, mistakes=...)` (answers.number, answers.integer) against `right`; where that fails, against each (source, (expected,
     mistakes)) of `own`: what follows from the student's own wrong answer to `source` (own_number, own_formula).
 
@@ -288,11 +318,11 @@ def carried_forward(answers, key: str, judge, right: tuple, own: list[tuple[str 
     raise next((f for f in failures if f.diagnosis), failures[0])
 
 
-def own_number(answers, key: str, right: float, **judged) -> float | None:
+def own_number(answers: AnswerSheet, key: str, right: float, *, rtol: float | None = None) -> float | None:
     """The student's answer to `key` when it reads as a number and is wrong (what a later answer may follow from);
-    `judged`: how its own check judges it (rtol)."""
+    `rtol`: how its own check judges it."""
     try:
-        answers.number(key, right, **judged)
+        answers.number(key, right, rtol=rtol)
         return None
     except Fail:
         pass
@@ -302,7 +332,8 @@ def own_number(answers, key: str, right: float, **judged) -> float | None:
         return None
 
 
-def own_formula(answers, key: str, reference: str, symbols: dict, mistakes: dict):
+def own_formula(answers: AnswerSheet, key: str, reference: str, symbols: Mapping[str, Domain],
+                mistakes: Mapping[str, Diagnosis]) -> Callable[[Mapping[str, float]], float | None] | None:
     """The student's formula for `key` as a function of a point ({symbol: value} -> float or None) when its check names
     it as one of its known `mistakes`; else None. Only a named mistake carries forward: a value that follows from a
     formula made up at random would otherwise earn points that knowing nothing earns."""
@@ -312,9 +343,9 @@ def own_formula(answers, key: str, reference: str, symbols: dict, mistakes: dict
     except Fail as failure:
         if not failure.diagnosis:
             return None
-    formula = parse(answers.raw(key), symbols)  # it parsed in answers.formula
+    formula = parse(str(answers.raw(key)), symbols)  # a string, which parsed in answers.formula
 
-    def at(point: dict) -> float | None:
+    def at(point: Mapping[str, float]) -> float | None:
         try:
             return evaluate(formula, point)
         except UndefinedError:
@@ -323,13 +354,13 @@ def own_formula(answers, key: str, reference: str, symbols: dict, mistakes: dict
     return at
 
 
-def expect_value_errors(cases: dict, *, fn: str = "") -> None:
+def expect_value_errors(cases: Mapping[str | Text, Callable[[], object]], *, fn: str = "") -> None:
     """Each case (label → a call into the submission) must raise ValueError; the points shared per case, misses listed.
 
     A label is code (`"d_x = 0"`, the same in both languages) or a Text. A stub's NotImplementedError is passed on,
     so that an unstarted exercise says so.
     """
-    missed = []
+    missed: list[Text] = []
     for label, call in cases.items():
         try:
             got = call()

@@ -6,6 +6,8 @@ problems with the course, the command line, the machine or the grader's own code
 
 from __future__ import annotations
 
+from types import ModuleType
+
 # Exit codes of `grade`: 0 whenever grading ran, whatever the score.
 GRADER_FAILED = 1
 USAGE = 2
@@ -53,7 +55,7 @@ class MissingExtra(GraderError):
                          "pip install 'gated-rnn-grader[ta]' (in this repository: pip install -e '.[ta]')")
 
 
-def need(module: str, feature: str):
+def need(module: str, feature: str) -> ModuleType:
     """Import `module` for `feature`, or raise MissingExtra saying what to install."""
     import importlib
 

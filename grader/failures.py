@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from grader.results import Outcome
 from grader.text import Text, TextError, one_line, quoted
 
 # A named mistake as a check writes it: English, (English, Chinese), or a Text.
 Named = str | tuple[str, str] | Text
+Diagnoses = Named | list[Named] | tuple[Named, ...]  # one named mistake, or several
 
 
 class Fail(TextError):
@@ -18,17 +21,18 @@ class Fail(TextError):
     """
 
     def __init__(self, en: str | Text, zh: str | None = None, *, share: float = 0.0,
-                 diagnosis: Named | list[Named] | tuple[Named, ...] = (), outcome: Outcome = Outcome.FAILED):
+                 diagnosis: Diagnoses = (), outcome: Outcome = Outcome.FAILED):
         super().__init__(en, zh)
         self.share = min(max(float(share), 0.0), 1.0) if share == share else 0.0  # NaN earns nothing
         self.diagnosis = named(diagnosis)
         self.outcome = outcome
 
 
-def named(diagnosis) -> tuple[Text, ...]:
+def named(diagnosis: Diagnoses) -> tuple[Text, ...]:
     """Named mistakes as Texts: one (a string, an (en, zh) pair, a Text) or a list of them."""
-    if isinstance(diagnosis, (str, Text)) or (isinstance(diagnosis, tuple) and len(diagnosis) == 2
-                                              and all(isinstance(d, str) for d in diagnosis)):
+    if isinstance(diagnosis, tuple) and len(diagnosis) == 2 and isinstance(diagnosis[0], str) and isinstance(diagnosis[1], str):
+        return (Text(diagnosis[0], diagnosis[1]),)  # one mistake, in English and Chinese
+    if isinstance(diagnosis, (str, Text)):
         diagnosis = [diagnosis]
     return tuple(d if isinstance(d, Text) else Text(d) if isinstance(d, str) else Text(*d) for d in diagnosis)
 
@@ -38,17 +42,17 @@ class StudentError(Fail):
     or was not run (NOT_RUN); the grader sets `outcome` from what it observed."""
 
     def __init__(self, en: str | Text, zh: str | None = None, *, types: tuple[str, ...] = (),
-                 outcome: Outcome = Outcome.FAILED, diagnosis=()):
+                 outcome: Outcome = Outcome.FAILED, diagnosis: Diagnoses = ()):
         super().__init__(en, zh, outcome=outcome, diagnosis=diagnosis)
         self.types = types
 
-    def with_hint(self, hint: Text, *, diagnosis=()) -> StudentError:
+    def with_hint(self, hint: Text, *, diagnosis: Diagnoses = ()) -> StudentError:
         """The same failure with advice appended (a new error: this one is not changed)."""
         return StudentError(self.message + hint, types=self.types, outcome=self.outcome,
                             diagnosis=self.diagnosis + named(diagnosis))
 
     @classmethod
-    def from_report(cls, label: str, error: dict) -> StudentError:
+    def from_report(cls, label: str, error: Mapping[str, object]) -> StudentError:
         """Feedback from the student process's own (untrusted) error report: every word of it quoted as the submission's."""
         kind = error.get("kind")
         message = quoted(error.get("message"))

@@ -26,12 +26,15 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grader.course import Course, Exercise
 from grader.errors import OutputError, need
 from grader.text import Text, one_line, printable
 from grader.variants import tolerances
+
+if TYPE_CHECKING:
+    from grader.grading.answers import AnswerSheet, Form
 
 SHEET = "answers.toml"
 MIN_SHARED_WRONG = 2  # identical wrong answers that make a pair worth a look
@@ -216,7 +219,7 @@ def _answer_pairs(course: Course, exercise: Exercise, current: dict[str, dict[st
     return pairs
 
 
-def _forms(exercise: Exercise) -> dict[str, Any]:
+def _forms(exercise: Exercise) -> dict[str, Form]:
     """The forms of the sheet's keys, as the exercise's public check declares them (its FORMS); {} if it declares none."""
     import importlib.util
 
@@ -251,7 +254,7 @@ def _expected(course: Course, exercise: Exercise, student: str, references: dict
     return references[text]
 
 
-def _sheet(course: Course, text: str, student: str, unread: list[tuple[str, str]]):
+def _sheet(course: Course, text: str, student: str, unread: list[tuple[str, str]]) -> AnswerSheet | None:
     """The student's sheet read by the course's reader (from a scratch file), or None (said in `unread`) if it cannot be."""
     import tempfile
 
@@ -272,14 +275,16 @@ def _compared(value: object) -> str:
     return "".join(value.split()) if isinstance(value, str) else repr(value)
 
 
-def _right(sheet: Any, key: str, form: Any, expected: Any, rtol: float | None = None) -> bool:
+def _right(sheet: AnswerSheet, key: str, form: Form, expected: Any, rtol: float | None = None) -> bool:
     """Whether the course's judge accepts the sheet's answer to `key` in `form` (the graded check's reading), a number
     within `rtol` (None: the course's)."""
     from grader.failures import Fail
     from grader.grading.answers import Boolean, Choice, Formula, Integer, Number, Shape
     from grader.grading.expr import evaluate, parse
 
-    number = (lambda x: float(x) if isinstance(x, int | float) else evaluate(parse(str(x), {}), {}))  # noqa: E731
+    def number(x: object) -> float:
+        return float(x) if isinstance(x, int | float) else evaluate(parse(str(x), {}), {})
+
     try:
         if isinstance(form, Formula):
             sheet.formula(key, str(expected), form.symbols)
@@ -366,8 +371,12 @@ mark{background:#ffd54f}
 
 def to_html(result: Similarity, *, language: str) -> str:
     """similarity.html: the ranked pairs, those at or above the threshold side by side, the shared wrong answers."""
-    say = lambda key, **kw: html.escape(W[key].render(language).format(**kw))  # noqa: E731
-    e = lambda text: html.escape(printable(str(text)))  # noqa: E731
+    def say(key: str, **kw: object) -> str:
+        return html.escape(W[key].render(language).format(**kw))
+
+    def e(text: object) -> str:
+        return html.escape(printable(str(text)))
+
     body = [f"<h1>{say('title')}</h1>", f"<p>{say('intro', n=result.students)}</p>"]
     above = [p for p in result.pairs if p.similarity >= result.threshold]
     body.append(f"<h2>{say('above', t=result.threshold)}</h2>")

@@ -18,7 +18,7 @@ class Text:
     en: str
     zh: str = ""
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not self.zh:
             object.__setattr__(self, "zh", self.en)
 

@@ -18,11 +18,18 @@ import math
 import tomllib
 import unicodedata
 from collections import Counter
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from grader.errors import CourseError
 from grader.text import Text
+
+if TYPE_CHECKING:
+    from grader.course import Course, Exercise
+    from grader.submissions.workspace import Workspace
 
 VARIANT_FILE = "variant.toml"
 MAX_TRIES = 1000  # draws of one student's numbers before a declaration is judged unsatisfiable
@@ -102,7 +109,7 @@ class Variant:
     number: int | None
     params: dict[str, Number]
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, object]:
         return {"exercise": self.exercise, "student": self.student, "variant": self.number, "params": dict(self.params)}
 
 
@@ -224,7 +231,7 @@ def settings_from(table: object, where: str = "[variants]") -> Settings:
     return Settings(enabled, salt, dict(reseed), gradescope_id)
 
 
-def _no_unknown(table: dict, known: set[str], where: str) -> None:
+def _no_unknown(table: Mapping[str, object], known: set[str], where: str) -> None:
     unknown = sorted(set(table) - known)
     if unknown:
         raise CourseError(f"{where}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
@@ -246,13 +253,14 @@ def recorded_student(folder: Path) -> str | None:
     return text if text and text.isprintable() else None
 
 
-def copied_from(course, exercises, workspace, student: str | None, classmates: tuple[str, ...]) -> dict[str, str]:
+def copied_from(course: Course, exercises: list[Exercise], workspace: Workspace, student: str | None,
+                classmates: tuple[str, ...]) -> dict[str, str]:
     """{exercise id: classmate} for each sheet that holds more of that classmate's right numeric answers than of the
     student's own (and at least two, or all of an exercise's fewer): answers of another student's variant. "Right" is
     as the hidden checks judge it: within a key's own tolerance (the module's RTOL), else the course's rtol."""
     if not course.variants.enabled or not classmates:
         return {}
-    found = {}
+    found: dict[str, str] = {}
     for exercise in exercises:
         if exercise.variant is None or not (workspace.folder(exercise) / "answers.toml").is_file():
             continue
@@ -274,11 +282,11 @@ def copied_from(course, exercises, workspace, student: str | None, classmates: t
     return found
 
 
-def _params(course, exercise, who: str | None) -> dict[str, Number]:
+def _params(course: Course, exercise: Exercise, who: str | None) -> dict[str, Number]:
     return variant_of(course.variants, exercise.variant, who).params
 
 
-def _matches(exercise, answered: dict[str, float], rtol: dict[str, float], params: dict[str, Number]) -> int:
+def _matches(exercise: Exercise, answered: dict[str, float], rtol: dict[str, float], params: Mapping[str, Number]) -> int:
     """How many of `answered` are right for the numbers `params`."""
     right = _expected_answers(exercise)(params)
     return sum(key in right and _within(got, right[key], rtol[key]) for key, got in answered.items())
@@ -312,26 +320,30 @@ class _ClassAnswers:
         return [whose[n] for n in range(first, last) if _within(got, values[n], rtol)]
 
 
-_CLASS: list = [None, {}]  # [the class graded last, {exercise: its _ClassAnswers}]: a worker grades one class at a time
+_Class = tuple[bool, str, tuple[tuple[str, int], ...], tuple[str, ...]]  # the variant settings and the classmates
+# {the class graded last: {exercise: its _ClassAnswers}}: a worker grades one class at a time
+_CLASS: dict[_Class, dict[tuple[str, str, Declaration], _ClassAnswers]] = {}
 
 
-def _class_answers(settings: Settings, exercise, classmates: tuple[str, ...]) -> _ClassAnswers:
+def _class_answers(settings: Settings, exercise: Exercise, classmates: tuple[str, ...]) -> _ClassAnswers:
     klass = (settings.enabled, settings.salt, tuple(sorted(settings.reseed.items())), classmates)
-    if _CLASS[0] != klass:
-        _CLASS[:] = [klass, {}]
+    if klass not in _CLASS:
+        _CLASS.clear()
+        _CLASS[klass] = {}
+    answers = _CLASS[klass]
     key = (exercise.id, str(exercise.hidden_checks), exercise.variant)
-    if key not in _CLASS[1]:
+    if key not in answers:
         rows: dict[str, list[tuple[float, str]]] = {}
         for who in classmates:
             for k, value in _expected_answers(exercise)(variant_of(settings, exercise.variant, who).params).items():
                 if isinstance(value, int | float) and math.isfinite(value):
                     rows.setdefault(k, []).append((float(value), who))
         ordered = {k: sorted(r) for k, r in rows.items()}
-        _CLASS[1][key] = _ClassAnswers({k: ([v for v, _ in r], [w for _, w in r]) for k, r in ordered.items()})
-    return _CLASS[1][key]
+        answers[key] = _ClassAnswers({k: ([v for v, _ in r], [w for _, w in r]) for k, r in ordered.items()})
+    return answers[key]
 
 
-def _numbers(course, exercise, workspace) -> dict[str, float]:
+def _numbers(course: Course, exercise: Exercise, workspace: Workspace) -> dict[str, float]:
     """The sheet's answers that read as numbers, by key."""
     from grader.failures import Fail
     from grader.grading.answers import SheetError, load_sheet
@@ -340,7 +352,7 @@ def _numbers(course, exercise, workspace) -> dict[str, float]:
         sheet = load_sheet(workspace.folder(exercise) / "answers.toml", root=workspace.root, rtol=course.rtol)
     except SheetError:
         return {}
-    numbers = {}
+    numbers: dict[str, float] = {}
     for key in _expected_answers(exercise)(exercise.variant.default()):
         try:
             numbers[key] = sheet.number_of(key)
@@ -349,7 +361,7 @@ def _numbers(course, exercise, workspace) -> dict[str, float]:
     return numbers
 
 
-def answer_module(exercise):
+def answer_module(exercise: Exercise) -> ModuleType:
     """The hidden checks of an exercise with per-student numbers, whose `expected(params)` and `mistakes(params)`
     answer them (course material, imported into the grading process once – course_code keeps it – never sent out)."""
     from grader.checks import course_code
@@ -357,7 +369,7 @@ def answer_module(exercise):
     return course_code(exercise.hidden_checks)
 
 
-def tolerances(exercise) -> dict[str, float]:
+def tolerances(exercise: Exercise) -> dict[str, float]:
     """The keys that the hidden checks judge within a tolerance of their own (their module's RTOL, as ex02's has)."""
     if not exercise.hidden_checks.is_file():
         return {}
@@ -365,11 +377,13 @@ def tolerances(exercise) -> dict[str, float]:
     return rtol if isinstance(rtol, dict) else {}
 
 
-def _expected_answers(exercise):
-    return answer_module(exercise).expected
+def _expected_answers(exercise: Exercise) -> Callable[[Mapping[str, Number]], dict[str, float]]:
+    """The hidden checks' `expected(params)`: each numeric answer for the numbers `params`, by key."""
+    expected: Callable[[Mapping[str, Number]], dict[str, float]] = answer_module(exercise).expected
+    return expected
 
 
-def reference_sheet(exercise, params: dict[str, Number]) -> str:
+def reference_sheet(exercise: Exercise, params: Mapping[str, Number]) -> str:
     """The reference answer sheet (solutions/<folder>/answers.toml) with its numeric answers for the numbers `params`:
     what a right hand-in of that variant holds (`grade check` grades it; tests build one student's sheet with it)."""
     import re

@@ -1,10 +1,20 @@
-"""Shared fixtures: the course, one sandbox for the whole test session, and `grade` for ad-hoc submissions."""
+"""Shared fixtures: the course, one sandbox for the whole test session, and `grade` for ad-hoc submissions; `cli` runs
+`grade` in this process, `venv_with_torch` starts a venv without installing torch again."""
 
+import contextlib
+import importlib.metadata
+import os
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
+from packaging.requirements import Requirement
 
+from grader.cli import main
 from grader.course import load_course
 from grader.grading.pipeline import Grader
 from grader.results import ExerciseResult
@@ -51,6 +61,51 @@ def grade(course, grader, tmp_path):
         return result.exercises[0]
 
     return grade
+
+
+def cli(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    """`grade ARGS` run in `cwd`, in this process (the CLI is thin; a batch grades in pool processes or Dask tasks of
+    its own, and course_code keys course modules by path); an exception the CLI did not turn into an exit code is
+    raised here, as a traceback would have shown."""
+    with contextlib.chdir(cwd):
+        done = CliRunner().invoke(main, list(args))
+    if done.exception is not None and not isinstance(done.exception, SystemExit):
+        raise done.exception
+    return subprocess.CompletedProcess(args, done.exit_code, done.stdout, done.stderr)
+
+
+def venv_with_torch(venv: Path, python: Path | str) -> Path:
+    """A fresh venv of `python` that holds this test run's torch and what torch requires, hard-linked (copied across file
+    systems) where its Python is ours: a `pip install torch==...` in it then finds them satisfied instead of unpacking
+    and compiling 800 MB again."""
+    subprocess.run([str(python), "-m", "venv", str(venv)], check=True)
+    ask = "import sysconfig; print(sysconfig.get_python_version()); print(sysconfig.get_paths()['purelib'])"
+    version, site = subprocess.run([venv / "bin" / "python", "-c", ask], capture_output=True, text=True,
+                                   check=True).stdout.split("\n")[:2]
+    if version != f"{sys.version_info.major}.{sys.version_info.minor}":
+        return venv  # another ABI: pip installs torch itself
+    todo, seen = ["torch"], {p.name.split("-")[0].lower() for p in Path(site).glob("*.dist-info")}  # pip's own stay
+    while todo:
+        name = todo.pop()
+        try:
+            dist = importlib.metadata.distribution(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue  # pip installs it
+        if (key := re.sub(r"[-.]", "_", dist.name).lower()) in seen:
+            continue
+        seen.add(key)
+        needs = [Requirement(r) for r in dist.requires or []]
+        todo += [r.name for r in needs if r.marker is None or r.marker.evaluate({"extra": ""})]
+        for file in dist.files or []:
+            source, target = Path(dist.locate_file(file)), Path(site) / file
+            if file.parts[0] == ".." or not source.is_file():  # scripts in bin/ are not needed
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.link(source, target)
+            except OSError:
+                shutil.copy2(source, target)
+    return venv
 
 
 def earned(result: ExerciseResult) -> dict[str, float]:

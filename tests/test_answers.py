@@ -1,4 +1,4 @@
-"""Tests of grader/answers.py: reading answer sheets safely and judging each kind of answer."""
+"""Tests of grader/grading/answers/: reading answer sheets safely and judging each kind of answer."""
 
 from __future__ import annotations
 
@@ -440,7 +440,7 @@ def test_ex01_formulas_wrong_for_negative_values_lose_their_points(grade) -> Non
 
 def test_the_symbolic_fallback_has_one_budget_per_sheet(tmp_path, monkeypatch):
     """Do undecidable formulas on one sheet share one sympy budget, rather than each getting its own?"""
-    import grader.grading.answers as answers_module
+    import grader.grading.answers.judging as judging
 
     now, given = [0.0], []
 
@@ -449,8 +449,8 @@ def test_the_symbolic_fallback_has_one_budget_per_sheet(tmp_path, monkeypatch):
         now[0] += fallback_seconds  # as if sympy ran out the time it was allowed
         return None
 
-    monkeypatch.setattr(answers_module, "equivalent", undecided)
-    monkeypatch.setattr(answers_module.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(judging, "equivalent", undecided)
+    monkeypatch.setattr(judging.time, "monotonic", lambda: now[0])
     path = tmp_path / "answers.toml"
     path.write_text("".join(f'f{i} = "x^2"\n' for i in range(4)))
     sheet = load_sheet(path, root=tmp_path, fallback_seconds=2.0)

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from conftest import ROOT, mutate
+from conftest import ROOT, cli, mutate
 from grader.cli import main
 
 EXERCISES = "ex01,ex05"  # one answer sheet, one code exercise: every kind of work, in a few seconds
@@ -71,8 +71,7 @@ def klass(tmp_path_factory) -> Path:
 
 
 def batch(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "grader.cli", "batch", *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=600)
+    return cli(ROOT, "batch", *args)
 
 
 def grades(out: Path) -> dict[str, dict[str, str]]:

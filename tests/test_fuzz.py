@@ -1,4 +1,4 @@
-"""Fuzz tests of what a student hands in: no answer sheet makes a check raise anything but Fail (grader/grading/answers.py),
+"""Fuzz tests of what a student hands in: no answer sheet makes a check raise anything but Fail (grader/grading/answers/),
 and no zip, notebook or entry name makes the batch raise anything but a refusal of that entry (grader/submissions).
 
 Seeded (derandomize) and sized to run in seconds; the sympy fallback is off (fallback_seconds=0), since it runs
@@ -21,8 +21,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_answers import CHECKS, EX01_C, nested
 
+from conftest import ROOT, cli
 from grader.failures import Fail
-from grader.grading.answers import MAX_SHEET_BYTES, AnswerSheet, Boolean, Choice, Formula, Integer, Number, Shape, SheetError, load_sheet
+from grader.grading.answers import AnswerSheet, Boolean, Choice, Formula, Integer, Number, Shape, SheetError, load_sheet
+from grader.grading.answers.reading import MAX_SHEET_BYTES
 
 FUZZ = settings(max_examples=400, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -227,7 +229,7 @@ def test_any_notebook_gives_each_file_or_a_problem(data: bytes, exercise_id: str
     from grader.submissions import notebook
     from grader.submissions.workspace import HANDIN_FILE_BYTES
 
-    exercise = load_course(Path(__file__).resolve().parent.parent).exercise(exercise_id)
+    exercise = load_course(ROOT).exercise(exercise_id)
     files, problems = notebook.student_files(data, exercise, f"{exercise_id}.ipynb", limit=HANDIN_FILE_BYTES)
     assert sorted([*files, *problems]) == sorted(exercise.student_files)
     assert all(p.isprintable() for p in problems.values()), problems
@@ -272,13 +274,11 @@ CLASS = settings(FUZZ, max_examples=3)
 def test_a_class_with_any_entries_grades_the_good_student_and_exits_0(tmp_path_factory, entries, names) -> None:
     """Does `grade batch` over a good student and random zips and notebooks (random names) exit 0 with the good student's marks?"""
     import csv
-    import subprocess
-    import sys
 
     root = tmp_path_factory.mktemp("class")
     ada = root / "ada" / "ex01_cell_state"
     ada.mkdir(parents=True)
-    (ada / "answers.toml").write_text((Path(__file__).resolve().parent.parent / "solutions" / "ex01_cell_state"
+    (ada / "answers.toml").write_text((ROOT / "solutions" / "ex01_cell_state"
                                        / "answers.toml").read_text())
     for (kind, data), name in zip(entries, names):
         base = os.fsencode(root) + b"/" + name
@@ -288,9 +288,7 @@ def test_a_class_with_any_entries_grades_the_good_student_and_exits_0(tmp_path_f
             os.mkdir(base)
             Path(os.fsdecode(base + b"/ex01.ipynb")).write_bytes(data)
     out = root.parent / f"{root.name}-out"
-    done = subprocess.run([sys.executable, "-m", "grader.cli", "batch", str(root), "--out", str(out), "--exercises",
-                           "ex01", "--workers", "1"], capture_output=True, text=True, timeout=600,
-                          cwd=Path(__file__).resolve().parent.parent)
+    done = cli(ROOT, "batch", str(root), "--out", str(out), "--exercises", "ex01", "--workers", "1")
     assert done.returncode == 0, done.stderr
     grades = {r["student"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text()))}
     assert grades["ada"]["total"] == "6" and len(grades) >= 2

@@ -9,14 +9,13 @@ import io
 import json
 import os
 import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
 import pytest
 from test_submission import CORRUPT, notebook
 
-from conftest import ROOT
+from conftest import ROOT, cli
 
 SHEET = (ROOT / "solutions" / "ex01_cell_state" / "answers.toml").read_text()
 DEEP: dict = {}
@@ -51,8 +50,7 @@ ENTRIES = {
 
 
 def batch(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "grader.cli", "batch", *args, "--exercises", "ex01"],
-                          capture_output=True, text=True, cwd=ROOT, timeout=600)
+    return cli(ROOT, "batch", *args, "--exercises", "ex01")
 
 
 def rows(out: Path) -> dict[str, dict[str, str]]:

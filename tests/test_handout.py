@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from conftest import ROOT
+from conftest import ROOT, venv_with_torch
 from grader.cli import main
 
 
@@ -72,8 +72,7 @@ def test_no_line_of_a_reference_or_hidden_check_reaches_the_bundle(bundle):
 def test_bundle_installs_and_runs_public_checks_alone(bundle, tmp_path):
     """Installed into a fresh venv (the student's base install: no TA or test packages), does `grade run ex05` in the
     bundle run the public checks and say what is graded at hand-in?"""
-    venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    venv = venv_with_torch(tmp_path / "venv", sys.executable)
     install = subprocess.run([venv / "bin" / "pip", "install", "-q", "torch==2.13.0", str(bundle)],
                              capture_output=True, text=True, timeout=600)
     assert install.returncode == 0, install.stderr

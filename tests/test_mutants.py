@@ -9,7 +9,7 @@ import tomllib
 import pytest
 
 from conftest import ROOT, assert_named, statement_choices
-from grader.grading.answers import _show
+from grader.grading.answers.quoting import show
 from grader.grading.expr import CONSTANTS, FUNCTIONS, ExpressionError, UndefinedError, evaluate, free_symbols, parse
 from grader.results import ExerciseResult
 from mutants import ALL, Mutant, course, submission
@@ -182,7 +182,7 @@ def test_feedback_never_gives_the_answer(graded, mutant: Mutant):
     (a number, a formula or an equivalent one, a shape, a choice's key)? The student's own answers it echoes aside."""
     reference = sheet(mutant.exercise)
     typed = sheet(mutant.exercise, submission(mutant))
-    echoes = tuple(_show(v) for k, v in typed.items() if reference.get(k) != v)
+    echoes = tuple(show(v) for k, v in typed.items() if reference.get(k) != v)
     options = key_options(mutant.exercise)
     given = [(check, answer) for language in ("en", "zh") for check, text in seen(graded(mutant), language)
              for answer in answers_given(without(text, echoes), reference, options)]

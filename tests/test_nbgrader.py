@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 from test_handout import secret_lines
 
-from conftest import ROOT, graded, mutate, with_answers
+from conftest import ROOT, cli, graded, mutate, with_answers
 from grader.cli import main
 
 REFERENCE = (ROOT / "solutions" / "ex05_gated_steps" / "gated.py").read_text()
@@ -127,13 +127,12 @@ def test_source_notebooks_score_full_marks_and_student_notebooks_zero(course_dir
         assert any(expected in v.feedback for v in result.checks), exercise.id
 
 
-def batch(*args: str) -> subprocess.CompletedProcess:
+def batch(monkeypatch, *args: str) -> None:
     """`grade batch`, with no alembic on PATH: the gradebook writer finds nbgrader's own."""
-    done = subprocess.run([sys.executable, "-m", "grader.cli", "batch", *args, "--exercises", "ex01,ex05",
-                           "--workers", "2"], cwd=ROOT, env={**os.environ, "PATH": "/usr/bin:/bin"},
-                          capture_output=True, text=True, timeout=600)
+    with monkeypatch.context() as m:
+        m.setenv("PATH", "/usr/bin:/bin")
+        done = cli(ROOT, "batch", *args, "--exercises", "ex01,ex05", "--workers", "2")
     assert done.returncode == 0, done.stderr[-3000:]
-    return done
 
 
 def table_sizes(db: Path) -> dict[str, int]:
@@ -142,7 +141,7 @@ def table_sizes(db: Path) -> dict[str, int]:
                 for t in ("student", "assignment", "submitted_assignment", "submitted_notebook", "grade")}
 
 
-def test_batch_grades_notebooks_into_a_gradebook_and_a_malformed_one_costs_its_exercise_alone(course_dir, tmp_path):
+def test_batch_grades_notebooks_into_a_gradebook_and_a_malformed_one_costs_its_exercise_alone(course_dir, tmp_path, monkeypatch):
     """Does `grade batch --nbgrader-db` write autograde's scores (a rerun adding no row), a broken notebook costing only its exercise?"""
     klass = tmp_path / "submitted"
     shutil.copytree(course_dir / "submitted", klass)
@@ -155,7 +154,7 @@ def test_batch_grades_notebooks_into_a_gradebook_and_a_malformed_one_costs_its_e
     (klass / "eve" / "ex05.ipynb").write_text(json.dumps({"nbformat": 3, "nbformat_minor": 0, "metadata": {},
                                                           "worksheets": []}), encoding="utf-8")
     out, fresh = tmp_path / "graded", tmp_path / "fresh.db"
-    batch(str(klass), "--out", str(out), "--nbgrader-db", str(fresh))
+    batch(monkeypatch, str(klass), "--out", str(out), "--nbgrader-db", str(fresh))
 
     with open(out / "grades.csv", newline="") as f:
         grades = {row["student"]: row for row in csv.DictReader(f)}
@@ -172,13 +171,13 @@ def test_batch_grades_notebooks_into_a_gradebook_and_a_malformed_one_costs_its_e
     sizes = {"student": 5, "assignment": 2, "submitted_assignment": 10, "submitted_notebook": 10, "grade": 10}
     assert table_sizes(fresh) == sizes
 
-    batch(str(klass), "--out", str(out), "--nbgrader-db", str(fresh))  # a rerun updates the same rows
+    batch(monkeypatch, str(klass), "--out", str(out), "--nbgrader-db", str(fresh))  # a rerun updates the same rows
     assert table_sizes(fresh) == sizes and gradebook_scores(fresh) == written
 
     theirs = tmp_path / "nbgrader.db"  # nbgrader's own gradebook: autograde's rows updated, the new students added
     shutil.copy(course_dir / "gradebook.db", theirs)
     before = table_sizes(theirs)
-    batch(str(klass), "--out", str(out), "--nbgrader-db", str(theirs))
+    batch(monkeypatch, str(klass), "--out", str(out), "--nbgrader-db", str(theirs))
     after = table_sizes(theirs)
     assert after["student"] == before["student"] + 3 and after["grade"] == before["grade"] + 6
     assert {k: v for k, v in gradebook_scores(theirs).items() if k[1] in ("ex01", "ex05")} == written

@@ -11,7 +11,8 @@ import pytest
 from conftest import ROOT, sheet_choices, statement_choices
 from grader.checks import Fail
 from grader.course import load_course
-from grader.grading.answers import MAX_SHEET_BYTES, AnswerSheet
+from grader.grading.answers import AnswerSheet
+from grader.grading.answers.reading import MAX_SHEET_BYTES
 from grader.grading.expr import CONSTANTS, FUNCTIONS, evaluate, parse
 from grader.submissions.workspace import HANDIN_FILE_BYTES
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, cli
 from grader.course import load_course
 from grader.errors import CourseError
 from grader.term.policy import Policy
@@ -59,7 +59,7 @@ def batch(course: Path, klass: Path, out: Path, *args: str) -> subprocess.Comple
 
 def grade(course: Path, *args: str) -> subprocess.CompletedProcess:
     """`grade ARGS` run in `course`, its stderr as one line (the terminal's wrapping undone)."""
-    done = subprocess.run([sys.executable, "-m", "grader.cli", *args], capture_output=True, text=True, cwd=course, timeout=600)
+    done = cli(course, *args)
     done.stderr = " ".join(done.stderr.split())
     return done
 

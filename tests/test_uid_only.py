@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, venv_with_torch
 
 SYSTEM_PYTHON = Path("/usr/bin/python3")
 pytestmark = pytest.mark.skipif(
@@ -64,8 +64,7 @@ def system_venv(shared_tmp) -> Path:
                              capture_output=True, text=True)
     if version.stdout.strip() != "True":
         pytest.skip("the system Python is older than 3.11")
-    venv = shared_tmp / "venv"
-    subprocess.run([SYSTEM_PYTHON, "-m", "venv", str(venv)], check=True)
+    venv = venv_with_torch(shared_tmp / "venv", SYSTEM_PYTHON)
     install = subprocess.run([venv / "bin" / "pip", "install", "-q", "torch==2.13.0", str(ROOT)],
                              capture_output=True, text=True, timeout=900)
     assert install.returncode == 0, install.stderr[-3000:]

@@ -19,6 +19,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sys
+from multiprocessing.context import BaseContext
 from pathlib import Path
 
 from grader.inside.cgroups import end_cgroup, remove_stale_cgroups
@@ -27,7 +28,7 @@ _CPUSET = Path("/sys/fs/cgroup/cpuset")
 
 
 class CpuSlots:
-    def __init__(self, workers: int, context=multiprocessing):
+    def __init__(self, workers: int, context: BaseContext | None = None):
         cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
         self.cpus = [cpus[n % len(cpus)] for n in range(workers)] if cpus else []
         parent = _own_cpuset()
@@ -35,7 +36,8 @@ class CpuSlots:
             _remove_stale(parent)
         self.groups = [_cpuset_of(parent, cpu, f"grade-batch-{os.getpid()}-{n}") if parent else None
                        for n, cpu in enumerate(self.cpus)]
-        self._taken = context.Value("i", 0)  # shared with the pool's processes, which inherit it
+        # shared with the pool's processes, which inherit it (multiprocessing's default context unless given one)
+        self._taken = (context or multiprocessing.get_context()).Value("i", 0)
 
     def take(self) -> None:
         """In a pool process: take the next slot's CPU (and cpuset), single-threaded, for this process and all it starts."""

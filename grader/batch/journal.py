@@ -13,9 +13,14 @@ import contextlib
 import os
 import sqlite3
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from grader.results import StudentRow
+
+Parameters = tuple[object, ...]  # an SQL statement's ? values
+Row = tuple[Any, ...]  # a row as sqlite3 returns it: each column's value is whatever type the table stored
 
 FILE = "journal.sqlite"
 # How long one statement waits for a lock held by another connection, and how often it is tried.
@@ -65,17 +70,17 @@ class Journal:
         except (ValueError, KeyError, TypeError):
             return None
 
-    def execute(self, sql: str, parameters: tuple = ()) -> sqlite3.Cursor:
+    def execute(self, sql: str, parameters: Parameters = ()) -> sqlite3.Cursor:
         """One statement on the journal, for the tables the term keeps beside the results (grader.term, audit)."""
         return self._run(sql, parameters)
 
-    def select(self, table: str, sql: str, parameters: tuple = ()) -> list[tuple]:
+    def select(self, table: str, sql: str, parameters: Parameters = ()) -> list[Row]:
         """The rows of a query on `table`; none while the table is not yet made (reading it takes no write lock)."""
         found = self._run("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)).fetchone()
         return self._run(sql, parameters).fetchall() if found else []
 
     @contextlib.contextmanager
-    def transaction(self):
+    def transaction(self) -> Iterator[Journal]:
         """The statements inside, all or none (a grade and its audit rows, say); sqlite3.Error if the lock stays taken."""
         self._run("BEGIN IMMEDIATE")
         try:
@@ -88,7 +93,7 @@ class Journal:
     def close(self) -> None:
         self._db.close()
 
-    def _run(self, sql: str, parameters: tuple = ()) -> sqlite3.Cursor:
+    def _run(self, sql: str, parameters: Parameters = ()) -> sqlite3.Cursor:
         """One statement, tried again while another connection holds the lock it needs (each try waits BUSY_SECONDS)."""
         attempt = 1
         while True:

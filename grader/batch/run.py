@@ -13,10 +13,12 @@ import os
 import sqlite3
 import time
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, wait
 from dataclasses import dataclass, field, replace
+from multiprocessing.context import ForkServerContext
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from grader.batch.cpus import CpuSlots
 from grader.batch.journal import Journal
@@ -26,6 +28,9 @@ from grader.export import changes, feedback, grades, report, summary
 from grader.export.files import write_atomic
 from grader.results import GradeResult, Status, StudentRow
 from grader.sandbox.host import active, refusal
+
+if TYPE_CHECKING:
+    from grader.term.finals import Change, TermFiles
 
 # What decides a grade besides the submission: a change to any of these regrades everyone.
 _COURSE_PARTS = ("course.toml", "tests/hidden", "tests/given", "solutions", "exercises", "grader")
@@ -52,7 +57,7 @@ class BatchResult:
     seconds: float
     missing: list[str]  # the sandbox protections this run went without (`--sandbox auto`); [] when all were active
     flags: dict[str, list[str]] = field(default_factory=dict)  # late, overridden, no_submission_time: the students
-    changes: list = field(default_factory=list)  # grader.term.finals.Change: what this run changed (changes.csv)
+    changes: list[Change] = field(default_factory=list)  # grader.term.finals.Change: what this run changed (changes.csv)
     problems: list[str] = field(default_factory=list)  # about the term's files and hand-in times, for the TA's stderr
 
 
@@ -197,7 +202,7 @@ def _file_key(file: Path, limit: int) -> bytes:
 
 def grade_batch(*, course: Course, exercises: list[Exercise], submissions: Path, out: Path, workers: int,
                 device: str, strict: bool, scheduler: str | None = None, only: str | None = None,
-                progress: Callable[[dict, int, int], None] | None = None,
+                progress: Callable[[StudentRow, int, int], None] | None = None,
                 nbgrader_db: Path | None = None, submitted_at: Path | None = None,
                 extensions: Path | None = None) -> BatchResult:
     """Grade every student of `submissions` whose content or course changed since the journal in `out`;
@@ -229,8 +234,9 @@ def grade_batch(*, course: Course, exercises: list[Exercise], submissions: Path,
 
 
 def _grade_into(out: Path, course: Course, exercises: list[Exercise], submissions: Path, device: str, strict: bool,
-                workers: int, scheduler: str | None, only: str | None, progress, missing: list[str],
-                files=None) -> BatchResult:
+                workers: int, scheduler: str | None, only: str | None,
+                progress: Callable[[StudentRow, int, int], None] | None, missing: list[str],
+                files: TermFiles | None = None) -> BatchResult:
     """Grade what changed into `out`, journal each row, then publish every student's final points from the journal
     (grader.term: late policy and overrides, applied after grading): reports, feedback, grades.csv, the summary, changes."""
     from grader.term import finals, published
@@ -314,7 +320,7 @@ def _unjournaled(row: StudentRow, error: sqlite3.Error) -> StudentRow:
                    result=replace(row.result, internal_errors=[*row.result.internal_errors, why]))
 
 
-def _sandbox_here(course: Course, exercises: list[Exercise], *, strict: bool, scheduler: str | None) -> list[dict]:
+def _sandbox_here(course: Course, exercises: list[Exercise], *, strict: bool, scheduler: str | None) -> list[dict[str, Any]]:
     """This machine's protections ([] where no exercise runs student code); IsolationUnavailable where the class
     may not be graded under them: never as root without a uid of its own, with `strict` only with them all, and
     on a Dask cluster only without the network (a student process could reach the scheduler and run code there)."""
@@ -359,7 +365,7 @@ def _exposed(path: Path) -> bool:
 
 
 @contextlib.contextmanager
-def _private_files():
+def _private_files() -> Iterator[None]:
     """Files and folders created meanwhile are their owner's alone (umask 077): OUT, its journal and its reports."""
     previous = os.umask(0o077)
     try:
@@ -375,7 +381,7 @@ def _report_text(result: GradeResult) -> str:
 
 
 def _grade_all(todo: list[Student], course: Course, exercises: list[Exercise], device: str, strict: bool,
-               workers: int, scheduler: str | None, classmates: tuple[str, ...] = ()):
+               workers: int, scheduler: str | None, classmates: tuple[str, ...] = ()) -> Iterator[StudentRow]:
     """Yield each student's row as it finishes (any order): first those refused unopened, then the graded ones."""
     from grader.batch.worker import unreadable_row
 
@@ -409,7 +415,7 @@ def _grade_all(todo: list[Student], course: Course, exercises: list[Exercise], d
             slots.close()
 
 
-def _pool_context():
+def _pool_context() -> ForkServerContext:
     """The pool's multiprocessing context, its server started (in the background) on the first call.
 
     forkserver: workers are forked from a clean server that imported torch once (no op run, no CUDA
@@ -424,7 +430,8 @@ def _pool_context():
     return context
 
 
-def _on_dask(todo: list[Student], scheduler: str, args: tuple, exercises: list[Exercise], classmates: tuple[str, ...] = ()):
+def _on_dask(todo: list[Student], scheduler: str, args: tuple[str, list[str], str, bool], exercises: list[Exercise],
+             classmates: tuple[str, ...] = ()) -> Iterator[StudentRow]:
     """Each student as a task on the cluster; a task that fails (its worker lost, say) is that student's grader error."""
     from grader.errors import need
 

@@ -12,19 +12,26 @@ import json
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from grader.errors import SubmissionError
 from grader.results import GradeResult, Status, StudentRow
 
-_STATE: dict = {}  # the pool process's Grader, kept for every student it grades
+if TYPE_CHECKING:
+    from grader.batch.cpus import CpuSlots
+    from grader.course import Course, Exercise
+    from grader.grading.pipeline import Grader
+
+_STATE: dict[str, Grader] = {}  # the pool process's Grader, kept for every student it grades
 # Why a Dask task grades only where student processes have no network.
 NETWORK_NEEDED = ("grading on a Dask cluster needs student processes without the network (namespaces): one that has it "
                   "could reach the scheduler and run code on every worker, outside any sandbox; grade where `grade doctor` "
                   "shows 'no network' on, or without --scheduler")
 
 
-def grade_one(grader, student: str, path: Path, classmates: tuple[str, ...] = ()) -> StudentRow:
+def grade_one(grader: Grader, student: str, path: Path, classmates: tuple[str, ...] = ()) -> StudentRow:
     """One student's row, graded by `grader` (a started `Grader`) on the student's own numbers (the entry's name is
     the id); a sheet of one of `classmates`' numbers is named. Never raises for the student's input."""
     from grader.submissions import opened
@@ -40,7 +47,8 @@ def grade_one(grader, student: str, path: Path, classmates: tuple[str, ...] = ()
     return StudentRow(student, status, result, time.monotonic() - started)
 
 
-def unreadable_row(course, exercises, device: str, student: str, why: str, *, seconds: float = 0.0) -> StudentRow:
+def unreadable_row(course: Course, exercises: Sequence[Exercise], device: str, student: str, why: str, *,
+                   seconds: float = 0.0) -> StudentRow:
     """The row of a student whose entry could not be read: 0 points in every exercise, saying why.
 
     Journaled with its key like a grade, so an unchanged rerun does not read it again.
@@ -54,7 +62,8 @@ def unreadable_row(course, exercises, device: str, student: str, why: str, *, se
 
 # -- a local pool process -----------------------------------------------------------------------
 
-def start_pool_process(course_root: str, exercise_ids: list[str], device: str, strict: bool, slots=None) -> None:
+def start_pool_process(course_root: str, exercise_ids: list[str], device: str, strict: bool,
+                       slots: CpuSlots | None = None) -> None:
     """Pool initializer: load the course and start this process's sandbox, kept for every student it grades.
 
     With `slots` (a `CpuSlots`, in a pool of several processes) this process takes its CPU first, so
@@ -87,7 +96,7 @@ def pool_task(student: str, path: str, classmates: tuple[str, ...] = ()) -> Stud
         return failed_row(student, exercises, f"the grader failed: {type(e).__name__}: {e}")
 
 
-def failed_row(student: str, exercises, message: str) -> StudentRow:
+def failed_row(student: str, exercises: Sequence[Exercise], message: str) -> StudentRow:
     """The row of a student the grader itself could not grade: no points, why, and graded again next run."""
     return StudentRow(student, Status.INTERNAL_ERROR, GradeResult.of_failure(student, exercises, message))
 
@@ -110,7 +119,7 @@ def dask_task(student: str, path: str, course_root: str, exercise_ids: list[str]
     return StudentRow.from_json(done.stdout)
 
 
-def _exercises(course_root: str, exercise_ids: list[str]) -> list:
+def _exercises(course_root: str, exercise_ids: list[str]) -> list[Exercise]:
     from grader.course import load_course
 
     course = load_course(Path(course_root))

@@ -16,9 +16,12 @@ import resource
 import select
 import signal
 from collections.abc import Mapping
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from grader.grading.expr import SAFETY, BinOp, Call, Const, Domain, Expr, Neg, Num, Sym, UndefinedError, check_symbols, evaluate_bounded, free_symbols
+
+if TYPE_CHECKING:
+    import sympy  # untyped: its expressions are Any to mypy, named here for the reader
 
 # --- equivalence ---------------------------------------------------------------------------------
 
@@ -173,10 +176,11 @@ def _sympy_verdict(a: Expr, b: Expr, symbols: Mapping[str, str]) -> bool | None:
         return True
     if difference.is_zero is False:
         return False
-    return left.equals(right)
+    same: bool | None = left.equals(right)
+    return same
 
 
-def to_sympy(expr: Expr, table: Mapping[str, object]) -> object:
+def to_sympy(expr: Expr, table: Mapping[str, sympy.Symbol]) -> sympy.Expr:
     """The sympy expression for `expr`, built with constructors (never from text); `table` maps names to Symbols."""
     import sympy
 

@@ -19,6 +19,8 @@ from typing import Literal
 from grader.text import TextError, one_line
 
 Domain = Literal["real", "positive", "gate", "positive_integer"]
+FunctionName = Literal["exp", "log", "sqrt", "tanh", "sigmoid", "abs"]
+ConstantName = Literal["pi", "e"]
 DOMAINS: tuple[str, ...] = ("real", "positive", "gate", "positive_integer")
 
 MAX_LENGTH = 500  # characters in one answer
@@ -28,11 +30,11 @@ MAX_DIGITS = 30  # significant digits in one number literal
 MAX_LITERAL_EXPONENT = 300  # |n| in scientific notation such as 1e-3
 MAX_EXPONENT = 1000  # |value| of a power's exponent when it is a constant
 
-FUNCTIONS: dict[str, str] = {
+FUNCTIONS: dict[str, FunctionName | Literal["log10"]] = {  # the names a formula may call; log10(x) is read as log(x)/log(10)
     "exp": "exp", "ln": "log", "log": "log", "sqrt": "sqrt", "tanh": "tanh",
     "sigma": "sigmoid", "sigmoid": "sigmoid", "abs": "abs", "log10": "log10",
 }
-CONSTANTS: tuple[str, ...] = ("pi", "e")
+CONSTANTS: tuple[ConstantName, ...] = ("pi", "e")
 _EPSILON_ALIASES = ("epsilon", "eps")
 
 
@@ -85,7 +87,7 @@ class Sym:
 
 @dataclass(frozen=True, slots=True)
 class Const:
-    name: Literal["pi", "e"]
+    name: ConstantName
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +104,7 @@ class BinOp:
 
 @dataclass(frozen=True, slots=True)
 class Call:
-    func: Literal["exp", "log", "sqrt", "tanh", "sigmoid", "abs"]
+    func: FunctionName
     arg: Expr
 
 
@@ -196,6 +198,7 @@ def _bad_char(ch: str, column: int) -> ExpressionError:
 def _tokenize(text: str) -> list[_Token]:
     """Split `text` into tokens, rejecting anything outside the whitelist."""
     tokens: list[_Token] = []
+    token: _Token | None
     i = 0
     while i < len(text):
         ch, column = text[i], i + 1
@@ -403,7 +406,7 @@ class _Parser:
     def _power(self) -> Expr:
         base = self._primary()
         tok = self._peek()
-        if tok.kind == "sup":
+        if tok.kind == "sup" and isinstance(tok.value, int):
             self._next()
             return self._pow(base, Num(Fraction(tok.value)), tok)
         if tok.kind == "op" and tok.value == "^":
@@ -432,7 +435,7 @@ class _Parser:
 
     def _primary(self) -> Expr:
         tok = self._next()
-        if tok.kind == "num":
+        if tok.kind == "num" and isinstance(tok.value, Fraction):
             return Num(tok.value)
         if tok.kind in _CLOSERS:
             return self._group(tok)
@@ -469,10 +472,11 @@ class _Parser:
             return Sym(name)
         if name in _EPSILON_ALIASES and "epsilon" in self.symbols:
             return Sym("epsilon")
-        if name == "log10":
-            return BinOp("/", Call("log", self._argument(tok)), _LOG10)
         if name in FUNCTIONS:
-            return Call(FUNCTIONS[name], self._argument(tok))
+            func = FUNCTIONS[name]
+            if func == "log10":
+                return BinOp("/", Call("log", self._argument(tok)), _LOG10)
+            return Call(func, self._argument(tok))
         if name in CONSTANTS:
             return Const(name)
         raise self._unknown(tok)

@@ -13,6 +13,7 @@ stubs; a batch worker: its share of the class).
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 from grader.course import Course, Exercise
@@ -22,7 +23,7 @@ from grader.results import ExerciseResult, GradeResult, Outcome, Verdict
 from grader.sandbox.host import Limits, Sandbox
 from grader.submissions.workspace import load_submission
 from grader.text import Text, shown_path
-from grader.variants import copied_from, recorded_student
+from grader.variants import Number, copied_from, recorded_student
 
 
 def resolve_device(requested: str) -> str:
@@ -86,11 +87,11 @@ class Grader:
     def __enter__(self) -> Grader:
         return self.start()
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     @property
-    def protections(self) -> list[dict] | None:
+    def protections(self) -> list[dict[str, object]] | None:
         """What isolates a student process here (None when no student code runs)."""
         return self.sandbox.protections if self.sandbox else None
 
@@ -231,7 +232,7 @@ def check_variants(*, course: Course, device: str, count: int = VARIANTS_CHECKED
     return list(dict.fromkeys(problems))
 
 
-def _mistakes_apart(course: Course, exercise: Exercise, params: dict) -> list[str]:
+def _mistakes_apart(course: Course, exercise: Exercise, params: Mapping[str, Number]) -> list[str]:
     """Named mistakes of `exercise` at `params` that a right answer's tolerance would take in (a count: equal to it)."""
     from grader.variants import answer_module, tolerances
 

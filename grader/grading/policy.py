@@ -114,7 +114,8 @@ def _text(node: ast.AST) -> str | None:
     if isinstance(node, ast.JoinedStr):
         parts = [_text(v.value) if isinstance(v, ast.FormattedValue) and v.conversion == -1 and v.format_spec is None
                  else _text(v) for v in node.values]
-        return None if any(p is None for p in parts) else "".join(parts)
+        known = [p for p in parts if p is not None]
+        return "".join(known) if len(known) == len(parts) else None
     return None
 
 
@@ -157,7 +158,7 @@ def _add_from(found: dict[str, int], other: dict[str, int], names: frozenset[str
             found.setdefault(name, line)
 
 
-def _called(node: ast.Name, parents: dict) -> bool:
+def _called(node: ast.Name, parents: dict[int, ast.AST]) -> bool:
     parent = parents.get(id(node))
     return isinstance(parent, ast.Call) and parent.func is node
 
@@ -170,10 +171,12 @@ def _is_sys(node: ast.AST, bound: dict[str, list[str]]) -> bool:
         chain = _chain(node, bound)
     else:
         return False
-    return bool(chain) and _value_of(chain) is sys
+    if not chain:
+        return False
+    return _value_of(chain) is sys
 
 
-def _value_of(chain: list[str]):
+def _value_of(chain: list[str]) -> object:
     """The object a dotted path of loaded modules leads to (looked up, never run), or None."""
     import torch  # noqa: F401  (every student process has it loaded: its attributes are what a submission reaches)
 
@@ -209,6 +212,7 @@ def reached_modules(tree: ast.AST) -> dict[str, int]:
     bound = _module_bindings(tree)
     found: dict[str, int] = {}
     for node in ast.walk(tree):
+        chains: list[list[str] | None]
         if isinstance(node, ast.ImportFrom) and not node.level and node.module:
             chains = [[*node.module.split("."), a.name] for a in node.names]
         else:

@@ -17,11 +17,14 @@ from grader.course import Course, Exercise
 from grader.errors import GraderError
 from grader.grading.plugin import GraderPlugin
 from grader.results import Verdict
+from grader.sandbox.host import Sandbox
 from grader.submissions.workspace import Workspace
+
+Job = tuple[Workspace, list[Exercise], str | None]  # a submission to grade, on these exercises, with a student's numbers
 
 
 class CheckSession:
-    def __init__(self, *, course: Course, exercises: list[Exercise], sandbox, device: str, hidden: bool,
+    def __init__(self, *, course: Course, exercises: list[Exercise], sandbox: Sandbox | None, device: str, hidden: bool,
                  sheet_only: bool = False):
         self.plugin = GraderPlugin(course=course, exercises=exercises, sandbox=sandbox, device=device,
                                    sheet_only=sheet_only)
@@ -29,8 +32,8 @@ class CheckSession:
         self._paths = [str(p) for e in exercises
                        for p in [*e.public_checks, *([e.hidden_checks] if hidden and e.hidden_checks.is_file() else [])]]
         self._root = course.root
-        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
-        self._results: queue.SimpleQueue = queue.SimpleQueue()
+        self._jobs: queue.SimpleQueue[Job | None] = queue.SimpleQueue()
+        self._results: queue.SimpleQueue[list[Verdict] | BaseException] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._ended = ""
 
@@ -83,12 +86,12 @@ class CheckSession:
         self._results.put(GraderError(self._ended))
 
     @pytest.hookimpl(tryfirst=True)
-    def pytest_runtestloop(self, session) -> bool:
+    def pytest_runtestloop(self, session: pytest.Session) -> bool:
         """Grade each submission handed over by `grade`, until `close`; checks that failed to collect are reported, not fatal."""
         while (job := self._jobs.get()) is not None:
             try:
                 self.plugin.begin(*job)
-                items = [item for item in session.items if self.plugin.grades(item)]
+                items = [item for item in session.items if isinstance(item, pytest.Function) and self.plugin.grades(item)]
                 for item, nextitem in zip(items, [*items[1:], None]):
                     item.ihook.pytest_runtest_protocol(item=item, nextitem=nextitem)
                 self._results.put(self.plugin.finish())

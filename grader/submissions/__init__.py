@@ -8,11 +8,12 @@ from __future__ import annotations
 import contextlib
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 
 @contextlib.contextmanager
-def opened(path: Path):
+def opened(path: Path) -> Iterator[Path]:
     """The folder to grade for `path`: itself, or a zip's contents unpacked for as long as the block runs.
 
     ArchiveRefused (a SubmissionError) when a zip could do harm or cannot be read.

@@ -91,8 +91,8 @@ def _target(label: str, entry: zipfile.ZipInfo, dest: Path) -> Path | None:
     kind = stat.S_IFMT(entry.external_attr >> 16)  # 0: no file type recorded (zips made by Python's zipfile)
     if kind and kind not in (stat.S_IFREG, stat.S_IFDIR):
         mode = entry.external_attr >> 16
-        kind = "a symbolic link" if stat.S_ISLNK(mode) else "a special file"
-        raise ArchiveRefused(f"{label}: the entry {name!r} is {kind}; submit plain files only")
+        what = "a symbolic link" if stat.S_ISLNK(mode) else "a special file"
+        raise ArchiveRefused(f"{label}: the entry {name!r} is {what}; submit plain files only")
     if entry.is_dir():
         (dest / path).mkdir(parents=True, exist_ok=True)
         return None

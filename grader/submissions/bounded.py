@@ -16,6 +16,7 @@ import select
 import signal
 import time
 from collections.abc import Callable
+from typing import TypeVar, TypeVarTuple
 
 SMALL = 64 << 10  # bytes of text read in this process
 MEMORY = 256 << 20  # address space a child may add to what it inherits; what this process then spends parsing it
@@ -24,12 +25,17 @@ MAX_REPLY = 64 << 20  # bytes of a child's answer read back
 _OUT_OF_MEMORY = 3  # a child's exit status after MemoryError
 
 
+T = TypeVar("T")
+Ts = TypeVarTuple("Ts")
+
+
 class TooCostly(Exception):
     """Reading the text needed more memory or time than the bound; the message says which, for the student."""
 
 
-def run(work: Callable, *args, size: int):
-    """`work(*args)`, whose result is plain JSON data: here when `size` <= SMALL, else in a limited child.
+def run(work: Callable[[*Ts], T], *args: *Ts, size: int) -> T:
+    """`work(*args)`, whose result is plain JSON data: here when `size` <= SMALL, else in a limited child (whose
+    tuples come back as lists, which unpack the same).
 
     TooCostly when the child runs out of memory or time; any other failure of `work` is the grader's own.
     """
@@ -38,7 +44,7 @@ def run(work: Callable, *args, size: int):
     return _in_child(work, args)
 
 
-def _in_child(work: Callable, args: tuple):
+def _in_child(work: Callable[[*Ts], T], args: tuple[*Ts]) -> T:
     reading, writing = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: never returns
@@ -59,13 +65,14 @@ def _in_child(work: Callable, args: tuple):
         reply = json.loads(data.decode("utf-8", "surrogatepass"))
         if "raised" in reply:
             raise RuntimeError(f"reading student text failed in the grader: {reply['raised']}")
-        return reply["value"]
+        value: T = reply["value"]
+        return value
     if os.WIFEXITED(status) and os.WEXITSTATUS(status) == _OUT_OF_MEMORY or os.WIFSIGNALED(status):
         raise TooCostly(f"reading it needs more than {MEMORY >> 20} MB")  # MemoryError, or C code that gave up
     raise RuntimeError(f"reading student text failed in the grader: its process ended with status {status}")
 
 
-def _child(work: Callable, args: tuple, writing: int) -> None:
+def _child(work: Callable[[*Ts], object], args: tuple[*Ts], writing: int) -> None:
     """Run `work` under the limits and write {"value"} or {"raised"} as JSON to `writing`; exit without cleanup."""
     status = 0
     try:
@@ -106,7 +113,8 @@ def _limit() -> None:
 
 def _read(fd: int, deadline: float) -> tuple[bytes, bool]:
     """What the child writes until it closes its end, and whether it did so by `deadline` within MAX_REPLY bytes."""
-    chunks, size = [], 0
+    chunks: list[bytes] = []
+    size = 0
     poller = select.poll()
     poller.register(fd, select.POLLIN)
     while (left := deadline - time.monotonic()) > 0:

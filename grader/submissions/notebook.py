@@ -16,12 +16,14 @@ import math
 import sys
 import tomllib
 from pathlib import Path
+from typing import Any
 
 from grader.course import Exercise
 from grader.submissions import bounded
 
 NOTEBOOK_BYTES = 16 << 20  # largest notebook read (outputs count; only the cells' sources are kept)
 SHEET = "answers.toml"
+Cell = dict[str, Any]  # a notebook cell as JSON, in the shape nbformat's validator has checked
 # The largest integer written as a TOML literal: str() refuses more than sys.int_info.default_max_str_digits digits.
 _MAX_INT_BITS = int((sys.int_info.default_max_str_digits - 1) * math.log2(10))
 METADATA = "grader"  # cell metadata: {"file": "gated.py"} on hand-in cells, {"role": "autograde"} on the grade cell
@@ -103,7 +105,7 @@ class NotebookError(ValueError):
     """A notebook, or one of its cells, that cannot be read; the message names it."""
 
 
-def _cells(data: bytes, shown: str) -> list[tuple[int, dict]]:
+def _cells(data: bytes, shown: str) -> list[tuple[int, Cell]]:
     """The code cells of a valid nbformat-4 notebook, numbered from 1 as Jupyter shows them, with string sources."""
     import nbformat
 
@@ -122,7 +124,7 @@ def _cells(data: bytes, shown: str) -> list[tuple[int, dict]]:
         version = f"nbformat {doc['nbformat']!r}" if "nbformat" in doc else "no nbformat version"
         raise NotebookError(f"{shown} has {version}; the grader reads nbformat 4 notebooks (save it again from Jupyter)")
     try:
-        nbformat.validate(nbformat.from_dict(doc), version=4)
+        nbformat.validate(nbformat.from_dict(doc), version=4)  # type: ignore[no-untyped-call]  # from_dict has no annotations
     except nbformat.ValidationError as e:
         where = "/".join(str(p) for p in e.absolute_path) if getattr(e, "absolute_path", None) else "top level"
         raise NotebookError(f"{shown} is not a valid nbformat 4 notebook ({where}: {str(e.message)[:200]!r}); "
@@ -138,7 +140,7 @@ def _cells(data: bytes, shown: str) -> list[tuple[int, dict]]:
     return cells
 
 
-def _is_test(cell: dict) -> bool:
+def _is_test(cell: Cell) -> bool:
     """An autograder cell: ours, or any nbgrader grade cell that is not a solution cell."""
     ours = cell["metadata"].get(METADATA)
     nbgrader = cell["metadata"].get("nbgrader")
@@ -146,7 +148,7 @@ def _is_test(cell: dict) -> bool:
         isinstance(nbgrader, dict) and bool(nbgrader.get("grade")) and not nbgrader.get("solution"))
 
 
-def _marked_file(cell: dict, exercise: Exercise) -> str | None:
+def _marked_file(cell: Cell, exercise: Exercise) -> str | None:
     ours = cell["metadata"].get(METADATA)
     name = ours.get("file") if isinstance(ours, dict) else None
     return name if name in exercise.student_files else None
@@ -182,8 +184,9 @@ def _assigns(tree: ast.Module, keys: set[str]) -> bool:
 
 def _targets(statement: ast.stmt) -> list[str] | None:
     """The names a `key = value` statement assigns, or None for any other statement."""
-    if isinstance(statement, ast.Assign) and all(isinstance(t, ast.Name) for t in statement.targets):
-        return [t.id for t in statement.targets]
+    if isinstance(statement, ast.Assign):
+        names = [t.id for t in statement.targets if isinstance(t, ast.Name)]
+        return names if len(names) == len(statement.targets) else None
     if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) and statement.value is not None:
         return [statement.target.id]
     return None
@@ -197,6 +200,7 @@ def _read_answers(tree: ast.Module, source: str, where: str, answers: dict[str, 
             problems.setdefault(SHEET, f"{where}, line {statement.lineno}: an answer cell holds only `key = answer` "
                                        f"lines; move other code to a cell of its own")
             return
+        assert isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None  # as _targets read it
         value = _toml_value(statement.value, source)
         answers.update(dict.fromkeys(names, value))
 
@@ -212,7 +216,7 @@ def _toml_value(node: ast.expr, source: str) -> str:
     return text
 
 
-def _toml_literal(value) -> str | None:
+def _toml_literal(value: object) -> str | None:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):  # one Python cannot print in decimal (0x and 4000 digits) is judged as the text typed
@@ -223,7 +227,8 @@ def _toml_literal(value) -> str | None:
         return _toml_string(value)
     if isinstance(value, (list, tuple)):
         items = [_toml_literal(v) for v in value]
-        return None if None in items else "[" + ", ".join(items) + "]"
+        known = [i for i in items if i is not None]
+        return "[" + ", ".join(known) + "]" if len(known) == len(items) else None
     return None
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -252,7 +253,7 @@ def changes(last: dict[tuple[str, str], Published], rows: list[StudentRow], hash
 
 def flagged(rows: list[StudentRow]) -> dict[str, list[str]]:
     """The students a TA should look at: handed in late, overridden, or without a submission time where a due date applies."""
-    def having(test) -> list[str]:
+    def having(test: Callable[[Adjustment], bool]) -> list[str]:
         return sorted(r.student for r in rows if any(e.adjustment and test(e.adjustment) for e in r.result.exercises))
 
     return {"late": having(lambda a: a.days_late > 0), "overridden": having(lambda a: a.override is not None),

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from grader.errors import CourseError
@@ -62,7 +63,7 @@ class Policy:
         return Lateness(due, extension is not None, submitted, days, share)
 
 
-def load(data: dict, where: str) -> Policy | None:
+def load(data: Mapping[str, object], where: str) -> Policy | None:
     """The policy of course.toml's parsed `data` (`where` names the file in errors); None without `[deadlines]`."""
     deadlines, late = data.get("deadlines"), data.get("late")
     if deadlines is None:
@@ -71,7 +72,8 @@ def load(data: dict, where: str) -> Policy | None:
         return None
     if not isinstance(deadlines, dict) or not deadlines:
         raise CourseError(f"{where}: [deadlines] must be a table of due dates (due = 2026-12-10T23:59:00+08:00)")
-    exercises = {e.get("id") for e in data.get("exercises") or () if isinstance(e, dict)}
+    listed = data.get("exercises")
+    exercises = {e.get("id") for e in listed if isinstance(e, dict)} if isinstance(listed, list) else set()
     unknown = sorted(k for k in deadlines if k != "due" and k not in exercises)
     if unknown:
         raise CourseError(f"[deadlines]: unknown key(s) {', '.join(unknown)}; known: due and the exercise ids")

@@ -13,6 +13,7 @@ import datetime as dt
 import re
 import zipfile
 import zlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -136,7 +137,7 @@ def _when(text: str, path: Path, line: int, column: str) -> dt.datetime:
         raise TermFileError(f"{path}, line {line}: {e}") from None
 
 
-def gradescope_created_at(metadata: dict) -> dt.datetime | None:
+def gradescope_created_at(metadata: Mapping[str, object]) -> dt.datetime | None:
     """When Gradescope received the upload (`created_at` of its submission_metadata.json, as read); None if it does not say."""
     when = metadata.get("created_at")
     try:
