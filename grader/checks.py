@@ -19,8 +19,7 @@ on the decorator. torch is imported lazily so that quiz checks stay light.
 from __future__ import annotations
 
 import functools
-import importlib.util
-import sys
+import importlib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
@@ -28,6 +27,7 @@ from typing import TYPE_CHECKING, TypedDict, TypeVar
 
 import pytest
 
+from grader import course_modules
 from grader.failures import Fail, StudentError
 from grader.grading import policy
 from grader.grading.answers import AnswerSheet, Boolean, Choice, Diagnosis, Form, Formula, Integer, Number, Shape
@@ -133,7 +133,7 @@ def parse_source(student_source: Callable[[str], str], name: str) -> ast.Module:
 
 def course_code(path: Path) -> ModuleType:
     """A course module (given code, never a submission) imported into the grading process, e.g. to compute expected values."""
-    return _import_reference(path)
+    return course_modules.load(path)
 
 
 def given_code(exercise_id: str) -> ModuleType:
@@ -157,21 +157,9 @@ def reference_module(name: str) -> FixtureFunctionDefinition:
 
     @pytest.fixture(name="reference")
     def fixture(exercise: Exercise) -> ModuleType:
-        return _import_reference(exercise.solution_dir / f"{name}.py")
+        return course_modules.load(exercise.solution_dir / f"{name}.py")
 
     return fixture
-
-
-def _import_reference(path: Path) -> ModuleType:
-    key = f"_reference_{abs(hash(str(path)))}_{path.stem}"
-    if key not in sys.modules:
-        spec = importlib.util.spec_from_file_location(key, path)
-        if spec is None or spec.loader is None:
-            raise ImportError(f"{path}: not a Python module")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        sys.modules[key] = module
-    return sys.modules[key]
 
 
 def _named(name: str | Text) -> tuple[str, str]:

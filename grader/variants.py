@@ -363,10 +363,10 @@ def _numbers(course: Course, exercise: Exercise, workspace: Workspace) -> dict[s
 
 def answer_module(exercise: Exercise) -> ModuleType:
     """The hidden checks of an exercise with per-student numbers, whose `expected(params)` and `mistakes(params)`
-    answer them (course material, imported into the grading process once – course_code keeps it – never sent out)."""
-    from grader.checks import course_code
+    answer them (course material, imported into the grading process once – course_modules keeps it – never sent out)."""
+    from grader import course_modules
 
-    return course_code(exercise.hidden_checks)
+    return course_modules.load(exercise.hidden_checks)
 
 
 def tolerances(exercise: Exercise) -> dict[str, float]:

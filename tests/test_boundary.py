@@ -205,13 +205,20 @@ def test_the_course_and_the_zygote_name_the_same_secrets(course):
 
 
 def module_graph() -> dict[str, set[str]]:
-    """Each module of grader/ and the grader modules it imports, anywhere in it (deferred imports too)."""
+    """Each module of grader/ and the grader modules it imports, anywhere in it (deferred imports too) – but for the
+    names imported under `if TYPE_CHECKING:` alone, which mypy reads and Python never runs."""
     modules = {".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__"): p
                for p in (ROOT / "grader").rglob("*.py")}
     graph = {}
     for name, path in modules.items():
         found = set()
-        for node in ast.walk(ast.parse(path.read_bytes())):
+        tree = ast.parse(path.read_bytes())
+        typing_only = {id(n) for block in ast.walk(tree) if isinstance(block, ast.If)
+                       and isinstance(block.test, ast.Name) and block.test.id == "TYPE_CHECKING"
+                       for statement in block.body for n in ast.walk(statement)}
+        for node in ast.walk(tree):
+            if id(node) in typing_only:
+                continue
             if isinstance(node, ast.Import):
                 found |= {a.name for a in node.names}
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
