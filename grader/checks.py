@@ -306,18 +306,19 @@ def carried_forward(answers: AnswerSheet, key: str, judge: Callable[..., None], 
     raise next((f for f in failures if f.diagnosis), failures[0])
 
 
-def own_number(answers: AnswerSheet, key: str, right: float, *, rtol: float | None = None) -> float | None:
-    """The student's answer to `key` when it reads as a number and is wrong (what a later answer may follow from);
-    `rtol`: how its own check judges it."""
+def own_number(answers: AnswerSheet, key: str, right: float, mistakes: Mapping[float, Diagnosis], *,
+               rtol: float | None = None) -> float | None:
+    """The student's answer to `key` when its check names it as one of its known `mistakes` (what a later answer may
+    follow from); else None. Only a named mistake carries forward, as in `own_formula`: a later answer that follows
+    from any number at all (c_t = 0, so h_t = 0) would earn points that knowing nothing earns. `rtol`: how its own
+    check judges it."""
     try:
-        answers.number(key, right, rtol=rtol)
+        answers.number(key, right, rtol=rtol, mistakes=mistakes)
         return None
-    except Fail:
-        pass
-    try:
-        return answers.number_of(key)
-    except Fail:
-        return None
+    except Fail as failure:
+        if not failure.diagnosis:
+            return None
+    return answers.number_of(key)
 
 
 def own_formula(answers: AnswerSheet, key: str, reference: str, symbols: Mapping[str, Domain],

@@ -1,6 +1,7 @@
 """One mistake is charged once on the answer sheets (issue 20 §3): a number that follows from the student's own wrong
-answer – h_t from their c_t, a value from their formula, a count from their N_* formula, a derivative in the convention
-their (a) used – keeps its points and says so; a wrong number that follows from nothing of theirs is still charged."""
+answer, where that answer is a known mistake – h_t from their c_t, a value from their formula, a count from their N_*
+formula, a derivative in the convention their (a) used – keeps its points and says so; a wrong number that follows
+from nothing of theirs, or from a made-up answer, is still charged."""
 
 from conftest import ROOT, with_answers
 
@@ -94,13 +95,24 @@ def test_counts_of_wrong_formulas_are_charged_once(grade):
 
 
 def test_only_a_named_formula_mistake_carries_forward(grade):
-    """Does a made-up formula, with the number it gives, lose both (knowing nothing earns nothing), while h_t computed
-    from any wrong c_t of the student's still follows from it?"""
+    """Does a made-up formula, with the number it gives, lose both (knowing nothing earns nothing) – and h_t computed
+    from the c_t a made-up formula gives too, a c_t no known mistake explains?"""
     sheet = with_answers(reference("ex02_gradient_path"), preact_formula='"k"', preact_value="8")
     result = grade("ex02", {"answers.toml": sheet})
     assert lost(result) == {"(d) the pre-activation needed to keep 1 − ε over k steps, as a formula in k, epsilon": 1,
                             "(d) that pre-activation for the given k and ε": 1}
     sheet = with_answers(reference("ex01_cell_state"), c_t_formula='"c_prev*g"', c_t="-0.48", h_t='"0.6*tanh(-0.48)"')
     result = grade("ex01", {"answers.toml": sheet})
-    assert lost(result) == {"c_t: the new cell state": 1, "c_t as a formula in f, c_prev, i, g": 1.5}
-    assert carried(result) == ["h_t: the new hidden state"]
+    assert lost(result) == {"c_t: the new cell state": 1, "c_t as a formula in f, c_prev, i, g": 1.5,
+                            "h_t: the new hidden state": 2}
+    assert carried(result) == []
+
+
+def test_an_h_t_that_follows_from_a_made_up_c_t_is_charged(grade):
+    """Is an h_t that follows from a c_t no known mistake gives (c_t = 0 and h_t = 0; c_t = 50 and h_t = o, as if
+    h = o) charged like any wrong h_t – the review's w_zero_formulas and w_huge_ct_h_eq_o, which earned 2/6?"""
+    for c_t, h_t in (("0", "0"), ("50", '"0.6*tanh(50)"')):
+        sheet = with_answers(reference("ex01_cell_state"), c_t=c_t, h_t=h_t)
+        result = grade("ex01", {"answers.toml": sheet})
+        assert lost(result) == {"c_t: the new cell state": 1, "h_t: the new hidden state": 2}, (c_t, lost(result))
+        assert carried(result) == []

@@ -72,7 +72,7 @@ def test_h_t(answers, variant, reference_answers):
     """h_t: the new hidden state
     h_t：新的隐藏状态"""
     right = expected(variant)
-    c_t = own_number(answers, "c_t", right["c_t"])
+    c_t = own_number(answers, "c_t", right["c_t"], mistakes(variant)["c_t"])
     formula = own_formula(answers, "h_t_formula", reference_answers["h_t_formula"], H_SYMBOLS, H_MISTAKES)
     own = []
     if c_t is not None:
