@@ -433,12 +433,21 @@ def test_training_protocol(protocol, reference, device):
 
 
 def explains(call: dict, row: dict, splits: dict) -> bool:
-    """Whether the class the recorded call makes the model predict gives the row's test accuracy, measured on any split
-    with or without the blank positions (the known ways to measure it, each judged by the row-metrics check)."""
-    if row.get("status") != "ok" or number(row.get("test_acc")) is None:
+    """Whether the class the recorded call makes the model predict gives the row's test accuracy as some way of
+    measuring it would: on any split's first n sequences (all of them, or the 512 predicted), from position delay, one
+    off it, or 0 – each a mistake of its own for the row-metrics check to charge, never a reason to doubt the record.
+    A record rewritten after the call gives another class, whose shares none of these are."""
+    got = number(row.get("test_acc"))
+    if row.get("status") != "ok" or got is None:
         return True  # no accuracy to explain
     k = fake_class(call["cell"], call["d_h"], call["seed"], call)
-    return any(accuracy_is(row["test_acc"], k, y[:, start:].cpu()) for _, y in splits.values() for start in (DELAY, 0))
+    for _, y in splits.values():
+        for start in (DELAY, DELAY - 1, DELAY + 1, 0):
+            hits = (y[:, start:].cpu() == k).double().sum(1).cumsum(0)  # of the first 1, 2, … n sequences
+            shares = hits / (torch.arange(1, len(y) + 1, dtype=torch.float64) * (y.shape[1] - start))
+            if bool(((shares - got).abs() <= ACC_RTOL).any()):
+                return True
+    return False
 
 
 @check(points=1)

@@ -95,6 +95,17 @@ REFERENCE = reference("ex08")["protocol.py"]
 # name: (files in the reference folder's place, the points it costs): a misconception on the answer sheet costs
 # exactly its share, 0.5 (its diagnosis: tests/test_mutants.py)
 COSTS = {m.name: (submission(m), 0.5) for m in SHEET_MUTANTS}
+# An accuracy measured another way (on the 512 predicted sequences, or from position delay + 1) costs the row-metrics
+# check's quarter alone: the training-protocol check still believes the bench's record (the review's w_acc_first512).
+COSTS |= {name: ({"protocol.py": mutate(REFERENCE, old, new)} | {"answers.toml": reference("ex08")["answers.toml"]}, 0.25)
+          for name, (old, new) in {
+    "test_acc on the 512 predicted sequences": (
+        '            row["test_acc"] = accuracy(model, test_x, test_y, settings["delay"])',
+        '            row["test_acc"] = accuracy(model, test_x[:PREDICT_SEQUENCES], test_y[:PREDICT_SEQUENCES], settings["delay"])'),
+    "test_acc from one position after delay": (
+        '            row["test_acc"] = accuracy(model, test_x, test_y, settings["delay"])',
+        '            row["test_acc"] = accuracy(model, test_x, test_y, settings["delay"] + 1)'),
+}.items()}
 
 # Odd but plausible values in what the submission returns: a Fail naming the value, never an internal error.
 # name: (text in the reference, the change, words the feedback must contain)
