@@ -265,31 +265,42 @@ def test_the_key_is_rarely_the_longest_option(part):
     assert len(keyed) <= len(CHOICES) / 3, keyed
 
 
-# Words that make a claim absolute; a key that is the only option without one is found by test-taking alone.
+# Words that make a claim absolute, and words that give a reason: a key that is the only option without one (or the
+# distractors alone argued with "since" and "because") is found by test-taking alone.
 ABSOLUTE_EN = re.compile(r"\b(?:all|alone|always|any|clearly|completely|consistently|entirely|every|everything|must|"
                          r"never|no|none|nothing|only|simply|solely|whatever|whole)\b|\bthe (?:same|more)\b", re.IGNORECASE)
 ABSOLUTE_ZH = re.compile("任何|总是|从不|从来|必须|必不可少|只|仅|所有|一切|永远|始终|一贯|完全|唯一|一定|绝不|全部|没有一个|毫无|"
                          "什么也|都不|一律|每个|明显|相同|越.{0,8}越")
+REASON_EN = re.compile(r"\b(?:since|because|so|as|hence)\b", re.IGNORECASE)
+REASON_ZH = re.compile("因为|所以|由于|因此|故")
+CUE_WORDS = {"English absolutes": (4, ABSOLUTE_EN), "Chinese absolutes": (5, ABSOLUTE_ZH),
+             "English reasons": (4, REASON_EN), "Chinese reasons": (5, REASON_ZH)}
 
 
-def absolute_free(options: dict[str, str], pattern: re.Pattern) -> set[str]:
+def free_of(options: dict[str, str], pattern: re.Pattern) -> set[str]:
     return {letter for letter, text in options.items() if not pattern.search(text)}
 
 
-@pytest.mark.parametrize(("part", "pattern"), [(4, ABSOLUTE_EN), (5, ABSOLUTE_ZH)], ids=["English", "Chinese"])
-def test_the_key_is_rarely_the_only_option_without_an_absolute(part, pattern):
+@pytest.mark.parametrize(("part", "pattern"), CUE_WORDS.values(), ids=CUE_WORDS)
+def test_the_key_is_rarely_the_only_option_without_a_cue_word(part, pattern):
     """In each language, is the key the only option free of absolute words ("any", "never", "must", "only"; "任何",
-    "必须", "只" …) in at most a third of the choice items – distractors hedged as carefully as the key?"""
-    cued = [f"{item[0]} {item[1]}" for item in CHOICES if absolute_free(item[part][1], pattern) == {item[2]}]
+    "必须", "只" …), or the only one that gives no reason ("since", "because", "so"; "因为", "所以" …), in at most a
+    third of the choice items – distractors hedged as carefully as the key, keys argued as often as distractors?"""
+    cued = [f"{item[0]} {item[1]}" for item in CHOICES if free_of(item[part][1], pattern) == {item[2]}]
     assert len(cued) <= len(CHOICES) / 3, cued
 
 
-def test_the_absolute_word_detector_sees_absolutes():
-    """Does the detector find an absolute claim in either language, and leave a hedged one alone?"""
+def test_the_cue_word_detectors_see_cue_words():
+    """Do the detectors find an absolute claim and a reason clause in either language, and leave a hedged, bare claim
+    alone?"""
     options = {"A": "any advantage comes from the gates alone", "B": "the cells compare at one width",
                "C": "GRU 一定更好", "D": "结论适用于这个任务"}
-    assert absolute_free(options, ABSOLUTE_EN) == {"B", "C", "D"}
-    assert absolute_free(options, ABSOLUTE_ZH) == {"A", "B", "D"}
+    assert free_of(options, ABSOLUTE_EN) == {"B", "C", "D"}
+    assert free_of(options, ABSOLUTE_ZH) == {"A", "B", "D"}
+    options = {"A": "the cells differ, so the table says little", "B": "the cells compare at one width",
+               "C": "因为预算相同，差别来自门", "D": "结论适用于这个任务"}
+    assert free_of(options, REASON_EN) == {"B", "C", "D"}
+    assert free_of(options, REASON_ZH) == {"A", "B", "D"}
 
 
 def test_keys_spread_over_the_letters():
@@ -339,3 +350,39 @@ def test_chinese_typography():
             if prose and len(line.strip()) < 30 and line.rstrip()[-1] not in CLOSING and re.match(rf"[{CJK_CHAR}]", after):
                 found.append(f"{folder.name}: a sentence broken after a short line: {line.strip()}")
     assert not found, found
+
+
+RESPECTIVELY = re.compile(r"\brespectively\b|分别")
+PAIR = re.compile(r" ?/ ")  # "X / Y"; Chinese "（…）/ Y"
+
+
+def test_respectively_stems_have_paired_options():
+    """Is every option of a stem that asks about two things "respectively" written as one pair "X / Y", in both
+    languages, so that the key is not the only option in the stem's form?"""
+    found = [f"{folder} {key} {language} {letter}" for folder, key, _, _, *parts in CHOICES
+             for language, (stem, options) in zip(("English", "Chinese"), parts) if RESPECTIVELY.search(stem)
+             for letter, text in options.items() if len(PAIR.findall(text)) != 1]
+    assert not found, found
+
+
+def true_false_statements(text: str) -> dict[str, str]:
+    """{key: statement} of a statement's true/false items (one language): table rows "| `key` | … "statement" …"."""
+    return {m.group(1): m.group(2) for m in re.finditer(r'^\| `(\w+)` \|[^"|]*"([^"]+)"', text, re.MULTILINE)}
+
+
+TRUE_FALSE = [(sheet.parent.name, {k: v for k, v in tomllib.loads(sheet.read_text(encoding="utf-8")).items()
+                                   if isinstance(v, bool)})
+              for sheet in sorted((ROOT / "solutions").glob("*/answers.toml"))]
+TRUE_FALSE = [(folder, keys) for folder, keys in TRUE_FALSE if keys]
+
+
+@pytest.mark.parametrize(("folder", "keys"), TRUE_FALSE, ids=[folder[:4] for folder, _ in TRUE_FALSE])
+def test_true_statements_are_not_the_longest(folder, keys):
+    """In each language, are the true statements of a true/false part other than exactly its longest ones (so that
+    "the longest are true" does not score)?"""
+    true = {key for key, value in keys.items() if value}
+    for language, text in zip(("English", "Chinese"), statement(folder)):
+        found = true_false_statements(text)
+        assert set(found) == set(keys), (folder, language, sorted(set(keys) ^ set(found)))
+        longest_n = set(sorted(found, key=lambda k: len(found[k]), reverse=True)[:len(true)])
+        assert longest_n != true, f"{folder} {language}: the {len(true)} longest statements are exactly the true ones"

@@ -540,18 +540,18 @@ MISCONCEPTIONS = {
     "time_vs_length": {
         "A": ("read training time as optimisation difficulty: a rise in time alone does not say the problem got harder",
               "把训练时间当成了优化难度：时间上升本身并不说明问题变难了"),
-        "B": ("called the rise a memory artefact: the computation per update does not stay the same as the length grows",
-              "把上升归因于内存效应：长度增加时，每次更新的计算量并不保持不变"),
+        "B": ("called the rise a memory artefact, with the work per update unchanged (answer-key item 10)",
+              "把上升归因于内存效应，认为每次更新的运算量不变（参考答案第 10 题）"),
         "D": ("called the rise noise: it is systematic, and more seeds would not average it away",
               "把上升当成了噪声：它是系统性的，多跑几个种子也平均不掉"),
     },
     "failed_runs": {
-        "A": ("dropping failed runs and comparing only the successes hides exactly the instability the sweep should show",
-              "删除失败运行、只比较成功点，恰好掩盖了扫描应当揭示的不稳定性"),
-        "C": ("rerunning until a seed succeeds changes the seed set for one cell only: the comparison is no longer fixed in advance",
-              "反复换种子直到成功，只改变了一个模型的种子集合：比较不再预先固定"),
-        "D": ("tuning only the failing model breaks the rule that every model gets the same lr grid and criterion",
-              "只为失败的模型调参，破坏了所有模型使用同一学习率网格与同一标准的规则"),
+        "A": ("took diverged runs for noise about the lr: dropping them hides exactly the instability the sweep should show",
+              "把发散的运行当成了学习率的噪声：删掉它们恰好掩盖了扫描应当揭示的不稳定性"),
+        "C": ("took dropping a run for counting it as 0: work out the mean at lr 0.1 both ways (answer-key item 10)",
+              "把删除一次运行当成了把它记为 0：请分别算出两种做法下 0.1 的均值（参考答案第 10 题）"),
+        "D": ("took one rule for both cells as enough: a rule that drops diverged runs misreports both cells alike",
+              "以为两个模型用同一规则就够了：删除发散运行的规则对两个模型同样给出失真的结果"),
     },
 }
 

@@ -116,12 +116,12 @@ VARIANTS = {
               "加法细胞通道仍在：去掉门的独立性并不等于去掉细胞"),
     },
     "choice_peephole_vs_coupling": {
-        "A": ("a peephole ties no gate down: reread what definition 2.3.3 says each of the two variants changes",
-              "peephole 并没有把门绑定到什么上：请重读定义 2.3.3 中两种变体各自改变了什么"),
-        "B": ("coupling adds no path and no parameters: tying f to i leaves fewer of both",
-              "耦合门不增加通路也不增加参数：把 f 绑定到 i 之后两者都更少"),
-        "C": ("both change the architecture, what the gates see and what decides them, not their initial values",
-              "两者都改变结构（门看到什么、门由谁决定），而不是门的初始值"),
+        "A": ("read the peephole as a constraint that ties the gates down (definition 2.3.3)",
+              "把 peephole 当成了把门绑定住的约束（定义 2.3.3）"),
+        "B": ("read coupling as a new path into the forget gate (definition 2.3.3)",
+              "把耦合门当成了通往遗忘门的一条新通路（定义 2.3.3）"),
+        "C": ("read the peephole as a constraint and coupling as a new path into the forget gate (definition 2.3.3)",
+              "把 peephole 当成了约束，又把耦合门当成了通往遗忘门的新通路（定义 2.3.3）"),
     },
     "choice_greff_2015": {
         "B": ("removing peepholes did not hurt noticeably in that comparison",

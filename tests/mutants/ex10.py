@@ -58,9 +58,9 @@ SHEET_MUTANTS = bank("ex10", "answers.toml", {
         'time_vs_length = "C"', 'time_vs_length = "A"', "read training time as optimisation difficulty"),
     "time as a memory artefact": ('time_vs_length = "C"', 'time_vs_length = "B"', "called the rise a memory artefact"),
     "time is noise": ('time_vs_length = "C"', 'time_vs_length = "D"', "systematic"),
-    "drop failed runs": ('failed_runs = "B"', 'failed_runs = "A"', "hides exactly the instability"),
-    "rerun until success": ('failed_runs = "B"', 'failed_runs = "C"', "rerunning until a seed succeeds"),
-    "tune only the failing model": ('failed_runs = "B"', 'failed_runs = "D"', "same lr grid"),
+    "diverged runs as lr noise": ('failed_runs = "B"', 'failed_runs = "A"', "hides exactly the instability"),
+    "dropping as counting 0": ('failed_runs = "B"', 'failed_runs = "C"', "took dropping a run for counting it as 0"),
+    "dropping fair when symmetric": ('failed_runs = "B"', 'failed_runs = "D"', "misreports both cells alike"),
 })
 
 MUTANTS = CODE_MUTANTS + SHEET_MUTANTS

@@ -47,8 +47,11 @@ MUTANTS = bank("ex11", "answers.toml", {
     "coupled gates as peepholes": ('choice_coupled_gates = "B"', 'choice_coupled_gates = "a"', "coupling is not a peephole"),
     "coupled gates as a plain RNN": ('choice_coupled_gates = "B"', 'choice_coupled_gates = "D"', "the additive cell path stays"),
     "peepholes as a constraint": (
-        'choice_peephole_vs_coupling = "D"', 'choice_peephole_vs_coupling = "A"', "a peephole ties no gate down"),
-    "coupling adds a path": ('choice_peephole_vs_coupling = "D"', 'choice_peephole_vs_coupling = "B"', "coupling adds no path"),
+        'choice_peephole_vs_coupling = "D"', 'choice_peephole_vs_coupling = "A"', "read the peephole as a constraint"),
+    "coupling adds a path": (
+        'choice_peephole_vs_coupling = "D"', 'choice_peephole_vs_coupling = "B"', "read coupling as a new path"),
+    "peephole and coupling swapped": (
+        'choice_peephole_vs_coupling = "D"', 'choice_peephole_vs_coupling = "C"', "a constraint and coupling as a new path"),
     "more gates are better": ('choice_greff_2015 = "A"', 'choice_greff_2015 = "C"', "removing one or two gates"),
     "peepholes essential": ('choice_greff_2015 = "A"', 'choice_greff_2015 = "B"', "removing peepholes did not hurt"),
     "nothing beats LSTM": ('choice_jozefowicz_2015 = "C"', 'choice_jozefowicz_2015 = "A"', "did beat"),
