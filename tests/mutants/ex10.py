@@ -66,6 +66,14 @@ CODE_MUTANTS = bank("ex10", "sweep.py", {
     "failed run left out of the mean, an empty lr counting 0": (MEANS, LEFT_OUT.format(status="failed"),
                                                                 "failed run was left out"),
     "diverged run left out of the mean": (MEANS, LEFT_OUT.format(status="diverged"), "diverged run was left out"),
+    "summary leaves the failed run out of its test mean": (
+        'val, test = _means(rows, "val_acc"), _means(rows, "test_acc")',
+        'val, test = _means(rows, "val_acc"), _means([r for r in rows if r["status"] != "failed"], "test_acc")',
+        "failed run was left out"),
+    "summary counts the diverged run's test accuracy": (
+        'val, test = _means(rows, "val_acc"), _means(rows, "test_acc")',
+        'val, test = _means(rows, "val_acc"), _means([r | {"status": "ok"} if r["status"] == "diverged" else r for r in rows], "test_acc")',
+        "diverged run's accuracy was counted"),
     "summary reports the best test accuracy": ('"test_acc": test[(model, length)][lr],',
                                                '"test_acc": max(test[(model, length)].values()),',
                                                "best test accuracy over all lrs"),
