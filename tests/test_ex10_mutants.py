@@ -1,6 +1,8 @@
 """ex10 beyond its known mistakes and tables (tests/mutants/ex10.py): the tuple-keyed selection, a mistake named only where
 it alone explains the choice."""
 
+import importlib.util
+
 import pytest
 
 from conftest import ROOT, mutate
@@ -96,3 +98,24 @@ def test_a_select_lr_mistake_is_not_charged_again_by_the_real_sweep(grade):
     assert lost and all(n.startswith(("select_lr", "In select_lr's means")) for n in lost), lost
     real = next(v for v in result.checks if v.name.startswith("One real tiny sweep"))
     assert real.earned == real.points, real.feedback
+
+
+def _module(name: str, path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_each_selection_mistake_costs_one_judged_pair():
+    """Do the hidden scripts keep their promises: three seeds, none at its index (a median is no mean, an index passed
+    for the seed gives another seed's outcome), and each known selection mistake picking another lr at exactly one
+    judged pair, its own, so that each is charged once and named only where it alone explains the choice?"""
+    hidden = _module("ex10_hidden_checks", ROOT / "tests" / "hidden" / "ex10.py")
+    reference = _module("ex10_reference", SOLUTION / "sweep.py")
+    rows = hidden.expected_rows(reference) + hidden.control_rows(reference)
+    assert len(hidden.SEEDS) % 2 == 1 and all(seed != i and seed in hidden.SEEDS for i, seed in enumerate(hidden.SEEDS))
+    right, judged = hidden._variant(rows), [alone for _, alone in hidden.SELECTION_MISTAKES.values()]
+    for name, (options, alone) in hidden.SELECTION_MISTAKES.items():
+        picked = hidden._variant(rows, **options)
+        assert [k for k in judged if picked[k] != right[k]] == [alone], name

@@ -5,11 +5,31 @@ from . import bank, mutate, reference, submission
 
 STATUS = '                    status = "ok" if math.isfinite(result["final_loss"]) else "diverged"\n'
 FAILED_ROW = '                        rows.append(row | {"status": "failed"} | {key: None for key in MEASURED})\n'
+CALL = """                for seed in seeds:
+                    row = {"model": model, "length": length, "lr": lr, "seed": seed}
+                    try:
+                        result = train_fn(model, length, lr, seed)
+"""
+MEANS = """    for row in rows:
+        runs.setdefault((row["model"], row["length"]), {}).setdefault(row["lr"], []).append(_counted(row, metric))
+    return {key: {lr: sum(v) / len(v) for lr, v in by_lr.items()} for key, by_lr in runs.items()}
+"""
+# a reviewer's _means that leaves runs of one status out of the mean, an lr left without runs counting 0
+LEFT_OUT = """    for row in rows:
+        lst = runs.setdefault((row["model"], row["length"]), {{}}).setdefault(row["lr"], [])
+        if row["status"] != "{status}":
+            lst.append(_counted(row, metric))
+    return {{key: {{lr: (sum(v) / len(v) if v else 0.0) for lr, v in by_lr.items()}} for key, by_lr in runs.items()}}
+"""
 
 # name: (text in the reference, the mistake, words the feedback must contain)
 CODE_MUTANTS = bank("ex10", "sweep.py", {
     "selecting on test accuracy": ('_means(rows, "val_acc").items()', '_means(rows, "test_acc").items()',
                                    "selected on test accuracy"),
+    "selecting on the mean of validation and test accuracy": (
+        '    chosen = {}\n    for key, by_lr in _means(rows, "val_acc").items():\n',
+        '    chosen = {}\n    test = _means(rows, "test_acc")\n    for key, by_lr in _means(rows, "val_acc").items():\n'
+        '        by_lr = {lr: (v + test[key][lr]) / 2 for lr, v in by_lr.items()}\n', "selected on test accuracy"),
     "dropping diverged rows": (STATUS, STATUS + '                    if status == "diverged":\n                        continue\n',
                                "dropped the diverged run"),
     "dropping failed rows": (FAILED_ROW, "                        pass\n", "dropped the failed run"),
@@ -24,6 +44,12 @@ CODE_MUTANTS = bank("ex10", "sweep.py", {
                                         "every real run trains to a finite loss"),
     "one seed for every run": ("result = train_fn(model, length, lr, seed)", "result = train_fn(model, length, lr, seeds[0])",
                                "another seed's outcome"),
+    "the seed's index passed to train_fn": (CALL, CALL.replace("for seed in seeds:", "for run, seed in enumerate(seeds):")
+                                            .replace("train_fn(model, length, lr, seed)", "train_fn(model, length, lr, run)"),
+                                            "another seed's outcome"),
+    "median over seeds instead of the mean": ("{lr: sum(v) / len(v) for lr, v in by_lr.items()}",
+                                              '{lr: __import__("statistics").median(v) for lr, v in by_lr.items()}',
+                                              "the median over seeds instead of the mean"),
     "best seed instead of the mean": ("{lr: sum(v) / len(v) for lr, v in by_lr.items()}", "{lr: max(v) for lr, v in by_lr.items()}",
                                       "the best seed instead of the mean over seeds"),
     "summary reports the best seed's test accuracy": (
@@ -37,6 +63,17 @@ CODE_MUTANTS = bank("ex10", "sweep.py", {
     "failed run left out of the mean": ("    for row in rows:\n        runs.setdefault",
                                         '    for row in [r for r in rows if r["status"] != "failed"]:\n        runs.setdefault',
                                         "failed run was left out"),
+    "failed run left out of the mean, an empty lr counting 0": (MEANS, LEFT_OUT.format(status="failed"),
+                                                                "failed run was left out"),
+    "diverged run left out of the mean": (MEANS, LEFT_OUT.format(status="diverged"), "diverged run was left out"),
+    "summary leaves the failed run out of its test mean": (
+        'val, test = _means(rows, "val_acc"), _means(rows, "test_acc")',
+        'val, test = _means(rows, "val_acc"), _means([r for r in rows if r["status"] != "failed"], "test_acc")',
+        "failed run was left out"),
+    "summary counts the diverged run's test accuracy": (
+        'val, test = _means(rows, "val_acc"), _means(rows, "test_acc")',
+        'val, test = _means(rows, "val_acc"), _means([r | {"status": "ok"} if r["status"] == "diverged" else r for r in rows], "test_acc")',
+        "diverged run's accuracy was counted"),
     "summary reports the best test accuracy": ('"test_acc": test[(model, length)][lr],',
                                                '"test_acc": max(test[(model, length)].values()),',
                                                "best test accuracy over all lrs"),
@@ -69,11 +106,27 @@ REFERENCE = reference("ex10")["sweep.py"]
 
 # name: (files in the reference folder's place, the points it costs): a misconception on the answer sheet costs
 # exactly its share, 0.5 (its diagnosis: tests/test_mutants.py)
-COSTS = {m.name: (submission(m), 0.5) for m in SHEET_MUTANTS}
+COSTS = {m.name: (submission(m), 0.5) for m in SHEET_MUTANTS} | {
+    # a selection mistake costs the one judged pair where it alone picks another lr: 1.5 / 3 or 1 / 3
+    **{name: (submission(m), cost) for m in CODE_MUTANTS for name, cost in {
+        "selecting on the mean of validation and test accuracy": 0.5, "median over seeds instead of the mean": 0.5,
+        "best seed instead of the mean": 0.5, "diverged run left out of the mean": 1 / 3,
+        "failed run left out of the mean, an empty lr counting 0": 1 / 3,
+        # every row holds another seed's outcome: the values half of the full grid check, nothing else
+        "the seed's index passed to train_fn": 1.0}.items() if m.name == name},
+}
 
 # name of a known mistake: the one check that must charge it (a summarize that reports what its own, test-selecting
-# select_lr chose keeps the summary point)
-CHARGED_ONCE = {"selecting on test accuracy": "select_lr picks"}
+# select_lr chose keeps the summary point, and so does one whose test accuracy is averaged as its select_lr averages;
+# a row holding another seed's outcome keeps the status it shows)
+CHARGED_ONCE = {
+    "selecting on test accuracy": "select_lr picks", "selecting on the mean of validation and test accuracy": "select_lr picks",
+    "best seed instead of the mean": "select_lr picks", "median over seeds instead of the mean": "select_lr picks",
+    "diverged accuracy counted": "In select_lr's means", "failed run left out of the mean": "In select_lr's means",
+    "failed run left out of the mean, an empty lr counting 0": "In select_lr's means",
+    "diverged run left out of the mean": "In select_lr's means",
+    "one seed for every run": "run_sweep: one row", "the seed's index passed to train_fn": "run_sweep: one row",
+}
 
 # Odd but plausible values in what the submission returns: a Fail naming the value, never an internal error; a
 # select_lr keyed by "model|length" strings is told that the contract is (model, length) tuples.
