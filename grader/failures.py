@@ -15,7 +15,8 @@ Diagnoses = Named | list[Named] | tuple[Named, ...]  # one named mistake, or sev
 class Fail(TextError):
     """The submission is wrong: `en`/`zh` say how; `share` (0 to 1) of the check's points is still earned.
 
-    Points are declared once, on the check (`@check(points=...)`); the engine multiplies. `diagnosis`
+    Points are declared once, on the check (`@check(points=...)`); the engine multiplies. A share of 1 loses nothing:
+    the check passes, with the message as a note (a mistake charged once, at another check). `diagnosis`
     names the mistakes the feedback names (one, or several); `outcome` is REFUSED for work that does
     what the exercise forbids.
     """
