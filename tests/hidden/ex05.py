@@ -19,6 +19,7 @@ from grader.checks import (
     Outcome,
     StudentError,
     Text,
+    agrees_with_finite_differences,
     assert_close,
     check,
     expect_tensor,
@@ -296,9 +297,10 @@ def right_keys(out: dict, expected: dict, keys) -> list[str]:
 def computed(gated, reference, device, fn: str):
     """What the student's `fn` computes on the float64 inputs of its values check, and on how many rows at once the
     dependent checks judge it: the reference step, or the step of the known mistake its outputs all match (a
-    recompute), on the batch; the reference on one row where only batch mixing is wrong; a Fail when none fits.
-    The checks that depend on the values judge this step, so that a named mistake is charged once, by the values
-    check, and an unknown one (or no work) earns the dependent checks nothing."""
+    recompute), on the batch; the reference on one row where only batch mixing is wrong; OWN where the values are wrong
+    for no known reason but the function computes its outputs from its inputs; a Fail when it does not.
+    The checks that depend on the values judge this step (OWN: the student's own function against itself), so that a
+    mistake in the values is charged once, by the values check, and no work earns the dependent checks nothing."""
     make, keys, recompute = STEPS[fn]
     inputs = make(device)
     out = result_dict(getattr(gated, fn)(**inputs), keys, shape=(B, D_H), dtype=torch.float64, fn=fn)
@@ -310,8 +312,30 @@ def computed(gated, reference, device, fn: str):
         return functools.partial(recompute, **options), B
     if rows_alone_right(getattr(gated, fn), inputs, expected, keys):  # batch mixing: each row alone is the reference's
         return getattr(reference, fn), 1
-    raise Fail(f"{fn}: this check counts once its values are right or show a named mistake (see the check on its values)",
-               f"{fn}：数值正确或表现为已指出的错误之后，本项才计分（见数值检查）")
+    if computes_from_inputs(gated, device, fn, out):
+        return OWN, B
+    raise Fail(f"{fn}: this check counts once its outputs change with x, the states and the weights (see the check on "
+               "its values)",
+               f"{fn}：输出随 x、状态与权重变化之后，本项才计分（见数值检查）")
+
+
+OWN = None  # computed(): the student's own function, its values wrong for no known reason
+
+
+def computes_from_inputs(gated, device, fn: str, out: dict) -> bool:
+    """Whether `fn` computes its outputs (`out`, on its values check's inputs) from its inputs: finite, and changed
+    by other x, by other states and by other weights (right or not: that is the values check's business)."""
+    make, keys, _ = STEPS[fn]
+    inputs, other = make(device), make(device, seed=99)
+    states = ("x", "h", "c") if fn == "lstm_step" else ("x", "h")
+    changes = [inputs | {k: other[k]} for k in states] + [{k: inputs[k] if k in states else v for k, v in other.items()}]
+    try:
+        outs = [result_dict(getattr(gated, fn)(**changed), keys, shape=(B, D_H), dtype=torch.float64, fn=fn)
+                for changed in changes]
+    except (Fail, StudentError):
+        return False
+    return (all(torch.isfinite(out[k]).all() for k in keys)
+            and all(any(not torch.equal(out[k], o[k]) for k in keys) for o in outs))
 
 
 def named_mistake(out: dict, inputs: dict, fn: str) -> dict | None:
@@ -352,7 +376,11 @@ def float32_check(gated, reference, device, fn: str) -> None:
     step, n = computed(gated, reference, device, fn)
     inputs32 = {k: v.float() for k, v in rows(make(device), n).items()}
     out32 = result_dict(getattr(gated, fn)(**inputs32), keys, shape=(n, D_H), dtype=torch.float32, fn=f"{fn} (float32)")
-    expected = step(**{k: v.double() for k, v in inputs32.items()})
+    inputs64 = {k: v.double() for k, v in inputs32.items()}
+    if step is OWN:  # its own float64 outputs on the same numbers
+        expected = result_dict(getattr(gated, fn)(**inputs64), keys, shape=(n, D_H), dtype=torch.float64, fn=fn)
+    else:
+        expected = step(**inputs64)
     problems = []
     for k in keys:
         try:
@@ -385,6 +413,9 @@ def gradients_check(gated, reference, device, fn: str) -> None:
     cotangent = {k: torch.randn(B, D_H, generator=g, dtype=torch.float64)[:n].to(device) for k in keys}
     value, grads = getattr(gated, fn).with_grad(cotangent, **inputs)
     result_dict(value, keys, shape=(n, D_H), dtype=torch.float64, fn=fn)
+    if step is OWN:
+        own_gradients_check(getattr(gated, fn), inputs, cotangent, grads, fn)
+        return
     leaves = {k: v.clone().requires_grad_(True) for k, v in inputs.items()}
     expected = step(**leaves)
     loss = sum((expected[k] * cotangent[k]).sum() for k in keys)
@@ -407,6 +438,27 @@ def gradients_check(gated, reference, device, fn: str) -> None:
         raise Fail(listed(problems, 4))
 
 
+def own_gradients_check(student_fn, inputs: dict, cotangent: dict, grads: dict, fn: str) -> None:
+    """The gradients of a step whose values are wrong for no known reason, judged against the step itself: each
+    well formed, and together equal to finite differences of its own outputs along a few random directions."""
+    _, keys, _ = STEPS[fn]
+    for name, got in grads.items():
+        if got is not None and (not isinstance(got, torch.Tensor) or got.shape != inputs[name].shape
+                                or got.dtype != torch.float64 or not torch.isfinite(got).all()):
+            raise Fail(f"{fn}: the gradient w.r.t. {name} is malformed or not finite",
+                       f"{fn}：关于 {name} 的梯度格式错误或不是有限值")
+
+    def projected(theta) -> float:
+        out = result_dict(student_fn(**theta), keys, shape=(len(theta["x"]), D_H), dtype=torch.float64, fn=fn)
+        return float(sum((out[k] * cotangent[k]).sum() for k in keys))
+
+    if not agrees_with_finite_differences(projected, inputs, grads, seed=13):
+        raise Fail(f"{fn}: its gradients differ from finite differences of its own outputs: part of the graph is cut "
+                   "(a .detach(), .item(), torch.no_grad() or a new tensor?)",
+                   f"{fn}：它的梯度与对其自身输出的有限差分不一致：计算图有一部分被切断（.detach()、.item()、"
+                   "torch.no_grad() 或新建的张量？）")
+
+
 @check(points=1)
 def test_lstm_gradients(gated, reference, device):
     """lstm_step: gradients reach every input and parameter and equal autograd through the step (counts once its values are right or a named mistake)
@@ -426,7 +478,10 @@ def extreme_check(gated, reference, device, fn: str) -> None:
     step, n = computed(gated, reference, device, fn)
     inputs = rows(make(device, scale=2e4), n)
     out = result_dict(getattr(gated, fn)(**inputs), keys, shape=(n, D_H), dtype=torch.float64, fn=fn)
-    expected = step(**inputs)
+    if step is OWN:  # its own step at ordinary sizes says which ranges its activations keep
+        ordinary = result_dict(getattr(gated, fn)(**rows(make(device), n)), keys, shape=(n, D_H), dtype=torch.float64, fn=fn)
+        bounds = {k: bound for k, bound in activation_bounds(fn, rows(make(device), n)).items()
+                  if within(ordinary[k], bound)}
     problems = []
     for k in keys:
         if not torch.isfinite(out[k]).all():
@@ -436,11 +491,32 @@ def extreme_check(gated, reference, device, fn: str) -> None:
                 f"{fn}()[{k!r}] 在预激活值很大时出现 NaN 或无穷大：用 exp 手写的 sigmoid 或 tanh 会溢出；"
                 "请使用 torch.sigmoid 和 torch.tanh",
             ))
-        elif not torch.allclose(out[k], expected[k], rtol=1e-6, atol=1e-6):
+        elif step is OWN:
+            if k in bounds and not within(out[k], bounds[k]):
+                problems.append(Text(f"{fn}()[{k!r}] leaves the range its activations allow for large pre-activations",
+                                     f"{fn}()[{k!r}] 在预激活值很大时超出了其激活函数允许的范围"))
+        elif not torch.allclose(out[k], step(**inputs)[k], rtol=1e-6, atol=1e-6):
             problems.append(Text(f"{fn}()[{k!r}] is finite but wrong for large pre-activations",
                                  f"{fn}()[{k!r}] 在预激活值很大时是有限值，但数值错误"))
     if problems:
         raise Fail(listed(problems, 3), share=(len(keys) - len(problems)) / len(keys))
+
+
+def activation_bounds(fn: str, inputs: dict) -> dict:
+    """The (low, high) each output's activations allow: gates in [0, 1], the candidate in [−1, 1], LSTM's c within
+    |c_prev| + 1 and h in [−1, 1], GRU's h within max(|h_prev|, 1) (a blend of the old state and the candidate)."""
+    one = torch.ones_like(inputs["h"])
+    unit, gate = (-one, one), (0 * one, one)
+    if fn == "lstm_step":
+        span = inputs["c"].abs() + 1
+        return {"i": gate, "f": gate, "o": gate, "candidate": unit, "c": (-span, span), "h": unit}
+    span = torch.maximum(inputs["h"].abs(), one)
+    return {"z": gate, "r": gate, "candidate": unit, "h": (-span, span)}
+
+
+def within(value: torch.Tensor, bound: tuple) -> bool:
+    low, high = bound
+    return bool(((value >= low - 1e-12) & (value <= high + 1e-12)).all())
 
 
 @check(points=0.5)
