@@ -4,7 +4,8 @@ Inputs are float64 with d_x != d_h (a W vs W^T mix-up raises; a square U_* left 
 from its values), a batch of three distinct rows and random non-zero states. A wrong result is compared
 with the known mistakes of the course spec so that the feedback names the mistake without printing
 expected values. Every check calls one function, so a mistake in (or a hang of) one function costs only
-its own checks; the checks that depend on the values judge the step the function computes (`computed`), and the
+its own checks; the checks that depend on the values judge the step the function computes (`computed`: the reference, a
+named mistake or two, or for values wrong for no known reason the student's own function against itself), and the
 given-gates checks charge only an output the values check finds right (`values_charged`): one mistake, charged once.
 """
 
@@ -137,6 +138,17 @@ GRU_MISTAKES = {
     dict(untransposed=names)
     for n in (1, 2, 3) for names in itertools.combinations(("U_z", "U_r", "U_h"), n)
 }
+
+
+def one_or_two(mistakes: dict) -> dict:
+    """The known mistakes of one function, alone and two at once (two that change different things): the names of
+    each as a tuple -> the options of the step that makes them all."""
+    pairs = itertools.combinations(mistakes.items(), 2)
+    return {(name,): options for name, options in mistakes.items()} | {
+        (a, b): options_a | options_b for (a, options_a), (b, options_b) in pairs if not set(options_a) & set(options_b)}
+
+
+NAMED = {"lstm_step": one_or_two(LSTM_MISTAKES), "gru_step": one_or_two(GRU_MISTAKES)}
 W_TRANSPOSE = ("W instead of Wᵀ: rows are samples and W_* is (d_h, ·), so W as given does not fit a row of inputs",
                "用了 W 而不是 Wᵀ：每行是一个样本，W_* 的形状为 (d_h, ·)，原样的 W 与一行输入对不上")
 BATCH_MIXING = (
@@ -146,13 +158,13 @@ BATCH_MIXING = (
 )
 
 
-def diagnose(out: dict, inputs: dict, wrong: list[str], recompute, mistakes: dict, student_fn) -> tuple[str, str] | None:
-    """The (en, zh) name of the known mistake whose results match the student's wrong outputs, if any."""
-    for name, options in mistakes.items():
+def diagnose(out: dict, inputs: dict, wrong: list[str], recompute, mistakes: dict, student_fn) -> tuple:
+    """The (en, zh) names of the known mistake (or two) whose results match the student's wrong outputs; () if none."""
+    for names, options in mistakes.items():
         candidate = recompute(**inputs, **options)
         if all(torch.allclose(out[k], candidate[k], rtol=RTOL, atol=ATOL) for k in wrong):
-            return name
-    return BATCH_MIXING if rows_alone_right(student_fn, inputs, recompute(**inputs), wrong) else None
+            return names
+    return (BATCH_MIXING,) if rows_alone_right(student_fn, inputs, recompute(**inputs), wrong) else ()
 
 
 def row(inputs: dict, j: int) -> dict:
@@ -184,12 +196,13 @@ def values_check(student_fn, reference_fn, inputs, keys, recompute, mistakes, fn
     out = result_dict(value, keys, shape=(B, D_H), dtype=torch.float64, fn=fn)
     wrong = wrong_keys(out, reference_fn(**inputs), keys)
     if wrong:
-        name = diagnose(out, inputs, wrong, recompute, mistakes, student_fn)
-        en, zh = (f" Likely mistake: {name[0]}.", f"可能的错误：{name[1]}。") if name else ("", "")
+        names = diagnose(out, inputs, wrong, recompute, mistakes, student_fn)
+        en, zh = ((f" Likely mistake{'s' if len(names) > 1 else ''}: {'; and '.join(en for en, _ in names)}.",
+                   f"可能的错误：{'；以及'.join(zh for _, zh in names)}。") if names else ("", ""))
         raise Fail(
             f"{fn}: wrong values for {', '.join(wrong)} (float64, batch {B}, d_x={D_X}, d_h={D_H}).{en}",
             f"{fn}：{', '.join(wrong)} 的数值错误（float64，批量 {B}，d_x={D_X}，d_h={D_H}）。{zh}",
-            share=(len(keys) - len(wrong)) / len(keys), diagnosis=name or (),
+            share=(len(keys) - len(wrong)) / len(keys), diagnosis=list(names),
         )
 
 
@@ -197,14 +210,14 @@ def values_check(student_fn, reference_fn, inputs, keys, recompute, mistakes, fn
 def test_lstm_values(gated, reference, device):
     """lstm_step: gates, candidate, c and h match the reference (float64, batch 3, d_x ≠ d_h)
     lstm_step：各门、候选值、c 与 h 与参考实现一致（float64，批量 3，d_x ≠ d_h）"""
-    values_check(gated.lstm_step, reference.lstm_step, lstm_inputs(device), LSTM_KEYS, _lstm, LSTM_MISTAKES, "lstm_step")
+    values_check(gated.lstm_step, reference.lstm_step, lstm_inputs(device), LSTM_KEYS, _lstm, NAMED["lstm_step"], "lstm_step")
 
 
 @check(points=3)
 def test_gru_values(gated, reference, device):
     """gru_step: gates, candidate and h match the reference (float64, batch 3, d_x ≠ d_h)
     gru_step：各门、候选值与 h 与参考实现一致（float64，批量 3，d_x ≠ d_h）"""
-    values_check(gated.gru_step, reference.gru_step, gru_inputs(device), GRU_KEYS, _gru, GRU_MISTAKES, "gru_step")
+    values_check(gated.gru_step, reference.gru_step, gru_inputs(device), GRU_KEYS, _gru, NAMED["gru_step"], "gru_step")
 
 
 def _logit(p: float) -> float:
@@ -341,7 +354,7 @@ def computes_from_inputs(gated, device, fn: str, out: dict) -> bool:
 def named_mistake(out: dict, inputs: dict, fn: str) -> dict | None:
     """The options of the known mistake whose step gives every one of the student's outputs `out` on `inputs`, if any."""
     _, keys, recompute = STEPS[fn]
-    for options in (LSTM_MISTAKES if fn == "lstm_step" else GRU_MISTAKES).values():
+    for options in NAMED[fn].values():
         if not wrong_keys(out, recompute(**inputs, **options), keys):
             return options
     return None
@@ -461,15 +474,15 @@ def own_gradients_check(student_fn, inputs: dict, cotangent: dict, grads: dict, 
 
 @check(points=1)
 def test_lstm_gradients(gated, reference, device):
-    """lstm_step: gradients reach every input and parameter and equal autograd through the step (counts once its values are right or a named mistake)
-    lstm_step：梯度到达每个输入与参数，且与对该步自动求导的结果一致（数值正确或表现为已指出的错误后才计分）"""
+    """lstm_step: gradients equal autograd through the step it computes (values wrong otherwise: finite differences of its own)
+    lstm_step：梯度与对它所计算单步的自动求导一致（其他数值错误时：与对其自身输出的有限差分一致）"""
     gradients_check(gated, reference, device, "lstm_step")
 
 
 @check(points=1)
 def test_gru_gradients(gated, reference, device):
-    """gru_step: gradients reach every input and parameter and equal autograd through the step (counts once its values are right or a named mistake)
-    gru_step：梯度到达每个输入与参数，且与对该步自动求导的结果一致（数值正确或表现为已指出的错误后才计分）"""
+    """gru_step: gradients equal autograd through the step it computes (values wrong otherwise: finite differences of its own)
+    gru_step：梯度与对它所计算单步的自动求导一致（其他数值错误时：与对其自身输出的有限差分一致）"""
     gradients_check(gated, reference, device, "gru_step")
 
 
@@ -600,13 +613,13 @@ def standing_alone(gated, reference, student_source, device, fn: str) -> None:
 
 @check(points=0.5)
 def test_lstm_no_library_cells(gated, reference, student_source, device):
-    """lstm_step computes the gates itself: no library cells, no imports beyond torch, math and typing (counts once its values are right or a named mistake)
-    lstm_step 自己计算各门：不用库中的单元，除 torch、math 与 typing 外不导入其他模块（数值正确或表现为已指出的错误后才计分）"""
+    """lstm_step computes the gates itself: no library cells, no imports beyond torch, math and typing (counts once its outputs change with its inputs)
+    lstm_step 自己计算各门：不用库中的单元，除 torch、math 与 typing 外不导入其他模块（输出随输入变化后才计分）"""
     standing_alone(gated, reference, student_source, device, "lstm_step")
 
 
 @check(points=0.5)
 def test_gru_no_library_cells(gated, reference, student_source, device):
-    """gru_step computes the gates itself: no library cells, no imports beyond torch, math and typing (counts once its values are right or a named mistake)
-    gru_step 自己计算各门：不用库中的单元，除 torch、math 与 typing 外不导入其他模块（数值正确或表现为已指出的错误后才计分）"""
+    """gru_step computes the gates itself: no library cells, no imports beyond torch, math and typing (counts once its outputs change with its inputs)
+    gru_step 自己计算各门：不用库中的单元，除 torch、math 与 typing 外不导入其他模块（输出随输入变化后才计分）"""
     standing_alone(gated, reference, student_source, device, "gru_step")

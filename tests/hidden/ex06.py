@@ -8,7 +8,8 @@ across the student's two functions: the vector-Jacobian product of the step (or 
 lstm_step) is sent back as the cotangent of the mapping. Wrong results are recomputed under the
 known mistakes so the feedback names the mistake without printing expected values. Wrong values are charged by
 the value checks alone: then the gradient checks compare with the known mistake's gradients, or (a mistake not
-known) only ask that gradients reach every input and parameter, and the written-out check asks only that
+known) ask that gradients reach every input and parameter and agree with finite differences of the student's own
+functions (float64 results), and the written-out check asks only that
 torch_gru_step computes a step without library cells.
 """
 
