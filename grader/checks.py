@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Boolean", "Choice", "Fail", "Formula", "Integer", "Number", "Outcome", "Shape", "StudentError", "Text", "assert_close",
-    "carried_forward", "check", "check_sheet_form", "choices", "course_code", "expect_kind", "expect_row", "expect_tensor",
+    "agrees_with_finite_differences", "carried_forward", "check", "check_sheet_form", "choices", "course_code", "expect_kind", "expect_row", "expect_tensor",
     "expect_value_errors", "given_code", "inject", "once", "own_formula", "own_number", "parse_source", "partial", "policy", "quoted",
     "reference_module", "require", "student_module", "title",
 ]
@@ -199,6 +199,27 @@ def assert_close(actual: object, expected: torch.Tensor, *, name: str | Text, rt
             f"{en}: wrong values (largest error {err.max().item():.3g} at index {worst}; rtol={rtol:g}, atol={atol:g})",
             f"{zh}：数值错误（最大误差 {err.max().item():.3g}，位于索引 {worst}；rtol={rtol:g}，atol={atol:g}）",
         )
+
+
+def agrees_with_finite_differences(project: Callable[[Mapping[str, torch.Tensor]], float],
+                                   theta: Mapping[str, torch.Tensor], grads: Mapping[str, object], *, seed: int,
+                                   directions: int = 3, eps: float = 1e-6) -> bool:
+    """Whether the gradients a student's function returned (`grads`, by input name; None where none reached) agree with
+    its own outputs: for a few random float64 directions v, (project(θ + εv) − project(θ − εv)) / 2ε against Σ grad · v,
+    `project` being the scalar whose gradients these are. A .detach() on part of the graph shows, whatever the values."""
+    import torch
+
+    g = torch.Generator().manual_seed(seed)
+    for _ in range(directions):
+        v = {k: torch.randn(t.shape, generator=g, dtype=torch.float64).to(t.device) for k, t in theta.items()}
+        step = {k: (eps * d).to(theta[k].dtype) for k, d in v.items()}
+        numeric = (project({k: t + step[k] for k, t in theta.items()})
+                   - project({k: t - step[k] for k, t in theta.items()})) / (2 * eps)
+        claimed = sum(float((grad.to(torch.float64) * v[k]).sum()) for k in theta
+                      if isinstance(grad := grads.get(k), torch.Tensor) and grad.shape == v[k].shape)
+        if not abs(numeric - claimed) <= 1e-5 * max(abs(numeric), abs(claimed)) + 1e-7:
+            return False
+    return True
 
 
 class Kind(TypedDict, total=False):

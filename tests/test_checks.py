@@ -1,4 +1,4 @@
-"""The check author's API (grader/checks.py): a check's title in both languages."""
+"""The check author's API (grader/checks.py): a check's title in both languages, gradients against finite differences."""
 
 import ast
 import re
@@ -6,7 +6,7 @@ import re
 import pytest
 
 from conftest import ROOT
-from grader.checks import title
+from grader.checks import agrees_with_finite_differences, title
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 CHECK_FILES = sorted((ROOT / "tests" / "hidden").glob("ex*.py")) + sorted((ROOT / "exercises").glob("*/test_public.py"))
@@ -45,3 +45,24 @@ def test_every_check_is_titled_in_both_languages(where, doc):
     lines = doc.splitlines()
     assert lines and not CJK.search(lines[0]), f"{where}: the first line is the English title"
     assert len(lines) > 1 and CJK.search(lines[1]), f"{where}: the second line is the Chinese title"
+
+
+def test_finite_differences_see_a_detach_whatever_the_values():
+    """Do a function's own gradients agree with finite differences of its outputs, and does a .detach() on one slice of
+    an input (its gradient there missing, or None for a whole input) disagree, whatever the function computes?"""
+    import torch
+
+    g = torch.Generator().manual_seed(0)
+    theta = {"a": torch.randn(3, 4, generator=g, dtype=torch.float64), "b": torch.randn(4, generator=g, dtype=torch.float64)}
+    w = torch.randn(3, 4, generator=g, dtype=torch.float64)
+
+    def project(t):
+        return float((torch.tanh(t["a"] * t["b"] + 0.3) * w).sum())
+
+    leaves = {k: v.clone().requires_grad_(True) for k, v in theta.items()}
+    loss = (torch.tanh(leaves["a"] * leaves["b"] + 0.3) * w).sum()
+    grads = dict(zip(leaves, torch.autograd.grad(loss, list(leaves.values()))))
+    assert agrees_with_finite_differences(project, theta, grads, seed=1)
+    sliced = grads | {"a": torch.cat([grads["a"][:1], torch.zeros(2, 4, dtype=torch.float64)])}
+    assert not agrees_with_finite_differences(project, theta, sliced, seed=1)
+    assert not agrees_with_finite_differences(project, theta, grads | {"b": None}, seed=1)

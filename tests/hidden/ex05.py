@@ -4,7 +4,8 @@ Inputs are float64 with d_x != d_h (a W vs W^T mix-up raises; a square U_* left 
 from its values), a batch of three distinct rows and random non-zero states. A wrong result is compared
 with the known mistakes of the course spec so that the feedback names the mistake without printing
 expected values. Every check calls one function, so a mistake in (or a hang of) one function costs only
-its own checks; the checks that depend on the values judge the step the function computes (`computed`), and the
+its own checks; the checks that depend on the values judge the step the function computes (`computed`: the reference, a
+named mistake or two, or for values wrong for no known reason the student's own function against itself), and the
 given-gates checks charge only an output the values check finds right (`values_charged`): one mistake, charged once.
 """
 
@@ -19,6 +20,7 @@ from grader.checks import (
     Outcome,
     StudentError,
     Text,
+    agrees_with_finite_differences,
     assert_close,
     check,
     expect_tensor,
@@ -79,8 +81,8 @@ def result_dict(value, keys, *, shape, dtype, fn) -> dict:
     return {k: expect_tensor(value[k], name=f"{fn}()[{k!r}]", shape=shape, dtype=dtype) for k in keys}
 
 
-def wrong_keys(out: dict, expected: dict, keys) -> list[str]:
-    return [k for k in keys if not torch.allclose(out[k], expected[k], rtol=RTOL, atol=ATOL)]
+def wrong_keys(out: dict, expected: dict, keys, *, rtol: float = RTOL, atol: float = ATOL) -> list[str]:
+    return [k for k in keys if not torch.allclose(out[k], expected[k], rtol=rtol, atol=atol)]
 
 
 # -- known mistakes: each recomputes the step the wrong way, in the grading process -----------------
@@ -136,6 +138,17 @@ GRU_MISTAKES = {
     dict(untransposed=names)
     for n in (1, 2, 3) for names in itertools.combinations(("U_z", "U_r", "U_h"), n)
 }
+
+
+def one_or_two(mistakes: dict) -> dict:
+    """The known mistakes of one function, alone and two at once (two that change different things): the names of
+    each as a tuple -> the options of the step that makes them all."""
+    pairs = itertools.combinations(mistakes.items(), 2)
+    return {(name,): options for name, options in mistakes.items()} | {
+        (a, b): options_a | options_b for (a, options_a), (b, options_b) in pairs if not set(options_a) & set(options_b)}
+
+
+NAMED = {"lstm_step": one_or_two(LSTM_MISTAKES), "gru_step": one_or_two(GRU_MISTAKES)}
 W_TRANSPOSE = ("W instead of Wᵀ: rows are samples and W_* is (d_h, ·), so W as given does not fit a row of inputs",
                "用了 W 而不是 Wᵀ：每行是一个样本，W_* 的形状为 (d_h, ·)，原样的 W 与一行输入对不上")
 BATCH_MIXING = (
@@ -145,13 +158,13 @@ BATCH_MIXING = (
 )
 
 
-def diagnose(out: dict, inputs: dict, wrong: list[str], recompute, mistakes: dict, student_fn) -> tuple[str, str] | None:
-    """The (en, zh) name of the known mistake whose results match the student's wrong outputs, if any."""
-    for name, options in mistakes.items():
+def diagnose(out: dict, inputs: dict, wrong: list[str], recompute, mistakes: dict, student_fn) -> tuple:
+    """The (en, zh) names of the known mistake (or two) whose results match the student's wrong outputs; () if none."""
+    for names, options in mistakes.items():
         candidate = recompute(**inputs, **options)
         if all(torch.allclose(out[k], candidate[k], rtol=RTOL, atol=ATOL) for k in wrong):
-            return name
-    return BATCH_MIXING if rows_alone_right(student_fn, inputs, recompute(**inputs), wrong) else None
+            return names
+    return (BATCH_MIXING,) if rows_alone_right(student_fn, inputs, recompute(**inputs), wrong) else ()
 
 
 def row(inputs: dict, j: int) -> dict:
@@ -183,12 +196,13 @@ def values_check(student_fn, reference_fn, inputs, keys, recompute, mistakes, fn
     out = result_dict(value, keys, shape=(B, D_H), dtype=torch.float64, fn=fn)
     wrong = wrong_keys(out, reference_fn(**inputs), keys)
     if wrong:
-        name = diagnose(out, inputs, wrong, recompute, mistakes, student_fn)
-        en, zh = (f" Likely mistake: {name[0]}.", f"可能的错误：{name[1]}。") if name else ("", "")
+        names = diagnose(out, inputs, wrong, recompute, mistakes, student_fn)
+        en, zh = ((f" Likely mistake{'s' if len(names) > 1 else ''}: {'; and '.join(en for en, _ in names)}.",
+                   f"可能的错误：{'；以及'.join(zh for _, zh in names)}。") if names else ("", ""))
         raise Fail(
             f"{fn}: wrong values for {', '.join(wrong)} (float64, batch {B}, d_x={D_X}, d_h={D_H}).{en}",
             f"{fn}：{', '.join(wrong)} 的数值错误（float64，批量 {B}，d_x={D_X}，d_h={D_H}）。{zh}",
-            share=(len(keys) - len(wrong)) / len(keys), diagnosis=name or (),
+            share=(len(keys) - len(wrong)) / len(keys), diagnosis=list(names),
         )
 
 
@@ -196,14 +210,14 @@ def values_check(student_fn, reference_fn, inputs, keys, recompute, mistakes, fn
 def test_lstm_values(gated, reference, device):
     """lstm_step: gates, candidate, c and h match the reference (float64, batch 3, d_x ≠ d_h)
     lstm_step：各门、候选值、c 与 h 与参考实现一致（float64，批量 3，d_x ≠ d_h）"""
-    values_check(gated.lstm_step, reference.lstm_step, lstm_inputs(device), LSTM_KEYS, _lstm, LSTM_MISTAKES, "lstm_step")
+    values_check(gated.lstm_step, reference.lstm_step, lstm_inputs(device), LSTM_KEYS, _lstm, NAMED["lstm_step"], "lstm_step")
 
 
 @check(points=3)
 def test_gru_values(gated, reference, device):
     """gru_step: gates, candidate and h match the reference (float64, batch 3, d_x ≠ d_h)
     gru_step：各门、候选值与 h 与参考实现一致（float64，批量 3，d_x ≠ d_h）"""
-    values_check(gated.gru_step, reference.gru_step, gru_inputs(device), GRU_KEYS, _gru, GRU_MISTAKES, "gru_step")
+    values_check(gated.gru_step, reference.gru_step, gru_inputs(device), GRU_KEYS, _gru, NAMED["gru_step"], "gru_step")
 
 
 def _logit(p: float) -> float:
@@ -296,9 +310,10 @@ def right_keys(out: dict, expected: dict, keys) -> list[str]:
 def computed(gated, reference, device, fn: str):
     """What the student's `fn` computes on the float64 inputs of its values check, and on how many rows at once the
     dependent checks judge it: the reference step, or the step of the known mistake its outputs all match (a
-    recompute), on the batch; the reference on one row where only batch mixing is wrong; a Fail when none fits.
-    The checks that depend on the values judge this step, so that a named mistake is charged once, by the values
-    check, and an unknown one (or no work) earns the dependent checks nothing."""
+    recompute), on the batch; the reference on one row where only batch mixing is wrong; OWN where the values are wrong
+    for no known reason but the function computes its outputs from its inputs; a Fail when it does not.
+    The checks that depend on the values judge this step (OWN: the student's own function against itself), so that a
+    mistake in the values is charged once, by the values check, and no work earns the dependent checks nothing."""
     make, keys, recompute = STEPS[fn]
     inputs = make(device)
     out = result_dict(getattr(gated, fn)(**inputs), keys, shape=(B, D_H), dtype=torch.float64, fn=fn)
@@ -310,14 +325,36 @@ def computed(gated, reference, device, fn: str):
         return functools.partial(recompute, **options), B
     if rows_alone_right(getattr(gated, fn), inputs, expected, keys):  # batch mixing: each row alone is the reference's
         return getattr(reference, fn), 1
-    raise Fail(f"{fn}: this check counts once its values are right or show a named mistake (see the check on its values)",
-               f"{fn}：数值正确或表现为已指出的错误之后，本项才计分（见数值检查）")
+    if computes_from_inputs(gated, device, fn, out):
+        return OWN, B
+    raise Fail(f"{fn}: this check counts once its outputs change with x, the states and the weights (see the check on "
+               "its values)",
+               f"{fn}：输出随 x、状态与权重变化之后，本项才计分（见数值检查）")
+
+
+OWN = None  # computed(): the student's own function, its values wrong for no known reason
+
+
+def computes_from_inputs(gated, device, fn: str, out: dict) -> bool:
+    """Whether `fn` computes its outputs (`out`, on its values check's inputs) from its inputs: finite, and changed
+    by other x, by other states and by other weights (right or not: that is the values check's business)."""
+    make, keys, _ = STEPS[fn]
+    inputs, other = make(device), make(device, seed=99)
+    states = ("x", "h", "c") if fn == "lstm_step" else ("x", "h")
+    changes = [inputs | {k: other[k]} for k in states] + [{k: inputs[k] if k in states else v for k, v in other.items()}]
+    try:
+        outs = [result_dict(getattr(gated, fn)(**changed), keys, shape=(B, D_H), dtype=torch.float64, fn=fn)
+                for changed in changes]
+    except (Fail, StudentError):
+        return False
+    return (all(torch.isfinite(out[k]).all() for k in keys)
+            and all(any(not torch.equal(out[k], o[k]) for k in keys) for o in outs))
 
 
 def named_mistake(out: dict, inputs: dict, fn: str) -> dict | None:
     """The options of the known mistake whose step gives every one of the student's outputs `out` on `inputs`, if any."""
     _, keys, recompute = STEPS[fn]
-    for options in (LSTM_MISTAKES if fn == "lstm_step" else GRU_MISTAKES).values():
+    for options in NAMED[fn].values():
         if not wrong_keys(out, recompute(**inputs, **options), keys):
             return options
     return None
@@ -352,7 +389,11 @@ def float32_check(gated, reference, device, fn: str) -> None:
     step, n = computed(gated, reference, device, fn)
     inputs32 = {k: v.float() for k, v in rows(make(device), n).items()}
     out32 = result_dict(getattr(gated, fn)(**inputs32), keys, shape=(n, D_H), dtype=torch.float32, fn=f"{fn} (float32)")
-    expected = step(**{k: v.double() for k, v in inputs32.items()})
+    inputs64 = {k: v.double() for k, v in inputs32.items()}
+    if step is OWN:  # its own float64 outputs on the same numbers
+        expected = result_dict(getattr(gated, fn)(**inputs64), keys, shape=(n, D_H), dtype=torch.float64, fn=fn)
+    else:
+        expected = step(**inputs64)
     problems = []
     for k in keys:
         try:
@@ -384,7 +425,12 @@ def gradients_check(gated, reference, device, fn: str) -> None:
     g = torch.Generator().manual_seed(11)
     cotangent = {k: torch.randn(B, D_H, generator=g, dtype=torch.float64)[:n].to(device) for k in keys}
     value, grads = getattr(gated, fn).with_grad(cotangent, **inputs)
-    result_dict(value, keys, shape=(n, D_H), dtype=torch.float64, fn=fn)
+    out = result_dict(value, keys, shape=(n, D_H), dtype=torch.float64, fn=fn)
+    if step is OWN:
+        expected = getattr(reference, fn)(**inputs)
+        rounded = not wrong_keys(out, expected, keys, rtol=1e-5, atol=1e-6)  # float32 rounding: below finite differences
+        own_gradients_check(getattr(gated, fn), inputs, cotangent, grads, fn, differences=not rounded)
+        return
     leaves = {k: v.clone().requires_grad_(True) for k, v in inputs.items()}
     expected = step(**leaves)
     loss = sum((expected[k] * cotangent[k]).sum() for k in keys)
@@ -407,17 +453,39 @@ def gradients_check(gated, reference, device, fn: str) -> None:
         raise Fail(listed(problems, 4))
 
 
+def own_gradients_check(student_fn, inputs: dict, cotangent: dict, grads: dict, fn: str, *, differences: bool) -> None:
+    """The gradients of a step whose values are wrong for no known reason, judged against the step itself: each
+    well formed, and (`differences`: unless its values are the reference's rounded through float32, which finite
+    differences cannot resolve) together equal to finite differences of its own outputs along a few random directions."""
+    _, keys, _ = STEPS[fn]
+    for name, got in grads.items():
+        if got is not None and (not isinstance(got, torch.Tensor) or got.shape != inputs[name].shape
+                                or got.dtype != torch.float64 or not torch.isfinite(got).all()):
+            raise Fail(f"{fn}: the gradient w.r.t. {name} is malformed or not finite",
+                       f"{fn}：关于 {name} 的梯度格式错误或不是有限值")
+
+    def projected(theta) -> float:
+        out = result_dict(student_fn(**theta), keys, shape=(len(theta["x"]), D_H), dtype=torch.float64, fn=fn)
+        return float(sum((out[k] * cotangent[k]).sum() for k in keys))
+
+    if differences and not agrees_with_finite_differences(projected, inputs, grads, seed=13):
+        raise Fail(f"{fn}: its gradients differ from finite differences of its own outputs: part of the graph is cut "
+                   "(a .detach(), .item(), torch.no_grad() or a new tensor?)",
+                   f"{fn}：它的梯度与对其自身输出的有限差分不一致：计算图有一部分被切断（.detach()、.item()、"
+                   "torch.no_grad() 或新建的张量？）")
+
+
 @check(points=1)
 def test_lstm_gradients(gated, reference, device):
-    """lstm_step: gradients reach every input and parameter and equal autograd through the step (counts once its values are right or a named mistake)
-    lstm_step：梯度到达每个输入与参数，且与对该步自动求导的结果一致（数值正确或表现为已指出的错误后才计分）"""
+    """lstm_step: gradients equal autograd through the step it computes (values wrong otherwise: finite differences of its own)
+    lstm_step：梯度与对它所计算单步的自动求导一致（其他数值错误时：与对其自身输出的有限差分一致）"""
     gradients_check(gated, reference, device, "lstm_step")
 
 
 @check(points=1)
 def test_gru_gradients(gated, reference, device):
-    """gru_step: gradients reach every input and parameter and equal autograd through the step (counts once its values are right or a named mistake)
-    gru_step：梯度到达每个输入与参数，且与对该步自动求导的结果一致（数值正确或表现为已指出的错误后才计分）"""
+    """gru_step: gradients equal autograd through the step it computes (values wrong otherwise: finite differences of its own)
+    gru_step：梯度与对它所计算单步的自动求导一致（其他数值错误时：与对其自身输出的有限差分一致）"""
     gradients_check(gated, reference, device, "gru_step")
 
 
@@ -426,7 +494,10 @@ def extreme_check(gated, reference, device, fn: str) -> None:
     step, n = computed(gated, reference, device, fn)
     inputs = rows(make(device, scale=2e4), n)
     out = result_dict(getattr(gated, fn)(**inputs), keys, shape=(n, D_H), dtype=torch.float64, fn=fn)
-    expected = step(**inputs)
+    if step is OWN:  # its own step at ordinary sizes says which ranges its activations keep
+        ordinary = result_dict(getattr(gated, fn)(**rows(make(device), n)), keys, shape=(n, D_H), dtype=torch.float64, fn=fn)
+        bounds = {k: bound for k, bound in activation_bounds(fn, rows(make(device), n)).items()
+                  if within(ordinary[k], bound)}
     problems = []
     for k in keys:
         if not torch.isfinite(out[k]).all():
@@ -436,11 +507,32 @@ def extreme_check(gated, reference, device, fn: str) -> None:
                 f"{fn}()[{k!r}] 在预激活值很大时出现 NaN 或无穷大：用 exp 手写的 sigmoid 或 tanh 会溢出；"
                 "请使用 torch.sigmoid 和 torch.tanh",
             ))
-        elif not torch.allclose(out[k], expected[k], rtol=1e-6, atol=1e-6):
+        elif step is OWN:
+            if k in bounds and not within(out[k], bounds[k]):
+                problems.append(Text(f"{fn}()[{k!r}] leaves the range its activations allow for large pre-activations",
+                                     f"{fn}()[{k!r}] 在预激活值很大时超出了其激活函数允许的范围"))
+        elif not torch.allclose(out[k], step(**inputs)[k], rtol=1e-6, atol=1e-6):
             problems.append(Text(f"{fn}()[{k!r}] is finite but wrong for large pre-activations",
                                  f"{fn}()[{k!r}] 在预激活值很大时是有限值，但数值错误"))
     if problems:
         raise Fail(listed(problems, 3), share=(len(keys) - len(problems)) / len(keys))
+
+
+def activation_bounds(fn: str, inputs: dict) -> dict:
+    """The (low, high) each output's activations allow: gates in [0, 1], the candidate in [−1, 1], LSTM's c within
+    |c_prev| + 1 and h in [−1, 1], GRU's h within max(|h_prev|, 1) (a blend of the old state and the candidate)."""
+    one = torch.ones_like(inputs["h"])
+    unit, gate = (-one, one), (0 * one, one)
+    if fn == "lstm_step":
+        span = inputs["c"].abs() + 1
+        return {"i": gate, "f": gate, "o": gate, "candidate": unit, "c": (-span, span), "h": unit}
+    span = torch.maximum(inputs["h"].abs(), one)
+    return {"z": gate, "r": gate, "candidate": unit, "h": (-span, span)}
+
+
+def within(value: torch.Tensor, bound: tuple) -> bool:
+    low, high = bound
+    return bool(((value >= low - 1e-12) & (value <= high + 1e-12)).all())
 
 
 @check(points=0.5)
@@ -524,13 +616,13 @@ def standing_alone(gated, reference, student_source, device, fn: str) -> None:
 
 @check(points=0.5)
 def test_lstm_no_library_cells(gated, reference, student_source, device):
-    """lstm_step computes the gates itself: no library cells, no imports beyond torch, math and typing (counts once its values are right or a named mistake)
-    lstm_step 自己计算各门：不用库中的单元，除 torch、math 与 typing 外不导入其他模块（数值正确或表现为已指出的错误后才计分）"""
+    """lstm_step computes the gates itself: no library cells, no imports beyond torch, math and typing (counts once its outputs change with its inputs)
+    lstm_step 自己计算各门：不用库中的单元，除 torch、math 与 typing 外不导入其他模块（输出随输入变化后才计分）"""
     standing_alone(gated, reference, student_source, device, "lstm_step")
 
 
 @check(points=0.5)
 def test_gru_no_library_cells(gated, reference, student_source, device):
-    """gru_step computes the gates itself: no library cells, no imports beyond torch, math and typing (counts once its values are right or a named mistake)
-    gru_step 自己计算各门：不用库中的单元，除 torch、math 与 typing 外不导入其他模块（数值正确或表现为已指出的错误后才计分）"""
+    """gru_step computes the gates itself: no library cells, no imports beyond torch, math and typing (counts once its outputs change with its inputs)
+    gru_step 自己计算各门：不用库中的单元，除 torch、math 与 typing 外不导入其他模块（输出随输入变化后才计分）"""
     standing_alone(gated, reference, student_source, device, "gru_step")

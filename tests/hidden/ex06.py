@@ -8,7 +8,8 @@ across the student's two functions: the vector-Jacobian product of the step (or 
 lstm_step) is sent back as the cotangent of the mapping. Wrong results are recomputed under the
 known mistakes so the feedback names the mistake without printing expected values. Wrong values are charged by
 the value checks alone: then the gradient checks compare with the known mistake's gradients, or (a mistake not
-known) only ask that gradients reach every input and parameter, and the written-out check asks only that
+known) ask that gradients reach every input and parameter and agree with finite differences of the student's own
+functions (float64 results), and the written-out check asks only that
 torch_gru_step computes a step without library cells.
 """
 
@@ -18,7 +19,7 @@ import itertools
 import pytest
 import torch
 
-from grader.checks import Fail, Outcome, StudentError, check, expect_tensor, inject, parse_source, policy, student_module
+from grader.checks import Fail, Outcome, StudentError, agrees_with_finite_differences, check, expect_tensor, inject, parse_source, policy, student_module
 
 parity = student_module("parity")
 
@@ -222,6 +223,16 @@ def compare_grads(fn: str, got: dict, expected: dict, problems: list, zh: list, 
             zh.append(f"{fn}：关于 {name} 的梯度与经过 torch 单元的自动求导结果不一致（rtol={GRAD_RTOL:g}，atol={GRAD_ATOL:g}）")
 
 
+def own_gradients(fn: str, project, theta: dict, got: dict, problems: list, zh: list, *, seed: int) -> None:
+    """Values wrong for no known reason (float64 ones): the gradients judged against the student's own functions,
+    by finite differences of `project` (the loss of their outputs) along a few random directions of `theta`."""
+    if not agrees_with_finite_differences(project, theta, got, seed=seed):
+        problems.append(f"{fn}: the gradients differ from finite differences of your own functions' outputs: part of "
+                        "the graph is cut (a .detach() on one slice, .data, or a tensor rebuilt from values?)")
+        zh.append(f"{fn}：梯度与对你自己函数输出的有限差分不一致：计算图有一部分被切断（对某个切片用了 .detach()、"
+                  ".data，或由数值重建的张量？）")
+
+
 def torch_grads(kind: str, weights: dict, s: dict, cotangent: dict) -> tuple[torch.Tensor, dict]:
     """The cell's output and autograd of sum(output * cotangent) w.r.t. inputs, states and parameters."""
     cell = torch_cell(kind, weights)
@@ -283,6 +294,16 @@ def test_lstm_gradients(parity, gated_reference, device):
     got |= {f"cell.{k}": v for k, v in (mapped.get("cell") or {}).items()}
     problems, zh = [], []
     compare_grads("lstm_params_from_torch", got, expected, problems, zh, reach_only=not known)
+    single = any(v.dtype == torch.float32 for v in m.values())  # float32 precision: the value check's to charge
+    if not known and not single and FLOAT32 not in lstm_diagnosis(m, weights):
+        def project(theta: dict) -> float:
+            cell = inject("lstm_cell", **{k: theta[f"cell.{k}"] for k in PARAMS})
+            mapped = lstm_mapping_of(parity.lstm_params_from_torch(cell=cell), d_x, d_h, float32=True)
+            out = gated_reference.lstm_step(**s, **{k: v.to(torch.float64) for k, v in mapped.items()})
+            return float((out["h"] * cot["h"]).sum() + (out["c"] * cot["c"]).sum())
+
+        own_gradients("lstm_params_from_torch", project, {f"cell.{k}": weights[k] for k in PARAMS}, got, problems, zh,
+                      seed=33)
     report(problems, zh)
 
 
@@ -450,6 +471,13 @@ def test_gru_gradients(parity, device):
     got |= {f"cell.{k}": v for k, v in (mapped.get("cell") or {}).items()}
     problems, zh = [], []
     compare_grads("torch_gru_step / gru_params_from_torch", got, expected, problems, zh, reach_only=chosen is None)
+    if chosen is None and FLOAT32 not in gru_diagnosis(out, weights, s):
+        def project(theta: dict) -> float:
+            w = {k: theta[f"cell.{k}"] for k in PARAMS}
+            return float((gru_step_of(parity, w, {"x": theta["x"], "h": theta["h0"]}, d_h, float32=True) * cot).sum())
+
+        own_gradients("torch_gru_step / gru_params_from_torch", project,
+                      {"x": s["x"], "h0": s["h"]} | {f"cell.{k}": weights[k] for k in PARAMS}, got, problems, zh, seed=63)
     report(problems, zh)
 
 

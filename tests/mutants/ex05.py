@@ -45,6 +45,26 @@ MUTANTS = bank("ex05", "gated.py", {
     "reaching through sys.modules": (
         "import torch\n", "import torch\n_key = __import__('sys').modules.get('grader.inside.given')\n", "must stand alone"),
 })
+# Mistakes no known one explains (a reviewer's submissions): the values check charges them; the dependent checks judge
+# the student's own step against itself, so that a cut graph still shows beside them.
+MUTANTS += bank("ex05", "gated.py", {
+    "o computed from W_f": ("o = torch.sigmoid(u @ W_o.T + b_o)", "o = torch.sigmoid(u @ W_f.T + b_o)", "wrong values for o, h"),
+    "reset gate on x as well": ("candidate = torch.tanh(x @ W_h.T + (r * h) @ U_h.T + b_h)",
+                                "candidate = torch.tanh(r * (x @ W_h.T) + (r * h) @ U_h.T + b_h)", "wrong values for candidate, h"),
+    "o computed from W_f, f detached": (
+        "f = torch.sigmoid(u @ W_f.T + b_f)\n    o = torch.sigmoid(u @ W_o.T + b_o)",
+        "f = torch.sigmoid(u @ W_f.T + b_f).detach()\n    o = torch.sigmoid(u @ W_f.T + b_o)",
+        "differ from finite differences of its own outputs"),
+})
+# Two named mistakes in one function: both named, charged once by the values check.
+TWO_LSTM = ("candidate = torch.tanh(u @ W_c.T + b_c)\n    c_new = f * c + i * candidate\n    h_new = o * torch.tanh(c_new)",
+            "candidate = torch.sigmoid(u @ W_c.T + b_c)\n    c_new = f * c + i * candidate\n    h_new = o * c_new")
+TWO_GRU = ("(r * h) @ U_h.T + b_h)\n    h_new = z * h + (1.0 - z) * candidate",
+           "(r * h) @ U_h + b_h)\n    h_new = (1.0 - z) * h + z * candidate")
+MUTANTS += bank("ex05", "gated.py", {
+    "sigmoid on the candidate, no tanh on c in h": (*TWO_LSTM, "Likely mistakes: sigmoid on the candidate"),
+    "swapped GRU convention, square U_h untransposed": (*TWO_GRU, "Likely mistakes: swapped GRU convention"),
+})
 
 REFERENCE = reference("ex05")["gated.py"]
 
@@ -167,6 +187,27 @@ def gru_step(x, h, W_z, U_z, W_r, U_r, W_h, U_h, b_z, b_r, b_h):
     n = (_affine(x, W_h, b_h) + _affine(h * r, U_h)).tanh()
     return {"z": z, "r": r, "candidate": n, "h": n + z * (h - n)}
 '''
+
+LSTM_VALUES, GRU_VALUES = "lstm_step: gates, candidate, c and h match the reference", "gru_step: gates, candidate and h match"
+# name of a known mistake: the one check that must charge it (its values check: the dependent checks judge the student's
+# own step when no known mistake explains its values).
+CHARGED_ONCE = {"o computed from W_f": LSTM_VALUES, "reset gate on x as well": GRU_VALUES,
+                "sigmoid on the candidate, no tanh on c in h": LSTM_VALUES,
+                "swapped GRU convention, square U_h untransposed": GRU_VALUES}
+# name: (files in the reference folder's place, the points it costs): the values check's share of the outputs wrong
+# (o and h of six: 1 of 3; candidate and h of four: 1.5 of 3), and a cut graph beside it the gradient check's point.
+COSTS = {
+    "o computed from W_f": ({"gated.py": mutate(REFERENCE, "u @ W_o.T + b_o", "u @ W_f.T + b_o")}, 1),
+    "reset gate on x as well": ({"gated.py": mutate(REFERENCE, "tanh(x @ W_h.T + (r * h)", "tanh(r * (x @ W_h.T) + (r * h)")}, 1.5),
+    "o computed from W_f, f detached": ({"gated.py": mutate(mutate(REFERENCE, "u @ W_o.T + b_o", "u @ W_f.T + b_o"),
+                                                            "u @ W_f.T + b_f)", "u @ W_f.T + b_f).detach()")}, 2),
+    "sigmoid on the candidate, no tanh on c in h": ({"gated.py": mutate(REFERENCE, *TWO_LSTM)}, 1.5),
+    "swapped GRU convention, square U_h untransposed": ({"gated.py": mutate(REFERENCE, *TWO_GRU)}, 1.5),
+    # c rounded through float32: the values check's 1 (c and h wrong) and float32's 0.5 (float32 in, float64 out); its
+    # gradients, finite differences of a rounded step being noise, are asked only to be well formed
+    "c rounded through float32": ({"gated.py": mutate(REFERENCE, "c_new = f * c + i * candidate",
+                                                      "c_new = (f * c + i * candidate).float().double()")}, 1.5),
+}
 
 ACCEPTED = {"stacked weights and einsum, F.linear, addcmul, lerp": {"gated.py": WRITTEN_DIFFERENTLY},
             # no matmul at all, the GRU update as n + z (h − n), outputs in another order: right at 1 x 1 too

@@ -43,6 +43,22 @@ MUTANTS += bank("ex06", "parity.py", {
         '    n = torch.tanh(x @ p["W_n"].T + p["b_in"] + r * (h @ p["U_n"]',
         "recurrent blocks of the reset gate, the update gate and the candidate"),
 })
+# A mistake no known one explains with a .detach() on one slice beside it (a reviewer's submissions): the value check
+# charges the first, the gradient check, comparing with finite differences of the student's own functions, the second.
+LSTM_B_LINE = 'params |= {f"b_{g}": b for g, b in zip(gates, bias.chunk(4))}'
+LSTM_B_SUBTRACTED = LSTM_B_LINE.replace("bias.chunk", "(cell.bias_ih - cell.bias_hh).chunk")
+GRU_Z_N_LINES = 'h @ p["U_z"].T + p["b_z"])\n    n = torch.tanh(x @ p["W_n"].T + p["b_in"] + r * (h @ p["U_n"].T'
+UNKNOWN_PLUS_DETACH = {
+    "lstm biases subtracted, W_o detached": (
+        LSTM_B_LINE, LSTM_B_SUBTRACTED + '\n    params["W_o"] = params["W_o"].detach()', "finite differences of your own functions' outputs"),
+    "gru update gate given b_r, h detached in the candidate": (
+        GRU_Z_N_LINES, GRU_Z_N_LINES.replace('p["b_z"]', 'p["b_r"]').replace("r * (h @", "r * (h.detach() @"),
+        "finite differences of your own functions' outputs"),
+}
+MUTANTS += bank("ex06", "parity.py", UNKNOWN_PLUS_DETACH | {
+    "lstm biases subtracted": (LSTM_B_LINE, LSTM_B_SUBTRACTED, "wrong entries: b_i, b_f, b_o, b_c"),
+    "gru update gate given b_r": ('h @ p["U_z"].T + p["b_z"]', 'h @ p["U_z"].T + p["b_r"]', "differs from nn.GRUCell"),
+})
 
 ZERO_LSTM_MAPPING = '''
 def lstm_params_from_torch(cell):
@@ -112,4 +128,11 @@ COSTS = {
     "sigmoid on the GRU candidate": ({"parity.py": mutate(PARITY, "n = torch.tanh(", "n = torch.sigmoid(")}, 3),
     "the update gate given the reset gate's bias": (
         {"parity.py": mutate(PARITY, 'h @ p["U_z"].T + p["b_z"]', 'h @ p["U_z"].T + p["b_r"]')}, 3),
+    # the LSTM value check's share: the W's right, the b's wrong, 1 of 2 points
+    "lstm biases subtracted": ({"parity.py": mutate(PARITY, LSTM_B_LINE, LSTM_B_SUBTRACTED)}, 1),
+} | {  # the same with a .detach() on one slice beside it: the gradient check's 2 points too
+    name: ({"parity.py": mutate(PARITY, old, new)}, cost)
+    for (name, (old, new, _)), cost in zip(UNKNOWN_PLUS_DETACH.items(), (1 + 2, 3 + 2))
 }
+CHARGED_ONCE |= {"lstm biases subtracted": "lstm_params_from_torch: ex05's lstm_step on the mapping",
+                 "gru update gate given b_r": GRU_VALUES}
