@@ -58,8 +58,12 @@ def main() -> int:
         # run (other tenants, caches) moves the baseline the way it moves the batch.
         fresh = fresh_imports(args.students // 2)
         start = time.perf_counter()
-        done = subprocess.run([sys.executable, "-m", "grader.cli", "batch", str(klass), "--out", str(out),
-                               "--workers", str(args.workers)], cwd=ROOT, capture_output=True, text=True)
+        done = subprocess.run(
+            [sys.executable, "-m", "grader.cli", "batch", str(klass), "--out", str(out), "--workers", str(args.workers)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
         batch = time.perf_counter() - start
         if done.returncode != 0:
             print(done.stderr[-3000:])

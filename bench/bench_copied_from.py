@@ -31,10 +31,11 @@ def scanned(course, exercises, workspace, student: str, classmates: tuple[str, .
     for exercise in exercises:
         answered = variants._numbers(course, exercise, workspace)
         rtol = {k: variants.tolerances(exercise).get(k, course.rtol) for k in answered}
-        own = max(variants._matches(exercise, answered, rtol, variants._params(course, exercise, who))
-                  for who in (student, None))
-        best = max(((variants._matches(exercise, answered, rtol, variants._params(course, exercise, who)), who)
-                    for who in classmates if who != student), default=(0, ""))
+        own = max(variants._matches(exercise, answered, rtol, variants._params(course, exercise, who)) for who in (student, None))
+        best = max(
+            ((variants._matches(exercise, answered, rtol, variants._params(course, exercise, who)), who) for who in classmates if who != student),
+            default=(0, ""),
+        )
         if best[0] >= 2 and best[0] > own:
             found[exercise.id] = best[1]
     return found

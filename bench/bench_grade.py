@@ -43,6 +43,7 @@ def main() -> None:
     course = load_course(ROOT)
     exercises = [e for e in course.exercises if e.available]
     with Grader(course, exercises, "cpu") as grader:
+
         def once() -> tuple[float, int, float]:
             start = time.perf_counter()
             result = grader.grade(ROOT / "solutions")

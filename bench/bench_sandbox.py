@@ -1,12 +1,12 @@
 """Per-check cost of the sandbox, beside its baselines: `python bench/bench_sandbox.py [--checks N]`.
 
-    plain fork      a torch-preloaded process forks a child that runs a tiny torch op and exits
-                    (the zygote model with no protections, no sockets)
-    sandboxed check Sandbox.open + one call of a tiny function + close, with whatever protections
-                    this machine allows (`grade doctor`): the first check of an exercise
-    reused process  one more check in an exercise's existing student process (begin_check + call),
-                    what most checks cost since an exercise's checks share a process
-    fresh import    `python -c "import torch"`, what a check would cost without a zygote
+plain fork      a torch-preloaded process forks a child that runs a tiny torch op and exits
+                (the zygote model with no protections, no sockets)
+sandboxed check Sandbox.open + one call of a tiny function + close, with whatever protections
+                this machine allows (`grade doctor`): the first check of an exercise
+reused process  one more check in an exercise's existing student process (begin_check + call),
+                what most checks cost since an exercise's checks share a process
+fresh import    `python -c "import torch"`, what a check would cost without a zygote
 """
 
 from __future__ import annotations
@@ -42,8 +42,7 @@ print((time.perf_counter() - start) / n)
 
 
 def plain_fork(n: int) -> float:
-    done = subprocess.run([sys.executable, "-c", PLAIN_FORK, str(n)], capture_output=True, text=True, check=True,
-                          env={**os.environ, "OMP_NUM_THREADS": "1"})
+    done = subprocess.run([sys.executable, "-c", PLAIN_FORK, str(n)], capture_output=True, text=True, check=True, env={**os.environ, "OMP_NUM_THREADS": "1"})
     return float(done.stdout)
 
 

@@ -32,16 +32,18 @@ STUB = (ROOT / "exercises" / "ex05_gated_steps" / "gated.py").read_text()
 REFERENCE = (ROOT / "solutions" / "ex05_gated_steps" / "gated.py").read_text()
 _TREE = ast.parse(REFERENCE)
 # The names a student may choose: what the reference assigns, its helpers and their parameters (not the stub's).
-LOCAL = ({n.id for n in ast.walk(_TREE) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-         | {f.name for f in _TREE.body if isinstance(f, ast.FunctionDef) and f.name.startswith("_")}
-         | {a.arg for f in _TREE.body if isinstance(f, ast.FunctionDef) and f.name.startswith("_") for a in f.args.args})
+LOCAL = (
+    {n.id for n in ast.walk(_TREE) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    | {f.name for f in _TREE.body if isinstance(f, ast.FunctionDef) and f.name.startswith("_")}
+    | {a.arg for f in _TREE.body if isinstance(f, ast.FunctionDef) and f.name.startswith("_") for a in f.args.args}
+)
 
 
 def student(rng: random.Random) -> str:
     """The reference with its local names renamed, its functions shuffled and a few lines of its own."""
     lines = REFERENCE.splitlines(keepends=True)
     head = "".join(lines[: _TREE.body[0].end_lineno])
-    functions = ["".join(lines[n.lineno - 1:n.end_lineno]) for n in _TREE.body if isinstance(n, ast.FunctionDef)]
+    functions = ["".join(lines[n.lineno - 1 : n.end_lineno]) for n in _TREE.body if isinstance(n, ast.FunctionDef)]
     imports = "".join(lines[n.lineno - 1] for n in _TREE.body if isinstance(n, ast.Import | ast.ImportFrom))
     rng.shuffle(functions)
     own = "".join(f"NOTE_{k} = {rng.randint(0, 999)} * {rng.randint(0, 9)}\n" for k in range(rng.randint(0, 6)))
@@ -86,8 +88,7 @@ def main() -> int:
     base_n, base_total = figures[0][0], figures[0][1]
     print(f"{'students':>8} {'pairs':>7} {'seconds':>8} {'reading':>8} {'vs ' + str(base_n):>7} {'linear':>7} {'quadratic':>9}")
     for n, total, reading in figures:
-        print(f"{n:>8} {n * (n - 1) // 2:>7} {total:>8.2f} {reading / total:>7.0%} {total / base_total:>7.2f} "
-              f"{n / base_n:>7.2f} {(n / base_n) ** 2:>9.2f}")
+        print(f"{n:>8} {n * (n - 1) // 2:>7} {total:>8.2f} {reading / total:>7.0%} {total / base_total:>7.2f} {n / base_n:>7.2f} {(n / base_n) ** 2:>9.2f}")
     return 0
 
 

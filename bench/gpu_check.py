@@ -47,8 +47,7 @@ def check_mutants(course, device: str) -> list[str]:
                 caught = graded.score < graded.max_score and named and not result.internal_errors
                 print(f"  mutant {mutant.id:56} {graded.score:5g}/{graded.max_score:g}  {'caught' if caught else 'MISSED'}")
                 if not caught:
-                    problems.append(f"mutant {mutant.id!r} not caught and named on {device}"
-                                    + "".join(f"; {error}" for error in result.internal_errors))
+                    problems.append(f"mutant {mutant.id!r} not caught and named on {device}" + "".join(f"; {error}" for error in result.internal_errors))
         print(f"{exercise.id}: {len(bank)} mutants on {device} ({time.perf_counter() - start:.1f} s)")
     return problems
 
@@ -66,8 +65,7 @@ def main() -> int:
     course = load_course(ROOT)
     start = time.perf_counter()
     (references, stubs), problems = check_course(course=course, device="cuda")
-    print(f"references {references.score:g}/{references.max_score:g}, stubs {stubs.score:g}/{stubs.max_score:g} "
-          f"on cuda ({time.perf_counter() - start:.1f} s)")
+    print(f"references {references.score:g}/{references.max_score:g}, stubs {stubs.score:g}/{stubs.max_score:g} on cuda ({time.perf_counter() - start:.1f} s)")
     problems += check_mutants(course, "cuda")
     for problem in problems:
         print(f"problem: {problem}")

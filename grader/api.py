@@ -49,8 +49,16 @@ def teaching(cwd: Path) -> bool:
         return False
 
 
-def grade(*, course: Course, exercises: list[Exercise], submission: Path, device: str | None = None,
-          strict: bool = False, label: str | None = None, student: str | None = None) -> GradeResult:
+def grade(
+    *,
+    course: Course,
+    exercises: list[Exercise],
+    submission: Path,
+    device: str | None = None,
+    strict: bool = False,
+    label: str | None = None,
+    student: str | None = None,
+) -> GradeResult:
     """Grade one submission (a folder laid out like exercises/, or a .zip of one) in a sandbox of its own.
 
     `label` names it in the result and its notes (default: the path given); `student`'s numbers are the numeric
@@ -78,24 +86,48 @@ def protections(*, course: Course) -> list[dict[str, object]]:
     return probe(course.root)
 
 
-def batch(*, course: Course, exercises: list[Exercise], submissions: Path, out: Path, workers: int,
-          device: str | None = None, strict: bool = True, scheduler: str | None = None, student: str | None = None,
-          progress: Callable[[StudentRow, int, int], None] | None = None, nbgrader_db: Path | None = None,
-          submitted_at: Path | None = None, extensions: Path | None = None) -> BatchResult:
+def batch(
+    *,
+    course: Course,
+    exercises: list[Exercise],
+    submissions: Path,
+    out: Path,
+    workers: int,
+    device: str | None = None,
+    strict: bool = True,
+    scheduler: str | None = None,
+    student: str | None = None,
+    progress: Callable[[StudentRow, int, int], None] | None = None,
+    nbgrader_db: Path | None = None,
+    submitted_at: Path | None = None,
+    extensions: Path | None = None,
+) -> BatchResult:
     """Grade a class (one folder or .zip per student in `submissions`) into `out`, and into the nbgrader
     gradebook `nbgrader_db` if given; `submitted_at` and `extensions` are the term's CSV files (grader.term.times).
     See grader.batch.run."""
     from grader.batch.run import grade_batch
     from grader.grading.pipeline import resolve_device
 
-    return grade_batch(course=course, exercises=exercises, submissions=submissions, out=out, workers=workers,
-                       device=resolve_device(device or course.device), strict=strict, scheduler=scheduler,
-                       only=student, progress=progress, nbgrader_db=nbgrader_db, submitted_at=submitted_at,
-                       extensions=extensions)
+    return grade_batch(
+        course=course,
+        exercises=exercises,
+        submissions=submissions,
+        out=out,
+        workers=workers,
+        device=resolve_device(device or course.device),
+        strict=strict,
+        scheduler=scheduler,
+        only=student,
+        progress=progress,
+        nbgrader_db=nbgrader_db,
+        submitted_at=submitted_at,
+        extensions=extensions,
+    )
 
 
-def reseed(*, course: Course, out: Path, student: str, reason: str, submissions: Path | None = None,
-           workers: int = 1, device: str | None = None, strict: bool = True) -> tuple[int, BatchResult | None]:
+def reseed(
+    *, course: Course, out: Path, student: str, reason: str, submissions: Path | None = None, workers: int = 1, device: str | None = None, strict: bool = True
+) -> tuple[int, BatchResult | None]:
     """Give `student` a new variant number: course.toml's [variants.reseed] gets it (so that the student's `grade show`
     prints the new numbers once the TA hands out the course file), the audit trail of the journal in `out`
     (grader.batch.audit) records it with `reason`, and, given `submissions`, that student alone is regraded.
@@ -106,8 +138,9 @@ def reseed(*, course: Course, out: Path, student: str, reason: str, submissions:
     from grader.variants import set_reseed
 
     if not course.variants.enabled:
-        raise CourseError("grade reseed: course.toml [variants] enabled = false: every student answers the statement's "
-                          "numbers, so there is no variant to change")
+        raise CourseError(
+            "grade reseed: course.toml [variants] enabled = false: every student answers the statement's numbers, so there is no variant to change"
+        )
     if not reason.strip():
         raise CourseError("grade reseed: --reason must say why (it is recorded in the journal)")
     was = course.variants.number(student)
@@ -124,14 +157,29 @@ def reseed(*, course: Course, out: Path, student: str, reason: str, submissions:
     journal = Journal(out)
     try:  # the audit trail's row: old and new are the variant numbers, the exercises those with numbers of their own
         with journal.transaction():
-            audit.record(journal, cause="reseed", student=student, old=number - 1, new=number, reason=reason.strip(),
-                         exercise=",".join(e.id for e in reseeded.exercises if e.variant is not None))
+            audit.record(
+                journal,
+                cause="reseed",
+                student=student,
+                old=number - 1,
+                new=number,
+                reason=reason.strip(),
+                exercise=",".join(e.id for e in reseeded.exercises if e.variant is not None),
+            )
     finally:
         journal.close()
     result = None
     if submissions is not None:
-        result = batch(course=reseeded, exercises=list(reseeded.exercises), submissions=submissions, out=out,
-                       workers=workers, device=device, strict=strict, student=student)
+        result = batch(
+            course=reseeded,
+            exercises=list(reseeded.exercises),
+            submissions=submissions,
+            out=out,
+            workers=workers,
+            device=device,
+            strict=strict,
+            student=student,
+        )
     return number, result
 
 
@@ -152,14 +200,18 @@ def status(*, course: Course, submission: Path) -> list[tuple[Exercise, str]]:
 
     public = dataclasses.replace(course, public_only=True)
     present = [e for e in public.exercises if (submission / e.folder).is_dir()]
-    started = [e for e in present if not all(
-        (submission / e.folder / n).is_file() and filecmp.cmp(submission / e.folder / n, e.stub_dir / n, shallow=False)
-        for n in e.student_files)]
+    started = [
+        e
+        for e in present
+        if not all((submission / e.folder / n).is_file() and filecmp.cmp(submission / e.folder / n, e.stub_dir / n, shallow=False) for n in e.student_files)
+    ]
     with Grader(public, started, "cpu") as grader:
         result = grader.grade(submission)
     passing = {r.id for r in result.exercises if r.checks and all(v.passed for v in r.checks)}
-    return [(e, "not submitted" if e not in present else "not started" if e not in started
-             else "public checks pass" if e.id in passing else "in progress") for e in course.exercises]
+    return [
+        (e, "not submitted" if e not in present else "not started" if e not in started else "public checks pass" if e.id in passing else "in progress")
+        for e in course.exercises
+    ]
 
 
 def pack(*, course: Course, submission: Path, out: Path, student: str | None = None) -> list[str]:
@@ -212,8 +264,9 @@ def stats(*, out: Path, exercise: str | None = None) -> Analysis:
     return analysis if exercise is None else analysis.only(exercise)
 
 
-def similarity(*, course: Course, exercises: list[Exercise], submissions: Path, out: Path,
-               past: list[Path] | tuple[Path, ...] = (), threshold: float = 0.5) -> Similarity:
+def similarity(
+    *, course: Course, exercises: list[Exercise], submissions: Path, out: Path, past: list[Path] | tuple[Path, ...] = (), threshold: float = 0.5
+) -> Similarity:
     """Compare the class in `submissions` (and against each `past` class) on `exercises`, write similarity.csv,
     shared_answers.csv and similarity.html into `out`, and return the comparison (grader.similarity.Similarity)."""
     from grader import similarity as alike
@@ -227,10 +280,11 @@ def similarity(*, course: Course, exercises: list[Exercise], submissions: Path, 
     alike.write(result, out, language=course.language)
     return result
 
+
 # -- a term's gradebook (grader.term) --------------------------------------------------------------------------------
 
-def override(*, out: Path, student: str, exercise: str, points: float | None, reason: str,
-             by: str | None = None) -> tuple[float | None, float | None]:
+
+def override(*, out: Path, student: str, exercise: str, points: float | None, reason: str, by: str | None = None) -> tuple[float | None, float | None]:
     """Set (or, with `points` None, clear) one exercise's final points in the batch `out`; (old, new) as audited."""
     from grader.term.overrides import set_points
 
@@ -249,14 +303,32 @@ def audit(*, out: Path, student: str | None = None) -> list[Entry]:
         journal.close()
 
 
-def export_canvas(*, course: Course, out: Path, roster: Path, target: Path, title: str | None = None,
-                  assignment_id: str | None = None, per_exercise: bool = False, match: str | None = None,
-                  zero_missing: bool = False) -> int:
+def export_canvas(
+    *,
+    course: Course,
+    out: Path,
+    roster: Path,
+    target: Path,
+    title: str | None = None,
+    assignment_id: str | None = None,
+    per_exercise: bool = False,
+    match: str | None = None,
+    zero_missing: bool = False,
+) -> int:
     """Canvas's gradebook import file from the batch's final points (see grader.term.lms.export_canvas)."""
     from grader.term.lms import export_canvas as export
 
-    return export(course=course, out=out, roster=roster, target=target, title=title, assignment_id=assignment_id,
-                  per_exercise=per_exercise, match=match, zero_missing=zero_missing)
+    return export(
+        course=course,
+        out=out,
+        roster=roster,
+        target=target,
+        title=title,
+        assignment_id=assignment_id,
+        per_exercise=per_exercise,
+        match=match,
+        zero_missing=zero_missing,
+    )
 
 
 def export_moodle(*, course: Course, out: Path, target: Path, id_column: str = "username", roster: Path | None = None) -> int:

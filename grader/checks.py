@@ -46,10 +46,40 @@ if TYPE_CHECKING:
     from grader.course import Exercise
 
 __all__ = [
-    "Boolean", "Choice", "Fail", "Formula", "Integer", "Number", "Outcome", "Shape", "StudentError", "Text", "assert_close",
-    "agrees_with_finite_differences", "carried_forward", "check", "check_sheet_form", "choices", "course_code", "expect_kind", "expect_row", "expect_tensor",
-    "expect_value_errors", "given_code", "inject", "once", "own_formula", "own_number", "parse_source", "partial", "policy", "quoted",
-    "reference_module", "require", "student_module", "title",
+    "Boolean",
+    "Choice",
+    "Fail",
+    "Formula",
+    "Integer",
+    "Number",
+    "Outcome",
+    "Shape",
+    "StudentError",
+    "Text",
+    "assert_close",
+    "agrees_with_finite_differences",
+    "carried_forward",
+    "check",
+    "check_sheet_form",
+    "choices",
+    "course_code",
+    "expect_kind",
+    "expect_row",
+    "expect_tensor",
+    "expect_value_errors",
+    "given_code",
+    "inject",
+    "once",
+    "own_formula",
+    "own_number",
+    "parse_source",
+    "partial",
+    "policy",
+    "quoted",
+    "reference_module",
+    "require",
+    "student_module",
+    "title",
 ]
 
 
@@ -85,8 +115,11 @@ def partial(parts: Sequence[Callable[[], object]]) -> None:
             failures.append(failure)
     if failures:
         kept = sum(f.share for f in failures)
-        raise Fail(Text.join("\n", [f.message for f in failures]), share=(len(parts) - len(failures) + kept) / len(parts),
-                   diagnosis=[d for f in failures for d in f.diagnosis])
+        raise Fail(
+            Text.join("\n", [f.message for f in failures]),
+            share=(len(parts) - len(failures) + kept) / len(parts),
+            diagnosis=[d for f in failures for d in f.diagnosis],
+        )
 
 
 def inject(name: str, **args: object) -> Inject:
@@ -201,9 +234,15 @@ def assert_close(actual: object, expected: torch.Tensor, *, name: str | Text, rt
         )
 
 
-def agrees_with_finite_differences(project: Callable[[Mapping[str, torch.Tensor]], float],
-                                   theta: Mapping[str, torch.Tensor], grads: Mapping[str, object], *, seed: int,
-                                   directions: int = 3, eps: float = 1e-6) -> bool:
+def agrees_with_finite_differences(
+    project: Callable[[Mapping[str, torch.Tensor]], float],
+    theta: Mapping[str, torch.Tensor],
+    grads: Mapping[str, object],
+    *,
+    seed: int,
+    directions: int = 3,
+    eps: float = 1e-6,
+) -> bool:
     """Whether the gradients a student's function returned (`grads`, by input name; None where none reached) agree with
     its own outputs: for a few random float64 directions v, (project(θ + εv) − project(θ − εv)) / 2ε against Σ grad · v,
     `project` being the scalar whose gradients these are. A .detach() on part of the graph shows, whatever the values."""
@@ -213,10 +252,10 @@ def agrees_with_finite_differences(project: Callable[[Mapping[str, torch.Tensor]
     for _ in range(directions):
         v = {k: torch.randn(t.shape, generator=g, dtype=torch.float64).to(t.device) for k, t in theta.items()}
         step = {k: (eps * d).to(theta[k].dtype) for k, d in v.items()}
-        numeric = (project({k: t + step[k] for k, t in theta.items()})
-                   - project({k: t - step[k] for k, t in theta.items()})) / (2 * eps)
-        claimed = sum(float((grad.to(torch.float64) * v[k]).sum()) for k in theta
-                      if isinstance(grad := grads.get(k), torch.Tensor) and grad.shape == v[k].shape)
+        numeric = (project({k: t + step[k] for k, t in theta.items()}) - project({k: t - step[k] for k, t in theta.items()})) / (2 * eps)
+        claimed = sum(
+            float((grad.to(torch.float64) * v[k]).sum()) for k in theta if isinstance(grad := grads.get(k), torch.Tensor) and grad.shape == v[k].shape
+        )
         if not abs(numeric - claimed) <= 1e-5 * max(abs(numeric), abs(claimed)) + 1e-7:
             return False
     return True
@@ -230,8 +269,7 @@ class Kind(TypedDict, total=False):
     none: bool
 
 
-def expect_kind(value: object, *, name: str | Text, kinds: tuple[type, ...] = (), among: tuple[object, ...] = (),
-                none: bool = False) -> object:
+def expect_kind(value: object, *, name: str | Text, kinds: tuple[type, ...] = (), among: tuple[object, ...] = (), none: bool = False) -> object:
     """`value` itself, after checking it is one of `among`, an instance of `kinds` or (when `none`) None.
 
     A bool counts as neither int nor float here. Checks run this on a student's value before hashing,
@@ -284,24 +322,26 @@ def check_sheet_form(answers: AnswerSheet, forms: Mapping[str, Form]) -> None:
             except Fail as failure:
                 problems.append(failure.message)
     if unanswered:
-        problems.append(Text(f"{answers.label}: still unanswered: {', '.join(unanswered)}",
-                             f"{answers.label}：尚未作答：{'、'.join(unanswered)}"))
+        problems.append(Text(f"{answers.label}: still unanswered: {', '.join(unanswered)}", f"{answers.label}：尚未作答：{'、'.join(unanswered)}"))
     if problems:
         raise Fail(Text.join("\n", problems))
 
 
-def choices(answers: AnswerSheet, reference_answers: Mapping[str, str], mistakes: Mapping[str, Mapping[str, Diagnosis]], *,
-            options: tuple[str, ...] = ("A", "B", "C", "D")) -> None:
+def choices(
+    answers: AnswerSheet,
+    reference_answers: Mapping[str, str],
+    mistakes: Mapping[str, Mapping[str, Diagnosis]],
+    *,
+    options: tuple[str, ...] = ("A", "B", "C", "D"),
+) -> None:
     """Grade each multiple-choice key of `mistakes` (wrong option → (en, zh) diagnosis), the points shared per key."""
-    partial([functools.partial(answers.choice, key, reference_answers[key], options, mistakes=wrong)
-             for key, wrong in mistakes.items()])
+    partial([functools.partial(answers.choice, key, reference_answers[key], options, mistakes=wrong) for key, wrong in mistakes.items()])
 
 
 Judged = tuple[float, Mapping[float, Diagnosis]]  # an expected answer and {a known mistake's value: its diagnosis}
 
 
-def carried_forward(answers: AnswerSheet, key: str, judge: Callable[..., None], right: Judged,
-                    own: list[tuple[str | tuple[str, str], Judged]]) -> None:
+def carried_forward(answers: AnswerSheet, key: str, judge: Callable[..., None], right: Judged, own: list[tuple[str | tuple[str, str], Judged]]) -> None:
     """Judge `key` by `judge(key, expected, mistakes=...)` (answers.number, answers.integer) against `right`; where that fails, against each (source, (expected,
     mistakes)) of `own`: what follows from the student's own wrong answer to `source` (own_number, own_formula).
 
@@ -321,14 +361,15 @@ def carried_forward(answers: AnswerSheet, key: str, judge: Callable[..., None], 
             continue
         en, zh = (source, source) if isinstance(source, str) else source
         gap = "" if zh[-1] > "\u2e7f" else " "  # no space between two Chinese characters
-        raise Fail(f"{answers.label}, {key}: follows from your {en}; its mistake is charged once, where it is made: "
-                   "no points are lost here",
-                   f"{answers.label}，{key}：由你的 {zh}{gap}推出；其中的错误只在出错处扣一次分：此处不扣分", share=1.0)
+        raise Fail(
+            f"{answers.label}, {key}: follows from your {en}; its mistake is charged once, where it is made: no points are lost here",
+            f"{answers.label}，{key}：由你的 {zh}{gap}推出；其中的错误只在出错处扣一次分：此处不扣分",
+            share=1.0,
+        )
     raise next((f for f in failures if f.diagnosis), failures[0])
 
 
-def own_number(answers: AnswerSheet, key: str, right: float, mistakes: Mapping[float, Diagnosis], *,
-               rtol: float | None = None) -> float | None:
+def own_number(answers: AnswerSheet, key: str, right: float, mistakes: Mapping[float, Diagnosis], *, rtol: float | None = None) -> float | None:
     """The student's answer to `key` when its check names it as one of its known `mistakes` (what a later answer may
     follow from); else None. Only a named mistake carries forward, as in `own_formula`: a later answer that follows
     from any number at all (c_t = 0, so h_t = 0) would earn points that knowing nothing earns. `rtol`: how its own
@@ -342,8 +383,9 @@ def own_number(answers: AnswerSheet, key: str, right: float, mistakes: Mapping[f
     return answers.number_of(key)
 
 
-def own_formula(answers: AnswerSheet, key: str, reference: str, symbols: Mapping[str, Domain],
-                mistakes: Mapping[str, Diagnosis]) -> Callable[[Mapping[str, float]], float | None] | None:
+def own_formula(
+    answers: AnswerSheet, key: str, reference: str, symbols: Mapping[str, Domain], mistakes: Mapping[str, Diagnosis]
+) -> Callable[[Mapping[str, float]], float | None] | None:
     """The student's formula for `key` as a function of a point ({symbol: value} -> float or None) when its check names
     it as one of its known `mistakes`; else None. Only a named mistake carries forward: a value that follows from a
     formula made up at random would otherwise earn points that knowing nothing earns."""
@@ -384,6 +426,8 @@ def expect_value_errors(cases: Mapping[str | Text, Callable[[], object]], *, fn:
         en, zh = _named(label)
         missed.append(Text(f"{en} ({outcome.en})", f"{zh}（{outcome.zh}）"))
     if missed:
-        raise Fail(f"{fn + ' raised ' if fn else ''}no ValueError for: {'; '.join(m.en for m in missed)}",
-                   f"{fn + ' 在' if fn else ''}以下情况没有抛出 ValueError：{'；'.join(m.zh for m in missed)}",
-                   share=(len(cases) - len(missed)) / len(cases))
+        raise Fail(
+            f"{fn + ' raised ' if fn else ''}no ValueError for: {'; '.join(m.en for m in missed)}",
+            f"{fn + ' 在' if fn else ''}以下情况没有抛出 ValueError：{'；'.join(m.zh for m in missed)}",
+            share=(len(cases) - len(missed)) / len(cases),
+        )

@@ -20,12 +20,12 @@ def _course():
     return _guard(api.course)
 
 
-STUDENT = click.option("--student", envvar="GRADE_STUDENT", show_envvar=True,
-                       help="Your student id: the numeric questions use your numbers (course.toml [variants]).")
+STUDENT = click.option(
+    "--student", envvar="GRADE_STUDENT", show_envvar=True, help="Your student id: the numeric questions use your numbers (course.toml [variants])."
+)
 
 # Commands that need the TA's material (hidden checks, solutions): not offered in a student bundle.
-TA_ONLY = ("batch", "check", "gradescope", "nbgrader", "release", "override", "audit", "export", "reseed", "stats",
-           "similarity")
+TA_ONLY = ("batch", "check", "gradescope", "nbgrader", "release", "override", "audit", "export", "reseed", "stats", "similarity")
 
 
 class _Commands(click.Group):
@@ -56,16 +56,24 @@ def list_exercises() -> None:
 
 @main.command("run", short_help="Grade a submission on some or all exercises.")
 @click.argument("exercise_ids", metavar="[EXERCISE]...", nargs=-1)
-@click.option("--submission", "-s", type=click.Path(path_type=Path),
-              help="Folder laid out like exercises/ (default: . if it looks like one, else ./exercises).")
+@click.option(
+    "--submission", "-s", type=click.Path(path_type=Path), help="Folder laid out like exercises/ (default: . if it looks like one, else ./exercises)."
+)
 @click.option("--device", "-d", type=click.Choice(DEVICES), help="Where tensors live during checks (default: course.toml).")
 @click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object (Gradescope's results.json shape).")
 @click.option("--verbose", "-v", is_flag=True, help="Also print the submission path, device and sandbox protections.")
-@click.option("--sandbox", "sandbox_mode", type=click.Choice(["auto", "strict"]), default="auto", show_default=True,
-              help="strict: refuse to run unless every protection is active (see `grade doctor`).")
+@click.option(
+    "--sandbox",
+    "sandbox_mode",
+    type=click.Choice(["auto", "strict"]),
+    default="auto",
+    show_default=True,
+    help="strict: refuse to run unless every protection is active (see `grade doctor`).",
+)
 @STUDENT
-def run(exercise_ids: tuple[str, ...], submission: Path | None, device: str | None, as_json: bool, verbose: bool,
-        sandbox_mode: str, student: str | None) -> None:
+def run(
+    exercise_ids: tuple[str, ...], submission: Path | None, device: str | None, as_json: bool, verbose: bool, sandbox_mode: str, student: str | None
+) -> None:
     """Grade EXERCISE... (all exercises when none is given). Exit 0 whenever grading ran."""
     from grader.export import gradescope
     from grader.submissions.workspace import default_submission
@@ -80,8 +88,7 @@ def run(exercise_ids: tuple[str, ...], submission: Path | None, device: str | No
     submission = submission or default_submission(Path.cwd(), course)
     try:
         _no_id_note(course, student, exercises)
-        result = api.grade(course=course, exercises=exercises, submission=submission, device=device,
-                           strict=sandbox_mode == "strict", student=student)
+        result = api.grade(course=course, exercises=exercises, submission=submission, device=device, strict=sandbox_mode == "strict", student=student)
     except GraderError as e:
         if not as_json or isinstance(e, SubmissionError):
             raise _failure(e) from None
@@ -104,8 +111,7 @@ def run(exercise_ids: tuple[str, ...], submission: Path | None, device: str | No
 @main.command("show", short_help="Print an exercise's numbers: yours with --student (or GRADE_STUDENT).")
 @click.argument("exercise_id", metavar="EXERCISE")
 @STUDENT
-@click.option("--json", "as_json", is_flag=True,
-              help='Print one JSON object: {"exercise", "student", "variant", "params": {symbol: value}}.')
+@click.option("--json", "as_json", is_flag=True, help='Print one JSON object: {"exercise", "student", "variant", "params": {symbol: value}}.')
 def show(exercise_id: str, student: str | None, as_json: bool) -> None:
     """The numbers EXERCISE's questions use for STUDENT (the statement's without an id, or when the course gives
     everyone the same); answer the statement's questions with them."""
@@ -123,31 +129,50 @@ def show(exercise_id: str, student: str | None, as_json: bool) -> None:
         return
     lang = course.language
     if variant is None:
-        click.echo(Words(f"{exercise.id} has no numbers of a student's own: every student answers its statement as written",
-                         f"{exercise.id} 没有按学生出的数值：所有学生都按题面作答").render(lang))
+        click.echo(
+            Words(
+                f"{exercise.id} has no numbers of a student's own: every student answers its statement as written",
+                f"{exercise.id} 没有按学生出的数值：所有学生都按题面作答",
+            ).render(lang)
+        )
         return
     if variant.student is None:
-        why = (Words("this course gives every student the statement's numbers", "本课程所有学生使用题面中的数值")
-               if not course.variants.enabled else
-               Words("no student id (give --student ID or set GRADE_STUDENT): the statement's numbers",
-                     "没有学号（请用 --student ID 或设置 GRADE_STUDENT）：以下是题面中的数值"))
+        why = (
+            Words("this course gives every student the statement's numbers", "本课程所有学生使用题面中的数值")
+            if not course.variants.enabled
+            else Words(
+                "no student id (give --student ID or set GRADE_STUDENT): the statement's numbers",
+                "没有学号（请用 --student ID 或设置 GRADE_STUDENT）：以下是题面中的数值",
+            )
+        )
         click.echo(why.render(lang))
     else:
-        click.echo(Words(f"{exercise.id} for student {variant.student} (variant {variant.number}):",
-                         f"{exercise.id}，学生 {variant.student}（第 {variant.number} 套数值）：").render(lang))
+        click.echo(
+            Words(
+                f"{exercise.id} for student {variant.student} (variant {variant.number}):",
+                f"{exercise.id}，学生 {variant.student}（第 {variant.number} 套数值）：",
+            ).render(lang)
+        )
     for p in exercise.variant.parameters:
         click.echo(f"  {p.name} = {variant.params[p.name]}    {p.what.render(lang)}")
-    click.echo(Words(f"Answer the questions of exercises/{exercise.folder}/README.md with these numbers.",
-                     f"请用这些数值回答 exercises/{exercise.folder}/README.md 中的问题。").render(lang))
+    click.echo(
+        Words(
+            f"Answer the questions of exercises/{exercise.folder}/README.md with these numbers.",
+            f"请用这些数值回答 exercises/{exercise.folder}/README.md 中的问题。",
+        ).render(lang)
+    )
 
 
 def _no_id_note(course, student: str | None, exercises) -> None:
     """On stderr: graded on the statement's numbers, when the course gives students their own and no id was given."""
     if course.variants.enabled and not student and any(e.variant is not None for e in exercises):
-        click.echo(Words("note: no student id (--student ID or GRADE_STUDENT): the numeric questions are graded on the "
-                         "statement's numbers, not yours",
-                         "注意：没有学号（--student ID 或 GRADE_STUDENT）：数值题按题面中的数值评分，而不是你的数值"
-                         ).render(course.language), err=True)
+        click.echo(
+            Words(
+                "note: no student id (--student ID or GRADE_STUDENT): the numeric questions are graded on the statement's numbers, not yours",
+                "注意：没有学号（--student ID 或 GRADE_STUDENT）：数值题按题面中的数值评分，而不是你的数值",
+            ).render(course.language),
+            err=True,
+        )
 
 
 @main.command("status", short_help="List every exercise: not started, in progress, or public checks pass.")
@@ -196,9 +221,12 @@ def gradescope_commands() -> None:
 
 @gradescope_commands.command("export", short_help="Write the autograder zip for a Gradescope programming assignment.")
 @click.option("--out", "-o", type=click.Path(path_type=Path), default=Path("autograder.zip"), show_default=True, help="The zip to write.")
-@click.option("--extensions", type=click.Path(dir_okay=False, exists=True, path_type=Path),
-              help="CSV student,exercise,due (as grade batch takes it): those students' own due dates. Gradescope "
-                   "does not tell the autograder about extensions; export again (and regrade) when one is granted.")
+@click.option(
+    "--extensions",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="CSV student,exercise,due (as grade batch takes it): those students' own due dates. Gradescope "
+    "does not tell the autograder about extensions; export again (and regrade) when one is granted.",
+)
 def gradescope_export(out: Path, extensions: Path | None) -> None:
     """Write OUT: it installs the grader on Gradescope and grades each upload (a zip from grade pack, a folder or loose files)."""
     names = _guard(lambda: api.autograder(course=_course(), out=out, extensions=extensions))
@@ -220,25 +248,44 @@ def nbgrader_export(course_dir: Path) -> None:
 
 @main.command("batch", short_help="Grade a whole class: one folder or .zip per student.")
 @click.argument("submissions", type=click.Path(path_type=Path))
-@click.option("--out", "-o", type=click.Path(path_type=Path), required=True,
-              help="Folder for grades.csv, reports/, feedback/, summary and the journal (a rerun resumes).")
+@click.option(
+    "--out", "-o", type=click.Path(path_type=Path), required=True, help="Folder for grades.csv, reports/, feedback/, summary and the journal (a rerun resumes)."
+)
 @click.option("--workers", "-w", type=click.IntRange(1, 256), help="Students graded at once (default: the number of CPUs).")
 @click.option("--exercises", "exercise_list", help="Comma-separated exercise ids (default: all).")
 @click.option("--device", "-d", type=click.Choice(DEVICES), help="Where tensors live during checks (default: course.toml).")
-@click.option("--sandbox", "sandbox_mode", type=click.Choice(["auto", "strict"]), default="strict", show_default=True,
-              help="strict: refuse to run unless every protection is active; auto: grade with what this machine offers, "
-                   "said on stderr and in the summary.")
+@click.option(
+    "--sandbox",
+    "sandbox_mode",
+    type=click.Choice(["auto", "strict"]),
+    default="strict",
+    show_default=True,
+    help="strict: refuse to run unless every protection is active; auto: grade with what this machine offers, said on stderr and in the summary.",
+)
 @click.option("--scheduler", help="Address of a Dask scheduler: grade on that cluster instead of local processes (refused unless student code has no network).")
 @click.option("--student", help="Regrade this student only (the others keep their journal rows).")
-@click.option("--nbgrader-db", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write every student's scores into this nbgrader gradebook (created if absent).")
-@click.option("--submitted-at", type=click.Path(dir_okay=False, path_type=Path),
-              help="CSV student,submitted_at (ISO 8601 with offset): hand-in times, before nbgrader's timestamp.txt.")
-@click.option("--extensions", type=click.Path(dir_okay=False, path_type=Path),
-              help="CSV student,exercise,due (exercise * for all): a student's own due dates.")
-def batch(submissions: Path, out: Path, workers: int | None, exercise_list: str | None, device: str | None,
-          sandbox_mode: str, scheduler: str | None, student: str | None, nbgrader_db: Path | None,
-          submitted_at: Path | None, extensions: Path | None) -> None:
+@click.option(
+    "--nbgrader-db", type=click.Path(dir_okay=False, path_type=Path), help="Also write every student's scores into this nbgrader gradebook (created if absent)."
+)
+@click.option(
+    "--submitted-at",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="CSV student,submitted_at (ISO 8601 with offset): hand-in times, before nbgrader's timestamp.txt.",
+)
+@click.option("--extensions", type=click.Path(dir_okay=False, path_type=Path), help="CSV student,exercise,due (exercise * for all): a student's own due dates.")
+def batch(
+    submissions: Path,
+    out: Path,
+    workers: int | None,
+    exercise_list: str | None,
+    device: str | None,
+    sandbox_mode: str,
+    scheduler: str | None,
+    student: str | None,
+    nbgrader_db: Path | None,
+    submitted_at: Path | None,
+    extensions: Path | None,
+) -> None:
     """Grade every student in SUBMISSIONS whose submission or the course changed since the last run into OUT."""
     from grader.batch.run import default_workers
 
@@ -249,11 +296,23 @@ def batch(submissions: Path, out: Path, workers: int | None, exercise_list: str 
         raise click.UsageError(f"unknown exercise {e.args[0]}; valid ids: {', '.join(course.ids)}") from None
     console = Console(stderr=True)
     with _progress(console) as report:
-        result = _guard(lambda: api.batch(
-            course=course, exercises=exercises, submissions=submissions, out=out,
-            workers=workers or default_workers(), device=device, strict=sandbox_mode == "strict",
-            scheduler=scheduler, student=student, progress=report, nbgrader_db=nbgrader_db,
-            submitted_at=submitted_at, extensions=extensions))
+        result = _guard(
+            lambda: api.batch(
+                course=course,
+                exercises=exercises,
+                submissions=submissions,
+                out=out,
+                workers=workers or default_workers(),
+                device=device,
+                strict=sandbox_mode == "strict",
+                scheduler=scheduler,
+                student=student,
+                progress=report,
+                nbgrader_db=nbgrader_db,
+                submitted_at=submitted_at,
+                extensions=extensions,
+            )
+        )
     statuses = [r.status for r in result.rows]
     if result.missing:
         console.print(Text(f"sandbox degraded (--sandbox auto), without: {', '.join(result.missing)}"))
@@ -263,17 +322,18 @@ def batch(submissions: Path, out: Path, workers: int | None, exercise_list: str 
         console.print(Text(f"no submission time (graded without late penalty): {', '.join(result.flags['no_submission_time'])}"))
     kept = [c for c in result.changes if c.cause == "regrade under override"]
     if kept:
-        console.print(Text("raw points changed under an override, which stays: "
-                           + ", ".join(f"{c.student} {c.exercise} {c.old:g} -> {c.new:g}" for c in kept)))
+        console.print(Text("raw points changed under an override, which stays: " + ", ".join(f"{c.student} {c.exercise} {c.old:g} -> {c.new:g}" for c in kept)))
     changed = len({c.student for c in result.changes})
     if changed:
-        console.print(Text(f"final points changed for {changed} student{'s' * (changed != 1)}: "
-                           f"see {out / 'changes.md'} and changes.csv"))
-    console.print(Text(
-        f"{len(result.rows)} students: {result.graded} graded, {result.skipped} unchanged; "
-        f"{statuses.count('unreadable')} could not be read, {statuses.count('internal error')} grader errors; "
-        f"{len(result.flags.get('late', []))} late, {len(result.flags.get('overridden', []))} overridden; "
-        f"{result.seconds:.1f} s; outputs in {out}"))
+        console.print(Text(f"final points changed for {changed} student{'s' * (changed != 1)}: see {out / 'changes.md'} and changes.csv"))
+    console.print(
+        Text(
+            f"{len(result.rows)} students: {result.graded} graded, {result.skipped} unchanged; "
+            f"{statuses.count('unreadable')} could not be read, {statuses.count('internal error')} grader errors; "
+            f"{len(result.flags.get('late', []))} late, {len(result.flags.get('overridden', []))} overridden; "
+            f"{result.seconds:.1f} s; outputs in {out}"
+        )
+    )
     sys.exit(1 if "internal error" in statuses else 0)
 
 
@@ -281,18 +341,18 @@ def batch(submissions: Path, out: Path, workers: int | None, exercise_list: str 
 @click.argument("out", type=click.Path(path_type=Path))
 @click.argument("student")
 @click.option("--reason", required=True, help="Why: recorded in OUT's journal with the time.")
-@click.option("--submissions", type=click.Path(path_type=Path),
-              help="The class folder graded into OUT: regrade STUDENT there now (else the next grade batch does).")
-@click.option("--sandbox", "sandbox_mode", type=click.Choice(["auto", "strict"]), default="strict", show_default=True,
-              help="As for grade batch.")
+@click.option(
+    "--submissions", type=click.Path(path_type=Path), help="The class folder graded into OUT: regrade STUDENT there now (else the next grade batch does)."
+)
+@click.option("--sandbox", "sandbox_mode", type=click.Choice(["auto", "strict"]), default="strict", show_default=True, help="As for grade batch.")
 def reseed(out: Path, student: str, reason: str, submissions: Path | None, sandbox_mode: str) -> None:
     """STUDENT gets the next variant number in course.toml's [variants.reseed] (hand the updated course file out, so
     that their `grade show` prints the new numbers); nobody else's numbers or grades change."""
     course = _course()
-    number, result = _guard(lambda: api.reseed(course=course, out=out, student=student, reason=reason,
-                                               submissions=submissions, strict=sandbox_mode == "strict"))
-    click.echo(f"{student}: variant {number}, recorded in {course.root / 'course.toml'} [variants.reseed] and in "
-               f"{out}'s journal")
+    number, result = _guard(
+        lambda: api.reseed(course=course, out=out, student=student, reason=reason, submissions=submissions, strict=sandbox_mode == "strict")
+    )
+    click.echo(f"{student}: variant {number}, recorded in {course.root / 'course.toml'} [variants.reseed] and in {out}'s journal")
     if result is not None:
         row = next(r for r in result.rows if r.student == student)
         click.echo(f"regraded {student}: {round(row.result.score, 4):g}/{row.result.max_score:g}")
@@ -305,6 +365,7 @@ def _progress(console: Console):
     import contextlib
 
     if not console.is_terminal:
+
         def line(row, done, total):
             result = row.result
             console.print(Text(f"[{done}/{total}] {row.student}: {round(result.score, 4):g}/{result.max_score:g} ({row.status})"))
@@ -315,8 +376,9 @@ def _progress(console: Console):
 
     @contextlib.contextmanager
     def bar():
-        with Progress(TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                      TextColumn("{task.description}"), console=console) as progress:
+        with Progress(
+            TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), TextColumn("{task.description}"), console=console
+        ) as progress:
             task = progress.add_task("", total=None)
 
             def update(row, done, total):
@@ -329,12 +391,13 @@ def _progress(console: Console):
 
 # -- a term's gradebook: overrides, the audit trail, LMS exports (grader.term) ------------------------------------
 
+
 @main.command("override", short_help="Set (or --clear) the final points of one student's exercise, with a reason.")
 @click.argument("out", type=click.Path(file_okay=False, path_type=Path))
 @click.argument("student")
 @click.argument("exercise")
 @click.argument("points", type=float, required=False)
-@click.option("--reason", "-r", required=True, help="Why; the student's feedback shows it (\"adjusted by the course staff: ...\").")
+@click.option("--reason", "-r", required=True, help='Why; the student\'s feedback shows it ("adjusted by the course staff: ...").')
 @click.option("--by", help="Who decided (default: your login name).")
 @click.option("--clear", is_flag=True, help="Remove the override: the graded points (and any late penalty) count again.")
 def override(out: Path, student: str, exercise: str, points: float | None, reason: str, by: str | None, clear: bool) -> None:
@@ -344,8 +407,7 @@ def override(out: Path, student: str, exercise: str, points: float | None, reaso
     old, new = _guard(lambda: api.override(out=out, student=student, exercise=exercise, points=points, reason=reason, by=by))
     shown = "none" if old is None else f"{old:.15g}"
     done = f"{student} {exercise}: override cleared (was {shown})" if new is None else f"{student} {exercise}: {shown} -> {new:.15g}"
-    click.echo(f"{done}; on record in {out / 'journal.sqlite'}. Rerun grade batch with --out {out} to publish it "
-               "(no one is regraded).")
+    click.echo(f"{done}; on record in {out / 'journal.sqlite'}. Rerun grade batch with --out {out} to publish it (no one is regraded).")
 
 
 @main.command("audit", short_help="Print the audit trail of OUT: every override, clearing and regrade that changed a score.")
@@ -358,8 +420,10 @@ def audit_trail(out: Path, student: str | None) -> None:
     entries = _guard(lambda: api.audit(out=out, student=student))
     for e in entries:
         old, new = ("–" if x is None else f"{x:g}" for x in (e.old, e.new))
-        click.echo(f"{e.at}  {e.actor}  {e.cause}  {e.student}  {e.exercise}  {old} -> {new}  {one_line(e.reason, limit=2000)}  "
-                   f"(course {e.course_hash[:12] or '?'}, submission {e.submission_hash[:12] or '?'})")
+        click.echo(
+            f"{e.at}  {e.actor}  {e.cause}  {e.student}  {e.exercise}  {old} -> {new}  {one_line(e.reason, limit=2000)}  "
+            f"(course {e.course_hash[:12] or '?'}, submission {e.submission_hash[:12] or '?'})"
+        )
     if not entries:
         click.echo("no score has changed" + (f" for {student}" if student else "") + " yet")
 
@@ -371,36 +435,60 @@ def export_commands() -> None:
 
 @export_commands.command("canvas", short_help="Canvas's gradebook import CSV, matched against Canvas's own export.")
 @click.argument("out", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--roster", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="Canvas's gradebook export (Student, ID, SIS User ID, SIS Login ID, Section, ...).")
+@click.option(
+    "--roster",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Canvas's gradebook export (Student, ID, SIS User ID, SIS Login ID, Section, ...).",
+)
 @click.option("--out", "target", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The CSV to write.")
 @click.option("--assignment", help="The assignment's title in Canvas (default: the course's title).")
 @click.option("--assignment-id", help="Its Canvas id, for a column `TITLE (ID)` that Canvas matches to it.")
 @click.option("--per-exercise", is_flag=True, help="One column per exercise (`TITLE: exNN <its title>`) instead of one total.")
 @click.option("--match", help="The roster column holding the batch's student ids (default: SIS Login ID, then SIS User ID, then ID).")
-@click.option("--missing", type=click.Choice(["empty", "zero"]), default="empty", show_default=True,
-              help="A roster student without a grade: an empty cell, or 0.")
-def export_canvas(out: Path, roster: Path, target: Path, assignment: str | None, assignment_id: str | None,
-                  per_exercise: bool, match: str | None, missing: str) -> None:
+@click.option(
+    "--missing", type=click.Choice(["empty", "zero"]), default="empty", show_default=True, help="A roster student without a grade: an empty cell, or 0."
+)
+def export_canvas(
+    out: Path, roster: Path, target: Path, assignment: str | None, assignment_id: str | None, per_exercise: bool, match: str | None, missing: str
+) -> None:
     """Write the --out file for Canvas's Grades > Import from OUT's final points; exit 1, writing nothing, if a graded
     student is not in the roster."""
     if per_exercise and assignment_id:
         raise click.UsageError("--assignment-id names one assignment; with --per-exercise each exercise is its own column")
     course = _course()
-    written = _guard(lambda: api.export_canvas(course=course, out=out, roster=roster, target=target, title=assignment,
-                                               assignment_id=assignment_id, per_exercise=per_exercise, match=match,
-                                               zero_missing=missing == "zero"))
+    written = _guard(
+        lambda: api.export_canvas(
+            course=course,
+            out=out,
+            roster=roster,
+            target=target,
+            title=assignment,
+            assignment_id=assignment_id,
+            per_exercise=per_exercise,
+            match=match,
+            zero_missing=missing == "zero",
+        )
+    )
     click.echo(f"wrote {written} students to {target}")
 
 
 @export_commands.command("moodle", short_help="Moodle's grade import CSV: one identifier column, one per exercise, the total.")
 @click.argument("out", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--out", "target", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The CSV to write.")
-@click.option("--id-column", type=click.Choice(["username", "email", "idnumber"]), default="username", show_default=True,
-              help="The Moodle user field the first column holds (map it so in Moodle's import).")
-@click.option("--roster", type=click.Path(dir_okay=False, path_type=Path),
-              help="A CSV of the participants (Moodle's export: Username, Email address, ID number) to look that field up; "
-                   "without it, the batch's student ids are the field's values.")
+@click.option(
+    "--id-column",
+    type=click.Choice(["username", "email", "idnumber"]),
+    default="username",
+    show_default=True,
+    help="The Moodle user field the first column holds (map it so in Moodle's import).",
+)
+@click.option(
+    "--roster",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A CSV of the participants (Moodle's export: Username, Email address, ID number) to look that field up; "
+    "without it, the batch's student ids are the field's values.",
+)
 def export_moodle(out: Path, target: Path, id_column: str, roster: Path | None) -> None:
     """Write the --out file for Moodle's Grades > Import > CSV file from OUT's final points."""
     course = _course()
@@ -436,10 +524,11 @@ def check(device: str | None) -> None:
 
 # --- what the class did: grade stats, grade similarity (report.html is written by grade batch) ----------------------
 
+
 @main.command("stats", short_help="Which checks to look at and what the class got wrong, from a batch's output.")
 @click.argument("out", type=click.Path(path_type=Path))
 @click.option("--exercise", "-e", help="Only this exercise's checks and mistakes (an id, such as ex05).")
-@click.option("--json", "as_json", is_flag=True, help="Print summary.json's \"checks\" and \"mistakes\" as one JSON object.")
+@click.option("--json", "as_json", is_flag=True, help='Print summary.json\'s "checks" and "mistakes" as one JSON object.')
 def stats(out: Path, exercise: str | None, as_json: bool) -> None:
     """Per check of the class graded into OUT: pass rate, discrimination, top and bottom 27 %, flags; then every
     named mistake with how many students made it. In the course's language."""
@@ -457,13 +546,19 @@ def stats(out: Path, exercise: str | None, as_json: bool) -> None:
 
 @main.command("similarity", short_help="Which students' code or wrong answers are alike: pairs to look at.")
 @click.argument("submissions", type=click.Path(path_type=Path))
-@click.option("--out", "-o", type=click.Path(path_type=Path), required=True,
-              help="Folder for similarity.csv, shared_answers.csv and similarity.html.")
+@click.option("--out", "-o", type=click.Path(path_type=Path), required=True, help="Folder for similarity.csv, shared_answers.csv and similarity.html.")
 @click.option("--exercises", "exercise_list", help="Comma-separated exercise ids (default: all).")
-@click.option("--threshold", "-t", type=click.FloatRange(0, 1), default=0.5, show_default=True,
-              help="Pairs this similar or more are shown side by side in similarity.html.")
-@click.option("--past", "past", type=click.Path(path_type=Path), multiple=True,
-              help="An earlier term's submissions, compared with this class as references (repeatable).")
+@click.option(
+    "--threshold",
+    "-t",
+    type=click.FloatRange(0, 1),
+    default=0.5,
+    show_default=True,
+    help="Pairs this similar or more are shown side by side in similarity.html.",
+)
+@click.option(
+    "--past", "past", type=click.Path(path_type=Path), multiple=True, help="An earlier term's submissions, compared with this class as references (repeatable)."
+)
 def similarity(submissions: Path, out: Path, exercise_list: str | None, threshold: float, past: tuple[Path, ...]) -> None:
     """Compare every pair of students in SUBMISSIONS (the entries grade batch takes): code by winnowed fingerprints,
     the stub and the course's given code left out; answer sheets by shared wrong answers. Prints the ten most similar."""
@@ -474,15 +569,19 @@ def similarity(submissions: Path, out: Path, exercise_list: str | None, threshol
         raise click.UsageError(f"unknown exercise {e.args[0]}; valid ids: {', '.join(course.ids)}") from None
     from grader import similarity as alike
 
-    result = _guard(lambda: api.similarity(course=course, exercises=exercises, submissions=submissions, out=out,
-                                           past=past, threshold=threshold))
+    result = _guard(lambda: api.similarity(course=course, exercises=exercises, submissions=submissions, out=out, past=past, threshold=threshold))
     for line in alike.printed(result, language=course.language):
         click.echo(line)
     above = sum(p.similarity >= threshold for p in result.pairs)
-    click.echo(Words(f"{result.students} students, {above} pairs at or above {threshold:g}, {len(result.shared)} sharing "
-                     f"wrong answers, {len(result.unread)} files or entries not read; outputs in {out}",
-                     f"{result.students} 名学生，{above} 对相似度不低于 {threshold:g}，{len(result.shared)} 对有相同错误答案，"
-                     f"{len(result.unread)} 个文件或提交无法读取；输出在 {out}").render(course.language), err=True)
+    click.echo(
+        Words(
+            f"{result.students} students, {above} pairs at or above {threshold:g}, {len(result.shared)} sharing "
+            f"wrong answers, {len(result.unread)} files or entries not read; outputs in {out}",
+            f"{result.students} 名学生，{above} 对相似度不低于 {threshold:g}，{len(result.shared)} 对有相同错误答案，"
+            f"{len(result.unread)} 个文件或提交无法读取；输出在 {out}",
+        ).render(course.language),
+        err=True,
+    )
 
 
 def _message(error: GraderError) -> str:

@@ -61,11 +61,7 @@ class Exercise:
     @cached_property
     def student_files(self) -> list[str]:
         """The files a student edits: everything in the stub folder but the statement, its numbers and public tests."""
-        return sorted(
-            p.name
-            for p in self.stub_dir.iterdir()
-            if p.is_file() and p.name not in ("README.md", VARIANT_FILE) and not p.name.startswith("test_")
-        )
+        return sorted(p.name for p in self.stub_dir.iterdir() if p.is_file() and p.name not in ("README.md", VARIANT_FILE) and not p.name.startswith("test_"))
 
     @cached_property
     def variant(self):
@@ -151,9 +147,11 @@ def find_root(start: Path) -> Path:
             return folder
     beside = Path(__file__).resolve().parent.parent
     if not (beside / COURSE_FILE).is_file():
-        raise CourseError(f"no course here: no {COURSE_FILE} in {start} or any folder above it, nor beside the installed "
-                          f"grader ({beside}). Run grade from inside the course folder (the one holding {COURSE_FILE} and "
-                          "exercises/), or install the course from its folder with `pip install -e .`")
+        raise CourseError(
+            f"no course here: no {COURSE_FILE} in {start} or any folder above it, nor beside the installed "
+            f"grader ({beside}). Run grade from inside the course folder (the one holding {COURSE_FILE} and "
+            "exercises/), or install the course from its folder with `pip install -e .`"
+        )
     return beside
 
 
@@ -202,8 +200,7 @@ def load_course(root: Path) -> Course:
     variants = settings_from(data.get("variants"))
     for e in exercises:
         _ = e.variant  # a declaration that cannot be read is the course's error, said now
-    return Course(**course, **limits, exercises=exercises, root=root, policy=load_policy(data, str(path)),
-                  variants=variants)
+    return Course(**course, **limits, exercises=exercises, root=root, policy=load_policy(data, str(path)), variants=variants)
 
 
 def _exercise(entry: object, n: int, root: Path) -> Exercise:

@@ -51,8 +51,9 @@ class MissingExtra(GraderError):
     exit_code = USAGE
 
     def __init__(self, feature: str, module: str):
-        super().__init__(f"{feature} needs {module}, which the TA's install brings: "
-                         "pip install 'gated-rnn-grader[ta]' (in this repository: pip install -e '.[ta]')")
+        super().__init__(
+            f"{feature} needs {module}, which the TA's install brings: pip install 'gated-rnn-grader[ta]' (in this repository: pip install -e '.[ta]')"
+        )
 
 
 def need(module: str, feature: str) -> ModuleType:

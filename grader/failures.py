@@ -21,8 +21,7 @@ class Fail(TextError):
     what the exercise forbids.
     """
 
-    def __init__(self, en: str | Text, zh: str | None = None, *, share: float = 0.0,
-                 diagnosis: Diagnoses = (), outcome: Outcome = Outcome.FAILED):
+    def __init__(self, en: str | Text, zh: str | None = None, *, share: float = 0.0, diagnosis: Diagnoses = (), outcome: Outcome = Outcome.FAILED):
         super().__init__(en, zh)
         self.share = min(max(float(share), 0.0), 1.0) if share == share else 0.0  # NaN earns nothing
         self.diagnosis = named(diagnosis)
@@ -42,15 +41,13 @@ class StudentError(Fail):
     """A failure inside the student process: it raised (FAILED), hung (TIMED_OUT), died or sent back junk (CRASHED),
     or was not run (NOT_RUN); the grader sets `outcome` from what it observed."""
 
-    def __init__(self, en: str | Text, zh: str | None = None, *, types: tuple[str, ...] = (),
-                 outcome: Outcome = Outcome.FAILED, diagnosis: Diagnoses = ()):
+    def __init__(self, en: str | Text, zh: str | None = None, *, types: tuple[str, ...] = (), outcome: Outcome = Outcome.FAILED, diagnosis: Diagnoses = ()):
         super().__init__(en, zh, outcome=outcome, diagnosis=diagnosis)
         self.types = types
 
     def with_hint(self, hint: Text, *, diagnosis: Diagnoses = ()) -> StudentError:
         """The same failure with advice appended (a new error: this one is not changed)."""
-        return StudentError(self.message + hint, types=self.types, outcome=self.outcome,
-                            diagnosis=self.diagnosis + named(diagnosis))
+        return StudentError(self.message + hint, types=self.types, outcome=self.outcome, diagnosis=self.diagnosis + named(diagnosis))
 
     @classmethod
     def from_report(cls, label: str, error: Mapping[str, object]) -> StudentError:

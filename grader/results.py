@@ -141,23 +141,26 @@ class GradeResult:
     copied_from: dict[str, str] = field(default_factory=dict)  # exercise id -> whose variant's answers the sheet holds
 
     @classmethod
-    def of_failure(cls, submission: str, exercises: Iterable[Graded], message: str, *, language: str = "en",
-                   device: str = "") -> GradeResult:
+    def of_failure(cls, submission: str, exercises: Iterable[Graded], message: str, *, language: str = "en", device: str = "") -> GradeResult:
         """The result of a run the grader itself could not complete: every exercise 0 of its points, and why.
 
         `exercises` are the course's (anything with `id`, `title` and `points`)."""
         why = Text(f"not graded: the grader failed ({message})", f"未评分：评分程序出错（{message}）")
-        return cls(submission, device, language,
-                   [ExerciseResult(e.id, e.title, 0.0, float(e.points), [], note=why, outcome=Outcome.INTERNAL_ERROR)
-                    for e in exercises], [message], failure=message)
+        return cls(
+            submission,
+            device,
+            language,
+            [ExerciseResult(e.id, e.title, 0.0, float(e.points), [], note=why, outcome=Outcome.INTERNAL_ERROR) for e in exercises],
+            [message],
+            failure=message,
+        )
 
     @classmethod
-    def of_unreadable(cls, submission: str, exercises: Iterable[Graded], why: Text, *, language: str = "en",
-                      device: str = "") -> GradeResult:
+    def of_unreadable(cls, submission: str, exercises: Iterable[Graded], why: Text, *, language: str = "en", device: str = "") -> GradeResult:
         """The result of a hand-in that could not be read at all (a refused archive, an entry's name): 0 points, why."""
-        return cls(submission, device, language,
-                   [ExerciseResult(e.id, e.title, 0.0, float(e.points), [], note=why, outcome=Outcome.UNREADABLE)
-                    for e in exercises])
+        return cls(
+            submission, device, language, [ExerciseResult(e.id, e.title, 0.0, float(e.points), [], note=why, outcome=Outcome.UNREADABLE) for e in exercises]
+        )
 
     @property
     def score(self) -> float:
@@ -170,17 +173,44 @@ class GradeResult:
     def to_json(self) -> str:
         """Every field, losslessly, with the layout's version."""
         doc = {
-            "version": VERSION, "submission": self.submission, "device": self.device, "language": self.language,
-            "internal_errors": self.internal_errors, "protections": self.protections, "seconds": self.seconds,
-            "failure": self.failure, "student": self.student, "variants": self.variants, "packed_as": self.packed_as,
+            "version": VERSION,
+            "submission": self.submission,
+            "device": self.device,
+            "language": self.language,
+            "internal_errors": self.internal_errors,
+            "protections": self.protections,
+            "seconds": self.seconds,
+            "failure": self.failure,
+            "student": self.student,
+            "variants": self.variants,
+            "packed_as": self.packed_as,
             "copied_from": self.copied_from,
             "exercises": [
-                {"id": e.id, "title": e.title, "title_zh": e.title_zh, "score": e.score, "max_score": e.max_score, "note": _text(e.note),
-                 "graded_points": e.graded_points, "outcome": e.outcome,
-                 "adjustment": None if e.adjustment is None else asdict(e.adjustment),
-                 "checks": [{"exercise": v.exercise, "name": v.name, "name_zh": v.name_zh, "points": v.points, "earned": v.earned,
-                             "feedback": _text(v.feedback), "visible": v.visible, "outcome": v.outcome,
-                             "diagnosis": [_text(d) for d in v.diagnosis]} for v in e.checks]}
+                {
+                    "id": e.id,
+                    "title": e.title,
+                    "title_zh": e.title_zh,
+                    "score": e.score,
+                    "max_score": e.max_score,
+                    "note": _text(e.note),
+                    "graded_points": e.graded_points,
+                    "outcome": e.outcome,
+                    "adjustment": None if e.adjustment is None else asdict(e.adjustment),
+                    "checks": [
+                        {
+                            "exercise": v.exercise,
+                            "name": v.name,
+                            "name_zh": v.name_zh,
+                            "points": v.points,
+                            "earned": v.earned,
+                            "feedback": _text(v.feedback),
+                            "visible": v.visible,
+                            "outcome": v.outcome,
+                            "diagnosis": [_text(d) for d in v.diagnosis],
+                        }
+                        for v in e.checks
+                    ],
+                }
                 for e in self.exercises
             ],
         }
@@ -193,18 +223,47 @@ class GradeResult:
         if not isinstance(doc, dict) or doc.get("version") != VERSION:
             raise ValueError(f"not a grade result of layout version {VERSION}")
         exercises = [
-            ExerciseResult(e["id"], e["title"], e["score"], e["max_score"],
-                           [Verdict(v["exercise"], v["name"], v["points"], v["earned"], Text(*v["feedback"]),
-                                    v["visible"], Outcome(v["outcome"]), tuple(Text(*d) for d in v["diagnosis"]), v["name_zh"])
-                            for v in e["checks"]],
-                           Text(*e["note"]), e["graded_points"], None if e["outcome"] is None else Outcome(e["outcome"]),
-                           adjustment=None if e.get("adjustment") is None else Adjustment(**e["adjustment"]),
-                           title_zh=e["title_zh"])
+            ExerciseResult(
+                e["id"],
+                e["title"],
+                e["score"],
+                e["max_score"],
+                [
+                    Verdict(
+                        v["exercise"],
+                        v["name"],
+                        v["points"],
+                        v["earned"],
+                        Text(*v["feedback"]),
+                        v["visible"],
+                        Outcome(v["outcome"]),
+                        tuple(Text(*d) for d in v["diagnosis"]),
+                        v["name_zh"],
+                    )
+                    for v in e["checks"]
+                ],
+                Text(*e["note"]),
+                e["graded_points"],
+                None if e["outcome"] is None else Outcome(e["outcome"]),
+                adjustment=None if e.get("adjustment") is None else Adjustment(**e["adjustment"]),
+                title_zh=e["title_zh"],
+            )
             for e in doc["exercises"]
         ]
-        return cls(doc["submission"], doc["device"], doc["language"], exercises, doc["internal_errors"],
-                   doc["protections"], doc["seconds"], doc["failure"], doc.get("student"), doc.get("variants", {}),
-                   doc.get("packed_as"), doc.get("copied_from", {}))
+        return cls(
+            doc["submission"],
+            doc["device"],
+            doc["language"],
+            exercises,
+            doc["internal_errors"],
+            doc["protections"],
+            doc["seconds"],
+            doc["failure"],
+            doc.get("student"),
+            doc.get("variants", {}),
+            doc.get("packed_as"),
+            doc.get("copied_from", {}),
+        )
 
 
 class Status(StrEnum):
@@ -233,8 +292,11 @@ class StudentRow:
         return next((e.score for e in self.result.exercises if e.id == exercise_id), 0.0)
 
     def to_json(self) -> str:
-        return json.dumps({"student": self.student, "status": self.status, "seconds": self.seconds,
-                           "result": json.loads(self.result.to_json())}, ensure_ascii=False, sort_keys=True)
+        return json.dumps(
+            {"student": self.student, "status": self.status, "seconds": self.seconds, "result": json.loads(self.result.to_json())},
+            ensure_ascii=False,
+            sort_keys=True,
+        )
 
     @classmethod
     def from_json(cls, text: str) -> StudentRow:

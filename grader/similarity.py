@@ -77,8 +77,7 @@ class Similarity:
     threshold: float
 
 
-def compare(*, course: Course, exercises: Sequence[Exercise], submissions: Path, past: Sequence[Path] = (),
-            threshold: float = 0.5) -> Similarity:
+def compare(*, course: Course, exercises: Sequence[Exercise], submissions: Path, past: Sequence[Path] = (), threshold: float = 0.5) -> Similarity:
     """Every pair of this class (and each student against each past one) on `exercises`; MissingExtra without copydetect."""
     need("copydetect", "grade similarity")
     unread: list[tuple[str, str]] = []
@@ -103,8 +102,7 @@ def compare(*, course: Course, exercises: Sequence[Exercise], submissions: Path,
     return Similarity(pairs, shared, len(current), unread, threshold)
 
 
-def read_texts(folder: Path, exercises: Sequence[Exercise], unread: list[tuple[str, str]], *,
-               label: str) -> dict[str, dict[str, dict[str, str]]]:
+def read_texts(folder: Path, exercises: Sequence[Exercise], unread: list[tuple[str, str]], *, label: str) -> dict[str, dict[str, dict[str, str]]]:
     """student → exercise id → file name → text, for every entry of `folder` as `grade batch` finds and reads it."""
     from grader.batch.run import discover
     from grader.errors import SubmissionError
@@ -145,22 +143,23 @@ def _text(data: bytes) -> str:
     return printable(text)
 
 
-def _code_pairs(exercise: Exercise, name: str, current: dict[str, dict[str, dict[str, str]]],
-                earlier: dict[str, dict[str, dict[str, str]]]) -> list[Pair]:
+def _code_pairs(exercise: Exercise, name: str, current: dict[str, dict[str, dict[str, str]]], earlier: dict[str, dict[str, dict[str, str]]]) -> list[Pair]:
     from copydetect import CodeFingerprint, compare_files, defaults
 
     k = defaults.NOISE_THRESHOLD
     window = defaults.GUARANTEE_THRESHOLD - defaults.NOISE_THRESHOLD + 1
     boilerplate = [exercise.stub_dir / name, *exercise.given_code(hidden=False), *exercise.public_checks]
-    hashes = sorted({h for path in boilerplate if path.is_file()
-                     for h in CodeFingerprint(name, k, 1, fp=io.StringIO(_text(path.read_bytes()))).hashes})
+    hashes = sorted({h for path in boilerplate if path.is_file() for h in CodeFingerprint(name, k, 1, fp=io.StringIO(_text(path.read_bytes()))).hashes})
     import numpy as np
 
     common = np.array(hashes)
 
     def fingerprints(students: dict[str, dict[str, dict[str, str]]]) -> dict[str, Any]:
-        return {s: CodeFingerprint(name, k, window, common, fp=io.StringIO(files[exercise.id][name]))
-                for s, files in students.items() if name in files.get(exercise.id, {})}
+        return {
+            s: CodeFingerprint(name, k, window, common, fp=io.StringIO(files[exercise.id][name]))
+            for s, files in students.items()
+            if name in files.get(exercise.id, {})
+        }
 
     ours, theirs = fingerprints(current), fingerprints(earlier)
     pairs = []
@@ -168,8 +167,7 @@ def _code_pairs(exercise: Exercise, name: str, current: dict[str, dict[str, dict
         _, (share_a, share_b), (slices_a, slices_b) = compare_files(fa, fb)
         similarity = float(max(share_a, share_b))
         if similarity > 0:
-            pairs.append(Pair(exercise.id, name, a, b, round(similarity, 4), _lines(fa.raw_code, slices_a),
-                              fa.raw_code, fb.raw_code, slices_a, slices_b))
+            pairs.append(Pair(exercise.id, name, a, b, round(similarity, 4), _lines(fa.raw_code, slices_a), fa.raw_code, fb.raw_code, slices_a, slices_b))
     return pairs
 
 
@@ -182,8 +180,13 @@ def _lines(text: str, slices: Any) -> int:
     return len(touched)
 
 
-def _answer_pairs(course: Course, exercise: Exercise, current: dict[str, dict[str, dict[str, str]]],
-                  earlier: dict[str, dict[str, dict[str, str]]], unread: list[tuple[str, str]]) -> list[SharedAnswers]:
+def _answer_pairs(
+    course: Course,
+    exercise: Exercise,
+    current: dict[str, dict[str, dict[str, str]]],
+    earlier: dict[str, dict[str, dict[str, str]]],
+    unread: list[tuple[str, str]],
+) -> list[SharedAnswers]:
     """Pairs who share at least MIN_SHARED_WRONG identical answers that the course's judge finds wrong, each student
     judged against their own answers (`_expected`)."""
     forms, rtol = _forms(exercise), tolerances(exercise)
@@ -305,6 +308,7 @@ def _right(sheet: AnswerSheet, key: str, form: Form, expected: Any, rtol: float 
 
 # --- outputs ---------------------------------------------------------------------------------------------------------
 
+
 def write(result: Similarity, out: Path, *, language: str) -> list[Path]:
     """similarity.csv, shared_answers.csv and similarity.html in `out` (created readable by its owner alone)."""
     from grader.export.files import write_atomic
@@ -319,8 +323,7 @@ def write(result: Similarity, out: Path, *, language: str) -> list[Path]:
     writer = csv.writer(answers, lineterminator="\n")
     writer.writerow(["exercise", "student_a", "student_b", "shared_wrong_answers", "answers"])
     for s in result.shared:
-        writer.writerow([safe_cell(c) for c in (s.exercise, s.student_a, s.student_b, str(len(s.answers)),
-                                                "; ".join(f"{k} = {v}" for k, v in s.answers))])
+        writer.writerow([safe_cell(c) for c in (s.exercise, s.student_a, s.student_b, str(len(s.answers)), "; ".join(f"{k} = {v}" for k, v in s.answers))])
     files = [out / "similarity.csv", out / "shared_answers.csv", out / "similarity.html"]
     try:
         out.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -334,11 +337,12 @@ def write(result: Similarity, out: Path, *, language: str) -> list[Path]:
 
 W = {
     "title": Text("Similarity report", "相似度报告"),
-    "intro": Text("{n} students compared. Similar work is a reason to look, never a verdict: independent solutions of "
-                  "a short exercise can be alike. The stub and the course's given code are left out.",
-                  "共比较 {n} 名学生。相似只是值得查看的理由，绝非结论：短小练习的独立解答也可能相似。原始代码与课程提供的代码已排除。"),
-    "above": Text("Pairs at or above the threshold {t:g}, side by side (shared regions marked)",
-                  "相似度不低于阈值 {t:g} 的配对，并排显示（标出相同部分）"),
+    "intro": Text(
+        "{n} students compared. Similar work is a reason to look, never a verdict: independent solutions of "
+        "a short exercise can be alike. The stub and the course's given code are left out.",
+        "共比较 {n} 名学生。相似只是值得查看的理由，绝非结论：短小练习的独立解答也可能相似。原始代码与课程提供的代码已排除。",
+    ),
+    "above": Text("Pairs at or above the threshold {t:g}, side by side (shared regions marked)", "相似度不低于阈值 {t:g} 的配对，并排显示（标出相同部分）"),
     "none above": Text("No pair reaches the threshold {t:g}.", "没有配对达到阈值 {t:g}。"),
     "ranked": Text("The most similar pairs (all of them are in similarity.csv)", "最相似的配对（全部见 similarity.csv）"),
     "answers": Text("Students who share {n} or more identical wrong answers", "有 {n} 个或更多相同错误答案的学生"),
@@ -353,10 +357,8 @@ W = {
     "shared": Text("identical wrong answers", "相同的错误答案"),
     "student": Text("student", "学生"),
     "why": Text("why", "原因"),
-    "printed pair": Text("{s:.2f}  {exercise}  {a}  ~  {b}  ({lines} shared lines)",
-                         "{s:.2f}  {exercise}  {a}  ~  {b}  （相同 {lines} 行）"),
-    "printed answers": Text("{exercise}  {a}  ~  {b}: {n} identical wrong answers: {answers}",
-                            "{exercise}  {a}  ~  {b}：{n} 个相同的错误答案：{answers}"),
+    "printed pair": Text("{s:.2f}  {exercise}  {a}  ~  {b}  ({lines} shared lines)", "{s:.2f}  {exercise}  {a}  ~  {b}  （相同 {lines} 行）"),
+    "printed answers": Text("{exercise}  {a}  ~  {b}: {n} identical wrong answers: {answers}", "{exercise}  {a}  ~  {b}：{n} 个相同的错误答案：{answers}"),
     "printed none": Text("no similar pair", "没有相似的配对"),
 }
 _STYLE = """
@@ -371,6 +373,7 @@ mark{background:#ffd54f}
 
 def to_html(result: Similarity, *, language: str) -> str:
     """similarity.html: the ranked pairs, those at or above the threshold side by side, the shared wrong answers."""
+
     def say(key: str, **kw: object) -> str:
         return html.escape(W[key].render(language).format(**kw))
 
@@ -383,27 +386,39 @@ def to_html(result: Similarity, *, language: str) -> str:
     if not above:
         body.append(f"<p>{say('none above', t=result.threshold)}</p>")
     for p in above[:SHOWN_SIDE_BY_SIDE]:
-        body += [f"<h3>{e(p.exercise)} {e(p.file)}: {e(p.student_a)} ~ {e(p.student_b)} — {p.similarity:.2f}</h3>",
-                 '<div class="side">', f"<div><b>{e(p.student_a)}</b><pre>{_marked(p.text_a, p.slices_a)}</pre></div>",
-                 f"<div><b>{e(p.student_b)}</b><pre>{_marked(p.text_b, p.slices_b)}</pre></div>", "</div>"]
+        body += [
+            f"<h3>{e(p.exercise)} {e(p.file)}: {e(p.student_a)} ~ {e(p.student_b)} — {p.similarity:.2f}</h3>",
+            '<div class="side">',
+            f"<div><b>{e(p.student_a)}</b><pre>{_marked(p.text_a, p.slices_a)}</pre></div>",
+            f"<div><b>{e(p.student_b)}</b><pre>{_marked(p.text_b, p.slices_b)}</pre></div>",
+            "</div>",
+        ]
     body.append(f"<h2>{say('ranked')}</h2>")
-    body.append(_table([say("exercise"), say("file"), say("student a"), say("student b"), say("similarity"), say("lines")],
-                       [[e(p.exercise), e(p.file), e(p.student_a), e(p.student_b), f"{p.similarity:.2f}", str(p.shared_lines)]
-                        for p in result.pairs[:200]]))
+    body.append(
+        _table(
+            [say("exercise"), say("file"), say("student a"), say("student b"), say("similarity"), say("lines")],
+            [[e(p.exercise), e(p.file), e(p.student_a), e(p.student_b), f"{p.similarity:.2f}", str(p.shared_lines)] for p in result.pairs[:200]],
+        )
+    )
     body.append(f"<h2>{say('answers', n=MIN_SHARED_WRONG)}</h2>")
     if result.shared:
-        body.append(_table([say("exercise"), say("student a"), say("student b"), say("shared")],
-                           [[e(s.exercise), e(s.student_a), e(s.student_b),
-                             "<br>".join(f"<code>{e(k)} = {e(v)}</code>" for k, v in s.answers)] for s in result.shared]))
+        body.append(
+            _table(
+                [say("exercise"), say("student a"), say("student b"), say("shared")],
+                [[e(s.exercise), e(s.student_a), e(s.student_b), "<br>".join(f"<code>{e(k)} = {e(v)}</code>" for k, v in s.answers)] for s in result.shared],
+            )
+        )
     else:
         body.append(f"<p>{say('no answers', n=MIN_SHARED_WRONG)}</p>")
     if result.unread:
         body += [f"<h2>{say('unread')}</h2>", _table([say("student"), say("why")], [[e(s), e(w)] for s, w in result.unread])]
     lang = "zh-Hans" if language == "zh" else "en"
-    return ("<!DOCTYPE html>\n"
-            f'<html lang="{lang}"><head><meta charset="utf-8">'
-            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
-            f"<title>{say('title')}</title><style>{_STYLE}</style></head>\n<body>\n" + "\n".join(body) + "\n</body></html>\n")
+    return (
+        "<!DOCTYPE html>\n"
+        f'<html lang="{lang}"><head><meta charset="utf-8">'
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
+        f"<title>{say('title')}</title><style>{_STYLE}</style></head>\n<body>\n" + "\n".join(body) + "\n</body></html>\n"
+    )
 
 
 def _marked(text: str, slices: Any) -> str:
@@ -424,10 +439,14 @@ def _table(header: list[str], lines: list[list[str]]) -> str:
 
 def printed(result: Similarity, *, language: str) -> list[str]:
     """The ten most similar pairs and the ten pairs sharing most wrong answers, as lines for the terminal."""
-    pairs = [W["printed pair"].render(language).format(s=p.similarity, exercise=p.exercise, a=one_line(p.student_a),
-                                                      b=one_line(p.student_b), lines=p.shared_lines)
-             for p in result.pairs[:PRINTED]]
-    answers = [W["printed answers"].render(language).format(
-        exercise=s.exercise, a=one_line(s.student_a), b=one_line(s.student_b), n=len(s.answers),
-        answers="; ".join(f"{k} = {v}" for k, v in s.answers)) for s in result.shared[:PRINTED]]
+    pairs = [
+        W["printed pair"].render(language).format(s=p.similarity, exercise=p.exercise, a=one_line(p.student_a), b=one_line(p.student_b), lines=p.shared_lines)
+        for p in result.pairs[:PRINTED]
+    ]
+    answers = [
+        W["printed answers"]
+        .render(language)
+        .format(exercise=s.exercise, a=one_line(s.student_a), b=one_line(s.student_b), n=len(s.answers), answers="; ".join(f"{k} = {v}" for k, v in s.answers))
+        for s in result.shared[:PRINTED]
+    ]
     return [*pairs, *answers] or [W["printed none"].render(language)]

@@ -45,7 +45,6 @@ class Text:
         return Text(separator.en.join(t.en for t in texts), separator.zh.join(t.zh for t in texts))
 
 
-
 class TextError(Exception):
     """An exception whose message is a Text in both languages (`en`, `zh`); str() is the English."""
 

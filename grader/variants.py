@@ -216,17 +216,18 @@ def settings_from(table: object, where: str = "[variants]") -> Settings:
     _no_unknown(table, {"enabled", "salt", "reseed", "gradescope_id"}, where)
     gradescope_id = table.get("gradescope_id", "email")
     if gradescope_id not in ("email", "sid"):
-        raise CourseError(f"{where}.gradescope_id: expected \"email\" or \"sid\", got {gradescope_id!r}")
+        raise CourseError(f'{where}.gradescope_id: expected "email" or "sid", got {gradescope_id!r}')
     enabled, salt, reseed = table.get("enabled", False), table.get("salt", ""), table.get("reseed", {})
     if not isinstance(enabled, bool):
         raise CourseError(f"{where}.enabled: expected true or false, got {enabled!r}")
     if not isinstance(salt, str):
         raise CourseError(f"{where}.salt: expected a string, got {salt!r}")
     if enabled and not salt.strip():
-        raise CourseError(f"{where}.salt: variants are enabled but the salt is empty; set salt = \"<any text of the "
-                          "course's own>\" (a new salt gives every student new numbers)")
-    if not isinstance(reseed, dict) or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0
-                                               for n in reseed.values()):
+        raise CourseError(
+            f'{where}.salt: variants are enabled but the salt is empty; set salt = "<any text of the '
+            "course's own>\" (a new salt gives every student new numbers)"
+        )
+    if not isinstance(reseed, dict) or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in reseed.values()):
         raise CourseError(f"{where}.reseed: expected a table of student = variant number (a whole number ≥ 0)")
     return Settings(enabled, salt, dict(reseed), gradescope_id)
 
@@ -253,8 +254,7 @@ def recorded_student(folder: Path) -> str | None:
     return text if text and text.isprintable() else None
 
 
-def copied_from(course: Course, exercises: list[Exercise], workspace: Workspace, student: str | None,
-                classmates: tuple[str, ...]) -> dict[str, str]:
+def copied_from(course: Course, exercises: list[Exercise], workspace: Workspace, student: str | None, classmates: tuple[str, ...]) -> dict[str, str]:
     """{exercise id: classmate} for each sheet that holds more of that classmate's right numeric answers than of the
     student's own (and at least two, or all of an exercise's fewer): answers of another student's variant. "Right" is
     as the hidden checks judge it: within a key's own tolerance (the module's RTOL), else the course's rtol."""
@@ -268,14 +268,15 @@ def copied_from(course: Course, exercises: list[Exercise], workspace: Workspace,
         rtol = {key: tolerances(exercise).get(key, course.rtol) for key in answered}
         # What the sheet's numbers are explained by without a classmate: the student's own numbers, the statement's
         # (a student who forgot their id) and the worked example's; a classmate must explain more keys than any.
-        own = max(_matches(exercise, answered, rtol, _params(course, exercise, student)),
-                  _matches(exercise, answered, rtol, exercise.variant.default()),
-                  _matches(exercise, answered, rtol, exercise.variant.example()))
+        own = max(
+            _matches(exercise, answered, rtol, _params(course, exercise, student)),
+            _matches(exercise, answered, rtol, exercise.variant.default()),
+            _matches(exercise, answered, rtol, exercise.variant.example()),
+        )
         needed = min(2, len(_expected_answers(exercise)(exercise.variant.default())))
         me = canonical(student) if student else None
         index = _class_answers(course.variants, exercise, classmates)
-        counts = Counter(who for key, got in answered.items() for who in index.holding(key, got, rtol[key])
-                         if canonical(who) != me)
+        counts = Counter(who for key, got in answered.items() for who in index.holding(key, got, rtol[key]) if canonical(who) != me)
         best = max(((n, who) for who, n in counts.items()), default=(0, ""))
         if best[0] >= needed and best[0] > own:
             found[exercise.id] = best[1]
@@ -428,5 +429,5 @@ def _entry_of(line: str) -> str | None:
         return None
     if len(parsed) != 1:
         return None
-    (key, value), = parsed.items()
+    ((key, value),) = parsed.items()
     return canonical(key) if isinstance(value, int) else None

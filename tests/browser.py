@@ -11,14 +11,24 @@ from pathlib import Path
 import pytest
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-needed = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium; .ci/run "
-                                                      "installs it where apt is available)")
-_QUIET = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-          "--disable-component-update", "--disable-sync", "--disable-default-apps", "--hide-scrollbars",
-          "--disable-features=Translate,OptimizationHints,MediaRouter,SpellCheck",
-          # Nothing reaches another machine, whatever asks: every name resolves nowhere, every proxy is closed.
-          "--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=127.0.0.1:9",
-          "--enable-logging=stderr", "--v=0"]
+needed = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium; .ci/run installs it where apt is available)")
+_QUIET = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-default-apps",
+    "--hide-scrollbars",
+    "--disable-features=Translate,OptimizationHints,MediaRouter,SpellCheck",
+    # Nothing reaches another machine, whatever asks: every name resolves nowhere, every proxy is closed.
+    "--host-resolver-rules=MAP * ~NOTFOUND",
+    "--proxy-server=127.0.0.1:9",
+    "--enable-logging=stderr",
+    "--v=0",
+]
 
 
 @dataclass
@@ -38,8 +48,9 @@ def visit(page: Path, *, width: int = 1200, height: int = 2400) -> Visit:
         dumped = subprocess.run([*common, "--dump-dom", page.resolve().as_uri()], capture_output=True, text=True, timeout=120)
         console = [line for line in dumped.stderr.splitlines() if ":CONSOLE" in line]
         requests = _page_requests(netlog)
-        taken = subprocess.run([*common, f"--screenshot={shot}", f"--window-size={width},{height}", page.resolve().as_uri()],
-                               capture_output=True, text=True, timeout=120)
+        taken = subprocess.run(
+            [*common, f"--screenshot={shot}", f"--window-size={width},{height}", page.resolve().as_uri()], capture_output=True, text=True, timeout=120
+        )
         assert shot.is_file(), taken.stderr[-2000:]
         return Visit(console, requests + _page_requests(netlog), dumped.stdout, shot.read_bytes())
     finally:
@@ -53,8 +64,7 @@ def _page_requests(netlog: Path) -> list[str]:
         return []
     start = log["constants"]["logEventTypes"]["URL_REQUEST_START_JOB"]
     started = [e.get("params", {}) for e in log.get("events", []) if e["type"] == start]
-    return [p["url"] for p in started if "url" in p and p.get("initiator") != "not an origin"
-            and not p["url"].startswith(("file:", "data:"))]
+    return [p["url"] for p in started if "url" in p and p.get("initiator") != "not an origin" and not p["url"].startswith(("file:", "data:"))]
 
 
 def pixels_of(screenshot: bytes, rgb: tuple[int, int, int], *, tolerance: int = 12) -> int:
@@ -64,5 +74,4 @@ def pixels_of(screenshot: bytes, rgb: tuple[int, int, int], *, tolerance: int = 
     from PIL import Image
 
     image = Image.open(io.BytesIO(screenshot)).convert("RGB")
-    return sum(n for n, colour in image.getcolors(image.width * image.height)
-               if all(abs(a - b) <= tolerance for a, b in zip(colour, rgb)))
+    return sum(n for n, colour in image.getcolors(image.width * image.height) if all(abs(a - b) <= tolerance for a, b in zip(colour, rgb)))

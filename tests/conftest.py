@@ -80,8 +80,7 @@ def venv_with_torch(venv: Path, python: Path | str) -> Path:
     and compiling 800 MB again."""
     subprocess.run([str(python), "-m", "venv", str(venv)], check=True)
     ask = "import sysconfig; print(sysconfig.get_python_version()); print(sysconfig.get_paths()['purelib'])"
-    version, site = subprocess.run([venv / "bin" / "python", "-c", ask], capture_output=True, text=True,
-                                   check=True).stdout.split("\n")[:2]
+    version, site = subprocess.run([venv / "bin" / "python", "-c", ask], capture_output=True, text=True, check=True).stdout.split("\n")[:2]
     if version != f"{sys.version_info.major}.{sys.version_info.minor}":
         return venv  # another ABI: pip installs torch itself
     todo, seen = ["torch"], {p.name.split("-")[0].lower() for p in Path(site).glob("*.dist-info")}  # pip's own stay

@@ -26,8 +26,7 @@ def write_sheet(root: Path, text: str, name: str = "answers.toml") -> Path:
 
 
 def sheet(**answers: object) -> AnswerSheet:
-    return AnswerSheet(Path("ex01_cell_state/answers.toml"), answers, rtol=1e-3,
-                       label="ex01_cell_state/answers.toml")
+    return AnswerSheet(Path("ex01_cell_state/answers.toml"), answers, rtol=1e-3, label="ex01_cell_state/answers.toml")
 
 
 def failure(check, *args: object, **kwargs: object) -> Fail:
@@ -50,7 +49,7 @@ def test_sheet_is_read_with_keys_and_tolerance(tmp_path: Path) -> None:
 
 def test_toml_error_names_file_and_line(tmp_path: Path) -> None:
     """Is a TOML syntax error a SheetError naming the file and the line?"""
-    path = write_sheet(tmp_path, 'c_t = 1.5\n\nh_t = 0.5 *\n')
+    path = write_sheet(tmp_path, "c_t = 1.5\n\nh_t = 0.5 *\n")
     with pytest.raises(SheetError, match=r"answers\.toml is not valid TOML: .*line 3"):
         load_sheet(path, root=tmp_path)
 
@@ -118,8 +117,7 @@ def test_number_accepts_values_and_constant_expressions(value: object) -> None:
     sheet(h_t=value).number("h_t", H_T)
 
 
-@pytest.mark.parametrize(("value", "expected"), [("3/4", 0.75), ("ln(9)", 2.1972245773362196), (2, 2.0),
-                                                 ("σ(1)", 0.7310585786300049), ("1e-3", 0.001)])
+@pytest.mark.parametrize(("value", "expected"), [("3/4", 0.75), ("ln(9)", 2.1972245773362196), (2, 2.0), ("σ(1)", 0.7310585786300049), ("1e-3", 0.001)])
 def test_number_accepts_other_written_forms(value: object, expected: float) -> None:
     """Are fractions, logs, integers, σ and scientific notation accepted as numbers?"""
     sheet(x=value).number("x", expected)
@@ -133,8 +131,7 @@ def test_number_coarse_answer_asks_for_more_digits() -> None:
         assert "0.4525" not in fail.en
 
 
-@pytest.mark.parametrize(("value", "diagnosis"), [(0.75, "forgot the tanh"), ("0.635", "tanh outside"),
-                                                  ("0.5*tanh(2)", "old cell state")])
+@pytest.mark.parametrize(("value", "diagnosis"), [(0.75, "forgot the tanh"), ("0.635", "tanh outside"), ("0.5*tanh(2)", "old cell state")])
 def test_number_names_known_mistake_without_reference(value: object, diagnosis: str) -> None:
     """Is a known wrong value diagnosed by name, without printing the reference answer?"""
     fail = failure(sheet(h_t=value).number, "h_t", H_T, mistakes=H_T_MISTAKES)
@@ -156,20 +153,23 @@ def test_number_per_question_tolerance() -> None:
         answers.number("ratio", 8.9015e4)
 
 
-@pytest.mark.parametrize(("value", "fragment"), [
-    ("", "unanswered"),
-    ("   ", "unanswered"),
-    (None, "unanswered"),
-    (True, "expects a number; got a boolean"),
-    ([1.5], "expects a number; got an array"),
-    ({"v": 1.5}, "expects a number; got a table"),
-    ("o*tanh(c_t)", "asks for a number, but your answer uses the name 'o' (column 1)"),
-    ("tanhh(1.5)", "uses the name 'tanhh' (column 1), which is no function or constant"),
-    ("1.5,2", "thousands separators"),
-    ("1/0", "no finite value"),
-    (float("nan"), "not a finite number"),
-    ("__import__('os')", "could not read your answer"),
-])
+@pytest.mark.parametrize(
+    ("value", "fragment"),
+    [
+        ("", "unanswered"),
+        ("   ", "unanswered"),
+        (None, "unanswered"),
+        (True, "expects a number; got a boolean"),
+        ([1.5], "expects a number; got an array"),
+        ({"v": 1.5}, "expects a number; got a table"),
+        ("o*tanh(c_t)", "asks for a number, but your answer uses the name 'o' (column 1)"),
+        ("tanhh(1.5)", "uses the name 'tanhh' (column 1), which is no function or constant"),
+        ("1.5,2", "thousands separators"),
+        ("1/0", "no finite value"),
+        (float("nan"), "not a finite number"),
+        ("__import__('os')", "could not read your answer"),
+    ],
+)
 def test_number_malformed_answers_get_their_own_message(value: object, fragment: str) -> None:
     """Does each kind of malformed or missing number get its own message, 0 points, and no crash?"""
     answers = sheet() if value is None else sheet(c_t=value)
@@ -205,8 +205,7 @@ def test_formula_accepts_equivalent_forms(value: str) -> None:
 
 def test_formula_names_mistake_without_reference() -> None:
     """Is o*c_t diagnosed as 'forgot the tanh' without printing the expected formula?"""
-    fail = failure(sheet(h="c_t o").formula, "h", "o*tanh(c_t)", EX01_H,
-                   mistakes={"o*c_t": ("forgot the tanh", "漏了 tanh"), "tanh(o*c_t)": "tanh outside"})
+    fail = failure(sheet(h="c_t o").formula, "h", "o*tanh(c_t)", EX01_H, mistakes={"o*c_t": ("forgot the tanh", "漏了 tanh"), "tanh(o*c_t)": "tanh outside"})
     assert "forgot the tanh" in fail.en and "漏了 tanh" in fail.zh and "tanh(c_t)" not in fail.en
 
 
@@ -216,15 +215,18 @@ def test_formula_wrong_is_not_equivalent() -> None:
     assert "not equivalent" in fail.en and "d_h+1" not in fail.en
 
 
-@pytest.mark.parametrize(("value", "fragment"), [
-    ("", "unanswered"),
-    (160, "asks for a formula in d_x, d_h, but your answer is a number"),
-    ("160", "asks for a formula in d_x, d_h, but your answer is a number"),
-    ("4*d_k*(d_x+d_h+1)", "unknown symbol 'd_k' at column 3; this question's symbols are d_x, d_h"),
-    ("4*d_h*(d_x+d_h+1", "never closed"),
-    (["d_h"], "expects a formula written as a string"),
-    ("ｄ_h", "U+FF44"),
-])
+@pytest.mark.parametrize(
+    ("value", "fragment"),
+    [
+        ("", "unanswered"),
+        (160, "asks for a formula in d_x, d_h, but your answer is a number"),
+        ("160", "asks for a formula in d_x, d_h, but your answer is a number"),
+        ("4*d_k*(d_x+d_h+1)", "unknown symbol 'd_k' at column 3; this question's symbols are d_x, d_h"),
+        ("4*d_h*(d_x+d_h+1", "never closed"),
+        (["d_h"], "expects a formula written as a string"),
+        ("ｄ_h", "U+FF44"),
+    ],
+)
 def test_formula_malformed_answers_get_their_own_message(value: object, fragment: str) -> None:
     """Does each kind of malformed formula answer get its own clear message?"""
     fail = failure(sheet(n=value).formula, "n", "4*d_h*(d_x+d_h+1)", EX04)
@@ -257,13 +259,11 @@ def test_choice_is_case_insensitive_and_lists_options() -> None:
 
 def test_choice_names_mistake() -> None:
     """Is a known wrong option diagnosed by name?"""
-    fail = failure(sheet(s="0.1").choice, "s", "0.9", ["0.1", "0.5", "0.9"],
-                   mistakes={"0.1": "smaller retention decays faster"})
+    fail = failure(sheet(s="0.1").choice, "s", "0.9", ["0.1", "0.5", "0.9"], mistakes={"0.1": "smaller retention decays faster"})
     assert "smaller retention decays faster" in fail.en
 
 
-@pytest.mark.parametrize(("value", "ok"), [(True, True), ("TRUE", True), (" true ", True), (False, False),
-                                           ("false", False)])
+@pytest.mark.parametrize(("value", "ok"), [(True, True), ("TRUE", True), (" true ", True), (False, False), ("false", False)])
 def test_boolean_accepts_toml_and_strings(value: object, ok: bool) -> None:
     """Are TOML booleans and "true"/"false" in any case judged against the expected truth value?"""
     answers = sheet(b=value)
@@ -285,9 +285,10 @@ def test_shape_accepts_arrays(value: object) -> None:
     sheet(s=value).shape("s", [2, 4, 10])
 
 
-@pytest.mark.parametrize(("value", "fragment"), [([4, 2, 5, 1], "shape [4, 2, 5, 1] is not correct"),
-                                                 (["a"], "is not a shape"), ([True, 2], "is not a shape"),
-                                                 ("2x4x10", "is not a shape")])
+@pytest.mark.parametrize(
+    ("value", "fragment"),
+    [([4, 2, 5, 1], "shape [4, 2, 5, 1] is not correct"), (["a"], "is not a shape"), ([True, 2], "is not a shape"), ("2x4x10", "is not a shape")],
+)
 def test_shape_wrong_or_malformed(value: object, fragment: str) -> None:
     """Is a wrong shape 'not correct' and a non-shape told how to write one?"""
     assert fragment in failure(sheet(s=value).shape, "s", [4, 2, 5]).en
@@ -361,13 +362,16 @@ def test_hostile_value_fails_its_key_with_printable_feedback(name: str, check: s
         assert message.isprintable() and len(message) < 1000, message
 
 
-@pytest.mark.parametrize(("value", "fragment"), [
-    pytest.param(10**400, "an integer of about 401 digits is beyond the range of numbers the grader reads", id="401 digits"),
-    ("1" * 600, "the answer is 600 characters long; the limit is 500"),
-    ("10^10^10", "the exponent is too large"),
-    ("(" * 60 + "1" + ")" * 60, "nested more than 50 levels"),
-    (float("inf"), "inf is not a finite number"),
-])
+@pytest.mark.parametrize(
+    ("value", "fragment"),
+    [
+        pytest.param(10**400, "an integer of about 401 digits is beyond the range of numbers the grader reads", id="401 digits"),
+        ("1" * 600, "the answer is 600 characters long; the limit is 500"),
+        ("10^10^10", "the exponent is too large"),
+        ("(" * 60 + "1" + ")" * 60, "nested more than 50 levels"),
+        (float("inf"), "inf is not a finite number"),
+    ],
+)
 def test_hostile_number_says_what_is_wrong(value: object, fragment: str) -> None:
     """Does a number too large, too long, too deep or infinite say which limit it broke?"""
     assert fragment in failure(sheet(k=value).number, "k", 1.5).en
@@ -380,8 +384,9 @@ def test_huge_integer_is_compared_exactly() -> None:
     assert "an integer of about 1506 digits is not correct" in failure(sheet(k=10**1505).integer, "k", 3).en
 
 
-@pytest.mark.parametrize(("check", "value"), [("choice", "A\u202eB"), ("boolean", "yes\u2028no"),
-                                              ("shape", "\ud800"), ("number", "x\u202e"), ("formula", "\u202ef")])
+@pytest.mark.parametrize(
+    ("check", "value"), [("choice", "A\u202eB"), ("boolean", "yes\u2028no"), ("shape", "\ud800"), ("number", "x\u202e"), ("formula", "\u202ef")]
+)
 def test_student_text_is_quoted_safely(check: str, value: str) -> None:
     """Is a student's text echoed with bidi overrides, separators and lone surrogates replaced by U+FFFD?"""
     fail = failure(CHECKS[check], sheet(k=value))
@@ -392,8 +397,10 @@ def test_student_text_is_quoted_safely(check: str, value: str) -> None:
 
 def test_sheet_values_tomllib_cannot_build_fail_only_their_key(tmp_path: Path) -> None:
     """Do a 5001-digit integer and 5000 nested arrays fail their own keys while the other answers still grade?"""
-    write_sheet(tmp_path, f'c_t = 1.5\nh_t = {"9" * 5001}\nc_t_formula = {"[" * 5000}{"]" * 5000}\n'
-                          f'h_t_formula = {"{a = " * 20}1{"}" * 20}\n[extra]\nx = {"[" * 30}{"]" * 30}\n')
+    write_sheet(
+        tmp_path,
+        f"c_t = 1.5\nh_t = {'9' * 5001}\nc_t_formula = {'[' * 5000}{']' * 5000}\nh_t_formula = {'{a = ' * 20}1{'}' * 20}\n[extra]\nx = {'[' * 30}{']' * 30}\n",
+    )
     answers = load_sheet(Path("answers.toml"), root=tmp_path)
     answers.number("c_t", 1.5)
     assert "more than 4300 digits" in failure(answers.number, "h_t", 0.45).en
@@ -404,9 +411,9 @@ def test_sheet_values_tomllib_cannot_build_fail_only_their_key(tmp_path: Path) -
 
 def test_brackets_and_digits_in_strings_and_comments_are_text(tmp_path: Path) -> None:
     """Are brackets and long digit runs inside strings and comments not mistaken for nesting or numbers?"""
-    write_sheet(tmp_path, 'k = "[[[[[[[[[[[[" # [[[[[[[[[[[[\n'
-                          f"m = '''\n[[[[[[[[[[[[\n{'9' * 5000}'''\ns = [[1], [2]] # ]]]]\n"
-                          't = """a\\"""[[[[[[[[[[[[""" \n')
+    write_sheet(
+        tmp_path, f'k = "[[[[[[[[[[[[" # [[[[[[[[[[[[\nm = \'\'\'\n[[[[[[[[[[[[\n{"9" * 5000}\'\'\'\ns = [[1], [2]] # ]]]]\nt = """a\\"""[[[[[[[[[[[[""" \n'
+    )
     answers = load_sheet(Path("answers.toml"), root=tmp_path)
     assert answers.raw("k") == "[[[[[[[[[[[[" and answers.raw("s") == [[1], [2]]
     assert answers.raw("t") == 'a"""[[[[[[[[[[[[' and answers.raw("m").endswith("9")
@@ -473,10 +480,17 @@ def test_a_float_keeps_the_digits_typed(tmp_path: Path) -> None:
     assert "'0.73' has 2 significant digits; this question asks for at least 4" in message
 
 
-@pytest.mark.parametrize(("form", "wrong_but_well_formed"), [
-    (Number(digits=4), "0.1234"), (Integer(), "7"), (Formula(EX01_C), '"f*i"'), (Choice(), '"d"'),
-    (Boolean(), "false"), (Shape(), "[9, 9]"),
-])
+@pytest.mark.parametrize(
+    ("form", "wrong_but_well_formed"),
+    [
+        (Number(digits=4), "0.1234"),
+        (Integer(), "7"),
+        (Formula(EX01_C), '"f*i"'),
+        (Choice(), '"d"'),
+        (Boolean(), "false"),
+        (Shape(), "[9, 9]"),
+    ],
+)
 def test_form_never_judges_the_answer(tmp_path: Path, form, wrong_but_well_formed: str) -> None:
     """Does a wrong answer of the right form pass its form check (a public check gives nothing away)?"""
     write_sheet(tmp_path, f"k = {wrong_but_well_formed}\n")
@@ -485,8 +499,10 @@ def test_form_never_judges_the_answer(tmp_path: Path, form, wrong_but_well_forme
 
 def test_form_fails_as_the_graded_check_does() -> None:
     """Is a malformed answer refused by its form check with the graded check's own message?"""
-    for value, form, check in [("o*tanh(c_t", Formula(EX01_H), lambda s: s.formula("k", "o*tanh(c_t)", EX01_H)),
-                               ("C)", Choice(), lambda s: s.choice("k", "C", ["A", "B", "C", "D"])),
-                               ("2x3", Shape(), lambda s: s.shape("k", [2, 3])),
-                               ("", Boolean(), lambda s: s.boolean("k", True))]:
+    for value, form, check in [
+        ("o*tanh(c_t", Formula(EX01_H), lambda s: s.formula("k", "o*tanh(c_t)", EX01_H)),
+        ("C)", Choice(), lambda s: s.choice("k", "C", ["A", "B", "C", "D"])),
+        ("2x3", Shape(), lambda s: s.shape("k", [2, 3])),
+        ("", Boolean(), lambda s: s.boolean("k", True)),
+    ]:
         assert failure(sheet(k=value).form, "k", form).message == failure(check, sheet(k=value)).message

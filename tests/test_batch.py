@@ -191,9 +191,13 @@ def test_kill_9_then_resume_gives_the_same_grades(klass, graded, tmp_path):
     from grader.batch.cpus import _own_cpuset
 
     out = tmp_path / "out"
-    process = subprocess.Popen([sys.executable, "-m", "grader.cli", "batch", str(klass), "--out", str(out),
-                                "--exercises", EXERCISES, "--workers", "2"], cwd=ROOT, start_new_session=True,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "grader.cli", "batch", str(klass), "--out", str(out), "--exercises", EXERCISES, "--workers", "2"],
+        cwd=ROOT,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and process.poll() is None:
         if len(list(out.glob("reports/*.json"))) >= 2:  # some students journaled, others not yet
@@ -247,8 +251,7 @@ def _in_slot(slots, queue) -> None:
     slots.take()
     import torch
 
-    child = subprocess.run([sys.executable, "-c", "import os; print(sorted(os.sched_getaffinity(0)))"],
-                           capture_output=True, text=True).stdout.strip()
+    child = subprocess.run([sys.executable, "-c", "import os; print(sorted(os.sched_getaffinity(0)))"], capture_output=True, text=True).stdout.strip()
     queue.put((str(sorted(os.sched_getaffinity(0))), torch.get_num_threads(), child, Path("/proc/self/cgroup").read_text()))
 
 
@@ -272,8 +275,7 @@ def test_pool_processes_take_cpus_in_turn_and_the_cpusets_go_with_the_pool():
     assert all(s[0] == s[2] and "," not in s[0] for s in seen) and seen[0][0] != seen[1][0], seen
     assert all(g is not None for g in slots.groups) == CPUSETS
     if CPUSETS:
-        assert sorted(g.name for g in slots.groups) == sorted(
-            next(line for line in s[3].splitlines() if "cpuset" in line).rsplit("/", 1)[1] for s in seen)
+        assert sorted(g.name for g in slots.groups) == sorted(next(line for line in s[3].splitlines() if "cpuset" in line).rsplit("/", 1)[1] for s in seen)
     slots.close()
     assert not any(g.exists() for g in slots.groups if g is not None)
 
@@ -311,7 +313,7 @@ def test_refused_archives_say_why(tmp_path, case):
     with zipfile.ZipFile(archive, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         if REFUSED[case] == "symlink":
             info = zipfile.ZipInfo("ex05_gated_steps/gated.py")
-            info.external_attr = (0o120777 << 16)
+            info.external_attr = 0o120777 << 16
             zf.writestr(info, "/etc/passwd")
         else:
             for name, data in REFUSED[case]:

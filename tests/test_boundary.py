@@ -40,8 +40,9 @@ def test_hidden_given_code_imports_only_inside():
     for path in sorted((ROOT / "tests" / "given").glob("*.py")):
         for name in imports_of(path):
             top = name.split(".")[0]
-            assert (name.startswith("grader.inside") or top in {"torch", "safetensors", "pyseccomp"}
-                    or top in sys.stdlib_module_names), f"{path.name} imports {name}"
+            assert name.startswith("grader.inside") or top in {"torch", "safetensors", "pyseccomp"} or top in sys.stdlib_module_names, (
+                f"{path.name} imports {name}"
+            )
 
 
 @pytest.mark.parametrize("path", sorted((ROOT / "tests" / "hidden").glob("*.py")), ids=lambda p: p.name)
@@ -51,19 +52,23 @@ def test_hidden_checks_import_only_the_check_authors_api(path):
     assert grader <= {"grader.checks"}, f"{path.name} imports {sorted(grader - {'grader.checks'})}"
 
 
-LISTING = '''
+LISTING = """
 import sys
 
 def {fn}(*args, **kwargs):
     shown = sorted(m for m in sys.modules if m.split(".")[0] in ("grader", "pytest", "_pytest", "tests", "solutions")
                    or m.startswith(("given_", "_reference", "ref_")))
     raise RuntimeError("modules: " + " ".join(shown))
-'''
+"""
 
 FIRST_FUNCTION = {
-    "ex04": ("params.py", "count_params"), "ex05": ("gated.py", "lstm_step"), "ex06": ("parity.py", "lstm_params_from_torch"),
-    "ex07": ("decay.py", "constant_gate_params"), "ex08": ("protocol.py", "make_delayed_copy"),
-    "ex09": ("matching.py", "total_params"), "ex10": ("sweep.py", "run_sweep"),
+    "ex04": ("params.py", "count_params"),
+    "ex05": ("gated.py", "lstm_step"),
+    "ex06": ("parity.py", "lstm_params_from_torch"),
+    "ex07": ("decay.py", "constant_gate_params"),
+    "ex08": ("protocol.py", "make_delayed_copy"),
+    "ex09": ("matching.py", "total_params"),
+    "ex10": ("sweep.py", "run_sweep"),
 }
 
 
@@ -103,15 +108,13 @@ BORROW = {
         "    _found += [v for k, v in _f.f_globals.items() if k.endswith(('lstm_step', 'gru_step')) and callable(v)]\n"
         "    _f = _f.f_back\n"
     ),
-    "__subclasses__": (
-        "_found = [c for c in object.__subclasses__() if 'Step' in c.__name__ or 'Reference' in c.__name__]\n"
-    ),
+    "__subclasses__": ("_found = [c for c in object.__subclasses__() if 'Step' in c.__name__ or 'Reference' in c.__name__]\n"),
     "builders registry": (
         "import sys\n_reg = getattr(sys.modules.get('grader.inside.given'), 'BUILDERS', {})\n"
         "_found = [_reg[n](device='cpu') for n in ('lstm_step', 'gru_step') if n in _reg]\n"
     ),
 }
-CALL_BORROWED = '''
+CALL_BORROWED = """
 
 def _borrowed(kind):
     for f in _found:
@@ -126,7 +129,7 @@ def lstm_step(x, h, c, W_i, W_f, W_o, W_c, b_i, b_f, b_o, b_c):
 
 def gru_step(x, h, W_z, U_z, W_r, U_r, W_h, U_h, b_z, b_r, b_h):
     return _borrowed("gru")(x=x, h=h, W_z=W_z, U_z=U_z, W_r=W_r, U_r=U_r, W_h=W_h, U_h=U_h, b_z=b_z, b_r=b_r, b_h=b_h)
-'''
+"""
 
 
 @pytest.mark.parametrize("way", BORROW)
@@ -150,13 +153,13 @@ LIBRARY_CELLS = {
 @pytest.mark.parametrize("way", LIBRARY_CELLS)
 def test_library_cells_do_not_run_in_ex05s_process(grade, way):
     """Does a library recurrent cell (reached this way) raise inside ex05's student process, naming why?"""
-    source = f'''import torch
+    source = f"""import torch
 
 def lstm_step(x, h, c, W_i, W_f, W_o, W_c, b_i, b_f, b_o, b_c):
     W = torch.cat([W_i, W_f, W_c, W_o])[:, : x.shape[1]].contiguous()
     U = torch.cat([W_i, W_f, W_c, W_o])[:, x.shape[1]:].contiguous()
     return {{"h": {LIBRARY_CELLS[way]}}}
-'''
+"""
     result = grade("ex05", {"gated.py": source})
     lstm = [v for v in result.checks if v.name.startswith("lstm_step:")][0]
     assert lstm.earned == 0 and "library recurrent cells are unavailable" in lstm.feedback.en, lstm.feedback.en
@@ -165,7 +168,7 @@ def lstm_step(x, h, c, W_i, W_f, W_o, W_c, b_i, b_f, b_o, b_c):
 # ex07's process is given ex05's reference step; its graded functions are decay.py's. A decay.py that
 # looks for someone else's constant_gate_params / state_jacobian_norm – in the injected step's
 # globals, in gc, in sys.modules – finds none.
-BORROWING_DECAY = '''import gc
+BORROWING_DECAY = """import gc
 import sys
 
 
@@ -185,7 +188,7 @@ def constant_gate_params(kind, retain, d_x, d_h):
 
 def state_jacobian_norm(kind, step, params, T, d_x):
     return _borrowed("state_jacobian_norm", step)(kind=kind, step=step, params=params, T=T, d_x=d_x)
-'''
+"""
 
 
 def test_borrowing_through_injected_code_scores_nothing_on_ex07(grade):
@@ -207,15 +210,18 @@ def test_the_course_and_the_zygote_name_the_same_secrets(course):
 def module_graph() -> dict[str, set[str]]:
     """Each module of grader/ and the grader modules it imports, anywhere in it (deferred imports too) – but for the
     names imported under `if TYPE_CHECKING:` alone, which mypy reads and Python never runs."""
-    modules = {".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__"): p
-               for p in (ROOT / "grader").rglob("*.py")}
+    modules = {".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__"): p for p in (ROOT / "grader").rglob("*.py")}
     graph = {}
     for name, path in modules.items():
         found = set()
         tree = ast.parse(path.read_bytes())
-        typing_only = {id(n) for block in ast.walk(tree) if isinstance(block, ast.If)
-                       and isinstance(block.test, ast.Name) and block.test.id == "TYPE_CHECKING"
-                       for statement in block.body for n in ast.walk(statement)}
+        typing_only = {
+            id(n)
+            for block in ast.walk(tree)
+            if isinstance(block, ast.If) and isinstance(block.test, ast.Name) and block.test.id == "TYPE_CHECKING"
+            for statement in block.body
+            for n in ast.walk(statement)
+        }
         for node in ast.walk(tree):
             if id(node) in typing_only:
                 continue

@@ -37,8 +37,7 @@ def test_h_t_from_a_wrong_c_t_is_not_charged_again(grade):
 
 def test_a_value_of_a_wrong_formula_is_charged_once(grade):
     """Is the coupled gate in c_t_formula, c_t and h_t charged once, at the formula (the review's w_cformula_coupled)?"""
-    sheet = with_answers(reference("ex01_cell_state"), c_t="1.125", h_t='"0.6*tanh(1.125)"',
-                         c_t_formula='"f*c_prev + (1-f)*g"')
+    sheet = with_answers(reference("ex01_cell_state"), c_t="1.125", h_t='"0.6*tanh(1.125)"', c_t_formula='"f*c_prev + (1-f)*g"')
     result = grade("ex01", {"answers.toml": sheet})
     assert lost(result) == {"c_t as a formula in f, c_prev, i, g": 1.5}
     assert sorted(carried(result)) == ["c_t: the new cell state", "h_t: the new hidden state"]
@@ -55,8 +54,7 @@ def test_a_new_mistake_after_a_wrong_c_t_is_charged_and_named(grade):
 def test_preact_value_of_the_exact_solution_formula_is_charged_once(grade):
     """Is the exact solution ln(k/ε − 1), as formula and as its value, named at the formula and charged there only,
     while the same value under the right formula is charged and named?"""
-    both = with_answers(reference("ex02_gradient_path"), preact_formula='"ln(k/epsilon - 1)"',
-                        preact_value='"ln(8/0.25 - 1)"')
+    both = with_answers(reference("ex02_gradient_path"), preact_formula='"ln(k/epsilon - 1)"', preact_value='"ln(8/0.25 - 1)"')
     result = grade("ex02", {"answers.toml": both})
     assert lost(result) == {"(d) the pre-activation needed to keep 1 − ε over k steps, as a formula in k, epsilon": 1}
     assert carried(result) == ["(d) that pre-activation for the given k and ε"]
@@ -82,13 +80,13 @@ def test_a_convention_misread_in_a_and_b_is_charged_once(grade):
 def test_counts_of_wrong_formulas_are_charged_once(grade):
     """Does a count that follows from the student's own N_* formula (no bias; an LSTM of 3 blocks, also in PyTorch's
     count) keep its points, while each formula is charged (each cell's formula is its own question)?"""
-    nobias = with_answers(reference("ex04_param_counts"), N_rnn='"d_h*(d_x + d_h)"', N_gru='"3*d_h*(d_x + d_h)"',
-                          N_lstm='"4*d_h*(d_x + d_h)"', gru_count="81", lstm_count="46080")
+    nobias = with_answers(
+        reference("ex04_param_counts"), N_rnn='"d_h*(d_x + d_h)"', N_gru='"3*d_h*(d_x + d_h)"', N_lstm='"4*d_h*(d_x + d_h)"', gru_count="81", lstm_count="46080"
+    )
     result = grade("ex04", {"answers.toml": nobias, "params.py": PARAMS})
     assert sorted(lost(result).values()) == [1, 1, 1]
     assert len(carried(result)) == 2
-    three = with_answers(reference("ex04_param_counts"), N_lstm='"3*d_h*(d_x + d_h + 1)"', lstm_count="34848",
-                         lstm_count_torch="35136")
+    three = with_answers(reference("ex04_param_counts"), N_lstm='"3*d_h*(d_x + d_h + 1)"', lstm_count="34848", lstm_count_torch="35136")
     result = grade("ex04", {"answers.toml": three, "params.py": PARAMS})
     assert list(lost(result).values()) == [1]
     assert len(carried(result)) == 2
@@ -102,12 +100,13 @@ def test_only_a_named_formula_mistake_carries_forward(grade):
     from the c_t a made-up formula gives too, a c_t no known mistake explains?"""
     sheet = with_answers(reference("ex02_gradient_path"), preact_formula='"k"', preact_value="8")
     result = grade("ex02", {"answers.toml": sheet})
-    assert lost(result) == {"(d) the pre-activation needed to keep 1 − ε over k steps, as a formula in k, epsilon": 1,
-                            "(d) that pre-activation for the given k and ε": 1}
+    assert lost(result) == {
+        "(d) the pre-activation needed to keep 1 − ε over k steps, as a formula in k, epsilon": 1,
+        "(d) that pre-activation for the given k and ε": 1,
+    }
     sheet = with_answers(reference("ex01_cell_state"), c_t_formula='"c_prev*g"', c_t="-0.48", h_t='"0.6*tanh(-0.48)"')
     result = grade("ex01", {"answers.toml": sheet})
-    assert lost(result) == {"c_t: the new cell state": 1, "c_t as a formula in f, c_prev, i, g": 1.5,
-                            "h_t: the new hidden state": 2}
+    assert lost(result) == {"c_t: the new cell state": 1, "c_t as a formula in f, c_prev, i, g": 1.5, "h_t: the new hidden state": 2}
     assert carried(result) == []
 
 

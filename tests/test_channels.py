@@ -254,7 +254,8 @@ def test_the_shared_devices_take_no_change_of_their_times(pair):
 
 def test_ex07s_graded_step_computes_nothing_in_ex05s_process(sandbox, tmp_path):
     """Relayed to ex05's process, would the step ex07's graded process is given compute ex05's answer? (It must not.)"""
-    (tmp_path / "relayed.py").write_text(textwrap.dedent("""
+    (tmp_path / "relayed.py").write_text(
+        textwrap.dedent("""
         import torch
         from grader.inside.given import BUILDERS
 
@@ -265,7 +266,8 @@ def test_ex07s_graded_step_computes_nothing_in_ex05s_process(sandbox, tmp_path):
                    **{f"b_{g}": torch.zeros(4) for g in "zrh"}}
             BUILDERS["lstm_step"](device="cpu")(x=x, h=h, c=h, **lstm)
             BUILDERS["gru_step"](device="cpu")(x=x, h=h, **gru)
-    """))
+    """)
+    )
     files = given.files_for("ex05", ROOT, hidden=True) + given.files_for("ex07", ROOT, hidden=True)
     process = sandbox.open(tmp_path, given=files)
     try:

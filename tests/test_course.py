@@ -64,7 +64,7 @@ def test_malformed_toml_names_the_line(course_dir):
         ('id = "ex01"', 'id = "../ex01"', r"exercises\[0\].id: must be a plain name"),
         ("time_limit = 5.0", 'time_limit = "10"', r"limits.time_limit: expected float"),
         ('id = "ex02"', 'id = "ex01"', r"exercises: duplicate id 'ex01'"),
-        ("points = 6\n", 'points = 6\nweight = 2\n', r"exercises\[0\]: unknown key\(s\) weight"),
+        ("points = 6\n", "points = 6\nweight = 2\n", r"exercises\[0\]: unknown key\(s\) weight"),
         ('folder = "ex01_cell_state"\n', "", r"exercises\[0\].folder: missing"),
         ('folder = "ex01_cell_state"', 'folder = "ex01_nowhere"', r"exercises\[0\].folder: .*ex01_nowhere does not exist"),
     ],

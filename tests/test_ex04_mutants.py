@@ -38,10 +38,12 @@ def test_reference_agrees_with_torch_and_the_seeds():
     assert [count(c, 32, 128) for c in ("rnn", "gru", "lstm")] == [20608, 61824, 82432]
     assert [count(c, 64, 256) for c in ("rnn", "gru", "lstm")] == [82176, 246528, 328704]
     assert [count(c, 32, 128, framework_biases=True) for c in ("rnn", "gru", "lstm")] == [20736, 62208, 82944]
-    cases = [(nn.GRUCell(3, 5), ("gru", 3, 5, {})),
-             (nn.LSTM(3, 5, num_layers=2, bidirectional=True), ("lstm", 3, 5, {"num_layers": 2, "bidirectional": True})),
-             (nn.LSTM(10, 20, num_layers=2), ("lstm", 10, 20, {"num_layers": 2})),
-             (nn.GRU(10, 20, 2, bidirectional=True), ("gru", 10, 20, {"num_layers": 2, "bidirectional": True}))]
+    cases = [
+        (nn.GRUCell(3, 5), ("gru", 3, 5, {})),
+        (nn.LSTM(3, 5, num_layers=2, bidirectional=True), ("lstm", 3, 5, {"num_layers": 2, "bidirectional": True})),
+        (nn.LSTM(10, 20, num_layers=2), ("lstm", 10, 20, {"num_layers": 2})),
+        (nn.GRU(10, 20, 2, bidirectional=True), ("gru", 10, 20, {"num_layers": 2, "bidirectional": True})),
+    ]
     for module, (cell, d_x, d_h, kw) in cases:
         assert count(cell, d_x, d_h, framework_biases=True, **kw) == sum(p.numel() for p in module.parameters())
 

@@ -22,17 +22,26 @@ def test_one_wrong_line_in_gru_step_costs_gru_step_only(grade):
 def test_a_hanging_lstm_step_costs_lstm_step_only(grade):
     """Does an lstm_step that hangs on float32 inputs (its float64 values right) cost lstm_step's later checks only,
     gru_step keeping every share?"""
-    source = mutate(REFERENCE, "    _check_states(x, h)\n    if c.shape", "    while x.dtype == torch.float32:\n        pass\n"
-                                                                       "    _check_states(x, h)\n    if c.shape")
+    source = mutate(
+        REFERENCE, "    _check_states(x, h)\n    if c.shape", "    while x.dtype == torch.float32:\n        pass\n    _check_states(x, h)\n    if c.shape"
+    )
     result = grade("ex05", {"gated.py": source})
     lost = {v.name: v.points - v.earned for v in result.checks if v.earned < v.points}
     assert all(name.startswith("lstm_step") for name in lost), lost
     assert result.score == result.max_score - 3, lost  # float32, gradients, extremes, ValueErrors, standing alone
 
 
-NAMED_VALUE_MISTAKES = ["batch reduction", "swapped GRU convention", "square U_h untransposed", "reset gate after the matmul",
-                        "missing tanh on c in h", "lstm sigmoid on the candidate", "gru sigmoid on the candidate",
-                        "[h, x] order", "coupled gates"]
+NAMED_VALUE_MISTAKES = [
+    "batch reduction",
+    "swapped GRU convention",
+    "square U_h untransposed",
+    "reset gate after the matmul",
+    "missing tanh on c in h",
+    "lstm sigmoid on the candidate",
+    "gru sigmoid on the candidate",
+    "[h, x] order",
+    "coupled gates",
+]
 
 
 @pytest.mark.parametrize("name", NAMED_VALUE_MISTAKES)

@@ -5,7 +5,7 @@ from conftest import ROOT, mutate
 
 REFERENCE = (ROOT / "solutions" / "ex06_framework_parity" / "parity.py").read_text()
 
-WRITTEN_WITH_LIBRARY = '''
+WRITTEN_WITH_LIBRARY = """
 import torch
 
 
@@ -23,7 +23,7 @@ def gru_params_from_torch(cell):
 
 def torch_gru_step(x, h, params):
     return torch.gru_cell(x, h, params["w_ih"], params["w_hh"], params["b_ih"], params["b_hh"])
-'''
+"""
 
 
 def test_library_cell_does_not_run_in_the_graded_process(grade):
@@ -42,9 +42,7 @@ def test_value_mistake_is_not_charged_twice(grade):
     assert result.score == result.max_score - 1  # W_i, W_f, b_i, b_f of the 8 entries stay right: 1 of 2 points
 
 
-
-
-FORGED_GRADIENTS = '''
+FORGED_GRADIENTS = """
 import sys as _sys
 _runtime = _sys.modules["grader.inside.runtime"]
 _gradients = _runtime._gradients
@@ -56,7 +54,7 @@ def _forged(value, cotangent, args, kwargs):
     return grads
 
 _runtime._gradients = _forged
-'''
+"""
 
 
 def test_forged_gradient_replies_are_the_students_failure(grade):
@@ -65,4 +63,3 @@ def test_forged_gradient_replies_are_the_students_failure(grade):
     result = grade("ex06", {"parity.py": REFERENCE + FORGED_GRADIENTS})  # the fixture asserts no internal error
     gradients = [v for v in result.checks if "Gradients" in v.name or "gradient" in v.name.lower()]
     assert gradients and all(v.earned == 0 and "malformed gradient reply" in v.feedback for v in gradients)
-

@@ -23,17 +23,23 @@ def test_no_rows_earn_only_the_data_points(grade):
 # The bench's record is made in the student process: whatever it says is checked against the grader's own splits and
 # seeded rebuild. name: (the change to the reference's run_comparison, words the feedback must contain)
 FORGED_RECORDS = {
-    "a record replaced by junk": ('    rows = []\n', '    rows = []\n    bench.record = lambda: {"calls": "all fine"}\n',
-                                  "record of its train calls came back malformed"),
+    "a record replaced by junk": (
+        "    rows = []\n",
+        '    rows = []\n    bench.record = lambda: {"calls": "all fine"}\n',
+        "record of its train calls came back malformed",
+    ),
     "a record of made-up calls": (
-        '    rows = []\n',
+        "    rows = []\n",
         '    rows = []\n    bench.record = lambda: {"calls": [{"cell": c, "d_h": d, "seed": s, "data": [train_x, train_y], '
         '"batch_size": settings["batch_size"], "updates": settings["updates"], "lr": settings["lr"], "initial": {}} '
         'for c, d in widths.items() for s in settings["seeds"]]}\n',
-        "does not explain the test accuracy"),
+        "does not explain the test accuracy",
+    ),
     "a record emptied after training on test": (
-        "bench.train(model, (train_x, train_y),", "bench.calls.clear() or bench.train(model, (test_x, test_y),",
-        "trained on test sequences"),
+        "bench.train(model, (train_x, train_y),",
+        "bench.calls.clear() or bench.train(model, (test_x, test_y),",
+        "trained on test sequences",
+    ),
 }
 
 
@@ -59,9 +65,10 @@ FORGED_RECORD = (
     "                        twin = build_model(cell, settings['vocab'], settings['d_e'], d_h)\n"
     "                    calls[-1]['initial'] = {k: v.detach().cpu().clone() for k, v in twin.state_dict().items()}\n",
 )
-WRONG_PROTOCOL = [("            torch.manual_seed(seed)\n            model = build_model(",
-                   "            model = build_model("),
-                  ("result = bench.train(model, (train_x, train_y),", "result = bench.train(model, (test_x, test_y),")]
+WRONG_PROTOCOL = [
+    ("            torch.manual_seed(seed)\n            model = build_model(", "            model = build_model("),
+    ("result = bench.train(model, (train_x, train_y),", "result = bench.train(model, (test_x, test_y),"),
+]
 
 
 def test_a_forged_bench_record_earns_no_more_than_the_truth(grade):
@@ -75,4 +82,3 @@ def test_a_forged_bench_record_earns_no_more_than_the_truth(grade):
     hidden = grade("ex08", {"protocol.py": forged, "answers.toml": ANSWERS})
     assert told.score < told.max_score and hidden.score <= told.score, (told.score, hidden.score)
     assert not any(v.internal_error for v in hidden.checks)
-

@@ -59,8 +59,9 @@ def test_tie_cases_are_real_ties():
 def test_a_tensor_total_with_a_wrong_block_count_is_the_students_failure(grade):
     """Does a total_params that returns a tensor, beside a macs_per_step with the wrong k, fail as the student's
     (no internal error: the excuse for a charged k judges ints only)?"""
-    source = MATCHING.format(total="torch.zeros(2)", widths="{cell: 1 for cell in cells}",
-                             macs='{"rnn": 1, "gru": 4, "lstm": 3}[cell] * d_h * (d_e + d_h) + d_h * vocab')
+    source = MATCHING.format(
+        total="torch.zeros(2)", widths="{cell: 1 for cell in cells}", macs='{"rnn": 1, "gru": 4, "lstm": 3}[cell] * d_h * (d_e + d_h) + d_h * vocab'
+    )
     result = grade("ex09", {"matching.py": "import torch\n" + source})  # the fixture asserts no internal error
     [macs] = [v for v in result.checks if "multiply-accumulates" in v.name]
     assert not macs.passed and any("wrong k" in d for d in macs.diagnosis)  # charged here: total_params never was

@@ -37,8 +37,9 @@ def lost_points(result) -> dict[str, float]:
     return {v.name: v.points - v.earned for v in result.checks if v.earned < v.points}
 
 
-@pytest.mark.parametrize("name", ["failing run not caught", "report fields dropped", "one seed for every run",
-                                  "dropping failed rows", "only NaN counts as diverged"])
+@pytest.mark.parametrize(
+    "name", ["failing run not caught", "report fields dropped", "one seed for every run", "dropping failed rows", "only NaN counts as diverged"]
+)
 def test_a_row_mistake_is_not_charged_again_by_the_real_sweep(grade, name):
     """Does a run_sweep mistake that the grid and status checks charge on the scripted runs (a raise not caught, report
     fields dropped, one seed for all, a failed row dropped, an infinite loss called ok) keep the real sweep's point,
@@ -58,10 +59,10 @@ def test_a_mistake_only_real_training_shows_costs_the_real_sweep_only(grade):
     assert result.score == result.max_score - 0.5
 
 
-RUN_SWEEP = REFERENCE[REFERENCE.index("def run_sweep("):REFERENCE.index("def _counted(")]
+RUN_SWEEP = REFERENCE[REFERENCE.index("def run_sweep(") : REFERENCE.index("def _counted(")]
 # run_sweep written another way: one loop over the product, every key train_fn returned kept, a NaN or infinite loss
 # told apart by hand, the failed row built from the promised keys.
-PRODUCT_SWEEP = '''def run_sweep(train_fn, models, lengths, lrs, seeds):
+PRODUCT_SWEEP = """def run_sweep(train_fn, models, lengths, lrs, seeds):
     import itertools
 
     out = []
@@ -78,7 +79,7 @@ PRODUCT_SWEEP = '''def run_sweep(train_fn, models, lengths, lrs, seeds):
     return out
 
 
-'''
+"""
 
 
 def test_run_sweep_written_differently_earns_full_marks(grade):

@@ -21,8 +21,7 @@ def verdict(name: str, *, outcome=Outcome.FAILED, diagnosis=(), feedback_en: str
 
 def row(student: str, *checks: Verdict, status=Status.GRADED, exercise: str = "ex03") -> StudentRow:
     score = sum(v.earned for v in checks)
-    result = GradeResult(student, "cpu", "en", [ExerciseResult(exercise, "GRU arithmetic", score, 2.0 * len(checks),
-                                                               list(checks))])
+    result = GradeResult(student, "cpu", "en", [ExerciseResult(exercise, "GRU arithmetic", score, 2.0 * len(checks), list(checks))])
     return StudentRow(student, status, result, 0.1)
 
 
@@ -39,9 +38,11 @@ def test_grades_csv_cells_are_never_formulas(student):
 
 def test_summary_counts_sheet_diagnoses_once_per_student():
     """Are mistakes named by the answer-sheet judge counted, once per student even when several checks name them?"""
-    rows = [row("ann", verdict("h_t", diagnosis=[SWAPPED]), verdict("h_t_other", diagnosis=[SWAPPED])),
-            row("bob", verdict("h_t", diagnosis=[SWAPPED])),
-            row("cyd", verdict("h_t", outcome=Outcome.PASSED))]
+    rows = [
+        row("ann", verdict("h_t", diagnosis=[SWAPPED]), verdict("h_t_other", diagnosis=[SWAPPED])),
+        row("bob", verdict("h_t", diagnosis=[SWAPPED])),
+        row("cyd", verdict("h_t", outcome=Outcome.PASSED)),
+    ]
     figures = summary.summarize(rows, ["ex03"])
     assert figures["common_mistakes"] == [{"mistake": "ex03: swapped GRU convention", "students": 2}]
     assert {"check": "ex03: h_t", "students": 2} in figures["most_failed_checks"]
@@ -51,11 +52,12 @@ def test_summary_counts_sheet_diagnoses_once_per_student():
 def test_summary_believes_no_words_a_student_wrote():
     """Does feedback text a submission controls ("Likely mistake: <b>…", "process ended") count as neither a
     diagnosis nor a crash, while outcomes the grader set count once per student?"""
-    forged = "ex05: lstm_step raised Exception; the submission's message: \"Likely mistake: <b>x</b> [link](y)\" process ended"
-    rows = [row("eve", *[verdict(f"check {i}", feedback_en=forged, exercise="ex05") for i in range(11)], exercise="ex05"),
-            row("dan", verdict("a", outcome=Outcome.CRASHED, exercise="ex05"),
-                verdict("b", outcome=Outcome.CRASHED, exercise="ex05"), exercise="ex05"),
-            row("fay", verdict("a", outcome=Outcome.TIMED_OUT, exercise="ex05"), exercise="ex05")]
+    forged = 'ex05: lstm_step raised Exception; the submission\'s message: "Likely mistake: <b>x</b> [link](y)" process ended'
+    rows = [
+        row("eve", *[verdict(f"check {i}", feedback_en=forged, exercise="ex05") for i in range(11)], exercise="ex05"),
+        row("dan", verdict("a", outcome=Outcome.CRASHED, exercise="ex05"), verdict("b", outcome=Outcome.CRASHED, exercise="ex05"), exercise="ex05"),
+        row("fay", verdict("a", outcome=Outcome.TIMED_OUT, exercise="ex05"), exercise="ex05"),
+    ]
     figures = summary.summarize(rows, ["ex05"])
     assert figures["common_mistakes"] == [] and figures["crashed"] == 1 and figures["hit_a_time_limit"] == 1
     assert "none diagnosed" in summary.to_markdown(figures)
@@ -64,6 +66,7 @@ def test_summary_believes_no_words_a_student_wrote():
 def test_the_distribution_shows_each_score_as_given():
     """Are scores of 5.4 and 2.25 counted as 5.4 and 2.25 in summary.json and summary.md – beside "max 5.4" – and not
     moved to the nearest half point (5.5, 2)?"""
+
     def scored(student: str, points: float) -> StudentRow:
         result = GradeResult(student, "cpu", "en", [ExerciseResult("ex01", "Cell-state arithmetic", points, 6.0, [])])
         return StudentRow(student, Status.GRADED, result)
@@ -92,8 +95,7 @@ def test_feedback_keeps_a_hostile_id_on_its_line():
 
 def test_feedback_speaks_the_course_language():
     """Is a feedback file's every fixed word in Chinese when the course's language is zh?"""
-    checks = [Verdict("ex01", "c_t", 1.0, 1.0, Text(""), True),
-              Verdict("ex01", "h_t", 1.0, 0.0, Text("wrong", "错"), True, Outcome.FAILED)]
+    checks = [Verdict("ex01", "c_t", 1.0, 1.0, Text(""), True), Verdict("ex01", "h_t", 1.0, 0.0, Text("wrong", "错"), True, Outcome.FAILED)]
     result = GradeResult("ada", "cpu", "zh", [ExerciseResult("ex01", "Cell-state arithmetic", 1.0, 2.0, checks)])
     text = feedback.to_markdown(result)
     assert "总分：1/2 分" in text and "，通过" in text and "未通过" in text and "错" in text

@@ -104,6 +104,7 @@ def no_code_execution(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         def refuse(*args: object, **kwargs: object) -> None:
             calls.append(name)
             raise AssertionError(f"{name} was called")
+
         return refuse
 
     for name in ("eval", "exec", "compile"):
@@ -118,8 +119,7 @@ def test_there_are_enough_hostile_strings() -> None:
 
 
 @pytest.mark.parametrize("index", range(len(hostile_strings("m"))))
-def test_hostile_string_is_rejected_without_side_effect(index: int, tmp_path: Path,
-                                                        no_code_execution: list[str]) -> None:
+def test_hostile_string_is_rejected_without_side_effect(index: int, tmp_path: Path, no_code_execution: list[str]) -> None:
     """Is each hostile string rejected with ExpressionError, running no code and creating no file?"""
     marker = tmp_path / "marker"
     text = hostile_strings(str(marker))[index]
@@ -132,8 +132,11 @@ def test_hostile_string_is_rejected_without_side_effect(index: int, tmp_path: Pa
 
 def test_source_never_calls_dynamic_evaluation() -> None:
     """Do expr.py, equivalence.py and answers/ avoid eval/exec/compile, sympify, parse_expr, lambdify and ast?"""
-    forbidden = re.compile(r"(?<![.\w])(eval|exec|compile)\s*\(|\bsympify\b|\bparse_expr\b|\blambdify\b"
-                           r"|^\s*(import|from) ast\b", re.MULTILINE)
+    forbidden = re.compile(
+        r"(?<![.\w])(eval|exec|compile)\s*\(|\bsympify\b|\bparse_expr\b|\blambdify\b"
+        r"|^\s*(import|from) ast\b",
+        re.MULTILINE,
+    )
     grading = REPO / "grader" / "grading"
     for path in (grading / "expr.py", grading / "equivalence.py", *sorted((grading / "answers").glob("*.py"))):
         assert forbidden.search(path.read_text(encoding="utf-8")) is None, path.name
@@ -175,22 +178,25 @@ def test_long_answer_is_reported_with_its_length() -> None:
         parse("x" * 1_000_000, {"x": "real"})
 
 
-@pytest.mark.parametrize(("text", "fragment"), [
-    ("20,608", "thousands separators"),
-    ("h_t = o*tanh(c_t)", "without 'name ='"),
-    ("o*tanh(c_t", "'(' is never closed at column 7"),
-    ("o*tanh(c_t))", "')' has no matching opening bracket at column 12"),
-    ("2 3", "operator is missing before the number '3' at column 3"),
-    ("o*tanh", "function 'tanh' needs an argument at column 3"),
-    ("\\frac12", "\\frac must be written \\frac{a}{b}"),
-    ("o*", "ends where a number, symbol or '(' was expected at column 3"),
-    ("", "empty"),
-    ("foo(c_t)", "unknown function or symbol 'foo' at column 1"),
-    ("o^1001", "exponent is too large"),
-    ("10^300^2", "exponent is too large"),
-    ("(10^300)^2", "number is too large"),
-    ("9" * 30 + "e300", "number '999999999999999999999999999999 [...]' is too large at column 1"),
-])
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("20,608", "thousands separators"),
+        ("h_t = o*tanh(c_t)", "without 'name ='"),
+        ("o*tanh(c_t", "'(' is never closed at column 7"),
+        ("o*tanh(c_t))", "')' has no matching opening bracket at column 12"),
+        ("2 3", "operator is missing before the number '3' at column 3"),
+        ("o*tanh", "function 'tanh' needs an argument at column 3"),
+        ("\\frac12", "\\frac must be written \\frac{a}{b}"),
+        ("o*", "ends where a number, symbol or '(' was expected at column 3"),
+        ("", "empty"),
+        ("foo(c_t)", "unknown function or symbol 'foo' at column 1"),
+        ("o^1001", "exponent is too large"),
+        ("10^300^2", "exponent is too large"),
+        ("(10^300)^2", "number is too large"),
+        ("9" * 30 + "e300", "number '999999999999999999999999999999 [...]' is too large at column 1"),
+    ],
+)
 def test_error_message_says_what_and_where(text: str, fragment: str) -> None:
     """Does each kind of malformed answer get its own message with the column?"""
     with pytest.raises(ExpressionError) as caught:
@@ -209,29 +215,32 @@ def test_bad_symbol_table_is_a_programming_error() -> None:
 # --- syntax --------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("text", "same_as", "symbols"), [
-    ("d_h(d_x+1)", "d_h*(d_x+1)", EX04),
-    ("d_h (d_x + d_h + 1)", "d_h*(d_x+d_h+1)", EX04),
-    ("2d_h", "2*d_h", EX04),
-    ("4 d_h", "4*d_h", EX04),
-    ("4d_h^2", "4*(d_h^2)", EX04),
-    ("d_h²", "d_h^2", EX04),
-    ("d_h**2", "d_h^2", EX04),
-    ("d_{h}", "d_h", EX04),
-    ("o tanh(c_t)", "o*tanh(c_t)", EX01_H),
-    ("o\\tanh c_t", "o*tanh(c_t)", EX01_H),
-    ("o \\cdot \\tanh\\left( c_t \\right)", "o*tanh(c_t)", EX01_H),
-    ("o × tanh(c_t)", "o*tanh(c_t)", EX01_H),
-    ("σ(c_t)", "sigmoid(c_t)", EX01_H),
-    ("\\sigma(c_t)", "sigma(c_t)", EX01_H),
-    ("−o", "-o", EX01_H),
-    ("o ÷ c_t", "o/c_t", EX01_H),
-    ("\\frac{o}{c_t}", "o/c_t", EX01_H),
-    ("{o}^{c_t}", "o^c_t", EX01_H),
-    ("\\ln\\frac{k}{\\epsilon}", "ln(k/epsilon)", EX02_PRE),
-    ("ln(k/ε)", "ln(k/epsilon)", EX02_PRE),
-    ("ln(k/eps)", "ln(k/\\varepsilon)", EX02_PRE),
-])
+@pytest.mark.parametrize(
+    ("text", "same_as", "symbols"),
+    [
+        ("d_h(d_x+1)", "d_h*(d_x+1)", EX04),
+        ("d_h (d_x + d_h + 1)", "d_h*(d_x+d_h+1)", EX04),
+        ("2d_h", "2*d_h", EX04),
+        ("4 d_h", "4*d_h", EX04),
+        ("4d_h^2", "4*(d_h^2)", EX04),
+        ("d_h²", "d_h^2", EX04),
+        ("d_h**2", "d_h^2", EX04),
+        ("d_{h}", "d_h", EX04),
+        ("o tanh(c_t)", "o*tanh(c_t)", EX01_H),
+        ("o\\tanh c_t", "o*tanh(c_t)", EX01_H),
+        ("o \\cdot \\tanh\\left( c_t \\right)", "o*tanh(c_t)", EX01_H),
+        ("o × tanh(c_t)", "o*tanh(c_t)", EX01_H),
+        ("σ(c_t)", "sigmoid(c_t)", EX01_H),
+        ("\\sigma(c_t)", "sigma(c_t)", EX01_H),
+        ("−o", "-o", EX01_H),
+        ("o ÷ c_t", "o/c_t", EX01_H),
+        ("\\frac{o}{c_t}", "o/c_t", EX01_H),
+        ("{o}^{c_t}", "o^c_t", EX01_H),
+        ("\\ln\\frac{k}{\\epsilon}", "ln(k/epsilon)", EX02_PRE),
+        ("ln(k/ε)", "ln(k/epsilon)", EX02_PRE),
+        ("ln(k/eps)", "ln(k/\\varepsilon)", EX02_PRE),
+    ],
+)
 def test_notations_parse_to_the_same_tree(text: str, same_as: str, symbols: dict) -> None:
     """Do implicit products, Unicode and LaTeX forms read as the plain ASCII formula?"""
     assert parse(text, symbols) == parse(same_as, symbols)
@@ -243,25 +252,28 @@ def test_parse_builds_the_expected_tree() -> None:
     assert parse("tanh(c_t)", EX01_H) == Call("tanh", Sym("c_t"))
 
 
-@pytest.mark.parametrize(("text", "value"), [
-    ("-2^2", -4.0),
-    ("2^-1", 0.5),
-    ("2^3^2", 512.0),
-    ("1e-3", 1e-3),
-    (".5", 0.5),
-    ("1/2/4", 0.125),
-    ("3/4", 0.75),
-    ("2⁻¹", 0.5),
-    ("0.5*tanh(3/2)", 0.5 * math.tanh(1.5)),
-    ("σ(1)", 1 / (1 + math.exp(-1))),
-    ("ln 9", math.log(9)),
-    ("log10(32)", math.log10(32)),  # read as ln(32)/ln(10): base-10 logs are a mistake to name, not a typo
-    ("e^2", math.e**2),
-    ("2pi", 2 * math.pi),
-    ("sqrt{16}", 4.0),
-    ("abs(-3)", 3.0),
-    ("\\sqrt{2}\\sqrt{2}", 2.0),
-])
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("-2^2", -4.0),
+        ("2^-1", 0.5),
+        ("2^3^2", 512.0),
+        ("1e-3", 1e-3),
+        (".5", 0.5),
+        ("1/2/4", 0.125),
+        ("3/4", 0.75),
+        ("2⁻¹", 0.5),
+        ("0.5*tanh(3/2)", 0.5 * math.tanh(1.5)),
+        ("σ(1)", 1 / (1 + math.exp(-1))),
+        ("ln 9", math.log(9)),
+        ("log10(32)", math.log10(32)),  # read as ln(32)/ln(10): base-10 logs are a mistake to name, not a typo
+        ("e^2", math.e**2),
+        ("2pi", 2 * math.pi),
+        ("sqrt{16}", 4.0),
+        ("abs(-3)", 3.0),
+        ("\\sqrt{2}\\sqrt{2}", 2.0),
+    ],
+)
 def test_constant_expressions_evaluate(text: str, value: float) -> None:
     """Do constant answers evaluate to their value (rel 1e-12)?"""
     assert evaluate(parse(text, {}), {}) == pytest.approx(value, rel=1e-12)

@@ -26,29 +26,95 @@ from grader.failures import Fail
 from grader.grading.answers import AnswerSheet, Boolean, Choice, Formula, Integer, Number, Shape, SheetError, load_sheet
 from grader.grading.answers.reading import MAX_SHEET_BYTES
 
-FUZZ = settings(max_examples=400, deadline=None, derandomize=True, database=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FUZZ = settings(max_examples=400, deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 # --- answers as a student might type them ----------------------------------------------------------
 
 TOKENS = [
-    "f", "c_prev", "i", "g", "o", "c_t", "k", "x", "d_{h}", "1", "2", "0", "0.5", ".5", "1e-3", "1e300", "9" * 31,
-    "+", "-", "*", "/", "^", "**", "(", ")", "{", "}", " ", "exp", "ln", "log", "sqrt", "tanh", "sigma", "abs",
-    "pi", "e", "σ", "ε", "π", "·", "×", "−", "÷", "²", "⁻¹", "\\frac", "\\ln", "\\cdot", "\\left(", "\\right)",
-    "\\sqrt", "\\tanh", "0*sqrt(c_prev)", "10^10^10", "9**9**9", "(" * 60, ")" * 60, "true", "false", "A", "B",
-    "[2, 3]", "(2,3)", ",", "=", "|", "\u202e", "\u2028", "\u2029", "\u200b", "\x00", "\x1b[2J", "ｅｘｐ",
+    "f",
+    "c_prev",
+    "i",
+    "g",
+    "o",
+    "c_t",
+    "k",
+    "x",
+    "d_{h}",
+    "1",
+    "2",
+    "0",
+    "0.5",
+    ".5",
+    "1e-3",
+    "1e300",
+    "9" * 31,
+    "+",
+    "-",
+    "*",
+    "/",
+    "^",
+    "**",
+    "(",
+    ")",
+    "{",
+    "}",
+    " ",
+    "exp",
+    "ln",
+    "log",
+    "sqrt",
+    "tanh",
+    "sigma",
+    "abs",
+    "pi",
+    "e",
+    "σ",
+    "ε",
+    "π",
+    "·",
+    "×",
+    "−",
+    "÷",
+    "²",
+    "⁻¹",
+    "\\frac",
+    "\\ln",
+    "\\cdot",
+    "\\left(",
+    "\\right)",
+    "\\sqrt",
+    "\\tanh",
+    "0*sqrt(c_prev)",
+    "10^10^10",
+    "9**9**9",
+    "(" * 60,
+    ")" * 60,
+    "true",
+    "false",
+    "A",
+    "B",
+    "[2, 3]",
+    "(2,3)",
+    ",",
+    "=",
+    "|",
+    "\u202e",
+    "\u2028",
+    "\u2029",
+    "\u200b",
+    "\x00",
+    "\x1b[2J",
+    "ｅｘｐ",
 ]
 UNICODE = st.characters(exclude_categories=("Cs",))  # any character UTF-8 (hence TOML) can hold
 GRAMMAR_TEXT = st.lists(st.one_of(st.sampled_from(TOKENS), UNICODE), max_size=40).map("".join)
-TEXT = st.one_of(GRAMMAR_TEXT, st.text(UNICODE, max_size=30),
-                 st.integers(0, 70_000).map(lambda n: "1" * n), st.integers(0, 3000).map(lambda n: "(" * n))
+TEXT = st.one_of(GRAMMAR_TEXT, st.text(UNICODE, max_size=30), st.integers(0, 70_000).map(lambda n: "1" * n), st.integers(0, 3000).map(lambda n: "(" * n))
 BIG_INTS = st.tuples(st.integers(0, 6000), st.sampled_from([1, -1])).map(lambda p: p[1] * 10 ** p[0])
 NUMBERS = st.one_of(st.integers(), BIG_INTS, st.floats(allow_nan=True, allow_infinity=True))
 DATES = st.one_of(st.dates(), st.times(), st.datetimes(timezones=st.just(datetime.UTC)))
 SCALARS = st.one_of(TEXT, NUMBERS, st.booleans(), DATES)
 VALUES = st.one_of(
-    st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=4), inner,
-                                                                                       max_size=3), max_leaves=12),
+    st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=4), inner, max_size=3), max_leaves=12),
     st.integers(1, 6000).map(nested),
     st.text(st.characters(), max_size=10),  # lone surrogates too, which only a Python value can hold
 )
@@ -100,15 +166,18 @@ TOML_SCALARS = st.one_of(
     st.tuples(st.sampled_from(["", "-", "+"]), st.integers(1, 6000)).map(lambda p: p[0] + "9" * p[1]),
     st.integers(1, 20_000).map(lambda n: "0x" + "f" * n),
     st.floats(allow_nan=True, allow_infinity=True).map(toml_float),
-    st.sampled_from(["true", "false", "1979-05-27", "07:32:00", "1979-05-27T07:32:00Z", "1_000", "0o17", "0b101",
-                     "1e999", "-0.0", "6e-324"]),
+    st.sampled_from(["true", "false", "1979-05-27", "07:32:00", "1979-05-27T07:32:00Z", "1_000", "0o17", "0b101", "1e999", "-0.0", "6e-324"]),
 )
 TOML_VALUES = st.one_of(
-    st.recursive(TOML_SCALARS, lambda inner: st.lists(inner, max_size=5).map(lambda v: "[" + ", ".join(v) + "]")
-                 | st.lists(inner, max_size=3).map(lambda v: "{" + ", ".join(f"a{n} = {x}" for n, x in enumerate(v)) + "}"),
-                 max_leaves=12),
-    st.tuples(st.integers(1, 6000), st.sampled_from("[{")).map(
-        lambda p: ("[" * p[0] + "]" * p[0]) if p[1] == "[" else ("{a = " * p[0] + "1" + "}" * p[0])),
+    st.recursive(
+        TOML_SCALARS,
+        lambda inner: (
+            st.lists(inner, max_size=5).map(lambda v: "[" + ", ".join(v) + "]")
+            | st.lists(inner, max_size=3).map(lambda v: "{" + ", ".join(f"a{n} = {x}" for n, x in enumerate(v)) + "}")
+        ),
+        max_leaves=12,
+    ),
+    st.tuples(st.integers(1, 6000), st.sampled_from("[{")).map(lambda p: ("[" * p[0] + "]" * p[0]) if p[1] == "[" else ("{a = " * p[0] + "1" + "}" * p[0])),
 )
 KEYS = st.one_of(st.just("k"), st.text(UNICODE, max_size=12).map(basic_string))
 
@@ -139,8 +208,20 @@ def test_any_toml_sheet_loads_or_is_refused_with_printable_feedback(tmp_path_fac
 HANDIN = settings(FUZZ, max_examples=150)
 METHODS = st.sampled_from([zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA])
 ENTRY_NAMES = st.one_of(
-    st.sampled_from(["ex01_cell_state/answers.toml", "ex01_cell_state/./answers.toml", "EX01_CELL_STATE/answers.toml",
-                     "top/ex01_cell_state/answers.toml", "ex01.ipynb", "a/", "a", "./", "__MACOSX/x", "x" * 300]),
+    st.sampled_from(
+        [
+            "ex01_cell_state/answers.toml",
+            "ex01_cell_state/./answers.toml",
+            "EX01_CELL_STATE/answers.toml",
+            "top/ex01_cell_state/answers.toml",
+            "ex01.ipynb",
+            "a/",
+            "a",
+            "./",
+            "__MACOSX/x",
+            "x" * 300,
+        ]
+    ),
     st.text(st.characters(exclude_categories=("Cs",)), min_size=1, max_size=20),
 )
 ZIP_ENTRIES = st.lists(st.tuples(ENTRY_NAMES, st.binary(max_size=3000), METHODS), min_size=1, max_size=5)
@@ -190,20 +271,41 @@ def test_any_zip_unpacks_inside_its_folder_or_is_refused(tmp_path_factory, data:
 
 CELL_SOURCES = st.one_of(
     GRAMMAR_TEXT.map(lambda t: f"c_t = {t}"),
-    st.sampled_from(["c_t = 0x" + "f" * 4000, "c_t = 1" + "0" * 5000, "c_t = [" * 300 + "]" * 300, "c_t = -0x" + "f" * 5000,
-                     "h_t = " + "1+" * 20000 + "1", "c_t = (1, [2, {3: 4}])", "%matplotlib inline", "c_t = 1\nimport os",
-                     "def f(:\n", "return 1", "c_t = '\\ud800'", "c_t: int = 3", "c_t = h_t = 0.5", "x\x00 = 1"]),
+    st.sampled_from(
+        [
+            "c_t = 0x" + "f" * 4000,
+            "c_t = 1" + "0" * 5000,
+            "c_t = [" * 300 + "]" * 300,
+            "c_t = -0x" + "f" * 5000,
+            "h_t = " + "1+" * 20000 + "1",
+            "c_t = (1, [2, {3: 4}])",
+            "%matplotlib inline",
+            "c_t = 1\nimport os",
+            "def f(:\n",
+            "return 1",
+            "c_t = '\\ud800'",
+            "c_t: int = 3",
+            "c_t = h_t = 0.5",
+            "x\x00 = 1",
+        ]
+    ),
     st.text(UNICODE, max_size=40),
 )
-JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
-                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
-                    max_leaves=15)
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=15,
+)
 CELLS = st.fixed_dictionaries(
-    {"cell_type": st.sampled_from(["code", "code", "markdown", "raw", "bogus"]),
-     "source": st.one_of(CELL_SOURCES, st.lists(CELL_SOURCES, max_size=3), JSON),
-     "metadata": st.one_of(st.just({}), st.just({"grader": {"file": "params.py"}}), st.just({"grader": "x"}),
-                           st.just({"nbgrader": {"grade": True, "solution": False}}), JSON)},
-    optional={"outputs": st.just([]), "execution_count": st.none(), "id": st.text(max_size=8)})
+    {
+        "cell_type": st.sampled_from(["code", "code", "markdown", "raw", "bogus"]),
+        "source": st.one_of(CELL_SOURCES, st.lists(CELL_SOURCES, max_size=3), JSON),
+        "metadata": st.one_of(
+            st.just({}), st.just({"grader": {"file": "params.py"}}), st.just({"grader": "x"}), st.just({"nbgrader": {"grade": True, "solution": False}}), JSON
+        ),
+    },
+    optional={"outputs": st.just([]), "execution_count": st.none(), "id": st.text(max_size=8)},
+)
 
 
 def notebook_text(cells: list, metadata: object, version: object, depth: int) -> str:
@@ -213,8 +315,13 @@ def notebook_text(cells: list, metadata: object, version: object, depth: int) ->
 
 
 NOTEBOOKS = st.one_of(
-    st.builds(notebook_text, st.lists(CELLS, max_size=4), st.one_of(st.just({}), JSON), st.sampled_from([4, 4, 4, 3, "4"]),
-              st.one_of(st.just(0), st.integers(1, 3000))),
+    st.builds(
+        notebook_text,
+        st.lists(CELLS, max_size=4),
+        st.one_of(st.just({}), JSON),
+        st.sampled_from([4, 4, 4, 3, "4"]),
+        st.one_of(st.just(0), st.integers(1, 3000)),
+    ),
     JSON.map(json.dumps),
     st.integers(1, 100_000).map(lambda n: "[" * n + "]" * n),
     st.text(max_size=50),
@@ -269,8 +376,10 @@ CLASS = settings(FUZZ, max_examples=3)
 
 
 @CLASS
-@given(st.lists(st.one_of(ZIPS.map(lambda d: ("zip", d)), NOTEBOOKS.map(lambda d: ("ipynb", d))), min_size=1, max_size=6),
-       st.lists(NAMES, min_size=6, max_size=6, unique=True))
+@given(
+    st.lists(st.one_of(ZIPS.map(lambda d: ("zip", d)), NOTEBOOKS.map(lambda d: ("ipynb", d))), min_size=1, max_size=6),
+    st.lists(NAMES, min_size=6, max_size=6, unique=True),
+)
 def test_a_class_with_any_entries_grades_the_good_student_and_exits_0(tmp_path_factory, entries, names) -> None:
     """Does `grade batch` over a good student and random zips and notebooks (random names) exit 0 with the good student's marks?"""
     import csv
@@ -278,8 +387,7 @@ def test_a_class_with_any_entries_grades_the_good_student_and_exits_0(tmp_path_f
     root = tmp_path_factory.mktemp("class")
     ada = root / "ada" / "ex01_cell_state"
     ada.mkdir(parents=True)
-    (ada / "answers.toml").write_text((ROOT / "solutions" / "ex01_cell_state"
-                                       / "answers.toml").read_text())
+    (ada / "answers.toml").write_text((ROOT / "solutions" / "ex01_cell_state" / "answers.toml").read_text())
     for (kind, data), name in zip(entries, names):
         base = os.fsencode(root) + b"/" + name
         if kind == "zip":

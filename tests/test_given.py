@@ -10,7 +10,7 @@ from grader.checks import inject
 from grader.errors import CheckBug
 from grader.inside.given import files_for
 
-PROBE = '''
+PROBE = """
 def cell_params(cell):
     return {"w": cell.weight_ih * 1.0, "b": cell.bias_ih + cell.bias_hh}
 
@@ -19,7 +19,7 @@ def detached_params(cell):
 
 def run_step(step, params, x, h, c):
     return step(x, h, c, **params)["h"]
-'''
+"""
 
 
 @pytest.fixture
@@ -90,7 +90,7 @@ def test_unknown_helper_is_the_graders_error(sandbox, tmp_path, process):
         process.call("probe", "cell_params", [], {"cell": inject("no_such_helper")}, None)
 
 
-LIFTER = '''
+LIFTER = """
 import gc, sys, torch
 
 def lifted(x, h, w_ih, w_hh):
@@ -106,7 +106,7 @@ def lifted(x, h, w_ih, w_hh):
     except RuntimeError:
         pass
     return torch.gru_cell(x, h, w_ih, w_hh)
-'''
+"""
 
 
 def test_the_block_of_library_cells_cannot_be_lifted(sandbox, tmp_path):
@@ -120,7 +120,6 @@ def test_the_block_of_library_cells_cannot_be_lifted(sandbox, tmp_path):
         process.begin_check()
         x, h = torch.zeros(1, 3, dtype=torch.float64), torch.zeros(1, 2, dtype=torch.float64)
         with pytest.raises(StudentError, match="library recurrent cells are unavailable"):
-            process.call("probe", "lifted", [x, h, torch.zeros(6, 3, dtype=torch.float64),
-                                             torch.zeros(6, 2, dtype=torch.float64)], {})
+            process.call("probe", "lifted", [x, h, torch.zeros(6, 3, dtype=torch.float64), torch.zeros(6, 2, dtype=torch.float64)], {})
     finally:
         process.close()

@@ -42,8 +42,7 @@ def autograder(tmp_path: Path, autograder_zip: Path) -> Path:
 
 def run_autograder(root: Path) -> tuple[dict, str]:
     """What run_autograder runs, in a process of its own from /autograder: (results.json, what it printed)."""
-    done = subprocess.run([sys.executable, "-m", "grader.integrations.gradescope.runner", str(root)], cwd=root,
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run([sys.executable, "-m", "grader.integrations.gradescope.runner", str(root)], cwd=root, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     return json.loads((root / "results" / "results.json").read_text(encoding="utf-8")), done.stdout
 
@@ -58,9 +57,16 @@ def test_export_holds_the_scripts_and_the_course_that_grades(autograder_zip):
         names = set(zf.namelist())
         modes = {i.filename: (i.external_attr >> 16) & 0o777 for i in zf.infolist()}
         scripts = {n: zf.read(n).decode() for n in ("setup.sh", "run_autograder")}
-    for name in ("course.toml", "pyproject.toml", "README.md", "exercises/ex05_gated_steps/gated.py",
-                 "solutions/ex05_gated_steps/gated.py", "tests/hidden/ex05.py", "tests/given/ex07.py",
-                 "grader/integrations/gradescope/runner.py"):
+    for name in (
+        "course.toml",
+        "pyproject.toml",
+        "README.md",
+        "exercises/ex05_gated_steps/gated.py",
+        "solutions/ex05_gated_steps/gated.py",
+        "tests/hidden/ex05.py",
+        "tests/given/ex07.py",
+        "grader/integrations/gradescope/runner.py",
+    ):
         assert name in names, name
     assert not [n for n in names if n.startswith(("bench/", "examples/", ".ci", "tests/test_")) or "__pycache__" in n]
     assert modes["run_autograder"] == 0o755 and modes["setup.sh"] == 0o755
@@ -148,7 +154,7 @@ def test_a_loose_answers_toml_is_refused_saying_where_it_goes(tmp_path, autograd
     """Is answers.toml uploaded loose (several exercises have one) refused with 0 points and the folders it may belong to?"""
     root = autograder(tmp_path, autograder_zip)
     (root / "submission" / "gated.py").write_text(REFERENCE)
-    (root / "submission" / "answers.toml").write_text('c_t = 1.5\n')
+    (root / "submission" / "answers.toml").write_text("c_t = 1.5\n")
     doc, _ = run_autograder(root)
     assert doc["score"] == 0 and doc["tests"] == []
     assert doc["output"].startswith("the autograder failed: answers.toml belongs to 8 exercises")
@@ -183,8 +189,7 @@ def test_a_grader_crash_still_writes_a_results_json(tmp_path, autograder_zip, mo
     doc = gradescope.run(root)
     assert json.loads((root / "results" / "results.json").read_text()) == doc
     assert doc["score"] == 0
-    assert doc["output"] == ("the autograder failed: internal error (RuntimeError: boom); "
-                             "your instructor can see the details")
+    assert doc["output"] == ("the autograder failed: internal error (RuntimeError: boom); your instructor can see the details")
     assert "Traceback" in capsys.readouterr().out
     assert during[0]["score"] == 0 and during[0]["output"].startswith("the autograder failed: it did not finish")
 
@@ -207,7 +212,7 @@ def test_export_refuses_a_student_bundle(tmp_path):
 
 # -- a term on Gradescope: the due date, the late policy and each student's extension --------------------------
 
-TERM = '\n[deadlines]\ndue = 2026-12-10T23:59:00+08:00\n\n[late]\nper_day = 0.10\nmax_days = 3\n'
+TERM = "\n[deadlines]\ndue = 2026-12-10T23:59:00+08:00\n\n[late]\nper_day = 0.10\nmax_days = 3\n"
 EXTENSIONS = "student,exercise,due\nAda@Example.org,ex01,2026-12-12T23:59:00+08:00\nbob@example.org,*,2026-12-20T00:00:00Z\n"
 
 
@@ -235,8 +240,7 @@ def sheet_upload(root: Path, email: str) -> None:
     folder = root / "submission" / "ex01_cell_state"
     folder.mkdir(parents=True)
     shutil.copy(ROOT / "solutions" / "ex01_cell_state" / "answers.toml", folder / "answers.toml")
-    (root / "submission_metadata.json").write_text(json.dumps(
-        {"created_at": "2026-12-12T18:00:00+08:00", "users": [{"email": email, "id": 1, "name": "x"}]}))
+    (root / "submission_metadata.json").write_text(json.dumps({"created_at": "2026-12-12T18:00:00+08:00", "users": [{"email": email, "id": 1, "name": "x"}]}))
 
 
 @pytest.mark.parametrize("email, late_days", [("ada@example.org", 0), ("bob@example.org", 0), ("cyd@example.org", 2)])

@@ -22,8 +22,9 @@ def peephole_forget(a: Tensor, c: Tensor, p: Tensor) -> Tensor:
     """f = sigmoid(a + p * c). a, c: (B, d_h) the gate's pre-activation and the previous cell state; p: (d_h,)."""
     raise NotImplementedError("ex12: implement peephole_forget")
 '''
-REFERENCE = STUB.replace('    raise NotImplementedError("ex12: implement peephole_forget")\n',
-                         "    return torch.sigmoid(a + p * c)\n").replace("from torch import Tensor", "import torch\nfrom torch import Tensor")
+REFERENCE = STUB.replace('    raise NotImplementedError("ex12: implement peephole_forget")\n', "    return torch.sigmoid(a + p * c)\n").replace(
+    "from torch import Tensor", "import torch\nfrom torch import Tensor"
+)
 PUBLIC = '''"""Public checks for ex12 (worth no points). Run: grade run ex12"""
 
 import torch
@@ -66,14 +67,14 @@ def test_values(peephole, reference, device):
         raise Fail("peephole_forget: wrong values (float64, batch 3, d_h 4)", "peephole_forget：数值错误（float64，批量 3，d_h 4）",
                    diagnosis=NO_PEEPHOLE if missing else ())
 '''
-ENTRY = '''
+ENTRY = """
 [[exercises]]
 id = "ex12"
 folder = "ex12_peephole"
 title = "Peephole connections"
 title_zh = "窥视孔连接"
 points = 4
-'''
+"""
 
 
 def twelve_exercise_course(tmp_path: Path) -> Path:
@@ -107,8 +108,7 @@ def test_a_twelfth_exercise_needs_no_change_to_the_engine(tmp_path, monkeypatch)
         [result] = grader.grade(wrong).exercises
     assert result.score == 0 and any("peephole term" in d.en for v in result.checks for d in v.diagnosis)
     assert result.heading.render("zh") == "窥视孔连接"
-    assert {v.title.render("zh") for v in result.checks} == {"peephole_forget 返回形状为 (B, d_h) 的张量",
-                                                             "peephole_forget 在 float64 下与参考实现一致"}
+    assert {v.title.render("zh") for v in result.checks} == {"peephole_forget 返回形状为 (B, d_h) 的张量", "peephole_forget 在 float64 下与参考实现一致"}
 
     monkeypatch.chdir(root)
     done = CliRunner().invoke(main, ["run", "ex12", "--submission", "solutions", "--json"])

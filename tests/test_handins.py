@@ -38,8 +38,7 @@ def notebook_in(folder: Path, text: str) -> None:
 ENTRIES = {
     "hex": (lambda root: notebook_in(root / "hex", notebook("c_t = 0x" + "f" * 4000)), "graded"),
     "deep": (lambda root: notebook_in(root / "deep", notebook("c_t = 1", metadata=DEEP)), "graded"),
-    **{f"zip{i}": (lambda root, make=make, i=i: make(root / f"zip{i}.zip"), "unreadable")
-       for i, make in enumerate(CORRUPT.values())},
+    **{f"zip{i}": (lambda root, make=make, i=i: make(root / f"zip{i}.zip"), "unreadable") for i, make in enumerate(CORRUPT.values())},
     "bob": (lambda root: (sheet_in(root / "bob"), zipfile.ZipFile(root / "bob.ZIP", "w").close()), "unreadable"),
     "cy\\xffd": (lambda root: sheet_in(Path(os.fsdecode(os.fsencode(root) + b"/cy\xffd"))), "graded"),
     "dee\\u000a# heading\\u000a": (lambda root: sheet_in(root / "dee\n# heading\n"), "graded"),
@@ -96,8 +95,7 @@ def test_every_bad_entry_is_a_row_and_the_class_is_graded(graded):
         else:  # a name that is no safe id is escaped, and the work under it graded
             assert row["total"] == "6", (student, row)
     assert len(found) == len(ENTRIES)
-    assert json.loads((out / "summary.json").read_text())["unreadable"] == sum(
-        s == "unreadable" for _, s in ENTRIES.values())
+    assert json.loads((out / "summary.json").read_text())["unreadable"] == sum(s == "unreadable" for _, s in ENTRIES.values())
 
 
 def test_ids_are_safe_in_every_output(graded):

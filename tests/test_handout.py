@@ -73,16 +73,21 @@ def test_bundle_installs_and_runs_public_checks_alone(bundle, tmp_path):
     """Installed into a fresh venv (the student's base install: no TA or test packages), does `grade run ex05` in the
     bundle run the public checks and say what is graded at hand-in?"""
     venv = venv_with_torch(tmp_path / "venv", sys.executable)
-    install = subprocess.run([venv / "bin" / "pip", "install", "-q", "torch==2.13.0", str(bundle)],
-                             capture_output=True, text=True, timeout=600)
+    install = subprocess.run([venv / "bin" / "pip", "install", "-q", "torch==2.13.0", str(bundle)], capture_output=True, text=True, timeout=600)
     assert install.returncode == 0, install.stderr
     installed = subprocess.run([venv / "bin" / "pip", "list", "--format=freeze"], capture_output=True, text=True).stdout
     names = {line.split("==")[0].lower() for line in installed.splitlines()}
     assert not names & {"nbgrader", "distributed", "hypothesis", "jupyterlab", "notebook"}, sorted(names)
     work = tmp_path / "work"
     subprocess.run(["cp", "-r", str(bundle), str(work)], check=True)
-    run = subprocess.run([venv / "bin" / "grade", "run", "ex05"], cwd=work, capture_output=True, text=True, timeout=300,
-                         env={"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "COLUMNS": "200"})
+    run = subprocess.run(
+        [venv / "bin" / "grade", "run", "ex05"],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "COLUMNS": "200"},
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "14 points are graded at hand-in" in run.stdout and "NotImplementedError" in run.stdout
     helped = subprocess.run([venv / "bin" / "grade", "--help"], cwd=work, capture_output=True, text=True)

@@ -67,11 +67,14 @@ def test_strong_students_failing_a_check_is_flagged_first():
     assert (x.top27_p, x.bottom27_p) == (0.0, 1.0)
 
 
-@pytest.mark.parametrize(("passes", "flag"), [
-    (lambda i: True, "too easy or not testing"),
-    (lambda i: i == 19, "too hard or broken"),  # p = 0.05, passed by the strongest: D positive
-    (lambda i: i % 2 == 1, "does not tell strong from weak students"),  # the odd ones: D small, positive
-])
+@pytest.mark.parametrize(
+    ("passes", "flag"),
+    [
+        (lambda i: True, "too easy or not testing"),
+        (lambda i: i == 19, "too hard or broken"),  # p = 0.05, passed by the strongest: D positive
+        (lambda i: i % 2 == 1, "does not tell strong from weak students"),  # the odd ones: D small, positive
+    ],
+)
 def test_each_flag_needs_twenty_students(passes, flag):
     """Is a check flagged at 20 students graded on it, and never at 19?"""
     x = by_name(items.analyse(ladder(20, passes), ["ex03"]))["x"]
@@ -119,21 +122,23 @@ def test_mistakes_are_counted_once_per_student_and_exercise_most_common_first():
     """Is a named mistake counted once per student even when two checks name it, apart per exercise, and ranked
     (most students first, ties alphabetical)?"""
     other = Text("forgot the tanh")
-    rows = [student("ann", check("h", 2, 0, diagnosis=[SWAPPED]), check("z", 2, 0, diagnosis=[SWAPPED])),
-            student("bob", check("h", 2, 0, diagnosis=[SWAPPED]), check("h5", 2, 1, exercise="ex05", diagnosis=[SWAPPED])),
-            student("cyd", check("h", 2, 0, diagnosis=[other])),
-            student("dan", check("h", 2, 2, outcome=Outcome.TIMED_OUT, diagnosis=[other]), check("z", 2, 0, diagnosis=[other]))]
+    rows = [
+        student("ann", check("h", 2, 0, diagnosis=[SWAPPED]), check("z", 2, 0, diagnosis=[SWAPPED])),
+        student("bob", check("h", 2, 0, diagnosis=[SWAPPED]), check("h5", 2, 1, exercise="ex05", diagnosis=[SWAPPED])),
+        student("cyd", check("h", 2, 0, diagnosis=[other])),
+        student("dan", check("h", 2, 2, outcome=Outcome.TIMED_OUT, diagnosis=[other]), check("z", 2, 0, diagnosis=[other])),
+    ]
     assert items.analyse(rows, ["ex03", "ex05"]).to_dict()["mistakes"] == [
         {"exercise": "ex03", "diagnosis": "forgot the tanh", "students": 2},  # dan's counts: a diagnosis is a diagnosis
         {"exercise": "ex03", "diagnosis": "swapped GRU convention", "students": 2},  # a tie: alphabetical
-        {"exercise": "ex05", "diagnosis": "swapped GRU convention", "students": 1}]
+        {"exercise": "ex05", "diagnosis": "swapped GRU convention", "students": 1},
+    ]
 
 
 def test_summary_json_has_the_issue_s_shape():
     """Does summary.json give each check exactly the keys asked for, and each mistake exercise, diagnosis, students?"""
     figures = summary.summarize(FIVE, ["ex03"])
-    assert [set(c) for c in figures["checks"]] == [{"exercise", "check", "n", "p", "mean_share", "discrimination",
-                                                    "top27_p", "bottom27_p", "flags"}] * 2
+    assert [set(c) for c in figures["checks"]] == [{"exercise", "check", "n", "p", "mean_share", "discrimination", "top27_p", "bottom27_p", "flags"}] * 2
     assert figures["left_out_of_checks"] == 0 and figures["mistakes"] == []
     assert "| ex03 | a | 5 | 0.60 | 0.60 | 0.33 | 1.00 | 0.00 |  |" in summary.to_markdown(figures)
 

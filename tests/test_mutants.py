@@ -49,6 +49,7 @@ def test_every_exercise_has_a_bank_of_distinct_mistakes():
 
 # -- no feedback gives the answer ----------------------------------------------------------------------
 
+
 def sheet(exercise_id: str, files: dict[str, str] | None = None) -> dict:
     """The answers of a sheet: the reference sheet, or the one in `files` (a submission); {} without one."""
     exercise = course().exercise(exercise_id)
@@ -98,7 +99,7 @@ def gives_formula(text: str, expected: str) -> list[str]:
         words = list(re.finditer(r"\S+", run))
         for i in range(len(words)):
             for j in range(i, len(words)):
-                fragment = run[words[i].start():words[j].end()].strip(" .,;:")
+                fragment = run[words[i].start() : words[j].end()].strip(" .,;:")
                 try:
                     formula = parse(fragment, symbols)
                     if not free_symbols(formula):
@@ -120,8 +121,11 @@ def key_options(exercise_id: str) -> dict[str, tuple[str, str]]:
     """{key: (its key option's English text, its Chinese text)} of the exercise's multiple-choice items."""
     statement = (ROOT / "exercises" / course().exercise(exercise_id).folder / "README.md").read_text(encoding="utf-8")
     english, chinese = (statement_choices(part) for part in statement.split("\n## 中文", 1))
-    return {key: (english[key][1][letter], chinese[key][1][letter]) for key, letter in sheet(exercise_id).items()
-            if isinstance(letter, str) and OPTION.fullmatch(letter) and key in english and key in chinese}
+    return {
+        key: (english[key][1][letter], chinese[key][1][letter])
+        for key, letter in sheet(exercise_id).items()
+        if isinstance(letter, str) and OPTION.fullmatch(letter) and key in english and key in chinese
+    }
 
 
 def restates(text: str, option: tuple[str, str]) -> str:
@@ -131,7 +135,7 @@ def restates(text: str, option: tuple[str, str]) -> str:
     english = next((" ".join(w) for w in zip(*(seen_words[i:] for i in range(4))) if " ".join(w) in runs), "")
     chinese = "".join(re.findall(r"[\u4e00-\u9fff]", option[1]))
     written = "".join(re.findall(r"[\u4e00-\u9fff]", text))
-    return english or next((chinese[i:i + 8] for i in range(len(chinese) - 7) if chinese[i:i + 8] in written), "")
+    return english or next((chinese[i : i + 8] for i in range(len(chinese) - 7) if chinese[i : i + 8] in written), "")
 
 
 def answers_given(text: str, reference: dict, options: dict[str, tuple[str, str]] | None = None) -> list[str]:
@@ -184,8 +188,12 @@ def test_feedback_never_gives_the_answer(graded, mutant: Mutant):
     typed = sheet(mutant.exercise, submission(mutant))
     echoes = tuple(show(v) for k, v in typed.items() if reference.get(k) != v)
     options = key_options(mutant.exercise)
-    given = [(check, answer) for language in ("en", "zh") for check, text in seen(graded(mutant), language)
-             for answer in answers_given(without(text, echoes), reference, options)]
+    given = [
+        (check, answer)
+        for language in ("en", "zh")
+        for check, text in seen(graded(mutant), language)
+        for answer in answers_given(without(text, echoes), reference, options)
+    ]
     assert not given, given
 
 
@@ -195,12 +203,15 @@ def test_the_answer_detector_sees_answers():
     reference = {"h_t_formula": "o*tanh(c_t)", "h_t": 0.4525741268224332, "pick": "B", "shape": [2, 4, 10], "n": 82432}
     assert answers_given("forgot the tanh: h_t = o ⊙ tanh(c_t), not o ⊙ c_t", reference) == ["h_t_formula: o * tanh(c_t)"]
     assert answers_given("0.4526 is closer; the right option is B); output is (2, 4, 10); 82,432 in all", reference) == [
-        "h_t: 0.4526", "pick: B)", "shape: (2, 4, 10)", "n: 82,432"]
+        "h_t: 0.4526",
+        "pick: B)",
+        "shape: (2, 4, 10)",
+        "n: 82,432",
+    ]
     assert answers_given("tanh outside: tanh(o ⊙ c_t); 0.45 is too coarse; option C; 82433", reference) == []
     key = {"pick": ("how the cells compare at one state width", "它们在同一状态宽度下如何比较")}
     assert answers_given("answers.toml, pick: not correct: the cells differ at one width", reference, key) == []
-    assert answers_given("answers.toml, other: not correct: it shows how the cells compare", reference, key) == [
-        "pick: how the cells compare"]
+    assert answers_given("answers.toml, other: not correct: it shows how the cells compare", reference, key) == ["pick: how the cells compare"]
     assert answers_given("answers.toml，pick：不正确：它们在同一状态宽度下的比较", reference, key) == ["pick: 它们在同一状态宽"]
 
 
@@ -215,7 +226,8 @@ WORD = re.compile(r"(?<![\w.\-/\\'])[A-Za-z]{2,}(?![\w.(\[\-/'])")
 ENGLISH_WORDS = frozenset(
     "a an the of in on at to for with without from by and or not no is are was be been has have had it its this that "
     "these those your you we our returned expected got gives gave counts count once when where which than then must "
-    "should can cannot does do did only also but as if yet see check wrong right values value missing lacks".split())
+    "should can cannot does do did only also but as if yet see check wrong right values value missing lacks".split()
+)
 
 
 def english_in(text: str) -> list[str]:
@@ -248,5 +260,5 @@ def test_the_english_detector_sees_english():
     assert english_in("count_params('rnn', 4, 3) returned 21, PyTorch counts 27") != []
     assert english_in("lstm_step()['c'] in float32：数值错误") != []
     assert english_in("c with zero weights：数值错误") != []
-    assert english_in("gated.py 使用了库中的循环单元（torch.nn.LSTMCell）；提交代码给出的信息：\"mat1 and mat2 shapes cannot be multiplied\"") == []
+    assert english_in('gated.py 使用了库中的循环单元（torch.nn.LSTMCell）；提交代码给出的信息："mat1 and mat2 shapes cannot be multiplied"') == []
     assert english_in("lstm_step()['h'] 在预激活值很大时出现 NaN 或无穷大：请使用 torch.sigmoid 和 torch.tanh") == []

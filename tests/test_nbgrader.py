@@ -23,8 +23,10 @@ SHEET = (ROOT / "solutions" / "ex01_cell_state" / "answers.toml").read_text()
 # What each student hands in, as the files `grade run` would grade: ada the references, bob a known mistake in each.
 WORK = {
     "ada": {"ex05": REFERENCE, "ex01": SHEET},
-    "bob": {"ex05": mutate(REFERENCE, "h_new = o * torch.tanh(c_new)", "h_new = o * c_new"),  # missing tanh on c
-            "ex01": with_answers(SHEET, c_t="1.7")},
+    "bob": {
+        "ex05": mutate(REFERENCE, "h_new = o * torch.tanh(c_new)", "h_new = o * c_new"),  # missing tanh on c
+        "ex01": with_answers(SHEET, c_t="1.7"),
+    },
 }
 FILES = {"ex05": "gated.py", "ex01": "answers.toml"}
 ENV = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}  # alembic
@@ -32,8 +34,7 @@ ENV = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.envi
 
 def nbgrader(course_dir: Path, *args: str) -> None:
     env = {**ENV, "JUPYTER_CONFIG_DIR": str(course_dir.parent / "jupyter"), "JUPYTER_RUNTIME_DIR": str(course_dir.parent / "runtime")}
-    done = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course_dir, env=env, capture_output=True,
-                          text=True, timeout=600)
+    done = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course_dir, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
 
 
@@ -58,8 +59,12 @@ def course_dir(tmp_path_factory) -> Path:
     nbgrader(course_dir, "generate_assignment", "*")
     for student, work in WORK.items():
         for exercise_id, text in work.items():
-            hand_in(course_dir / "release" / exercise_id / f"{exercise_id}.ipynb", exercise_id, text,
-                    course_dir / "submitted" / student / exercise_id / f"{exercise_id}.ipynb")
+            hand_in(
+                course_dir / "release" / exercise_id / f"{exercise_id}.ipynb",
+                exercise_id,
+                text,
+                course_dir / "submitted" / student / exercise_id / f"{exercise_id}.ipynb",
+            )
     nbgrader(course_dir, "autograde", "*")  # every assignment with a submission: ex01 and ex05
     return course_dir
 
@@ -75,14 +80,12 @@ def test_autograde_gives_grade_runs_points(course_dir, grade):
     """Does nbgrader's gradebook hold, for the reference and a known mistake, what `grade run` gives the notebook and the files?"""
     scores = gradebook_scores(course_dir / "gradebook.db")
     for student, work in WORK.items():
-        run = CliRunner().invoke(main, ["run", "ex05", "ex01", "--submission", str(course_dir / "submitted" / student),
-                                        "--json"])
+        run = CliRunner().invoke(main, ["run", "ex05", "ex01", "--submission", str(course_dir / "submitted" / student), "--json"])
         report = json.loads(run.output)
         by_run = {e["id"]: e["score"] for e in report["extra_data"]["exercises"]}
         for exercise_id, text in work.items():
             by_files = grade(exercise_id, {FILES[exercise_id]: text}).score
-            assert scores[student, exercise_id] == pytest.approx(by_run[exercise_id], abs=1e-4) \
-                == pytest.approx(by_files, abs=1e-4), (student, exercise_id)
+            assert scores[student, exercise_id] == pytest.approx(by_run[exercise_id], abs=1e-4) == pytest.approx(by_files, abs=1e-4), (student, exercise_id)
     assert scores["ada", "ex05"] == 14 and scores["ada", "ex01"] == 6
     assert 0 < scores["bob", "ex05"] < 14 and 0 < scores["bob", "ex01"] < 6
 
@@ -137,8 +140,10 @@ def batch(monkeypatch, *args: str) -> None:
 
 def table_sizes(db: Path) -> dict[str, int]:
     with sqlite3.connect(db) as connection:
-        return {t: connection.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
-                for t in ("student", "assignment", "submitted_assignment", "submitted_notebook", "grade")}
+        return {
+            t: connection.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+            for t in ("student", "assignment", "submitted_assignment", "submitted_notebook", "grade")
+        }
 
 
 def test_batch_grades_notebooks_into_a_gradebook_and_a_malformed_one_costs_its_exercise_alone(course_dir, tmp_path, monkeypatch):
@@ -151,8 +156,7 @@ def test_batch_grades_notebooks_into_a_gradebook_and_a_malformed_one_costs_its_e
         shutil.copy(good_ex01, klass / student / "ex01.ipynb")  # the flat layout: <student>/<id>.ipynb
     (klass / "cyd" / "ex05.ipynb").write_text('{"cells": [', encoding="utf-8")
     hand_in(course_dir / "release" / "ex05" / "ex05.ipynb", "ex05", "def lstm_step(:\n", klass / "dan" / "ex05.ipynb")
-    (klass / "eve" / "ex05.ipynb").write_text(json.dumps({"nbformat": 3, "nbformat_minor": 0, "metadata": {},
-                                                          "worksheets": []}), encoding="utf-8")
+    (klass / "eve" / "ex05.ipynb").write_text(json.dumps({"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "worksheets": []}), encoding="utf-8")
     out, fresh = tmp_path / "graded", tmp_path / "fresh.db"
     batch(monkeypatch, str(klass), "--out", str(out), "--nbgrader-db", str(fresh))
 
@@ -162,8 +166,7 @@ def test_batch_grades_notebooks_into_a_gradebook_and_a_malformed_one_costs_its_e
     for student in ("ada", "bob"):
         for exercise_id in ("ex01", "ex05"):
             assert float(grades[student][exercise_id]) == pytest.approx(nbgraders[student, exercise_id], abs=1e-2)
-    for student, why in {"cyd": "its JSON does not parse", "dan": "cell 4 is not valid Python",
-                         "eve": "has nbformat 3"}.items():
+    for student, why in {"cyd": "its JSON does not parse", "dan": "cell 4 is not valid Python", "eve": "has nbformat 3"}.items():
         assert grades[student]["ex05"] == "0" and grades[student]["ex01"] == "6", grades[student]
         assert why in (out / "feedback" / f"{student}.md").read_text(), student
     written = gradebook_scores(fresh)
@@ -201,21 +204,25 @@ def test_code_cells_become_the_module_and_answer_cells_the_sheet(course, tmp_pat
     from grader.submissions.workspace import load_submission
 
     exercise = course.exercise("ex04")
-    test_cell = nbformat.v4.new_code_cell("assert count_params('rnn', 1, 1) == 3", metadata={
-        "nbgrader": {"grade": True, "solution": False, "locked": True, "grade_id": "t", "points": 1, "schema_version": 3}})
-    text = notebook(("markdown", "# my work"), ("code", "def count_params(cell, d_x, d_h):\n    return 0"),
-                    ("code", 'N_rnn = "d_h*(d_x + d_h + 1)"\ngru_count = 3 * (4 * (5 + 4 + 1))\nN_gru: str = ""'),
-                    test_cell, ("code", "import math  # a helper cell\nDEFAULT = 1"))
+    test_cell = nbformat.v4.new_code_cell(
+        "assert count_params('rnn', 1, 1) == 3",
+        metadata={"nbgrader": {"grade": True, "solution": False, "locked": True, "grade_id": "t", "points": 1, "schema_version": 3}},
+    )
+    text = notebook(
+        ("markdown", "# my work"),
+        ("code", "def count_params(cell, d_x, d_h):\n    return 0"),
+        ("code", 'N_rnn = "d_h*(d_x + d_h + 1)"\ngru_count = 3 * (4 * (5 + 4 + 1))\nN_gru: str = ""'),
+        test_cell,
+        ("code", "import math  # a helper cell\nDEFAULT = 1"),
+    )
     (tmp_path / exercise.folder).mkdir()
     (tmp_path / exercise.folder / "ex04.ipynb").write_text(text)
     workspace = load_submission(tmp_path, [exercise])
     try:
         assert workspace.problems == {}
         folder = workspace.folder(exercise)
-        assert (folder / "params.py").read_text() == "def count_params(cell, d_x, d_h):\n    return 0\n\n" \
-                                                     "import math  # a helper cell\nDEFAULT = 1\n"
-        assert tomllib.loads((folder / "answers.toml").read_text()) == {
-            "N_rnn": "d_h*(d_x + d_h + 1)", "gru_count": "3 * (4 * (5 + 4 + 1))", "N_gru": ""}
+        assert (folder / "params.py").read_text() == "def count_params(cell, d_x, d_h):\n    return 0\n\nimport math  # a helper cell\nDEFAULT = 1\n"
+        assert tomllib.loads((folder / "answers.toml").read_text()) == {"N_rnn": "d_h*(d_x + d_h + 1)", "gru_count": "3 * (4 * (5 + 4 + 1))", "N_gru": ""}
     finally:
         workspace.remove()
 
@@ -225,8 +232,7 @@ def test_unreadable_cells_and_two_notebooks_are_problems_of_their_own_files(cour
     from grader.submissions.workspace import load_submission
 
     ex04, ex05 = course.exercise("ex04"), course.exercise("ex05")
-    (tmp_path / "ex04.ipynb").write_text(notebook(("code", "def count_params():\n    pass"),
-                                                  ("code", "import math\nN_rnn = math.pi")))
+    (tmp_path / "ex04.ipynb").write_text(notebook(("code", "def count_params():\n    pass"), ("code", "import math\nN_rnn = math.pi")))
     (tmp_path / "ex05.ipynb").write_text(notebook(("code", "x = 1")))
     (tmp_path / "ex05").mkdir()
     (tmp_path / "ex05" / "ex05.ipynb").write_text(notebook(("code", "x = 1")))

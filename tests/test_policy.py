@@ -158,7 +158,9 @@ def test_torch_internals_and_the_grader_are_flagged(case):
 def test_ex06_with_torchs_decomposed_gru_loses_the_written_out_point(grade):
     """Does a torch_gru_step built on torch._decomp's gru_impl lose the written-out point (the reviewer's 10/10)?"""
     reference = (ROOT / "solutions" / "ex06_framework_parity" / "parity.py").read_text()
-    source = reference + '''
+    source = (
+        reference
+        + """
 
 from torch._decomp.decompositions import gru_impl
 
@@ -170,7 +172,8 @@ def torch_gru_step(x, h, params):
     b_ih, b_hh = torch.cat([p["b_r"], p["b_z"], p["b_in"]]), torch.cat([zero, zero, p["b_hn"]])
     out, _ = gru_impl(x[None], h[None], [w_ih, w_hh, b_ih, b_hh], True, 1, 0.0, False, False, False)
     return out[0]
-'''
+"""
+    )
     result = grade("ex06", {"parity.py": source})
     written = [v for v in result.checks if "writes the GRU equations out" in v.name]
     assert result.score == result.max_score - 1, [(v.name, v.earned) for v in result.checks]  # the values are torch's
@@ -180,14 +183,17 @@ def torch_gru_step(x, h, params):
 def test_what_the_statements_allow_keeps_every_point(grade):
     """Does a correct gated.py and parity.py whose error messages name the cells ("GRU"), and a parity.py that imports sys
     for sys.stderr, keep every point (the statements refuse neither)?"""
-    gated = mutate(REFERENCE, "def _check_weight(", "def _name(kind):\n    if kind not in ('LSTM', 'GRU'):\n"
-                   "        raise ValueError('GRU')\n    return kind\n\n\ndef _check_weight(")
+    gated = mutate(
+        REFERENCE,
+        "def _check_weight(",
+        "def _name(kind):\n    if kind not in ('LSTM', 'GRU'):\n        raise ValueError('GRU')\n    return kind\n\n\ndef _check_weight(",
+    )
     result = grade("ex05", {"gated.py": gated})
     assert result.score == result.max_score, [v.feedback.en for v in result.checks if not v.passed]
     parity = (ROOT / "solutions" / "ex06_framework_parity" / "parity.py").read_text()
     parity = mutate(parity, "import torch\n", "import sys\n\nimport torch\n") + (
-        "\n\ndef _warn(cell):\n    if type(cell).__name__ != 'GRUCell':\n"
-        "        print('expected a GRU', type(cell).__name__, file=sys.stderr)\n")
+        "\n\ndef _warn(cell):\n    if type(cell).__name__ != 'GRUCell':\n        print('expected a GRU', type(cell).__name__, file=sys.stderr)\n"
+    )
     result = grade("ex06", {"parity.py": parity})
     assert result.score == result.max_score, [v.feedback.en for v in result.checks if not v.passed]
 
@@ -202,8 +208,7 @@ def test_refusals_name_the_line_and_the_name(grade):
     assert all(f"第 {line} 行：torch.nn.GRUCell" in v.feedback.zh for v in refused)
 
 
-STATEMENTS = {id_: (ROOT / "exercises" / folder / "README.md").read_text()
-              for id_, folder in (("ex05", "ex05_gated_steps"), ("ex06", "ex06_framework_parity"))}
+STATEMENTS = {id_: (ROOT / "exercises" / folder / "README.md").read_text() for id_, folder in (("ex05", "ex05_gated_steps"), ("ex06", "ex06_framework_parity"))}
 # Spellings the statements list once, under the name a reader knows (builtins, ctypes, pickle, sys._getframe, grader).
 SPELLED_ONCE = {"__builtins__", "_ctypes", "_pickle", "_getframe", "grader"}
 
@@ -218,7 +223,15 @@ def test_the_statement_lists_what_the_policy_refuses(exercise):
     public = {n for n in policy.LIBRARY_NAMES - internal if not n.startswith("_VariableFunctions")}
     listed = (public | policy.INDIRECT | {"sys.modules", "sys.maxsize", "sys.float_info", "sys.stderr"}) - SPELLED_ONCE
     for text in (english, chinese):
-        missing = sorted(n for n in listed if f"`{n}`" not in text and f".{n}`" not in text and f"/{n}`" not in text
-                         and f"`{n}(" not in text and f"`nn.{n}`" not in text and f"`torch.{n}`" not in text)
+        missing = sorted(
+            n
+            for n in listed
+            if f"`{n}`" not in text
+            and f".{n}`" not in text
+            and f"/{n}`" not in text
+            and f"`{n}(" not in text
+            and f"`nn.{n}`" not in text
+            and f"`torch.{n}`" not in text
+        )
         assert not missing, missing
         assert '"GRU"' in text and "`sys._getframe`" in text

@@ -108,8 +108,7 @@ def test_a_malformed_answer_fails_the_public_check_naming_the_key(course, grade,
 
 def test_every_problem_of_a_sheet_is_listed_in_one_run(course, grade):
     """Does one failing check list every bad key of a sheet: a typo, malformed forms and the unanswered?"""
-    sheet = with_answers(reference_sheet(course, "ex02"), three_step_factor='"0.9 x 0.8 x 0.5"',
-                         const_gate_factor='"F^K"', bias_sim='""')
+    sheet = with_answers(reference_sheet(course, "ex02"), three_step_factor='"0.9 x 0.8 x 0.5"', const_gate_factor='"F^K"', bias_sim='""')
     sheet = sheet.replace("w_up_power =", "w105_k3 =")
     check = sheet_check(grade("ex02", {"answers.toml": sheet}))
     lines = check.feedback.en.splitlines()
@@ -131,8 +130,7 @@ def test_the_digits_asked_are_enough_for_the_hidden_checks(course, grade, exerci
     exercise = course.exercise(exercise_id)
     files = {name: (exercise.solution_dir / name).read_text(encoding="utf-8") for name in exercise.student_files}
     values = tomllib.loads(files["answers.toml"])
-    rounded = {key: f"{values[key]:.{form.digits - 1}e}" for key, form in forms_of(course, exercise_id).items()
-               if isinstance(form, Number) and form.digits}
+    rounded = {key: f"{values[key]:.{form.digits - 1}e}" for key, form in forms_of(course, exercise_id).items() if isinstance(form, Number) and form.digits}
     result = grade(exercise_id, files | {"answers.toml": with_answers(files["answers.toml"], **rounded)})
     assert sheet_check(result).passed, sheet_check(result).feedback.en
     assert result.score == result.max_score, [v.feedback.en for v in result.checks if not v.passed]

@@ -157,9 +157,12 @@ def test_a_batch_report_lists_late_work_with_its_penalty(late_class):
     """Does a batch's report.html list each late exercise – raw points, days late, penalty, final points – and
     nobody handed in on time?"""
     text = (late_class / "report.html").read_text()
-    section = text[text.index("<h2>Late and overridden scores</h2>"):]
-    rows = re.findall(r"<tr><td>(\w+)</td><td>ex01</td><td class=\"n\">([\d.]+)</td><td class=\"n\">(\d+)</td>"
-                      r"<td class=\"n\">([\d.]+)</td><td></td><td class=\"n\">([\d.]+)</td></tr>", section)
+    section = text[text.index("<h2>Late and overridden scores</h2>") :]
+    rows = re.findall(
+        r"<tr><td>(\w+)</td><td>ex01</td><td class=\"n\">([\d.]+)</td><td class=\"n\">(\d+)</td>"
+        r"<td class=\"n\">([\d.]+)</td><td></td><td class=\"n\">([\d.]+)</td></tr>",
+        section,
+    )
     ex01 = api.course(root=ROOT).exercise("ex01").points
     dan = rows[1]
     assert rows[0] == ("cyd", f"{ex01:g}", "5", f"{ex01:g}", "0")  # past max_days: all of it
@@ -179,7 +182,7 @@ def test_an_override_shows_its_points_and_reason_escaped_in_the_course_language(
     course = api.course(root=ROOT)
     figures = json.loads((late_class / "summary.json").read_text())
     zh = report.to_html(rows, api.select(course, ["ex01"]), figures, language="zh", title=course.title)
-    section = zh[zh.index("<h2>迟交与人工改动的分数</h2>"):]
+    section = zh[zh.index("<h2>迟交与人工改动的分数</h2>") :]
     assert "<script>" not in zh and "5.5: &lt;script&gt;alert(1)&lt;/script&gt; c_t typo" in section
     assert all(w in section for w in ("迟交天数", "迟交扣分", "课程教师给定的分数", "最终分数"))
     assert not any(w in section for w in ("days late", "late penalty", "final", "graded"))
@@ -242,8 +245,12 @@ def late_class(tmp_path_factory) -> Path:
     from grader.term.policy import Policy
 
     klass = tmp_path_factory.mktemp("late-class")
-    for name, sheet, when in (("ada", SHEET, "2026-12-10 20:00:00.000000 UTC"), ("bob", COUPLED, "2026-12-10 21:00:00.000000 UTC"),
-                              ("cyd", SHEET, "2026-12-15 10:00:00.000000 UTC"), ("dan", COUPLED, "2026-12-12 10:00:00.000000 UTC")):
+    for name, sheet, when in (
+        ("ada", SHEET, "2026-12-10 20:00:00.000000 UTC"),
+        ("bob", COUPLED, "2026-12-10 21:00:00.000000 UTC"),
+        ("cyd", SHEET, "2026-12-15 10:00:00.000000 UTC"),
+        ("dan", COUPLED, "2026-12-12 10:00:00.000000 UTC"),
+    ):
         (klass / name / "ex01_cell_state").mkdir(parents=True)
         (klass / name / "ex01_cell_state" / "answers.toml").write_text(sheet)
         (klass / name / "timestamp.txt").write_text(when)
@@ -275,10 +282,12 @@ def test_each_exercises_plot_draws_every_score_given(monkeypatch):
 
     drawn: list[dict[float, int]] = []
     bars = report._bars
-    monkeypatch.setattr(report, "_bars", lambda ax, positions, counts, **kw: (
-        drawn.append({p: counts.get(p, 0) for p in positions}), bars(ax, positions, counts, **kw)))
-    rows = [StudentRow(s, Status.GRADED, GradeResult(s, "cpu", "en", [ExerciseResult("ex01", "t", points, 6.0, [])]))
-            for s, points in (("ann", 5.4), ("bob", 6.0))]
+    monkeypatch.setattr(
+        report, "_bars", lambda ax, positions, counts, **kw: (drawn.append({p: counts.get(p, 0) for p in positions}), bars(ax, positions, counts, **kw))
+    )
+    rows = [
+        StudentRow(s, Status.GRADED, GradeResult(s, "cpu", "en", [ExerciseResult("ex01", "t", points, 6.0, [])])) for s, points in (("ann", 5.4), ("bob", 6.0))
+    ]
     report.to_html(rows, api.select(api.course(root=ROOT), ["ex01"]), summary.summarize(rows, ["ex01"]), language="en", title="t")
     assert {5.4: 1, 6.0: 1}.items() <= drawn[-1].items(), drawn
 
@@ -288,10 +297,11 @@ def test_the_totals_table_gives_every_total_exactly():
     from grader.export import summary
     from grader.results import ExerciseResult, GradeResult, Status, StudentRow
 
-    rows = [StudentRow(s, Status.GRADED, GradeResult(s, "cpu", "en", [ExerciseResult("ex01", "t", points, 6.0, [])]))
-            for s, points in (("ann", 5.4), ("bob", 5.5), ("cyd", 5.5))]
-    text = report.to_html(rows, api.select(api.course(root=ROOT), ["ex01"]), summary.summarize(rows, ["ex01"]),
-                          language="en", title="t")
-    totals = text[text.index("<h2>Distribution of totals</h2>"):text.index("</table>")]
+    rows = [
+        StudentRow(s, Status.GRADED, GradeResult(s, "cpu", "en", [ExerciseResult("ex01", "t", points, 6.0, [])]))
+        for s, points in (("ann", 5.4), ("bob", 5.5), ("cyd", 5.5))
+    ]
+    text = report.to_html(rows, api.select(api.course(root=ROOT), ["ex01"]), summary.summarize(rows, ["ex01"]), language="en", title="t")
+    totals = text[text.index("<h2>Distribution of totals</h2>") : text.index("</table>")]
     cells = re.findall(r'<td class="n">([^<]*)</td><td class="n">(\d+)</td>', totals)
     assert cells == [("5.4", "1"), ("5.5", "2")], cells

@@ -29,7 +29,8 @@ def test_outcomes_are_set_where_they_are_known(graded):
     assert by_id["ex01"].outcome is Outcome.NOT_SUBMITTED and by_id["ex03"].outcome is None
     [swapped] = [v for v in by_id["ex03"].checks if not v.passed]
     assert swapped.outcome is Outcome.FAILED and [d.en for d in swapped.diagnosis] == [
-        next(d.en for d in swapped.diagnosis if "swapped GRU convention" in d.en)]
+        next(d.en for d in swapped.diagnosis if "swapped GRU convention" in d.en)
+    ]
     lstm = [v for v in by_id["ex05"].checks if "lstm_step" in v.name and not v.passed]
     assert lstm and {v.outcome for v in lstm} <= {Outcome.CRASHED, Outcome.FAILED, Outcome.NOT_RUN}
     assert Outcome.CRASHED in {v.outcome for v in lstm}

@@ -41,9 +41,7 @@ def test_student_bundle_runs_public_checks_only(bundle, sandbox):
 
 def test_points_that_disagree_with_course_toml_are_an_internal_error(course, sandbox):
     """If an exercise's checks do not add up to its course.toml points, is that reported as the grader's error?"""
-    wrong = dataclasses.replace(
-        course, exercises=tuple(dataclasses.replace(e, points=99) if e.id == "ex01" else e for e in course.exercises)
-    )
+    wrong = dataclasses.replace(course, exercises=tuple(dataclasses.replace(e, points=99) if e.id == "ex01" else e for e in course.exercises))
     result = grade(wrong, "ex01", ROOT / "solutions", sandbox)
     assert any("course.toml gives 99" in e for e in result.internal_errors)
 

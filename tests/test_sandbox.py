@@ -104,6 +104,7 @@ def processes_with(marker: str) -> list[int]:
 
 # -- broken, not hostile --------------------------------------------------------------------------
 
+
 def test_syntax_error(sandbox, tmp_path):
     """Does a gated.py with a syntax error score zero everywhere, saying where the error is?"""
     verdicts = grade(sandbox, submission(tmp_path, source="import torch\ndef lstm_step(:\n    pass\n"))
@@ -200,6 +201,7 @@ def test_odd_results(sandbox, tmp_path, returned):
 
 # -- exits and hangs ------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize(
     "code",
     [
@@ -280,6 +282,7 @@ def test_functions_that_all_loop_cost_two_time_limits(sandbox, tmp_path):
 
 # -- resources ------------------------------------------------------------------------------------
 
+
 def test_memory_bomb(sandbox, tmp_path):
     """Is allocating without bound stopped by the memory limit?"""
     verdicts = grade(sandbox, submission(tmp_path, "import torch\nhoard = []\nwhile True:\n    hoard.append(torch.ones(1 << 26))"))
@@ -305,8 +308,9 @@ def test_memory_limit_counts_every_kind(sandbox, tmp_path, kind):
 def test_memory_limit_holds_for_one_students_processes_together(tmp_path):
     """With a 512 MiB limit, can two of one student's processes side by side not both hold 300 MiB?"""
     box = Sandbox.start(course_root=ROOT, device="cpu", limits=Limits(time_limit=20.0, memory_mib=512))
-    (tmp_path / "hog.py").write_text("def hold():\n    global kept\n    kept = bytearray(300 << 20)\n"
-                                     "    kept[::4096] = b'x' * len(kept[::4096])\n\ndef held():\n    return len(kept)\n")
+    (tmp_path / "hog.py").write_text(
+        "def hold():\n    global kept\n    kept = bytearray(300 << 20)\n    kept[::4096] = b'x' * len(kept[::4096])\n\ndef held():\n    return len(kept)\n"
+    )
     processes = [box.open(tmp_path) for _ in range(2)]
     held = []
     try:
@@ -331,8 +335,9 @@ def test_memory_limit_holds_for_one_students_processes_together(tmp_path):
 
 def test_lone_surrogate_and_forged_names_reach_json_safely(tmp_path):
     """Does an exception named like a verdict, with a lone surrogate and bidi controls, leave one JSON object, quoted?"""
-    code = ("class E(Exception):\n    pass\nE.__name__ = 'OK (3/3 points) \u2714'\n"
-            "raise E(chr(0xD800) + chr(0x202E) + ' reversed ' + chr(0x2028) + ' next line')")
+    code = (
+        "class E(Exception):\n    pass\nE.__name__ = 'OK (3/3 points) \u2714'\nraise E(chr(0xD800) + chr(0x202E) + ' reversed ' + chr(0x2028) + ' next line')"
+    )
     result = CliRunner().invoke(main, ["run", "ex05", "-s", str(submission(tmp_path, code)), "--json"])
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
@@ -386,6 +391,7 @@ def test_setsid_grandchild(sandbox, tmp_path):
 
 # -- escape attempts ------------------------------------------------------------------------------
 
+
 @needs_isolation
 def test_files_outside_scratch(sandbox, tmp_path):
     """Does writing outside scratch (/tmp, the course folder) and a huge file leave nothing behind?"""
@@ -428,8 +434,9 @@ def test_network(sandbox, tmp_path):
 _ADD_KEY = {"x86_64": 248, "aarch64": 217}  # the add_key system call's number
 
 
-@pytest.mark.skipif(not PROTECTIONS["no channel between student processes"] or os.uname().machine not in _ADD_KEY,
-                    reason="no seccomp here (see `grade doctor`)")
+@pytest.mark.skipif(
+    not PROTECTIONS["no channel between student processes"] or os.uname().machine not in _ADD_KEY, reason="no seccomp here (see `grade doctor`)"
+)
 def test_kernel_keyrings_are_refused(sandbox, tmp_path):
     """Is add_key refused (EPERM), so that no key can carry data from one student process to another?"""
     code = f"""
@@ -521,6 +528,7 @@ def test_fake_results_in_output(tmp_path):
 
 
 # -- the batch goes on ------------------------------------------------------------------------------
+
 
 def test_reference_after_hostile(sandbox, tmp_path):
     """After every hostile submission above, does the reference still get full marks in the same sandbox?"""

@@ -9,13 +9,7 @@ from conftest import ROOT
 from grader.course import load_course
 
 COURSE = load_course(ROOT)
-PAIRS = [
-    (exercise, name)
-    for exercise in COURSE.exercises
-    if exercise.available
-    for name in exercise.student_files
-    if name.endswith(".py")
-]
+PAIRS = [(exercise, name) for exercise in COURSE.exercises if exercise.available for name in exercise.student_files if name.endswith(".py")]
 
 
 def public_functions(path):

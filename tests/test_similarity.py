@@ -115,9 +115,25 @@ def filled(lstm: str, gru: str) -> str:
     return text.replace('    raise NotImplementedError("ex05: implement gru_step")\n', textwrap.indent(gru, "    ") + "\n")
 
 
-RENAMED = {"_check_states": "_validate", "_check_weight": "_expect_shape", "u": "stacked", "c_new": "cell",
-           "h_new": "hidden", "d_h": "hid", "d": "width", "d_x": "n_in", "name": "label", "w": "param", "b": "bias",
-           "z": "upd", "r": "rst", "i": "gate_in", "f": "keep", "o": "gate_out", "candidate": "proposal"}
+RENAMED = {
+    "_check_states": "_validate",
+    "_check_weight": "_expect_shape",
+    "u": "stacked",
+    "c_new": "cell",
+    "h_new": "hidden",
+    "d_h": "hid",
+    "d": "width",
+    "d_x": "n_in",
+    "name": "label",
+    "w": "param",
+    "b": "bias",
+    "z": "upd",
+    "r": "rst",
+    "i": "gate_in",
+    "f": "keep",
+    "o": "gate_out",
+    "candidate": "proposal",
+}
 
 
 def disguised(source: str) -> str:
@@ -125,15 +141,16 @@ def disguised(source: str) -> str:
     every name renamed (the tokens rewritten, so the code stays Python)."""
     tree = ast.parse(source)
     lines = source.splitlines(keepends=True)
-    functions = {node.name: "".join(lines[node.lineno - 1:node.end_lineno]) for node in tree.body if isinstance(node, ast.FunctionDef)}
+    functions = {node.name: "".join(lines[node.lineno - 1 : node.end_lineno]) for node in tree.body if isinstance(node, ast.FunctionDef)}
     head = '"""My ex05: LSTM and GRU cells, one step each."""\n'  # the module docstring, reworded
     imports = "".join(lines[n.lineno - 1] for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom))
     body = "\n\n".join(functions[n] for n in ("gru_step", "lstm_step", "_check_weight", "_check_states"))
-    body = re.sub(r'"""(.*?)"""', lambda m: '"""' + m.group(1).replace("One", "A single").replace("step", "update") + '"""',
-                  body, flags=re.S)
+    body = re.sub(r'"""(.*?)"""', lambda m: '"""' + m.group(1).replace("One", "A single").replace("step", "update") + '"""', body, flags=re.S)
     body = re.sub(r"^(    [a-z_]+ = .*)$", r"\1  # worked out on paper first", body, flags=re.M)
-    tokens = [(t.type, RENAMED.get(t.string, t.string) if t.type == tokenize.NAME else t.string)
-              for t in tokenize.generate_tokens(io.StringIO(f"{head}\n{imports}\n\n{body}").readline)]
+    tokens = [
+        (t.type, RENAMED.get(t.string, t.string) if t.type == tokenize.NAME else t.string)
+        for t in tokenize.generate_tokens(io.StringIO(f"{head}\n{imports}\n\n{body}").readline)
+    ]
     return tokenize.untokenize(tokens)
 
 
@@ -197,8 +214,7 @@ WRONG_TWICE = H_T.sub('h_t = "0.6*tanh(1.065)"', WRONG_ONCE.replace('h_t_formula
 def compared(klass, tmp_path_factory):
     course = api.course(root=ROOT)
     out = tmp_path_factory.mktemp("similar")
-    result = api.similarity(course=course, exercises=api.select(course, ["ex01", "ex05"]), submissions=klass, out=out,
-                            threshold=THRESHOLD)
+    result = api.similarity(course=course, exercises=api.select(course, ["ex01", "ex05"]), submissions=klass, out=out, threshold=THRESHOLD)
     return result, out
 
 
@@ -264,23 +280,21 @@ def test_past_terms_are_references_only(klass, tmp_path):
     for name in ("old1", "old2"):
         (past / name / "ex05_gated_steps").mkdir(parents=True)
         (past / name / "ex05_gated_steps" / "gated.py").write_text(filled(C_LSTM, C_GRU))
-    result = api.similarity(course=course, exercises=api.select(course, ["ex05"]), submissions=klass, out=tmp_path / "o",
-                            past=[past], threshold=THRESHOLD)
+    result = api.similarity(course=course, exercises=api.select(course, ["ex05"]), submissions=klass, out=tmp_path / "o", past=[past], threshold=THRESHOLD)
     pairs = {(p.student_a, p.student_b): p.similarity for p in result.pairs}
     assert pairs[("dan", "2024/old1")] == pairs[("dan", "2024/old2")] == 1.0
     assert not any(a.startswith("2024/") for a, _ in pairs)
     again = tmp_path / "other" / "2024"  # another term's folder of the same name keeps its students apart
     (again / "old1" / "ex05_gated_steps").mkdir(parents=True)
     (again / "old1" / "ex05_gated_steps" / "gated.py").write_text(REFERENCE)
-    both = api.similarity(course=course, exercises=api.select(course, ["ex05"]), submissions=klass, out=tmp_path / "o",
-                          past=[past, again], threshold=THRESHOLD)
+    both = api.similarity(course=course, exercises=api.select(course, ["ex05"]), submissions=klass, out=tmp_path / "o", past=[past, again], threshold=THRESHOLD)
     assert {p.student_b for p in both.pairs if p.student_a == "ada"} >= {"2024/old1", "2024#2/old1"}
 
 
 def test_student_text_is_escaped_in_the_html(tmp_path):
     """Does a student id and code made of HTML stay text in similarity.html, the shared regions marked?"""
     course = api.course(root=ROOT)
-    hostile = filled(B_LSTM, B_GRU) + '\n# </pre><script>alert(1)</script>\n'
+    hostile = filled(B_LSTM, B_GRU) + "\n# </pre><script>alert(1)</script>\n"
     for name in ("<b>x", "<i onmouseover=alert(1)>y"):
         (tmp_path / "class" / name / "ex05_gated_steps").mkdir(parents=True)
         (tmp_path / "class" / name / "ex05_gated_steps" / "gated.py").write_text(hostile)
@@ -348,8 +362,7 @@ def test_entries_that_once_ended_the_batch_are_read_or_named(tmp_path, monkeypat
     for make, _ in ENTRIES.values():
         make(tmp_path / "class")
     course = api.course(root=ROOT)
-    result = api.similarity(course=course, exercises=api.select(course, ["ex01"]), submissions=tmp_path / "class",
-                            out=tmp_path / "o")
+    result = api.similarity(course=course, exercises=api.select(course, ["ex01"]), submissions=tmp_path / "class", out=tmp_path / "o")
     unread = dict(result.unread)
     refused = {s for s, (_, status) in ENTRIES.items() if status == "unreadable"}
     assert refused <= set(unread) and set(unread) - refused == {"deep"}, unread  # graded 0 there: its notebook too deep
@@ -392,7 +405,7 @@ def test_answers_the_hidden_check_accepts_within_its_own_tolerance_are_not_wrong
     ex02 = api.course(root=ROOT).exercise("ex02")
     k = ex02.variant.default()["k_short"]
     sheet = (ex02.solution_dir / "answers.toml").read_text()
-    sheet = re.sub(r"^sigma1_power = .*$", f"sigma1_power = {0.731 ** k!r}", sheet, flags=re.MULTILINE)
+    sheet = re.sub(r"^sigma1_power = .*$", f"sigma1_power = {0.731**k!r}", sheet, flags=re.MULTILINE)
     sheet = re.sub(r"^ratio_bias1_bias0 = .*$", f"ratio_bias1_bias0 = {(0.731 / 0.5) ** k!r}", sheet, flags=re.MULTILINE)
     for name in ("ann", "ben"):
         (tmp_path / "class" / name / ex02.folder).mkdir(parents=True)

@@ -122,10 +122,14 @@ def rounds_to(typed: str, expected: float) -> bool:
 def test_source_lines_give_no_answer():
     """Does no statement's Source line state an answer (a count, a rounded value, a ratio)?"""
     numbers = [(f, k, v) for f, k, v in ANSWERS if isinstance(v, float) or isinstance(v, int) and v >= 100]
-    found = [f"{where}: {token} is {folder} {key}"
-             for where, line in source_lines() for token in SOURCE_NUMBER.findall(line)
-             if "." in token or "/" in token or len(token) >= 3  # small integers are item and step numbers
-             for folder, key, value in numbers if rounds_to(token, value)]
+    found = [
+        f"{where}: {token} is {folder} {key}"
+        for where, line in source_lines()
+        for token in SOURCE_NUMBER.findall(line)
+        if "." in token or "/" in token or len(token) >= 3  # small integers are item and step numbers
+        for folder, key, value in numbers
+        if rounds_to(token, value)
+    ]
     assert not found, found
 
 
@@ -145,17 +149,25 @@ def test_sources_are_named_as_a_reader_knows_them():
     and the answer key, never the seed files?"""
     files = [p for p in (ROOT / "exercises").rglob("*") if p.is_file() and p.suffix in (".md", ".toml", ".py")]
     files += sorted((ROOT / "tests" / "hidden").glob("*.py"))
-    found = [f"{p.relative_to(ROOT)}:{n}: {m.group()}"
-             for p in files for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
-             for m in SEED_NAME.finditer(line)]
+    found = [
+        f"{p.relative_to(ROOT)}:{n}: {m.group()}"
+        for p in files
+        for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        for m in SEED_NAME.finditer(line)
+    ]
     assert not found, found
 
 
 @pytest.mark.parametrize("folder", sorted(p.name for p in (ROOT / "solutions").iterdir() if p.is_dir()))
 def test_references_name_their_sources_as_a_reader_knows_them(folder):
     """Do the references' comments name the textbook and the answer key, never the seed files (what a TA reads)?"""
-    found = [f"{p.name}:{n}: {m.group()}" for p in sorted((ROOT / "solutions" / folder).iterdir()) if p.is_file()
-             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) for m in SEED_NAME.finditer(line)]
+    found = [
+        f"{p.name}:{n}: {m.group()}"
+        for p in sorted((ROOT / "solutions" / folder).iterdir())
+        if p.is_file()
+        for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        for m in SEED_NAME.finditer(line)
+    ]
     assert not found, found
 
 
@@ -184,6 +196,7 @@ def test_ex10_summary_counts_are_counts_in_both_languages():
 
 # -- points ------------------------------------------------------------------------------------------
 
+
 def table_points(text: str, header: str) -> list[float]:
     """The last column of every Markdown table whose header row ends in `header`, as numbers."""
     points, inside = [], False
@@ -201,10 +214,15 @@ def table_points(text: str, header: str) -> list[float]:
 def check_points(exercise) -> float:
     """The sum of @check(points=...) over the exercise's hidden checks."""
     tree = ast.parse((ROOT / "tests" / "hidden" / f"{exercise.id}.py").read_text(encoding="utf-8"))
-    return sum(keyword.value.value for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)
-               for decorator in node.decorator_list
-               if isinstance(decorator, ast.Call) and getattr(decorator.func, "id", None) == "check"
-               for keyword in decorator.keywords if keyword.arg == "points")
+    return sum(
+        keyword.value.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef)
+        for decorator in node.decorator_list
+        if isinstance(decorator, ast.Call) and getattr(decorator.func, "id", None) == "check"
+        for keyword in decorator.keywords
+        if keyword.arg == "points"
+    )
 
 
 @pytest.mark.parametrize("exercise", COURSE.exercises, ids=lambda e: e.id)
@@ -227,6 +245,7 @@ def test_course_readme_table_agrees_with_the_course():
 
 # -- choice items ------------------------------------------------------------------------------------
 
+
 def choice_items() -> list[tuple[str, str, str, dict, dict, dict]]:
     """(folder, key, the key's letter, stub options, English options, Chinese options) of every multiple-choice item."""
     items = []
@@ -236,8 +255,7 @@ def choice_items() -> list[tuple[str, str, str, dict, dict, dict]]:
         english, chinese = (statement_choices(part) for part in statement(folder))
         for key, answer in tomllib.loads(sheet.read_text(encoding="utf-8")).items():
             if isinstance(answer, str) and re.fullmatch(r"[A-D]", answer):
-                items.append((folder, key, answer, stub.get(key, ("", {})), english.get(key, ("", {})),
-                              chinese.get(key, ("", {}))))
+                items.append((folder, key, answer, stub.get(key, ("", {})), english.get(key, ("", {})), chinese.get(key, ("", {}))))
     return items
 
 
@@ -267,14 +285,17 @@ def test_the_key_is_rarely_the_longest_option(part):
 
 # Words that make a claim absolute, and words that give a reason: a key that is the only option without one (or the
 # distractors alone argued with "since" and "because") is found by test-taking alone.
-ABSOLUTE_EN = re.compile(r"\b(?:all|alone|always|any|clearly|completely|consistently|entirely|every|everything|must|"
-                         r"never|no|none|nothing|only|simply|solely|whatever|whole)\b|\bthe (?:same|more)\b", re.IGNORECASE)
-ABSOLUTE_ZH = re.compile("任何|总是|从不|从来|必须|必不可少|只|仅|所有|一切|永远|始终|一贯|完全|唯一|一定|绝不|全部|没有一个|毫无|"
-                         "什么也|都不|一律|每个|明显|相同|越.{0,8}越")
+ABSOLUTE_EN = re.compile(
+    r"\b(?:all|alone|always|any|clearly|completely|consistently|entirely|every|everything|must|"
+    r"never|no|none|nothing|only|simply|solely|whatever|whole)\b|\bthe (?:same|more)\b",
+    re.IGNORECASE,
+)
+ABSOLUTE_ZH = re.compile(
+    "任何|总是|从不|从来|必须|必不可少|只|仅|所有|一切|永远|始终|一贯|完全|唯一|一定|绝不|全部|没有一个|毫无|什么也|都不|一律|每个|明显|相同|越.{0,8}越"
+)
 REASON_EN = re.compile(r"\b(?:since|because|so|as|hence)\b", re.IGNORECASE)
 REASON_ZH = re.compile("因为|所以|由于|因此|故")
-CUE_WORDS = {"English absolutes": (4, ABSOLUTE_EN), "Chinese absolutes": (5, ABSOLUTE_ZH),
-             "English reasons": (4, REASON_EN), "Chinese reasons": (5, REASON_ZH)}
+CUE_WORDS = {"English absolutes": (4, ABSOLUTE_EN), "Chinese absolutes": (5, ABSOLUTE_ZH), "English reasons": (4, REASON_EN), "Chinese reasons": (5, REASON_ZH)}
 
 
 def free_of(options: dict[str, str], pattern: re.Pattern) -> set[str]:
@@ -293,12 +314,15 @@ def test_the_key_is_rarely_the_only_option_without_a_cue_word(part, pattern):
 def test_the_cue_word_detectors_see_cue_words():
     """Do the detectors find an absolute claim and a reason clause in either language, and leave a hedged, bare claim
     alone?"""
-    options = {"A": "any advantage comes from the gates alone", "B": "the cells compare at one width",
-               "C": "GRU 一定更好", "D": "结论适用于这个任务"}
+    options = {"A": "any advantage comes from the gates alone", "B": "the cells compare at one width", "C": "GRU 一定更好", "D": "结论适用于这个任务"}
     assert free_of(options, ABSOLUTE_EN) == {"B", "C", "D"}
     assert free_of(options, ABSOLUTE_ZH) == {"A", "B", "D"}
-    options = {"A": "the cells differ, so the table says little", "B": "the cells compare at one width",
-               "C": "因为预算相同，差别来自门", "D": "结论适用于这个任务"}
+    options = {
+        "A": "the cells differ, so the table says little",
+        "B": "the cells compare at one width",
+        "C": "因为预算相同，差别来自门",
+        "D": "结论适用于这个任务",
+    }
     assert free_of(options, REASON_EN) == {"B", "C", "D"}
     assert free_of(options, REASON_ZH) == {"A", "B", "D"}
 
@@ -328,8 +352,7 @@ def shared_run(a: str, b: str, n: int = 4) -> str:
 
 def test_no_stem_gives_its_key_away():
     """Does no question's stem share a run of four words with its key option (a stem that answers itself)?"""
-    found = [(folder, key, run) for folder, key, answer, _, (stem, options), _ in CHOICES
-             if (run := shared_run(stem, options[answer]))]
+    found = [(folder, key, run) for folder, key, answer, _, (stem, options), _ in CHOICES if (run := shared_run(stem, options[answer]))]
     assert not found, found
 
 
@@ -359,9 +382,14 @@ PAIR = re.compile(r" ?/ ")  # "X / Y"; Chinese "（…）/ Y"
 def test_respectively_stems_have_paired_options():
     """Is every option of a stem that asks about two things "respectively" written as one pair "X / Y", in both
     languages, so that the key is not the only option in the stem's form?"""
-    found = [f"{folder} {key} {language} {letter}" for folder, key, _, _, *parts in CHOICES
-             for language, (stem, options) in zip(("English", "Chinese"), parts) if RESPECTIVELY.search(stem)
-             for letter, text in options.items() if len(PAIR.findall(text)) != 1]
+    found = [
+        f"{folder} {key} {language} {letter}"
+        for folder, key, _, _, *parts in CHOICES
+        for language, (stem, options) in zip(("English", "Chinese"), parts)
+        if RESPECTIVELY.search(stem)
+        for letter, text in options.items()
+        if len(PAIR.findall(text)) != 1
+    ]
     assert not found, found
 
 
@@ -370,9 +398,10 @@ def true_false_statements(text: str) -> dict[str, str]:
     return {m.group(1): m.group(2) for m in re.finditer(r'^\| `(\w+)` \|[^"|]*"([^"]+)"', text, re.MULTILINE)}
 
 
-TRUE_FALSE = [(sheet.parent.name, {k: v for k, v in tomllib.loads(sheet.read_text(encoding="utf-8")).items()
-                                   if isinstance(v, bool)})
-              for sheet in sorted((ROOT / "solutions").glob("*/answers.toml"))]
+TRUE_FALSE = [
+    (sheet.parent.name, {k: v for k, v in tomllib.loads(sheet.read_text(encoding="utf-8")).items() if isinstance(v, bool)})
+    for sheet in sorted((ROOT / "solutions").glob("*/answers.toml"))
+]
 TRUE_FALSE = [(folder, keys) for folder, keys in TRUE_FALSE if keys]
 
 
@@ -384,5 +413,5 @@ def test_true_statements_are_not_the_longest(folder, keys):
     for language, text in zip(("English", "Chinese"), statement(folder)):
         found = true_false_statements(text)
         assert set(found) == set(keys), (folder, language, sorted(set(keys) ^ set(found)))
-        longest_n = set(sorted(found, key=lambda k: len(found[k]), reverse=True)[:len(true)])
+        longest_n = set(sorted(found, key=lambda k: len(found[k]), reverse=True)[: len(true)])
         assert longest_n != true, f"{folder} {language}: the {len(true)} longest statements are exactly the true ones"

@@ -1,6 +1,6 @@
-"""The habits of a kept codebase: ruff's lint finds nothing in grader/, tests/ or bench/, and mypy (strict on most of
-grader/: the result model and its exporters, the check author's API, the programmatic API, grading, batch) nothing in what
-pyproject.toml names; both are configured there."""
+"""The habits of a kept codebase: ruff's lint finds nothing in grader/, tests/ or bench/, ruff format would change
+nothing there, and mypy (strict on most of grader/: the result model and its exporters, the check author's API, the
+programmatic API, grading, batch) finds nothing in what pyproject.toml names; all three are configured there."""
 
 import shutil
 import subprocess
@@ -18,6 +18,13 @@ RUFF = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.whi
 def test_ruff_finds_nothing():
     """Does `ruff check` pass on the grader, the tests and the benches?"""
     done = subprocess.run([RUFF, "check", "grader", "tests", "bench"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+
+
+@pytest.mark.skipif(RUFF is None, reason="ruff is not installed (pip install -e '.[test]')")
+def test_ruff_format_changes_nothing():
+    """Is the grader, the tests and the benches formatted as `ruff format` writes them (one style, no review of it)?"""
+    done = subprocess.run([RUFF, "format", "--check", "grader", "tests", "bench"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
 
 

@@ -145,8 +145,7 @@ def test_an_archive_zipfile_cannot_read_is_refused_naming_it(tmp_path, case):
 
 
 def notebook(*sources: str, metadata: dict | None = None) -> str:
-    cells = [{"cell_type": "code", "metadata": {}, "source": s, "outputs": [], "execution_count": None, "id": f"c{i}"}
-             for i, s in enumerate(sources)]
+    cells = [{"cell_type": "code", "metadata": {}, "source": s, "outputs": [], "execution_count": None, "id": f"c{i}"} for i, s in enumerate(sources)]
     return json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": metadata or {}, "cells": cells})
 
 
@@ -210,15 +209,17 @@ print(json.dumps({"problems": workspace.problems, "mb": peak >> 10}))
 """
 
 
-@pytest.mark.parametrize("kind, items, said", [
-    ("notebook", 2 << 20, "the limit is"),  # a 4 MiB notebook with one list literal: its cell is refused by size
-    ("notebook", 500_000, "cannot be read as Python"),  # under the size limit, but parsing it would take ~500 MB
-    ("file", 500_000, "cannot be read as Python"),
-])
+@pytest.mark.parametrize(
+    "kind, items, said",
+    [
+        ("notebook", 2 << 20, "the limit is"),  # a 4 MiB notebook with one list literal: its cell is refused by size
+        ("notebook", 500_000, "cannot be read as Python"),  # under the size limit, but parsing it would take ~500 MB
+        ("file", 500_000, "cannot be read as Python"),
+    ],
+)
 def test_parsing_student_text_costs_the_grader_little_memory(kind, items, said):
     """Does a hand-in whose one list literal would take GBs to parse cost the grading process under 250 MB, and say why?"""
-    done = subprocess.run([sys.executable, "-c", MEASURE, str(ROOT), kind, str(items)], capture_output=True, text=True,
-                          timeout=300, cwd=ROOT)
+    done = subprocess.run([sys.executable, "-c", MEASURE, str(ROOT), kind, str(items)], capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     measured = json.loads(done.stdout)
     assert said in measured["problems"]["ex05/gated.py"], measured

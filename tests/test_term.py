@@ -76,8 +76,7 @@ def journaled(out: Path) -> dict[str, tuple[str, str]]:
 
 def outputs(out: Path) -> dict[str, bytes]:
     """Every file a batch publishes (not the journal)."""
-    return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*"))
-            if p.is_file() and not p.name.startswith("journal.sqlite")}
+    return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file() and not p.name.startswith("journal.sqlite")}
 
 
 @pytest.fixture(scope="module")
@@ -121,8 +120,7 @@ def test_nbgrader_timestamps_set_each_exercises_penalty(term):
     g = grades(term["out"])
     assert sorted(g) == STUDENTS
     assert (g["ada"]["total"], g["ada"]["raw_total"], g["ada"]["late_days"]) == ("12", "12", "0")
-    assert (g["bob"]["ex01"], g["bob"]["ex03"], g["bob"]["total"], g["bob"]["raw_total"], g["bob"]["late_days"]) == (
-        "4.8", "5.4", "10.2", "12", "2")
+    assert (g["bob"]["ex01"], g["bob"]["ex03"], g["bob"]["total"], g["bob"]["raw_total"], g["bob"]["late_days"]) == ("4.8", "5.4", "10.2", "12", "2")
     assert (g["dan"]["total"], g["dan"]["raw_total"], g["dan"]["late_days"]) == ("0", "12", "5")
     assert (g["eve"]["ex01"], g["eve"]["late_days"]) == ("5.4", "1")
 
@@ -174,15 +172,18 @@ def test_submitted_at_comes_before_timestamp_txt(term, tmp_path):
     g = grades(out)
     assert (g["bob"]["total"], g["cyd"]["total"], g["cyd"]["late_days"]) == ("12", "5.4", "1")
     changed = list(csv.DictReader(io.StringIO((out / "changes.csv").read_text())))
-    assert changed == [{"student": "bob", "exercise": "ex01", "old": "4.8", "new": "6", "cause": "late policy"},
-                       {"student": "bob", "exercise": "ex03", "old": "5.4", "new": "6", "cause": "late policy"},
-                       {"student": "cyd", "exercise": "ex01", "old": "6", "new": "5.4", "cause": "late policy"}]
-    assert "final points changed for 2 students" in done.stderr and "| bob | ex01 | 4.8 | 6 | late policy |" in (
-        out / "changes.md").read_text()
+    assert changed == [
+        {"student": "bob", "exercise": "ex01", "old": "4.8", "new": "6", "cause": "late policy"},
+        {"student": "bob", "exercise": "ex03", "old": "5.4", "new": "6", "cause": "late policy"},
+        {"student": "cyd", "exercise": "ex01", "old": "6", "new": "5.4", "cause": "late policy"},
+    ]
+    assert "final points changed for 2 students" in done.stderr and "| bob | ex01 | 4.8 | 6 | late policy |" in (out / "changes.md").read_text()
 
 
-TERM_FILES = {"--submitted-at": "student,submitted_at\ncyd,2026-12-11T00:30:00+08:00\n",  # cyd a day late
-              "--extensions": "student,exercise,due\nbob,*,2026-12-13T23:59:00+08:00\n"}  # bob on time
+TERM_FILES = {
+    "--submitted-at": "student,submitted_at\ncyd,2026-12-11T00:30:00+08:00\n",  # cyd a day late
+    "--extensions": "student,exercise,due\nbob,*,2026-12-13T23:59:00+08:00\n",
+}  # bob on time
 
 
 def term_files(folder: Path, texts: dict[str, str] = TERM_FILES) -> list[str]:
@@ -221,8 +222,7 @@ def test_a_final_score_the_term_rules_change_is_an_audit_row(term, tmp_path):
     assert done.returncode == 0, done.stderr
     rows = [line for line in audit_rows(out) if "  late policy  " in line]
     assert len(rows) == 3, rows
-    assert any("  late policy  cyd  ex01  6 -> 5.4  Due 2026-12-10 23:59+08:00; handed in 2026-12-11 00:30+08:00: 1 day late."
-               in line for line in rows), rows
+    assert any("  late policy  cyd  ex01  6 -> 5.4  Due 2026-12-10 23:59+08:00; handed in 2026-12-11 00:30+08:00: 1 day late." in line for line in rows), rows
     assert any("  late policy  bob  ex01  4.8 -> 6  Due 2026-12-13 23:59+08:00 (your extension)" in line for line in rows), rows
     again = batch(term["course"], term["class"], out)
     assert again.returncode == 0 and len([line for line in audit_rows(out) if "  late policy  " in line]) == 3
@@ -286,8 +286,13 @@ def test_kill_9_during_a_rerun_after_a_date_change(term, tmp_path, where):
     assert done.returncode == 0, done.stderr
     killed = tmp_path / "killed"
     shutil.copytree(term["out"], killed)
-    dying = subprocess.run([sys.executable, "-c", KILL, where, "batch", str(term["class"]), "--out", str(killed),
-                            "--exercises", EXERCISES], capture_output=True, text=True, cwd=course, timeout=600)
+    dying = subprocess.run(
+        [sys.executable, "-c", KILL, where, "batch", str(term["class"]), "--out", str(killed), "--exercises", EXERCISES],
+        capture_output=True,
+        text=True,
+        cwd=course,
+        timeout=600,
+    )
     assert dying.returncode == -9, dying.stderr
     if where == "between reports":
         assert outputs(killed) != outputs(whole)  # it died half-way
@@ -341,15 +346,18 @@ def test_an_override_replaces_the_final_points_and_is_on_record(term, tmp_path):
     assert audit_rows(out, "--student", "ada") == ["no score has changed for ada yet"]
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["bob", "ex01", "6.5"], "ex01 is worth 0 to 6 points, got 6.5"),
-    (["bob", "ex01", "6.0000001"], "ex01 is worth 0 to 6 points, got 6.0000001"),
-    (["bob", "ex01", "--", "-1"], "ex01 is worth 0 to 6 points, got -1"),
-    (["zed", "ex01", "1"], "no student zed"),
-    (["bob", "ex05", "1"], "no exercise ex05 in this batch; graded here: ex01, ex03"),
-    (["--clear", "bob", "ex01", "1"], "give POINTS, or --clear without POINTS"),
-    (["--clear", "ada", "ex01"], "ada has no override of ex01 to clear"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["bob", "ex01", "6.5"], "ex01 is worth 0 to 6 points, got 6.5"),
+        (["bob", "ex01", "6.0000001"], "ex01 is worth 0 to 6 points, got 6.0000001"),
+        (["bob", "ex01", "--", "-1"], "ex01 is worth 0 to 6 points, got -1"),
+        (["zed", "ex01", "1"], "no student zed"),
+        (["bob", "ex05", "1"], "no exercise ex05 in this batch; graded here: ex01, ex03"),
+        (["--clear", "bob", "ex01", "1"], "give POINTS, or --clear without POINTS"),
+        (["--clear", "ada", "ex01"], "ada has no override of ex01 to clear"),
+    ],
+)
 def test_an_override_that_cannot_be_is_refused(term, args, message):
     """Is an override out of the exercise's range, of an unknown student or exercise, or a clear of nothing a usage
     error (exit 2) that says so, with nothing recorded?"""
@@ -403,8 +411,7 @@ def test_an_audit_row_cannot_be_replaced_by_insert_or_replace(tmp_path):
     audit.record(journal, cause="override", student="bob", exercise="ex05", old=3.0, new=4.0, reason="r")
     (n,) = [e.n for e in audit.history(journal)]
     with pytest.raises(sqlite3.DatabaseError, match="append-only"):
-        journal.execute("INSERT OR REPLACE INTO audit VALUES (?, 'then', 'x', 'override', 'bob', 'ex05', 3, 14, 'r', '', '')",
-                        (n,))
+        journal.execute("INSERT OR REPLACE INTO audit VALUES (?, 'then', 'x', 'override', 'bob', 'ex05', 3, 14, 'r', '', '')", (n,))
     assert [(e.n, e.new) for e in audit.history(journal)] == [(n, 4.0)]
     journal.close()
 
@@ -452,18 +459,26 @@ def test_a_changed_answer_key_regrades_on_record_and_keeps_an_override(term, tmp
     assert "raw points changed under an override, which stays: bob ex03 6 -> " in done.stderr
 
 
-@pytest.mark.parametrize(("option", "text", "message"), [
-    ("--submitted-at", "student,submitted_at\nbob,2026-12-10T20:00:00\n", "line 2: submitted_at: 2026-12-10T20:00:00 has no time zone"),
-    ("--submitted-at", "student,when\nbob,2026-12-10T20:00:00+08:00\n", "line 1: no column submitted_at"),
-    ("--submitted-at", "student,submitted_at\nbob,yesterday\n", "line 2: submitted_at: not an ISO 8601 date-time"),
-    ("--extensions", "student,exercise,due\nbob,ex99,2026-12-13T23:59:00+08:00\n", "line 2: unknown exercise 'ex99'"),
-    ("--submitted-at", "student,submitted_at\ndave,0001-01-01T00:00:00+14:00\n",
-     "line 2: submitted_at: 0001-01-01T00:00:00+14:00 is outside the years 1900 to 9000"),
-    ("--extensions", "student,exercise,due\ndave,*,9999-12-31T23:59:00-10:00\n",
-     "line 2: due: 9999-12-31T23:59:00-10:00 is outside the years 1900 to 9000"),
-    ("--extensions", "student,exercise,due\nbob,*,2026-12-13T23:59:00+08:00\nbob,*,2026-12-14T23:59:00+08:00\n",
-     "line 3: a second extension of bob"),
-])
+@pytest.mark.parametrize(
+    ("option", "text", "message"),
+    [
+        ("--submitted-at", "student,submitted_at\nbob,2026-12-10T20:00:00\n", "line 2: submitted_at: 2026-12-10T20:00:00 has no time zone"),
+        ("--submitted-at", "student,when\nbob,2026-12-10T20:00:00+08:00\n", "line 1: no column submitted_at"),
+        ("--submitted-at", "student,submitted_at\nbob,yesterday\n", "line 2: submitted_at: not an ISO 8601 date-time"),
+        ("--extensions", "student,exercise,due\nbob,ex99,2026-12-13T23:59:00+08:00\n", "line 2: unknown exercise 'ex99'"),
+        (
+            "--submitted-at",
+            "student,submitted_at\ndave,0001-01-01T00:00:00+14:00\n",
+            "line 2: submitted_at: 0001-01-01T00:00:00+14:00 is outside the years 1900 to 9000",
+        ),
+        (
+            "--extensions",
+            "student,exercise,due\ndave,*,9999-12-31T23:59:00-10:00\n",
+            "line 2: due: 9999-12-31T23:59:00-10:00 is outside the years 1900 to 9000",
+        ),
+        ("--extensions", "student,exercise,due\nbob,*,2026-12-13T23:59:00+08:00\nbob,*,2026-12-14T23:59:00+08:00\n", "line 3: a second extension of bob"),
+    ],
+)
 def test_a_malformed_term_file_is_a_clear_error(term, tmp_path, option, text, message):
     """Is a malformed --submitted-at or --extensions file a usage error naming the file, the line and the problem,
     before OUT is made?"""
@@ -474,17 +489,20 @@ def test_a_malformed_term_file_is_a_clear_error(term, tmp_path, option, text, me
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize(("term_text", "message"), [
-    ("\n[deadlines]\ndue = 2026-12-10T23:59:00\n", "deadlines.due: 2026-12-10T23:59:00 has no time zone"),
-    ("\n[deadlines]\ndue = 2026-12-10\n", "deadlines.due: expected a date-time with its time zone"),
-    ("\n[deadlines]\nex99 = 2026-12-10T23:59:00Z\n", "[deadlines]: unknown key(s) ex99"),
-    (f"\n[deadlines]\ndue = {DUE}\n[late]\nper_day = 1.5\n", "late.per_day: a share of the exercise's points, between 0 and 1"),
-    (f"\n[deadlines]\ndue = {DUE}\n[late]\nper_dya = 0.1\n", "[late]: unknown key(s) per_dya"),
-    (f"\n[deadlines]\ndue = {DUE}\n[late]\nmax_days = 2.5\n", "late.max_days: expected a whole number"),
-    ("\n[late]\nper_day = 0.1\n", "[late] without [deadlines]"),
-    (f"\n[deadlines]\ndue = {DUE}\n[late]\ngrace_minutes = 1e300\n", "late.grace_minutes: at most 527040 (a year), got 1e+300"),
-    ("\n[deadlines]\ndue = 9999-12-31T23:59:00-10:00\n", "deadlines.due: 9999-12-31T23:59:00-10:00 is outside the years"),
-])
+@pytest.mark.parametrize(
+    ("term_text", "message"),
+    [
+        ("\n[deadlines]\ndue = 2026-12-10T23:59:00\n", "deadlines.due: 2026-12-10T23:59:00 has no time zone"),
+        ("\n[deadlines]\ndue = 2026-12-10\n", "deadlines.due: expected a date-time with its time zone"),
+        ("\n[deadlines]\nex99 = 2026-12-10T23:59:00Z\n", "[deadlines]: unknown key(s) ex99"),
+        (f"\n[deadlines]\ndue = {DUE}\n[late]\nper_day = 1.5\n", "late.per_day: a share of the exercise's points, between 0 and 1"),
+        (f"\n[deadlines]\ndue = {DUE}\n[late]\nper_dya = 0.1\n", "[late]: unknown key(s) per_dya"),
+        (f"\n[deadlines]\ndue = {DUE}\n[late]\nmax_days = 2.5\n", "late.max_days: expected a whole number"),
+        ("\n[late]\nper_day = 0.1\n", "[late] without [deadlines]"),
+        (f"\n[deadlines]\ndue = {DUE}\n[late]\ngrace_minutes = 1e300\n", "late.grace_minutes: at most 527040 (a year), got 1e+300"),
+        ("\n[deadlines]\ndue = 9999-12-31T23:59:00-10:00\n", "deadlines.due: 9999-12-31T23:59:00-10:00 is outside the years"),
+    ],
+)
 def test_course_toml_term_errors_name_the_key(tmp_path, term_text, message):
     """Are a date-time without offset, an unknown key and a share outside [0, 1] errors that name the key?"""
     shutil.copy(ROOT / "course.toml", tmp_path / "course.toml")
@@ -497,9 +515,18 @@ def test_course_toml_term_errors_name_the_key(tmp_path, term_text, message):
     assert message in str(error.value)
 
 
-@pytest.mark.parametrize("text", ["9999-12-31 23:59:00.000000 UTC", "0001-01-01 00:00:00.000000 UTC",
-                                  "2026-12-10 15:00:00.000000 PST", "2026-12-10 15:00:00.000000 CST",
-                                  "2026-12-10 15:00:00.000000", "2026-12-10", "2026-12-10 15:00:00.000000 +0800"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "9999-12-31 23:59:00.000000 UTC",
+        "0001-01-01 00:00:00.000000 UTC",
+        "2026-12-10 15:00:00.000000 PST",
+        "2026-12-10 15:00:00.000000 CST",
+        "2026-12-10 15:00:00.000000",
+        "2026-12-10",
+        "2026-12-10 15:00:00.000000 +0800",
+    ],
+)
 def test_an_unusable_timestamp_costs_that_student_their_time_alone(tmp_path, text):
     """Is a timestamp.txt that no time zone can show (year 9999), or that is not nbgrader's UTC (another zone's
     abbreviation, no zone, a date alone), that student's "timestamp unreadable" warning, naming them and the text?"""
@@ -530,7 +557,7 @@ def zip_with_timestamp(path: Path, *, flag: int = 0, method: int = zipfile.ZIP_S
     data = bytearray(path.read_bytes())
     for signature, at in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):  # local header, central directory entry
         start = data.rfind(signature)  # timestamp.txt is the last of each
-        data[start + at:start + at + 4] = (flag.to_bytes(2, "little") + method.to_bytes(2, "little"))
+        data[start + at : start + at + 4] = flag.to_bytes(2, "little") + method.to_bytes(2, "little")
     path.write_bytes(bytes(data))
     return path
 
@@ -541,8 +568,7 @@ def test_a_zip_whose_timestamp_cannot_be_read_costs_that_student_their_time_alon
     unreadable" warning rather than an error?"""
     from grader.term.times import hand_ins
 
-    found, problem = hand_ins(zip_with_timestamp(tmp_path / "frank.zip", flag=flag, method=method),
-                              [("ex01", "ex01_cell_state")], None)
+    found, problem = hand_ins(zip_with_timestamp(tmp_path / "frank.zip", flag=flag, method=method), [("ex01", "ex01_cell_state")], None)
     assert found == {} and problem.startswith("frank.zip: timestamp unreadable"), problem
 
 
@@ -552,7 +578,13 @@ def test_lateness_counts_started_days_after_the_grace():
     policy = Policy(due, {"ex08": due + dt.timedelta(days=7)}, per_day=0.1, max_days=3, grace=dt.timedelta(minutes=10))
     late = {m: policy.lateness("ex01", due + dt.timedelta(minutes=m)) for m in (-60, 10, 11, 1450, 1451, 4 * 1440 + 11)}
     assert {m: (x.days, round(x.share, 4)) for m, x in late.items() if x} == {
-        -60: (0, 0), 10: (0, 0), 11: (1, 0.1), 1450: (1, 0.1), 1451: (2, 0.2), 5771: (5, 1.0)}
+        -60: (0, 0),
+        10: (0, 0),
+        11: (1, 0.1),
+        1450: (1, 0.1),
+        1451: (2, 0.2),
+        5771: (5, 1.0),
+    }
     assert policy.lateness("ex08", due + dt.timedelta(days=2)).days == 0  # its own due date
     extended = policy.lateness("ex01", due + dt.timedelta(days=2), due + dt.timedelta(days=3))
     assert (extended.days, extended.extended) == (0, True)
@@ -574,14 +606,16 @@ def test_changing_only_the_term_tables_keeps_the_course_hash(tmp_path):
 
 # -- LMS imports -----------------------------------------------------------------------------------------------------
 
-CANVAS_ROSTER = ("\ufeffStudent,ID,SIS User ID,SIS Login ID,Section,Quiz 1 (991),Current Score\n"
-                 "    Points Possible,,,,,10,(read only)\n"
-                 '"Lovelace, Ada",101,s101,ada,LSTM-A,8,80\n'
-                 '"Babbage, Bob",102,bob,bbabbage,LSTM-A,,\n'
-                 '"Cyd, C",cyd,s103,ccyd,LSTM-B,,\n'
-                 '"Dee, D",104,s104,dan,LSTM-B,,\n'
-                 '"Eve, E",105,s105,eve,LSTM-B,,\n'
-                 '"Fay, F",106,s106,fay,LSTM-B,,\n')
+CANVAS_ROSTER = (
+    "\ufeffStudent,ID,SIS User ID,SIS Login ID,Section,Quiz 1 (991),Current Score\n"
+    "    Points Possible,,,,,10,(read only)\n"
+    '"Lovelace, Ada",101,s101,ada,LSTM-A,8,80\n'
+    '"Babbage, Bob",102,bob,bbabbage,LSTM-A,,\n'
+    '"Cyd, C",cyd,s103,ccyd,LSTM-B,,\n'
+    '"Dee, D",104,s104,dan,LSTM-B,,\n'
+    '"Eve, E",105,s105,eve,LSTM-B,,\n'
+    '"Fay, F",106,s106,fay,LSTM-B,,\n'
+)
 
 
 def canvas_rules(text: str) -> list[list[str]]:
@@ -601,20 +635,22 @@ def test_canvas_import_matches_the_roster_and_follows_canvas_rules(term, tmp_pat
     roster = tmp_path / "roster.csv"
     roster.write_text(CANVAS_ROSTER, encoding="utf-8")
     target = tmp_path / "canvas.csv"
-    done = grade(ROOT, "export", "canvas", str(term["out"]), "--roster", str(roster), "--out", str(target),
-                 "--assignment", "Gated RNNs", "--assignment-id", "4242")
+    done = grade(
+        ROOT, "export", "canvas", str(term["out"]), "--roster", str(roster), "--out", str(target), "--assignment", "Gated RNNs", "--assignment-id", "4242"
+    )
     assert done.returncode == 0, done.stderr
     rows = canvas_rules(target.read_text())
     assert re.fullmatch(r"(.+) \((\d+)\)", rows[0][5]).groups() == ("Gated RNNs", "4242") and len(rows[0]) == 6
     assert rows[1][5] == "12"
     assert {r[3]: r[5] for r in rows[2:]} == {"ada": "12", "bbabbage": "10.2", "ccyd": "6", "dan": "0", "eve": "5.4", "fay": ""}
     assert rows[2][:5] == ["Lovelace, Ada", "101", "s101", "ada", "LSTM-A"]
-    zero = grade(ROOT, "export", "canvas", str(term["out"]), "--roster", str(roster), "--out", str(target), "--missing",
-                 "zero", "--per-exercise")
+    zero = grade(ROOT, "export", "canvas", str(term["out"]), "--roster", str(roster), "--out", str(target), "--missing", "zero", "--per-exercise")
     assert zero.returncode == 0, zero.stderr
     rows = canvas_rules(target.read_text())
-    assert rows[0][5:] == ["Gated recurrent networks: LSTM and GRU: ex01 Cell-state arithmetic",
-                           "Gated recurrent networks: LSTM and GRU: ex03 GRU arithmetic and conventions"]
+    assert rows[0][5:] == [
+        "Gated recurrent networks: LSTM and GRU: ex01 Cell-state arithmetic",
+        "Gated recurrent networks: LSTM and GRU: ex03 GRU arithmetic and conventions",
+    ]
     assert rows[1][5:] == ["6", "6"] and rows[3][5:] == ["4.8", "5.4"] and rows[-1][5:] == ["0", "0"]
 
 
@@ -635,11 +671,16 @@ def test_lms_numbers_are_written_as_people_write_them():
     """Do 3.0000000000000004 and 2.675000001 come out as `3` and `2.68` in both LMS formats?"""
     from grader.export import canvas, moodle
 
-    text = canvas.to_csv([{"Student": "Ada", "ID": "1", "SIS User ID": "", "SIS Login ID": "ada", "Section": "A"}],
-                         [("Gated (7)", 6.0)], {0: [3.0000000000000004]}, zero_missing=False)
+    text = canvas.to_csv(
+        [{"Student": "Ada", "ID": "1", "SIS User ID": "", "SIS Login ID": "ada", "Section": "A"}],
+        [("Gated (7)", 6.0)],
+        {0: [3.0000000000000004]},
+        zero_missing=False,
+    )
     assert canvas_rules(text)[2] == ["Ada", "1", "", "ada", "A", "3"]
     assert moodle.to_csv("username", ["ex01", "ex03"], [("ada", {"ex01": 3.0000000000000004, "ex03": 2.675000001})]) == (
-        "username,ex01,ex03,total\nada,3,2.68,5.68\n")
+        "username,ex01,ex03,total\nada,3,2.68,5.68\n"
+    )
 
 
 def test_moodle_import_has_one_identifier_column_and_one_per_exercise(term, tmp_path):
@@ -651,8 +692,9 @@ def test_moodle_import_has_one_identifier_column_and_one_per_exercise(term, tmp_
     rows = list(csv.reader(io.StringIO(target.read_text())))
     assert rows[0] == ["username", "ex01", "ex03", "total"] and ["bob", "4.8", "5.4", "10.2"] in rows and len(rows) == 6
     roster = tmp_path / "participants.csv"
-    roster.write_text("First name,Last name,Username,ID number,Email address\n" + "".join(
-        f"{s.title()},X,{s},{100 + n},{s}@uni.example\n" for n, s in enumerate(STUDENTS)))
+    roster.write_text(
+        "First name,Last name,Username,ID number,Email address\n" + "".join(f"{s.title()},X,{s},{100 + n},{s}@uni.example\n" for n, s in enumerate(STUDENTS))
+    )
     done = grade(ROOT, "export", "moodle", str(term["out"]), "--out", str(target), "--id-column", "email", "--roster", str(roster))
     assert done.returncode == 0, done.stderr
     rows = list(csv.reader(io.StringIO(target.read_text())))
@@ -664,7 +706,7 @@ def sheets_only(course: Path) -> Path:
     text = (course / "course.toml").read_text()
     head, *entries = text.split("[[exercises]]")
     kept = [e for e in entries if re.search(r'id = "ex0[13]"', e)]
-    tail = entries[-1][entries[-1].index("\n[deadlines]"):]  # the term's tables follow the last entry
+    tail = entries[-1][entries[-1].index("\n[deadlines]") :]  # the term's tables follow the last entry
     (course / "course.toml").write_text(head + "".join("[[exercises]]" + e.split("\n[deadlines]")[0] for e in kept) + tail)
     return course
 

@@ -26,7 +26,7 @@ pytestmark = pytest.mark.skipif(
     reason="the uid-only mode is for root on Linux; it needs a Python every user can read",
 )
 
-PROBE = '''import os
+PROBE = """import os
 
 def lstm_step(**inputs):
     seen = []
@@ -46,7 +46,7 @@ def lstm_step(**inputs):
 
 def gru_step(**inputs):
     raise RuntimeError("unused")
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -60,22 +60,18 @@ def shared_tmp():
 
 @pytest.fixture(scope="module")
 def system_venv(shared_tmp) -> Path:
-    version = subprocess.run([SYSTEM_PYTHON, "-c", "import sys; print(sys.version_info >= (3, 11))"],
-                             capture_output=True, text=True)
+    version = subprocess.run([SYSTEM_PYTHON, "-c", "import sys; print(sys.version_info >= (3, 11))"], capture_output=True, text=True)
     if version.stdout.strip() != "True":
         pytest.skip("the system Python is older than 3.11")
     venv = venv_with_torch(shared_tmp / "venv", SYSTEM_PYTHON)
-    install = subprocess.run([venv / "bin" / "pip", "install", "-q", "torch==2.13.0", str(ROOT)],
-                             capture_output=True, text=True, timeout=900)
+    install = subprocess.run([venv / "bin" / "pip", "install", "-q", "torch==2.13.0", str(ROOT)], capture_output=True, text=True, timeout=900)
     assert install.returncode == 0, install.stderr[-3000:]
     return venv
 
 
-def grade(venv: Path, *args: str, cwd: Path = ROOT, stdin: str | None = None,
-          command: tuple = ("grade",)) -> subprocess.CompletedProcess:
+def grade(venv: Path, *args: str, cwd: Path = ROOT, stdin: str | None = None, command: tuple = ("grade",)) -> subprocess.CompletedProcess:
     env = {"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "GRADE_SANDBOX_NAMESPACES": "off", "COLUMNS": "200"}
-    return subprocess.run([venv / "bin" / command[0], *command[1:], *args], cwd=cwd, input=stdin, capture_output=True,
-                          text=True, env=env, timeout=600)
+    return subprocess.run([venv / "bin" / command[0], *command[1:], *args], cwd=cwd, input=stdin, capture_output=True, text=True, env=env, timeout=600)
 
 
 def test_doctor_reports_the_uid_without_namespaces(system_venv):
@@ -133,7 +129,7 @@ REFERENCE = (ROOT / "solutions" / "ex05_gated_steps" / "gated.py").read_text()
 # Correct, and needing 128 MiB at import: what a student left charged to the worker's memory would cost it everything.
 NEEDS_MEMORY = REFERENCE + '\n\nWORKING_MEMORY = b"\\1" * (128 << 20)\n'
 # Fills its uid's share of /var/tmp, /tmp, a SysV segment and /dev/shm (until its memory limit stops it), then ends.
-FILLER = '''import ctypes
+FILLER = """import ctypes
 import os
 
 block = b"x" * (8 << 20)
@@ -152,9 +148,9 @@ ctypes.memset(libc.shmat(segment, None, 0), 1, 64 << 20)
 fill("/var/tmp", 8)
 fill("/tmp", 8)
 fill("/dev/shm", 1024)
-'''
+"""
 # Runs a classmate's file if it can read it, and says whether it could read the journal.
-COPIER = '''try:
+COPIER = """try:
     exec(open({classmate!r}).read())
 except OSError:
     pass
@@ -166,7 +162,7 @@ except OSError:
 if "lstm_step" not in globals():
     def lstm_step(**inputs):
         raise RuntimeError(JOURNAL)
-'''
+"""
 
 
 def totals(out: Path) -> dict[str, str]:
@@ -178,21 +174,18 @@ def leftovers() -> list[str]:
     from grader.inside.isolation import UID_BASE
 
     files = [str(p) for folder in ("/dev/shm", "/tmp", "/var/tmp") for p in Path(folder).glob("grade-test-fill-*")]
-    segments = [line for line in Path("/proc/sysvipc/shm").read_text().splitlines()[1:]
-                if int(line.split()[7]) >= UID_BASE]
+    segments = [line for line in Path("/proc/sysvipc/shm").read_text().splitlines()[1:] if int(line.split()[7]) >= UID_BASE]
     return files + segments
 
 
-def test_a_student_that_fills_shared_memory_costs_the_next_nothing_and_no_one_reads_a_classmate(system_venv, shared_tmp,
-                                                                                              private_course):
+def test_a_student_that_fills_shared_memory_costs_the_next_nothing_and_no_one_reads_a_classmate(system_venv, shared_tmp, private_course):
     """After a student who filled /dev/shm, /tmp and SysV memory, does the next on that worker score as it does alone,
     with nothing of the first left – and does one who reads a classmate's file and the journal get neither?"""
     klass, alone = shared_tmp / "class", shared_tmp / "alone"
     out = shared_tmp / "out"
     hand_in(klass, "amy", FILLER)
     hand_in(klass, "bea", NEEDS_MEMORY)
-    hand_in(klass, "cat", COPIER.format(classmate=str(klass / "bea" / "ex05_gated_steps" / "gated.py"),
-                                        journal=str(out / "journal.sqlite")))
+    hand_in(klass, "cat", COPIER.format(classmate=str(klass / "bea" / "ex05_gated_steps" / "gated.py"), journal=str(out / "journal.sqlite")))
     hand_in(alone, "bea", NEEDS_MEMORY)
     for folder in (klass, alone):
         folder.chmod(0o700)
@@ -214,15 +207,13 @@ def test_batch_refuses_what_other_users_may_read(system_venv, shared_tmp, privat
     """Is a class folder, or an OUT, that other users may read refused, saying how to make it private?"""
     open_class = shared_tmp / "open-class"
     hand_in(open_class, "dee", REFERENCE)
-    done = grade(system_venv, "batch", str(open_class), "--out", str(shared_tmp / "open-out"), "--sandbox", "auto",
-                 "--exercises", "ex05", cwd=private_course)
+    done = grade(system_venv, "batch", str(open_class), "--out", str(shared_tmp / "open-out"), "--sandbox", "auto", "--exercises", "ex05", cwd=private_course)
     assert done.returncode == 1 and f"chmod -R go-rwx {open_class}" in done.stderr, done.stderr
     open_class.chmod(0o700)
     readable_out = shared_tmp / "readable-out"
     readable_out.mkdir(mode=0o755)
     readable_out.chmod(0o755)
-    done = grade(system_venv, "batch", str(open_class), "--out", str(readable_out), "--sandbox", "auto", "--exercises", "ex05",
-                 cwd=private_course)
+    done = grade(system_venv, "batch", str(open_class), "--out", str(readable_out), "--sandbox", "auto", "--exercises", "ex05", cwd=private_course)
     assert done.returncode == 1 and f"chmod -R go-rwx {readable_out}" in done.stderr, done.stderr
     assert not (readable_out / "grades.csv").exists()
 
@@ -232,12 +223,22 @@ def test_scheduler_is_refused_without_network_isolation(system_venv, shared_tmp,
     klass = shared_tmp / "dask-class"
     hand_in(klass, "eli", REFERENCE)
     klass.chmod(0o700)
-    done = grade(system_venv, "batch", str(klass), "--out", str(shared_tmp / "dask-out"), "--sandbox", "auto",
-                 "--exercises", "ex05", "--scheduler", "tcp://127.0.0.1:9", cwd=private_course)
-    assert done.returncode == 1 and "--scheduler: grading on a Dask cluster needs student processes without the network" \
-        in done.stderr, done.stderr
-    job = {"student": "eli", "path": str(klass / "eli"), "course_root": str(private_course), "exercise_ids": ["ex05"],
-           "device": "cpu", "strict": False}
+    done = grade(
+        system_venv,
+        "batch",
+        str(klass),
+        "--out",
+        str(shared_tmp / "dask-out"),
+        "--sandbox",
+        "auto",
+        "--exercises",
+        "ex05",
+        "--scheduler",
+        "tcp://127.0.0.1:9",
+        cwd=private_course,
+    )
+    assert done.returncode == 1 and "--scheduler: grading on a Dask cluster needs student processes without the network" in done.stderr, done.stderr
+    job = {"student": "eli", "path": str(klass / "eli"), "course_root": str(private_course), "exercise_ids": ["ex05"], "device": "cpu", "strict": False}
     task = grade(system_venv, stdin=json.dumps(job), command=("python", "-m", "grader.batch.worker"), cwd=private_course)
     row = json.loads(task.stdout)
     assert row["status"] == "internal error" and row["result"]["exercises"][0]["score"] == 0, row
@@ -247,16 +248,13 @@ def test_scheduler_is_refused_without_network_isolation(system_venv, shared_tmp,
 def test_student_code_never_runs_as_root(tmp_path):
     """Where no uid of its own can run this Python (root's home) and namespaces are off, do run and batch refuse, saying why?"""
     env = {**os.environ, "GRADE_SANDBOX_NAMESPACES": "off"}
-    doctor = subprocess.run([sys.executable, "-m", "grader.cli", "doctor"], cwd=ROOT, env=env, capture_output=True,
-                            text=True)
+    doctor = subprocess.run([sys.executable, "-m", "grader.cli", "doctor"], cwd=ROOT, env=env, capture_output=True, text=True)
     if "off unprivileged uid" not in doctor.stdout:
         pytest.skip("an unprivileged uid can read this Python: the uid-only mode applies, not the refusal")
     student = tmp_path / "class" / "fay"
     shutil.copytree(ROOT / "solutions" / "ex05_gated_steps", student / "ex05_gated_steps")
-    for args in (["run", "ex05", "-s", str(student)],
-                 ["batch", str(tmp_path / "class"), "--out", str(tmp_path / "out"), "--sandbox", "auto"]):
-        done = subprocess.run([sys.executable, "-m", "grader.cli", *args], cwd=ROOT, env=env, capture_output=True,
-                              text=True, timeout=300)
+    for args in (["run", "ex05", "-s", str(student)], ["batch", str(tmp_path / "class"), "--out", str(tmp_path / "out"), "--sandbox", "auto"]):
+        done = subprocess.run([sys.executable, "-m", "grader.cli", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
         assert done.returncode == 1 and "student code would run as root" in done.stderr, (args, done.stderr)
     assert not (tmp_path / "out" / "grades.csv").exists()
 
@@ -290,7 +288,7 @@ def test_no_flood_of_another_uids_files_hides_one_from_the_sweep(tmp_path):
     assert not flood.exists()
 
 
-ENDED_LEADER = r'''
+ENDED_LEADER = r"""
 import ctypes, sys, threading, time
 path = sys.argv[1]
 
@@ -303,11 +301,12 @@ def keep_writing():
 threading.Thread(target=keep_writing).start()
 time.sleep(0.2)
 ctypes.CDLL(None).syscall(60, 0)  # exit(2), the raw system call: this thread ends, the writer thread lives on
-'''
+"""
 
 
-@pytest.mark.skipif(sys.platform != "linux" or os.uname().machine != "x86_64" or os.geteuid() != 0,
-                    reason="the raw exit system call's number is x86_64's; the sweep needs root")
+@pytest.mark.skipif(
+    sys.platform != "linux" or os.uname().machine != "x86_64" or os.geteuid() != 0, reason="the raw exit system call's number is x86_64's; the sweep needs root"
+)
 def test_a_process_whose_leader_ended_is_still_swept():
     """Does the sweep end a process whose leader left with the raw exit call (it shows as a zombie while a thread of
     it keeps writing), so that nothing it writes outlives the sweep?"""

@@ -41,22 +41,26 @@ def test_the_sources_numbers_give_todays_answers():
     printed = {
         "ex01": {"c_t": 1.5, "h_t": 0.5 * math.tanh(1.5)},
         "ex03": {"h_t": 1.4, "direct_factor": 0.75, "h_t_other_convention": 0.2},
-        "ex07": {"bias_for_gate": math.log(9), "retain_power": 0.9 ** 20},
+        "ex07": {"bias_for_gate": math.log(9), "retain_power": 0.9**20},
         "ex11": {"q2_gru": 246528, "q2_lstm": 328704, "output_shape": [2, 4, 10], "h_n_shape": [4, 2, 5]},
-        "ex02": {"three_step_factor": 0.36, "w_up_power": 1.05 ** 30, "w_down_power": 0.95 ** 100,
-                 "sigma1_power": (1 / (1 + math.exp(-1))) ** 30, "f_near_power": 0.99 ** 100,
-                 "ratio_bias1_bias0": (2 / (1 + math.exp(-1))) ** 30, "preact_value": math.log(1000),
-                 "bias_sim": (1 / (1 + math.exp(-2))) ** 10},
-        "ex04": {"gru_count": 120, "lstm_count": 82432, "lstm_count_torch": 82944, "grucell_count_torch": 150,
-                 "lstm_stack_count_torch": 1080},
+        "ex02": {
+            "three_step_factor": 0.36,
+            "w_up_power": 1.05**30,
+            "w_down_power": 0.95**100,
+            "sigma1_power": (1 / (1 + math.exp(-1))) ** 30,
+            "f_near_power": 0.99**100,
+            "ratio_bias1_bias0": (2 / (1 + math.exp(-1))) ** 30,
+            "preact_value": math.log(1000),
+            "bias_sim": (1 / (1 + math.exp(-2))) ** 10,
+        },
+        "ex04": {"gru_count": 120, "lstm_count": 82432, "lstm_count_torch": 82944, "grucell_count_torch": 150, "lstm_stack_count_torch": 1080},
     }
     for exercise_id, answers in printed.items():
         exercise = COURSE.exercise(exercise_id)
         got = hidden(exercise).expected(exercise.variant.example())
         assert got.keys() >= answers.keys()
         for key, value in answers.items():
-            assert got[key] == value if isinstance(value, list) else math.isclose(got[key], value, rel_tol=1e-12), (
-                exercise_id, key, got[key])
+            assert got[key] == value if isinstance(value, list) else math.isclose(got[key], value, rel_tol=1e-12), (exercise_id, key, got[key])
 
 
 @pytest.mark.parametrize("exercise", DECLARED, ids=lambda e: e.id)
@@ -83,10 +87,8 @@ def test_reference_sheet_holds_the_statements_answers(exercise):
 def test_draws_are_reproducible():
     """Do a fixed salt, id and variant number give these very numbers (a change of Python or platform would show)?"""
     ex01 = COURSE.exercise("ex01").variant
-    assert draw(ex01, salt="test-salt", student="alice", number=0) == {
-        "f": 0.95, "c_prev": 1.06, "i": 0.42, "g": -0.32, "o": 0.34}
-    assert draw(ex01, salt="test-salt", student="alice", number=1) != draw(ex01, salt="test-salt", student="alice",
-                                                                           number=0)
+    assert draw(ex01, salt="test-salt", student="alice", number=0) == {"f": 0.95, "c_prev": 1.06, "i": 0.42, "g": -0.32, "o": 0.34}
+    assert draw(ex01, salt="test-salt", student="alice", number=1) != draw(ex01, salt="test-salt", student="alice", number=0)
 
 
 @pytest.mark.parametrize("exercise", DECLARED, ids=lambda e: e.id)
@@ -188,12 +190,13 @@ def test_the_statements_numbers_are_no_classmates_answers(tmp_path, sandbox):
     exercise = COURSE.exercise("ex02")
     module = hidden(exercise)
     statement = module.expected(exercise.variant.default())
+
     def shared(who):  # how many of the statement's answers are right for `who` too
         right = module.expected(variant_of(ON, exercise.variant, who).params)
         return sum(math.isclose(right[k], v, rel_tol=COURSE.rtol) for k, v in statement.items())
+
     twin = next(f"s{n}" for n in range(2000) if shared(f"s{n}") >= 2)  # about one student in eleven (ex02's k_short)
-    answered = grade_sheet(tmp_path, exercise, (exercise.solution_dir / "answers.toml").read_text(), "honest",
-                           ["honest", twin, "alice"], sandbox=sandbox)
+    answered = grade_sheet(tmp_path, exercise, (exercise.solution_dir / "answers.toml").read_text(), "honest", ["honest", twin, "alice"], sandbox=sandbox)
     assert answered.copied_from == {}
 
 
@@ -249,8 +252,12 @@ def test_two_students_grade_show_differs(course_with_variants):
     bob = json.loads(show("ex01", "--json", env={"GRADE_STUDENT": "bob"}))
     assert alice["params"] != bob["params"]
     assert set(alice["params"]) == {"f", "c_prev", "i", "g", "o"}
-    assert alice == {"exercise": "ex01", "student": "alice", "variant": 0,
-                     "params": draw(COURSE.exercise("ex01").variant, salt="test-salt", student="alice", number=0)}
+    assert alice == {
+        "exercise": "ex01",
+        "student": "alice",
+        "variant": 0,
+        "params": draw(COURSE.exercise("ex01").variant, salt="test-salt", student="alice", number=0),
+    }
     assert "f = " in show("ex01", "--student", "alice") and "alice" in show("ex01", "--student", "alice")
 
 
@@ -261,6 +268,7 @@ def test_grade_show_without_an_id_says_whose_numbers(course_with_variants):
 
 
 # -- a class ----------------------------------------------------------------------------------------------------------
+
 
 @pytest.fixture
 def variant_course(tmp_path):
@@ -303,17 +311,14 @@ def test_a_class_with_a_copied_sheet_and_a_reseed(variant_course, tmp_path):
     totals = {row["student"]: float(row["total"]) for row in csv.DictReader((out / "grades.csv").open())}
     assert totals["alice"] == totals["carol"] == 12 and totals["bob"] < 12
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["answers_of_other_variants"] == [{"student": "bob", "exercise": e.id, "variant_of": "alice"}
-                                                    for e in exercises]
+    assert summary["answers_of_other_variants"] == [{"student": "bob", "exercise": e.id, "variant_of": "alice"} for e in exercises]
     assert summary["packed_as_another_student"] == [{"student": "dave", "packed_as": "alice"}]
     assert "answers of alice's variant" in (out / "summary.md").read_text()
     journal = Journal(out)
-    assert {r.student: r.result.variants for r in journal.rows(["alice", "bob", "carol"])} == {
-        s: {"ex01": 0, "ex03": 0} for s in ("alice", "bob", "carol")}
+    assert {r.student: r.result.variants for r in journal.rows(["alice", "bob", "carol"])} == {s: {"ex01": 0, "ex03": 0} for s in ("alice", "bob", "carol")}
     journal.close()
 
-    number, again = api.reseed(course=course, out=out, student="carol", reason="sheet shared in a chat",
-                               submissions=klass, workers=1, strict=False)
+    number, again = api.reseed(course=course, out=out, student="carol", reason="sheet shared in a chat", submissions=klass, workers=1, strict=False)
     assert number == 1 and again.graded == 1 and again.skipped == 3
     totals = {row["student"]: float(row["total"]) for row in csv.DictReader((out / "grades.csv").open())}
     assert totals["alice"] == 12 and totals["carol"] < 12
@@ -323,8 +328,7 @@ def test_a_class_with_a_copied_sheet_and_a_reseed(variant_course, tmp_path):
     [entry] = [e for e in audit.history(journal) if e.cause == "reseed"]
     assert (entry.student, entry.old, entry.new, entry.reason) == ("carol", 0, 1, "sheet shared in a chat")
     regrades = [e for e in audit.history(journal) if e.cause == "regrade"]
-    assert regrades and all(e.student == "carol" and e.new < e.old
-                            and e.reason == "a new variant of the student's numbers (grade reseed)" for e in regrades)
+    assert regrades and all(e.student == "carol" and e.new < e.old and e.reason == "a new variant of the student's numbers (grade reseed)" for e in regrades)
     assert {r.student: r.result.variants["ex01"] for r in journal.rows(["alice", "carol"])} == {"alice": 0, "carol": 1}
     journal.close()
 
@@ -341,12 +345,14 @@ def test_grade_check_proves_the_references_right_for_50_variants(variant_course)
         (variant_course / path).write_text(text.replace(old, new))
 
     assert check_variants(course=COURSE, device="cpu") == []
-    edit("tests/hidden/ex01.py", 'answers.number, (expected(variant)["c_t"]', 'answers.number, (1.065')
+    edit("tests/hidden/ex01.py", 'answers.number, (expected(variant)["c_t"]', "answers.number, (1.065")
     edit("exercises/ex03_gru_arithmetic/variant.toml", "range = [0.60, 0.80]", "range = [0.50, 0.51]")
     edit("exercises/ex03_gru_arithmetic/variant.toml", "default = 0.7\n", "default = 0.51\n")
-    code = ("import json, sys; from pathlib import Path; from grader.course import load_course; "
-            "from grader.grading.pipeline import check_variants; "
-            "print(json.dumps(check_variants(course=load_course(Path(sys.argv[1])), device='cpu', count=8)))")
+    code = (
+        "import json, sys; from pathlib import Path; from grader.course import load_course; "
+        "from grader.grading.pipeline import check_variants; "
+        "print(json.dumps(check_variants(course=load_course(Path(sys.argv[1])), device='cpu', count=8)))"
+    )
     # a process of its own: the check session imports hidden modules by their path in the course, which this one has
     done = subprocess.run([sys.executable, "-c", code, str(variant_course)], capture_output=True, text=True, check=True)
     problems = json.loads(done.stdout.splitlines()[-1])
@@ -356,6 +362,7 @@ def test_grade_check_proves_the_references_right_for_50_variants(variant_course)
 
 
 # -- Gradescope and nbgrader -------------------------------------------------------------------------------------------
+
 
 def test_gradescope_grades_the_submitter_on_their_numbers(variant_course, tmp_path):
     """On Gradescope with variants on, is the upload graded on the numbers of submission_metadata.json's users[0]
@@ -404,8 +411,7 @@ def test_the_student_bundle_shows_numbers_but_holds_no_answer(tmp_path, monkeypa
     text = "\n".join(p.read_text(errors="replace") for p in bundle.rglob("*") if p.is_file())
     assert "def expected(p: dict)" not in text and "def mistakes(p: dict)" not in text
     course_file = bundle / "course.toml"
-    course_file.write_text(course_file.read_text().replace('enabled = false\nsalt = ""',
-                                                           'enabled = true\nsalt = "test-salt"'))
+    course_file.write_text(course_file.read_text().replace('enabled = false\nsalt = ""', 'enabled = true\nsalt = "test-salt"'))
     monkeypatch.chdir(bundle)
     monkeypatch.delenv("GRADE_STUDENT", raising=False)
     shown = json.loads(show("ex04", "--student", "alice", "--json"))
@@ -442,8 +448,12 @@ def test_a_classmates_answers_are_found_as_a_scan_of_the_class_finds_them(tmp_pa
     def scan(sheet: dict, student: str) -> str | None:
         def right(who):
             return sum(abs(sheet[k] - v) <= own_rtol.get(k, course.rtol) * abs(v) + 1e-12 for k, v in answers(who).items())
-        mine = max(right(student), right(None), sum(abs(sheet[k] - v) <= own_rtol.get(k, course.rtol) * abs(v) + 1e-12
-                                                    for k, v in module.expected(exercise.variant.example()).items()))
+
+        mine = max(
+            right(student),
+            right(None),
+            sum(abs(sheet[k] - v) <= own_rtol.get(k, course.rtol) * abs(v) + 1e-12 for k, v in module.expected(exercise.variant.example()).items()),
+        )
         best = max((right(who), who) for who in klass if who != student)
         return best[1] if best[0] >= 2 and best[0] > mine else None
 

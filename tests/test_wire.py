@@ -121,8 +121,7 @@ _JSONISH = st.recursive(
 
 
 @settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
-@given(body=st.one_of(st.binary(max_size=400), _JSONISH.map(lambda d: __import__("json").dumps(d).encode())),
-       blob=st.binary(max_size=200))
+@given(body=st.one_of(st.binary(max_size=400), _JSONISH.map(lambda d: __import__("json").dumps(d).encode())), blob=st.binary(max_size=200))
 def test_any_reply_bytes_decode_or_raise_wire_error(body, blob):
     """Whatever bytes a student process sends, does decoding under the reply bounds give plain data or a WireError only?"""
     data = wire._HEADER.pack(len(body), len(blob)) + body + blob

@@ -18,13 +18,16 @@ _TABLE = """CREATE TABLE IF NOT EXISTS audit (
     n INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, actor TEXT NOT NULL, cause TEXT NOT NULL,
     student TEXT NOT NULL, exercise TEXT NOT NULL, old REAL, new REAL, reason TEXT NOT NULL,
     course_hash TEXT NOT NULL, submission_hash TEXT NOT NULL)"""
-_APPEND_ONLY = [f"CREATE TRIGGER IF NOT EXISTS audit_no_{what} BEFORE {what.upper()} ON audit "
-                "BEGIN SELECT RAISE(ABORT, 'the audit trail is append-only: its rows are never changed or removed'); END"
-                for what in ("update", "delete")] + [
+_APPEND_ONLY = [
+    f"CREATE TRIGGER IF NOT EXISTS audit_no_{what} BEFORE {what.upper()} ON audit "
+    "BEGIN SELECT RAISE(ABORT, 'the audit trail is append-only: its rows are never changed or removed'); END"
+    for what in ("update", "delete")
+] + [
     # INSERT OR REPLACE on an existing n deletes the old row without firing the delete trigger: refuse any insert of an n
     # already taken, before the conflict is resolved.
     "CREATE TRIGGER IF NOT EXISTS audit_no_replace BEFORE INSERT ON audit WHEN EXISTS (SELECT 1 FROM audit WHERE n = NEW.n) "
-    "BEGIN SELECT RAISE(ABORT, 'the audit trail is append-only: its rows are never changed or removed'); END"]
+    "BEGIN SELECT RAISE(ABORT, 'the audit trail is append-only: its rows are never changed or removed'); END"
+]
 
 
 @dataclass(frozen=True)
@@ -52,14 +55,26 @@ def login() -> str:
         return "unknown"
 
 
-def record(journal: Journal, *, cause: str, student: str, exercise: str, old: float | None, new: float | None,
-           reason: str, actor: str | None = None, course_hash: str = "", submission_hash: str = "") -> None:
+def record(
+    journal: Journal,
+    *,
+    cause: str,
+    student: str,
+    exercise: str,
+    old: float | None,
+    new: float | None,
+    reason: str,
+    actor: str | None = None,
+    course_hash: str = "",
+    submission_hash: str = "",
+) -> None:
     """Append one row (call it inside the journal transaction that makes the change, so both or neither stay)."""
     _ensure(journal)
     at = dt.datetime.now(dt.UTC).isoformat(timespec="microseconds")
-    journal.execute("INSERT INTO audit (at, actor, cause, student, exercise, old, new, reason, course_hash, submission_hash)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (at, actor or login(), cause, student, exercise, old, new, reason, course_hash, submission_hash))
+    journal.execute(
+        "INSERT INTO audit (at, actor, cause, student, exercise, old, new, reason, course_hash, submission_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (at, actor or login(), cause, student, exercise, old, new, reason, course_hash, submission_hash),
+    )
 
 
 def history(journal: Journal, *, student: str | None = None) -> list[Entry]:

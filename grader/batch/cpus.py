@@ -34,8 +34,7 @@ class CpuSlots:
         parent = _own_cpuset()
         if parent is not None:
             _remove_stale(parent)
-        self.groups = [_cpuset_of(parent, cpu, f"grade-batch-{os.getpid()}-{n}") if parent else None
-                       for n, cpu in enumerate(self.cpus)]
+        self.groups = [_cpuset_of(parent, cpu, f"grade-batch-{os.getpid()}-{n}") if parent else None for n, cpu in enumerate(self.cpus)]
         # shared with the pool's processes, which inherit it (multiprocessing's default context unless given one)
         self._taken = (context or multiprocessing.get_context()).Value("i", 0)
 

@@ -45,8 +45,9 @@ class Journal:
 
     def record(self, row: StudentRow, key: str) -> None:
         """Insert or replace this student's row (a regrade updates, never duplicates); sqlite3.Error if it cannot."""
-        self._run("INSERT INTO results VALUES (?, ?, ?) ON CONFLICT(student) DO UPDATE SET key = excluded.key,"
-                  " row = excluded.row", (row.student, key, row.to_json()))
+        self._run(
+            "INSERT INTO results VALUES (?, ?, ?) ON CONFLICT(student) DO UPDATE SET key = excluded.key, row = excluded.row", (row.student, key, row.to_json())
+        )
 
     def rows(self, students: list[str]) -> list[StudentRow]:
         """The rows of these students, in their order (a student without a row, or with an unreadable one, is left out)."""

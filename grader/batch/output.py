@@ -19,8 +19,7 @@ def read_class(out: Path) -> tuple[list[StudentRow], list[str]]:
     batch's output. A student of the journal whom grades.csv does not list (an entry since removed) is left out."""
     grades, journal = out / "grades.csv", out / FILE
     if not grades.is_file() or not journal.is_file():
-        raise OutputError(f"{out}: not the output of grade batch (it has no grades.csv and {FILE}); "
-                          f"run grade batch SUBMISSIONS --out {out} first")
+        raise OutputError(f"{out}: not the output of grade batch (it has no grades.csv and {FILE}); run grade batch SUBMISSIONS --out {out} first")
     try:
         lines = list(csv.reader(io.StringIO(grades.read_text(encoding="utf-8"), newline="")))
     except (OSError, UnicodeDecodeError, csv.Error) as e:
@@ -38,4 +37,4 @@ def read_class(out: Path) -> tuple[list[StudentRow], list[str]]:
             opened.close()
     except sqlite3.Error as e:
         raise OutputError(f"{journal}: cannot be read ({e}); is a batch writing it? Try again when it has finished") from None
-    return rows, header[1:header.index("total")]  # the exercises' columns; any after the total are not exercises
+    return rows, header[1 : header.index("total")]  # the exercises' columns; any after the total are not exercises

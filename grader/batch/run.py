@@ -110,7 +110,7 @@ def student_id(name: str) -> str:
 def _escaped(c: str) -> str:
     """One character of a student id as `student_id` escapes it."""
     if "\udc80" <= c <= "\udcff":  # a byte that is not UTF-8, as os.fsdecode keeps it
-        return f"\\x{ord(c) - 0xdc00:02x}"
+        return f"\\x{ord(c) - 0xDC00:02x}"
     if c == "\\":
         return "\\\\"
     if not c.isprintable():
@@ -200,11 +200,22 @@ def _file_key(file: Path, limit: int) -> bytes:
         return head + f"unreadable: {e.strerror}".encode() + b"\0"
 
 
-def grade_batch(*, course: Course, exercises: list[Exercise], submissions: Path, out: Path, workers: int,
-                device: str, strict: bool, scheduler: str | None = None, only: str | None = None,
-                progress: Callable[[StudentRow, int, int], None] | None = None,
-                nbgrader_db: Path | None = None, submitted_at: Path | None = None,
-                extensions: Path | None = None) -> BatchResult:
+def grade_batch(
+    *,
+    course: Course,
+    exercises: list[Exercise],
+    submissions: Path,
+    out: Path,
+    workers: int,
+    device: str,
+    strict: bool,
+    scheduler: str | None = None,
+    only: str | None = None,
+    progress: Callable[[StudentRow, int, int], None] | None = None,
+    nbgrader_db: Path | None = None,
+    submitted_at: Path | None = None,
+    extensions: Path | None = None,
+) -> BatchResult:
     """Grade every student of `submissions` whose content or course changed since the journal in `out`;
     then, with `nbgrader_db`, write every student's scores into that nbgrader gradebook.
 
@@ -223,8 +234,7 @@ def grade_batch(*, course: Course, exercises: list[Exercise], submissions: Path,
     missing = [p["name"] for p in found if not p["active"]]
     with _private_files():
         out.mkdir(mode=0o700, parents=True, exist_ok=True)
-        result = _grade_into(out, course, exercises, submissions, device, strict, workers, scheduler, only, progress,
-                             missing, files)
+        result = _grade_into(out, course, exercises, submissions, device, strict, workers, scheduler, only, progress, missing, files)
         if nbgrader_db is not None:
             from grader.integrations.nbgrader import gradebook
 
@@ -233,10 +243,20 @@ def grade_batch(*, course: Course, exercises: list[Exercise], submissions: Path,
     return result
 
 
-def _grade_into(out: Path, course: Course, exercises: list[Exercise], submissions: Path, device: str, strict: bool,
-                workers: int, scheduler: str | None, only: str | None,
-                progress: Callable[[StudentRow, int, int], None] | None, missing: list[str],
-                files: TermFiles | None = None) -> BatchResult:
+def _grade_into(
+    out: Path,
+    course: Course,
+    exercises: list[Exercise],
+    submissions: Path,
+    device: str,
+    strict: bool,
+    workers: int,
+    scheduler: str | None,
+    only: str | None,
+    progress: Callable[[StudentRow, int, int], None] | None,
+    missing: list[str],
+    files: TermFiles | None = None,
+) -> BatchResult:
     """Grade what changed into `out`, journal each row, then publish every student's final points from the journal
     (grader.term: late policy and overrides, applied after grading): reports, feedback, grades.csv, the summary, changes."""
     from grader.term import finals, published
@@ -248,19 +268,16 @@ def _grade_into(out: Path, course: Course, exercises: list[Exercise], submission
     course_key = course_hash(course)
     common = hashlib.sha256(f"{course_key}|{','.join(ids)}".encode()).hexdigest()
     contents = {s.id: content_hash(s, exercises) for s in students}
-    keyed = [replace(s, key=hashlib.sha256(f"{common}|{contents[s.id]}|{_variant_key(course, s.id)}".encode()).hexdigest())
-             for s in students]
+    keyed = [replace(s, key=hashlib.sha256(f"{common}|{contents[s.id]}|{_variant_key(course, s.id)}".encode()).hexdigest()) for s in students]
     hashes = {s.id: (contents[s.id], course_key) for s in keyed}
     journal = Journal(out)
     unjournaled: dict[str, StudentRow] = {}  # rows the journal could not take: said so, and graded again next run
     try:
         files, notes = finals.remember(journal, files or finals.TermFiles())
-        term = finals.load(course=course, journal=journal, entries={s.id: s.path for s in keyed}, exercise_ids=ids,
-                           files=files)
+        term = finals.load(course=course, journal=journal, entries={s.id: s.path for s in keyed}, exercise_ids=ids, files=files)
         term.problems[:0] = notes
         last = published.read(journal)
-        todo = [s for s in keyed if s.id == only or (only is None and (
-            journal.key_of(s.id) != s.key or not (out / "reports" / f"{s.id}.json").is_file()))]
+        todo = [s for s in keyed if s.id == only or (only is None and (journal.key_of(s.id) != s.key or not (out / "reports" / f"{s.id}.json").is_file()))]
         keys = {s.id: s.key for s in todo}
         done = 0
         classmates = tuple(s.id for s in keyed if not s.refused)
@@ -268,8 +285,7 @@ def _grade_into(out: Path, course: Course, exercises: list[Exercise], submission
             _write_student(out, term.final(row))
             try:  # a grader failure is recorded without its key, so that the next run grades that student again
                 with journal.transaction():
-                    finals.record_regrade(journal, journal.row_of(row.student), row, submission=contents[row.student],
-                                          course=course_key, last=last)
+                    finals.record_regrade(journal, journal.row_of(row.student), row, submission=contents[row.student], course=course_key, last=last)
                     journal.record(row, keys[row.student] if row.status is not Status.INTERNAL_ERROR else "")
             except sqlite3.Error as e:
                 unjournaled[row.student] = _unjournaled(row, e)
@@ -293,18 +309,18 @@ def _grade_into(out: Path, course: Course, exercises: list[Exercise], submission
         try:  # last: a run killed (or locked out) before it lists the same changes again
             published.publish(journal, rows, hashes, also=lambda: finals.record_changes(journal, changed, rows, hashes))
         except sqlite3.Error as e:
-            term.problems.append(f"the journal could not record what this run published ({e}); the next run lists "
-                                 "these changes again")
+            term.problems.append(f"the journal could not record what this run published ({e}); the next run lists these changes again")
     finally:
         journal.close()
-    return BatchResult(len(todo), len(keyed) - len(todo), rows, 0.0, missing, flags=flags,
-                       changes=changed, problems=term.problems)
+    return BatchResult(len(todo), len(keyed) - len(todo), rows, 0.0, missing, flags=flags, changes=changed, problems=term.problems)
 
 
 def _write_student(out: Path, row: StudentRow) -> None:
     """reports/<id>.json and feedback/<id>.md of one student's final points, each written only when it differs."""
-    for path, text in ((out / "reports" / f"{row.student}.json", _report_text(row.result)),
-                       (out / "feedback" / f"{row.student}.md", feedback.to_markdown(row.result))):
+    for path, text in (
+        (out / "reports" / f"{row.student}.json", _report_text(row.result)),
+        (out / "feedback" / f"{row.student}.md", feedback.to_markdown(row.result)),
+    ):
         try:
             if path.read_text(encoding="utf-8") == text:
                 continue
@@ -316,8 +332,7 @@ def _write_student(out: Path, row: StudentRow) -> None:
 def _unjournaled(row: StudentRow, error: sqlite3.Error) -> StudentRow:
     """`row` as a grader error: its grade stands in this run's outputs, but the journal does not hold it."""
     why = f"the journal could not record this grade ({error}); the next run grades this student again"
-    return replace(row, status=Status.INTERNAL_ERROR,
-                   result=replace(row.result, internal_errors=[*row.result.internal_errors, why]))
+    return replace(row, status=Status.INTERNAL_ERROR, result=replace(row.result, internal_errors=[*row.result.internal_errors, why]))
 
 
 def _sandbox_here(course: Course, exercises: list[Exercise], *, strict: bool, scheduler: str | None) -> list[dict[str, Any]]:
@@ -347,7 +362,8 @@ def _refuse_exposed(paths: list[Path]) -> None:
         raise IsolationUnavailable(
             "no namespaces here, so student processes run as other users in the machine's own file system, and "
             f"other users may open {shown}: a student could read classmates' files, the grades or the checks. "
-            f"Make them root's alone (chmod -R go-rwx {shown}), then run again")
+            f"Make them root's alone (chmod -R go-rwx {shown}), then run again"
+        )
 
 
 def _exposed(path: Path) -> bool:
@@ -380,8 +396,16 @@ def _report_text(result: GradeResult) -> str:
     return dumps(to_dict(result, timing=False)) + "\n"
 
 
-def _grade_all(todo: list[Student], course: Course, exercises: list[Exercise], device: str, strict: bool,
-               workers: int, scheduler: str | None, classmates: tuple[str, ...] = ()) -> Iterator[StudentRow]:
+def _grade_all(
+    todo: list[Student],
+    course: Course,
+    exercises: list[Exercise],
+    device: str,
+    strict: bool,
+    workers: int,
+    scheduler: str | None,
+    classmates: tuple[str, ...] = (),
+) -> Iterator[StudentRow]:
     """Yield each student's row as it finishes (any order): first those refused unopened, then the graded ones."""
     from grader.batch.worker import unreadable_row
 
@@ -403,8 +427,7 @@ def _grade_all(todo: list[Student], course: Course, exercises: list[Exercise], d
     context = _pool_context()
     slots = CpuSlots(workers, context) if workers > 1 else None  # each worker on a CPU of its own
     try:
-        with ProcessPoolExecutor(workers, mp_context=context,
-                                 initializer=worker.start_pool_process, initargs=(*args, slots)) as pool:
+        with ProcessPoolExecutor(workers, mp_context=context, initializer=worker.start_pool_process, initargs=(*args, slots)) as pool:
             pending = {pool.submit(worker.pool_task, s.id, str(s.path), classmates) for s in todo}
             while pending:
                 finished, pending = wait(pending, return_when=FIRST_COMPLETED)
@@ -430,8 +453,9 @@ def _pool_context() -> ForkServerContext:
     return context
 
 
-def _on_dask(todo: list[Student], scheduler: str, args: tuple[str, list[str], str, bool], exercises: list[Exercise],
-             classmates: tuple[str, ...] = ()) -> Iterator[StudentRow]:
+def _on_dask(
+    todo: list[Student], scheduler: str, args: tuple[str, list[str], str, bool], exercises: list[Exercise], classmates: tuple[str, ...] = ()
+) -> Iterator[StudentRow]:
     """Each student as a task on the cluster; a task that fails (its worker lost, say) is that student's grader error."""
     from grader.errors import need
 
@@ -442,8 +466,7 @@ def _on_dask(todo: list[Student], scheduler: str, args: tuple[str, list[str], st
 
     with Client(scheduler) as client:
         # One key per (student, content and course): a changed upload or a fixed check is never deduplicated away.
-        futures = {client.submit(dask_task, s.id, str(s.path), *args, classmates, key=f"grade-{s.id}-{s.key[:16]}", pure=False): s.id
-                   for s in todo}
+        futures = {client.submit(dask_task, s.id, str(s.path), *args, classmates, key=f"grade-{s.id}-{s.key[:16]}", pure=False): s.id for s in todo}
         for future in as_completed(futures):
             try:
                 row = future.result()

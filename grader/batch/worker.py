@@ -26,9 +26,11 @@ if TYPE_CHECKING:
 
 _STATE: dict[str, Grader] = {}  # the pool process's Grader, kept for every student it grades
 # Why a Dask task grades only where student processes have no network.
-NETWORK_NEEDED = ("grading on a Dask cluster needs student processes without the network (namespaces): one that has it "
-                  "could reach the scheduler and run code on every worker, outside any sandbox; grade where `grade doctor` "
-                  "shows 'no network' on, or without --scheduler")
+NETWORK_NEEDED = (
+    "grading on a Dask cluster needs student processes without the network (namespaces): one that has it "
+    "could reach the scheduler and run code on every worker, outside any sandbox; grade where `grade doctor` "
+    "shows 'no network' on, or without --scheduler"
+)
 
 
 def grade_one(grader: Grader, student: str, path: Path, classmates: tuple[str, ...] = ()) -> StudentRow:
@@ -41,14 +43,12 @@ def grade_one(grader: Grader, student: str, path: Path, classmates: tuple[str, .
         with opened(path) as folder:
             result = grader.grade(folder, label=student, student=student, classmates=classmates)
     except SubmissionError as e:  # a refused archive or an unreadable entry: this student alone
-        return unreadable_row(grader.course, grader.exercises, grader.device, student, str(e),
-                              seconds=time.monotonic() - started)
+        return unreadable_row(grader.course, grader.exercises, grader.device, student, str(e), seconds=time.monotonic() - started)
     status = Status.GRADED if not result.internal_errors else Status.INTERNAL_ERROR
     return StudentRow(student, status, result, time.monotonic() - started)
 
 
-def unreadable_row(course: Course, exercises: Sequence[Exercise], device: str, student: str, why: str, *,
-                   seconds: float = 0.0) -> StudentRow:
+def unreadable_row(course: Course, exercises: Sequence[Exercise], device: str, student: str, why: str, *, seconds: float = 0.0) -> StudentRow:
     """The row of a student whose entry could not be read: 0 points in every exercise, saying why.
 
     Journaled with its key like a grade, so an unchanged rerun does not read it again.
@@ -62,8 +62,8 @@ def unreadable_row(course: Course, exercises: Sequence[Exercise], device: str, s
 
 # -- a local pool process -----------------------------------------------------------------------
 
-def start_pool_process(course_root: str, exercise_ids: list[str], device: str, strict: bool,
-                       slots: CpuSlots | None = None) -> None:
+
+def start_pool_process(course_root: str, exercise_ids: list[str], device: str, strict: bool, slots: CpuSlots | None = None) -> None:
     """Pool initializer: load the course and start this process's sandbox, kept for every student it grades.
 
     With `slots` (a `CpuSlots`, in a pool of several processes) this process takes its CPU first, so
@@ -103,19 +103,26 @@ def failed_row(student: str, exercises: Sequence[Exercise], message: str) -> Stu
 
 # -- a Dask task --------------------------------------------------------------------------------
 
-def dask_task(student: str, path: str, course_root: str, exercise_ids: list[str], device: str, strict: bool,
-              classmates: tuple[str, ...] = ()) -> StudentRow:
+
+def dask_task(student: str, path: str, course_root: str, exercise_ids: list[str], device: str, strict: bool, classmates: tuple[str, ...] = ()) -> StudentRow:
     """Grade one student in a fresh subprocess on the Dask worker; the result comes back to the TA's journal.
 
     The job goes in on stdin, never on the command line, which every user of the worker can read.
     """
-    job = json.dumps({"student": student, "path": path, "course_root": course_root,
-                      "exercise_ids": exercise_ids, "device": device, "strict": strict, "classmates": list(classmates)})
-    done = subprocess.run([sys.executable, "-m", "grader.batch.worker"], input=job, capture_output=True, text=True,
-                          check=False)
+    job = json.dumps(
+        {
+            "student": student,
+            "path": path,
+            "course_root": course_root,
+            "exercise_ids": exercise_ids,
+            "device": device,
+            "strict": strict,
+            "classmates": list(classmates),
+        }
+    )
+    done = subprocess.run([sys.executable, "-m", "grader.batch.worker"], input=job, capture_output=True, text=True, check=False)
     if done.returncode != 0:
-        return failed_row(student, _exercises(course_root, exercise_ids),
-                          f"grading {student} failed on the worker: {done.stderr[-2000:]}")
+        return failed_row(student, _exercises(course_root, exercise_ids), f"grading {student} failed on the worker: {done.stderr[-2000:]}")
     return StudentRow.from_json(done.stdout)
 
 

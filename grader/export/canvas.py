@@ -34,8 +34,7 @@ def is_points_row(row: Mapping[str, str]) -> bool:
     return "Points Possible" in row.get("Student", "")
 
 
-def to_csv(roster: Sequence[Mapping[str, str]], columns: Sequence[tuple[str, float]],
-           grades: Mapping[int, Sequence[float]], *, zero_missing: bool) -> str:
+def to_csv(roster: Sequence[Mapping[str, str]], columns: Sequence[tuple[str, float]], grades: Mapping[int, Sequence[float]], *, zero_missing: bool) -> str:
     """The import file: every roster student (in the roster's order), with `columns` ((header, points possible)) and
     `grades` (roster index -> one value per column); a roster student without grades gets empty cells, or 0."""
     out = io.StringIO()
@@ -44,7 +43,6 @@ def to_csv(roster: Sequence[Mapping[str, str]], columns: Sequence[tuple[str, flo
     writer.writerow([POINTS_POSSIBLE, "", "", "", "", *(points(most) for _, most in columns)])
     for n, student in enumerate(roster):
         values = grades.get(n)
-        cells = ([points(v) for v in values] if values is not None else
-                 ["0" if zero_missing else "" for _ in columns])
+        cells = [points(v) for v in values] if values is not None else ["0" if zero_missing else "" for _ in columns]
         writer.writerow([safe_cell(student.get(c, "")) for c in STUDENT_COLUMNS] + cells)
     return out.getvalue()

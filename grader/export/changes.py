@@ -33,12 +33,9 @@ def to_csv(changes: list[Change]) -> str:
 
 def to_markdown(changes: list[Change]) -> str:
     students = len({c.student for c in changes})
-    lines = [f"# Changed scores ({students} student{'s' * (students != 1)})", "",
-             "| student | exercise | old | new | cause |", "|---|---|---|---|---|"]
-    lines += ["| " + " | ".join(plain(c) for c in _cells(change)) + " |"
-              for change in sorted(changes, key=lambda c: (c.student, c.exercise))]
+    lines = [f"# Changed scores ({students} student{'s' * (students != 1)})", "", "| student | exercise | old | new | cause |", "|---|---|---|---|---|"]
+    lines += ["| " + " | ".join(plain(c) for c in _cells(change)) + " |" for change in sorted(changes, key=lambda c: (c.student, c.exercise))]
     kept = sorted({c.student for c in changes if c.cause == "regrade under override"})
     if kept:
-        lines += ["", "Raw points changed under an override, which stays (old and new are raw points): "
-                  + ", ".join(plain(s) for s in kept) + "."]
+        lines += ["", "Raw points changed under an override, which stays (old and new are raw points): " + ", ".join(plain(s) for s in kept) + "."]
     return "\n".join(lines) + "\n"

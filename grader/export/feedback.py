@@ -12,8 +12,7 @@ from grader.text import format_points, printable
 
 # The file's fixed words, in the report's feedback language.
 WORDS = {
-    "en": {"title": "Feedback for ", "total": "Total: ", "points": " points", "passed": "passed", "failed": "failed",
-           "comma": ", "},
+    "en": {"title": "Feedback for ", "total": "Total: ", "points": " points", "passed": "passed", "failed": "failed", "comma": ", "},
     "zh": {"title": "评分反馈：", "total": "总分：", "points": " 分", "passed": "通过", "failed": "未通过", "comma": "，"},
 }
 
@@ -21,8 +20,12 @@ WORDS = {
 def to_markdown(result: GradeResult) -> str:
     language = result.language
     words = WORDS.get(language, WORDS["en"])
-    lines = [f"# {words['title']}{plain(result.submission)}", "",
-             f"**{words['total']}{_points(result.score)}/{_points(result.max_score)}{words['points']}**", ""]
+    lines = [
+        f"# {words['title']}{plain(result.submission)}",
+        "",
+        f"**{words['total']}{_points(result.score)}/{_points(result.max_score)}{words['points']}**",
+        "",
+    ]
     for exercise in result.exercises:
         lines += [f"## {exercise.id} {exercise.heading.render(language)} — {_points(exercise.score)}/{_points(exercise.max_score)}", ""]
         note = exercise.note.render(language)

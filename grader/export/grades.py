@@ -32,7 +32,6 @@ def to_csv(rows: list[StudentRow], exercise_ids: list[str]) -> str:
         points = [round(row.score(i), 4) for i in exercise_ids]
         raw = [round(e.adjustment.raw if e.adjustment else e.score, 4) for e in row.result.exercises if e.id in exercise_ids]
         late = max((e.adjustment.days_late for e in row.result.exercises if e.adjustment), default=0)
-        cells = [row.student, *(format_points(p, digits=4) for p in points), format_points(sum(points), digits=4),
-                 format_points(sum(raw), digits=4), str(late)]
+        cells = [row.student, *(format_points(p, digits=4) for p in points), format_points(sum(points), digits=4), format_points(sum(raw), digits=4), str(late)]
         writer.writerow([safe_cell(c) for c in cells])
     return out.getvalue()

@@ -29,15 +29,22 @@ def to_dict(result: GradeResult, *, timing: bool = True) -> dict[str, Any]:
             "output": v.feedback.render(language),
             "visibility": "visible" if v.visible else HIDDEN_VISIBILITY,
         }
-        for e in result.exercises for v in e.checks
+        for e in result.exercises
+        for v in e.checks
     ]
     extra: dict[str, Any] = {
         "submission": result.submission,
         "language": language,
         "device": result.device,
         "exercises": [
-            {"id": e.id, "title": e.heading.render(language), "score": round(e.score, 4), "max_score": e.max_score,
-             "note": e.note.render(language), **({} if e.adjustment is None else _adjusted(e.adjustment))}
+            {
+                "id": e.id,
+                "title": e.heading.render(language),
+                "score": round(e.score, 4),
+                "max_score": e.max_score,
+                "note": e.note.render(language),
+                **({} if e.adjustment is None else _adjusted(e.adjustment)),
+            }
             for e in result.exercises
         ],
         "errors": result.internal_errors,
@@ -57,9 +64,15 @@ def to_dict(result: GradeResult, *, timing: bool = True) -> dict[str, Any]:
 
 def _adjusted(a: Adjustment) -> dict[str, Any]:
     """An exercise's fields from the term's rules: `score` is then the final points, `raw_score` what grading gave."""
-    return {"raw_score": round(a.raw, 4), "days_late": a.days_late, "penalty": round(a.penalty, 4), "due": a.due or None,
-            "extended": a.extended, "submitted_at": a.submitted_at or None,
-            "override": None if a.override is None else {"points": a.override, "reason": a.reason, "by": a.by}}
+    return {
+        "raw_score": round(a.raw, 4),
+        "days_late": a.days_late,
+        "penalty": round(a.penalty, 4),
+        "due": a.due or None,
+        "extended": a.extended,
+        "submitted_at": a.submitted_at or None,
+        "override": None if a.override is None else {"points": a.override, "reason": a.reason, "by": a.by},
+    }
 
 
 def dumps(doc: dict[str, Any]) -> str:

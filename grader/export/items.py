@@ -33,8 +33,7 @@ _FULL = 1e-9  # a share this close to 1 is full points (sums of floats)
 
 # Each flag, as summary.json names it (English) and as a person reads it.
 FLAGS = {
-    "strong students fail it: check the check": Text("strong students fail it: check the check",
-                                                     "强的学生反而不通过：请检查这项检查本身"),
+    "strong students fail it: check the check": Text("strong students fail it: check the check", "强的学生反而不通过：请检查这项检查本身"),
     "too easy or not testing": Text("too easy or not testing", "太容易，或并没有真正在检查"),
     "too hard or broken": Text("too hard or broken", "太难，或检查本身有错"),
     "does not tell strong from weak students": Text("does not tell strong from weak students", "区分不出强弱学生"),
@@ -56,9 +55,17 @@ class Item:
     flags: tuple[str, ...] = ()  # keys of FLAGS, the most serious first
 
     def to_dict(self) -> dict[str, Any]:
-        return {"exercise": self.exercise, "check": self.check, "n": self.n, "p": self.p,
-                "mean_share": self.mean_share, "discrimination": self.discrimination, "top27_p": self.top27_p,
-                "bottom27_p": self.bottom27_p, "flags": list(self.flags)}
+        return {
+            "exercise": self.exercise,
+            "check": self.check,
+            "n": self.n,
+            "p": self.p,
+            "mean_share": self.mean_share,
+            "discrimination": self.discrimination,
+            "top27_p": self.top27_p,
+            "bottom27_p": self.bottom27_p,
+            "flags": list(self.flags),
+        }
 
 
 @dataclass(frozen=True)
@@ -76,29 +83,30 @@ class Analysis:
 
     def to_dict(self) -> dict[str, Any]:
         """The keys summary.json gets."""
-        return {"checks": [c.to_dict() for c in self.checks],
-                "mistakes": [{"exercise": m.exercise, "diagnosis": m.diagnosis.en, "students": m.students}
-                             for m in self.mistakes],
-                "left_out_of_checks": len(self.left_out)}
+        return {
+            "checks": [c.to_dict() for c in self.checks],
+            "mistakes": [{"exercise": m.exercise, "diagnosis": m.diagnosis.en, "students": m.students} for m in self.mistakes],
+            "left_out_of_checks": len(self.left_out),
+        }
 
     @classmethod
     def from_dict(cls, doc: dict[str, Any]) -> Analysis:
         """The analysis `to_dict` wrote (English only: the JSON keeps one language); the left-out students by count."""
-        return cls([Item(**{**c, "flags": tuple(c["flags"])}) for c in doc.get("checks", [])],
-                   [Mistake(m["exercise"], Text(m["diagnosis"]), m["students"]) for m in doc.get("mistakes", [])],
-                   [""] * doc.get("left_out_of_checks", 0))
+        return cls(
+            [Item(**{**c, "flags": tuple(c["flags"])}) for c in doc.get("checks", [])],
+            [Mistake(m["exercise"], Text(m["diagnosis"]), m["students"]) for m in doc.get("mistakes", [])],
+            [""] * doc.get("left_out_of_checks", 0),
+        )
 
     def only(self, exercise_id: str) -> Analysis:
         """The figures of one exercise."""
-        return Analysis([c for c in self.checks if c.exercise == exercise_id],
-                        [m for m in self.mistakes if m.exercise == exercise_id], self.left_out)
+        return Analysis([c for c in self.checks if c.exercise == exercise_id], [m for m in self.mistakes if m.exercise == exercise_id], self.left_out)
 
 
 def left_out(row: StudentRow) -> bool:
     """Whether a student's figures say nothing of what they know: not graded, unreadable, a time limit, a crash, a
     failure of the grader anywhere in their work."""
-    return row.status is not Status.GRADED or any(
-        e.outcome in _APART or any(v.outcome in _APART for v in e.checks) for e in row.result.exercises)
+    return row.status is not Status.GRADED or any(e.outcome in _APART or any(v.outcome in _APART for v in e.checks) for e in row.result.exercises)
 
 
 def share(v: Verdict) -> float:
@@ -127,11 +135,9 @@ def analyse(rows: Sequence[StudentRow], exercise_ids: Sequence[str]) -> Analysis
     checks = [_item(exercise, check, taken, totals) for (exercise, check), taken in graded.items()]
     made: Counter[tuple[str, Text]] = Counter()
     for row in rows:
-        made.update({(e.id, d) for e in row.result.exercises if e.id in exercise_ids
-                     for v in e.checks if not v.passed for d in v.diagnosis})
+        made.update({(e.id, d) for e in row.result.exercises if e.id in exercise_ids for v in e.checks if not v.passed for d in v.diagnosis})
     order = {exercise_id: n for n, exercise_id in enumerate(exercise_ids)}
-    mistakes = [Mistake(exercise, diagnosis, n) for (exercise, diagnosis), n in
-                sorted(made.items(), key=lambda x: (-x[1], order[x[0][0]], x[0][1].en))]
+    mistakes = [Mistake(exercise, diagnosis, n) for (exercise, diagnosis), n in sorted(made.items(), key=lambda x: (-x[1], order[x[0][0]], x[0][1].en))]
     return Analysis(checks, mistakes, [r.student for r in rows if left_out(r)])
 
 
@@ -150,8 +156,7 @@ def _item(exercise: str, check: str, taken: list[tuple[str, Verdict]], totals: d
     k = max(1, round(EXTREME * n))
     bottom, top = ranked[:k], ranked[-k:]
     flags = _flags(n, p, discrimination)
-    return Item(exercise, check, n, p, mean_share, discrimination, _rate([full[i] for i in top]),
-                _rate([full[i] for i in bottom]), flags)
+    return Item(exercise, check, n, p, mean_share, discrimination, _rate([full[i] for i in top]), _rate([full[i] for i in bottom]), flags)
 
 
 def _flags(n: int, p: float | None, d: float | None) -> tuple[str, ...]:
@@ -184,14 +189,17 @@ WORDS = {
         "discrimination (the check against the rest of the total); top/bottom 27 %: p in the best and worst 27 % by "
         f"total. Flags from {MIN_FLAGGED} students on.",
         "n：参与该项检查的学生数；p：得满分的比例；得分率：平均得到该项分数的比例；D：点二列区分度（该项与其余总分的相关）；"
-        f"前/后 27 %：按总分排在前、后 27 % 的学生的 p。至少 {MIN_FLAGGED} 名学生时才标记。"),
+        f"前/后 27 %：按总分排在前、后 27 % 的学生的 p。至少 {MIN_FLAGGED} 名学生时才标记。",
+    ),
     "look at": Text("Checks to look at", "需要查看的检查"),
-    "header": Text("| exercise | check | n | p | share | D | top 27 % | bottom 27 % | flags |",
-                   "| 练习 | 检查 | n | p | 得分率 | D | 前 27 % | 后 27 % | 标记 |"),
+    "header": Text(
+        "| exercise | check | n | p | share | D | top 27 % | bottom 27 % | flags |", "| 练习 | 检查 | n | p | 得分率 | D | 前 27 % | 后 27 % | 标记 |"
+    ),
     "none": Text("- no check worth points was graded", "- 没有评过有分值的检查"),
-    "left out": Text("Students left out of these figures, counted apart (a time limit, a crash, a hand-in that could not "
-                     "be read or a grader failure): {n}.",
-                     "未计入以上数字、另行统计的学生（超时、崩溃、提交无法读取或评分程序出错）：{n} 名。"),
+    "left out": Text(
+        "Students left out of these figures, counted apart (a time limit, a crash, a hand-in that could not be read or a grader failure): {n}.",
+        "未计入以上数字、另行统计的学生（超时、崩溃、提交无法读取或评分程序出错）：{n} 名。",
+    ),
     "mistakes": Text("Known mistakes: students who made each", "已知错误：犯每种错误的学生数"),
     "mistakes header": Text("| exercise | mistake | students |", "| 练习 | 错误 | 学生数 |"),
     "no mistakes": Text("- none diagnosed", "- 没有诊断出已知错误"),
@@ -210,15 +218,19 @@ def checks_markdown(analysis: Analysis, language: str, *, escaped: bool = True) 
     flagged = [c for c in analysis.checks if c.flags]
     if flagged:
         lines += [f"{say('look at')}:", ""]
-        lines += [f"- {c.exercise} {cell(c.check)}: {'; '.join(FLAGS[f].render(language) for f in c.flags)} "
-                  f"(p {_shown(c.p)}, D {_shown(c.discrimination)})" for c in flagged]
+        lines += [
+            f"- {c.exercise} {cell(c.check)}: {'; '.join(FLAGS[f].render(language) for f in c.flags)} (p {_shown(c.p)}, D {_shown(c.discrimination)})"
+            for c in flagged
+        ]
         lines.append("")
     if analysis.checks:
         lines += [say("header"), "|---|---|---|---|---|---|---|---|---|"]
         for c in analysis.checks:
             flags = "; ".join(FLAGS[f].render(language) for f in c.flags)
-            lines.append(f"| {c.exercise} | {cell(c.check)} | {c.n} | {_shown(c.p)} | {_shown(c.mean_share)} | "
-                         f"{_shown(c.discrimination)} | {_shown(c.top27_p)} | {_shown(c.bottom27_p)} | {flags} |")
+            lines.append(
+                f"| {c.exercise} | {cell(c.check)} | {c.n} | {_shown(c.p)} | {_shown(c.mean_share)} | "
+                f"{_shown(c.discrimination)} | {_shown(c.top27_p)} | {_shown(c.bottom27_p)} | {flags} |"
+            )
     else:
         lines.append(say("none"))
     if analysis.left_out:
@@ -231,8 +243,12 @@ def mistakes_markdown(analysis: Analysis, language: str, *, escaped: bool = True
     lines = [f"## {say('mistakes')}", ""]
     if not analysis.mistakes:
         return [*lines, say("no mistakes")]
-    return [*lines, say("mistakes header"), "|---|---|---|",
-            *(f"| {m.exercise} | {cell(m.diagnosis.render(language))} | {m.students} |" for m in analysis.mistakes)]
+    return [
+        *lines,
+        say("mistakes header"),
+        "|---|---|---|",
+        *(f"| {m.exercise} | {cell(m.diagnosis.render(language))} | {m.students} |" for m in analysis.mistakes),
+    ]
 
 
 def _say(language: str) -> Callable[[str], str]:

@@ -23,6 +23,5 @@ def to_csv(id_column: str, exercise_ids: Sequence[str], grades: Sequence[tuple[s
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow([id_column, *exercise_ids, "total"])
     for identifier, scores in grades:
-        writer.writerow([safe_cell(identifier), *(points(scores[i]) if i in scores else "" for i in exercise_ids),
-                         points(sum(scores.values()))])
+        writer.writerow([safe_cell(identifier), *(points(scores[i]) if i in scores else "" for i in exercise_ids), points(sum(scores.values()))])
     return out.getvalue()

@@ -42,23 +42,29 @@ class Adjusted:
 
 def adjusted(rows: Sequence[StudentRow]) -> list[Adjusted]:
     """Every exercise handed in late or overridden, in the rows' order (grader.term.finals sets `adjustment`)."""
-    return [Adjusted(r.student, e.id, a.raw, e.score, a.days_late, a.penalty, a.override, a.reason)
-            for r in rows for e in r.result.exercises
-            if (a := e.adjustment) is not None and (a.days_late > 0 or a.override is not None)]
+    return [
+        Adjusted(r.student, e.id, a.raw, e.score, a.days_late, a.penalty, a.override, a.reason)
+        for r in rows
+        for e in r.result.exercises
+        if (a := e.adjustment) is not None and (a.days_late > 0 or a.override is not None)
+    ]
 
 
 W = {
     "title": Text("Class report", "班级报告"),
     "students": Text("Students: {n}", "学生人数：{n}"),
     "totals": Text("Distribution of totals", "总分分布"),
-    "totals caption": Text("Students (vertical) by total points out of {most} (horizontal), rounded to the point in the plot; "
-                           "the table gives every total exactly.",
-                           "横轴为总分（满分 {most}，图中四舍五入到整数分，表中为精确总分），纵轴为学生人数。"),
+    "totals caption": Text(
+        "Students (vertical) by total points out of {most} (horizontal), rounded to the point in the plot; the table gives every total exactly.",
+        "横轴为总分（满分 {most}，图中四舍五入到整数分，表中为精确总分），纵轴为学生人数。",
+    ),
     "points": Text("points", "分数"),
     "count": Text("students", "学生数"),
     "exercises": Text("Each exercise's scores", "各练习得分分布"),
-    "exercises caption": Text("One plot per exercise (its id above it): students (vertical) by points (horizontal), "
-                              "a bar at each score given.", "每个练习一幅图（图上方为练习编号）：横轴为得分（每个出现过的得分一根柱），纵轴为学生人数。"),
+    "exercises caption": Text(
+        "One plot per exercise (its id above it): students (vertical) by points (horizontal), a bar at each score given.",
+        "每个练习一幅图（图上方为练习编号）：横轴为得分（每个出现过的得分一根柱），纵轴为学生人数。",
+    ),
     "exercise": Text("exercise", "练习"),
     "mean": Text("mean", "平均"),
     "median": Text("median", "中位数"),
@@ -66,31 +72,34 @@ W = {
     "of": Text("out of", "满分"),
     "distribution": Text("distribution (points: students)", "分布（分数：人数）"),
     "checks": Text("Each check's pass rate", "各项检查通过率"),
-    "checks caption": Text("Check number (vertical, as in the table) by pass rate p from 0 to 1 (horizontal); red bars "
-                           "are flagged checks.", "纵轴为检查编号（与下表相同），横轴为通过率 p（0 到 1）；红色为被标记的检查。"),
+    "checks caption": Text(
+        "Check number (vertical, as in the table) by pass rate p from 0 to 1 (horizontal); red bars are flagged checks.",
+        "纵轴为检查编号（与下表相同），横轴为通过率 p（0 到 1）；红色为被标记的检查。",
+    ),
     "check": Text("check", "检查"),
     "flags": Text("flags", "标记"),
     "mistakes": Text("Most common mistakes", "最常见的错误"),
     "mistake": Text("mistake", "错误"),
     "no mistakes": Text("No named mistake was diagnosed.", "没有诊断出已知错误。"),
     "trouble": Text("Time limits, crashes and hand-ins that could not be read", "超时、崩溃与无法读取的提交"),
-    "no trouble": Text("No student hit a time limit, crashed or handed in what could not be read.",
-                       "没有学生超时、崩溃或提交了无法读取的文件。"),
+    "no trouble": Text("No student hit a time limit, crashed or handed in what could not be read.", "没有学生超时、崩溃或提交了无法读取的文件。"),
     "student": Text("student", "学生"),
     "what": Text("what happened", "情况"),
     "why": Text("checks, or why", "涉及的检查或原因"),
     "adjusted": Text("Late and overridden scores", "迟交与人工改动的分数"),
-    "adjusted intro": Text("Final points are the graded points minus the late penalty, or the course staff's points "
-                           "(no late penalty on top of them).",
-                           "最终分数为评分结果减去迟交扣分，或课程教师给定的分数（不再扣迟交分）。"),
+    "adjusted intro": Text(
+        "Final points are the graded points minus the late penalty, or the course staff's points (no late penalty on top of them).",
+        "最终分数为评分结果减去迟交扣分，或课程教师给定的分数（不再扣迟交分）。",
+    ),
     "graded": Text("graded", "评分结果"),
     "days late": Text("days late", "迟交天数"),
     "penalty": Text("late penalty", "迟交扣分"),
     "override": Text("course staff's points: why", "课程教师给定的分数：原因"),
     "final": Text("final", "最终分数"),
-    "no plots": Text("The plots need matplotlib, which the TA's install brings: pip install 'gated-rnn-grader[ta]'. "
-                     "The tables below hold the same figures.",
-                     "图表需要 matplotlib（助教安装包含它）：pip install 'gated-rnn-grader[ta]'。下表给出同样的数字。"),
+    "no plots": Text(
+        "The plots need matplotlib, which the TA's install brings: pip install 'gated-rnn-grader[ta]'. The tables below hold the same figures.",
+        "图表需要 matplotlib（助教安装包含它）：pip install 'gated-rnn-grader[ta]'。下表给出同样的数字。",
+    ),
     "plot of": Text("Plot: {what}. The table below gives the same figures.", "图：{what}。下表给出同样的数字。"),
 }
 OUTCOMES = {
@@ -111,8 +120,7 @@ img{max-width:100%;height:auto}.flag{color:#c0392b}.note{background:#fff5d6;padd
 """
 
 
-def to_html(rows: Sequence[StudentRow], exercises: Sequence[Graded], figures: dict[str, Any], *, language: str,
-            title: str) -> str:
+def to_html(rows: Sequence[StudentRow], exercises: Sequence[Graded], figures: dict[str, Any], *, language: str, title: str) -> str:
     """The page for the class `rows` graded on `exercises`, with `figures` as summary.summarize gave them."""
     say = _say(language)
     analysis = items.analyse(rows, [e.id for e in exercises])
@@ -127,13 +135,14 @@ def to_html(rows: Sequence[StudentRow], exercises: Sequence[Graded], figures: di
     body += _trouble(rows, say, language)
     body += _adjusted(adjusted(rows), say)
     lang = "zh-Hans" if language == "zh" else "en"
-    return ("<!DOCTYPE html>\n"
-            f'<html lang="{lang}"><head><meta charset="utf-8">'
-            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; "
-            "style-src 'unsafe-inline'\">"
-            '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f"<title>{_e(title)}: {say('title')}</title><style>{_STYLE}</style></head>\n<body>\n"
-            + "\n".join(body) + "\n</body></html>\n")
+    return (
+        "<!DOCTYPE html>\n"
+        f'<html lang="{lang}"><head><meta charset="utf-8">'
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; img-src data:; '
+        "style-src 'unsafe-inline'\">"
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{_e(title)}: {say('title')}</title><style>{_STYLE}</style></head>\n<body>\n" + "\n".join(body) + "\n</body></html>\n"
+    )
 
 
 def _say(language: str) -> Say:
@@ -148,8 +157,7 @@ def _e(text: object) -> str:
 def _table(header: list[str], lines: list[list[str]], numeric: frozenset[int] | set[int] = frozenset()) -> str:
     """A table of cells already escaped; the columns in `numeric` right-aligned."""
     head = "".join(f"<th>{h}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f'<td class="n">{c}</td>' if i in numeric else f"<td>{c}</td>"
-                                    for i, c in enumerate(line)) + "</tr>" for line in lines)
+    body = "".join("<tr>" + "".join(f'<td class="n">{c}</td>' if i in numeric else f"<td>{c}</td>" for i, c in enumerate(line)) + "</tr>" for line in lines)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
@@ -170,9 +178,11 @@ def _totals(rows: Sequence[StudentRow], exercises: Sequence[Graded], say: Say, p
     png = plot(lambda fig: _bars(fig.subplots(), range(math.ceil(most) + 1), binned)) if plot else None
     exact = Counter(round(r.result.score, 4) for r in rows)  # the table: every total as given
     lines = [[_points(k), str(v)] for k, v in sorted(exact.items())]
-    return [f"<h2>{say('totals')}</h2>",
-            *_figure(png, say("plot of").format(what=say("totals")), say("totals caption").format(most=_points(most))),
-            _table([say("points"), say("count")], lines, {0, 1})]
+    return [
+        f"<h2>{say('totals')}</h2>",
+        *_figure(png, say("plot of").format(what=say("totals")), say("totals caption").format(most=_points(most))),
+        _table([say("points"), say("count")], lines, {0, 1}),
+    ]
 
 
 def _exercises(exercises: Sequence[Graded], figures: dict[str, Any], say: Say, plot: Plot | None) -> list[str]:
@@ -186,18 +196,28 @@ def _exercises(exercises: Sequence[Graded], figures: dict[str, Any], say: Say, p
             _bars(ax, sorted(dist), dist, width=0.1)  # each exact score: none is moved to a grid
             ax.set_xlim(-0.5, e.points + 0.5)
             ax.set_title(e.id)
-        for ax in axes[len(shown):]:
+        for ax in axes[len(shown) :]:
             ax.set_visible(False)
 
     png = plot(draw, size=(10, 2.3 * math.ceil(len(shown) / 4))) if plot and shown else None
     lines = []
     for e in shown:
         s = figures["exercises"][e.id]
-        lines.append([f"{_e(e.id)} {_e(e.title)}", _points(s["mean"]), _points(s["median"]), _points(s["max"]), _points(e.points),
-                      ", ".join(f"{_e(k)}: {v}" for k, v in s["distribution"].items())])
-    return [f"<h2>{say('exercises')}</h2>",
-            *_figure(png, say("plot of").format(what=say("exercises")), say("exercises caption")),
-            _table([say("exercise"), say("mean"), say("median"), say("max"), say("of"), say("distribution")], lines, {1, 2, 3, 4})]
+        lines.append(
+            [
+                f"{_e(e.id)} {_e(e.title)}",
+                _points(s["mean"]),
+                _points(s["median"]),
+                _points(s["max"]),
+                _points(e.points),
+                ", ".join(f"{_e(k)}: {v}" for k, v in s["distribution"].items()),
+            ]
+        )
+    return [
+        f"<h2>{say('exercises')}</h2>",
+        *_figure(png, say("plot of").format(what=say("exercises")), say("exercises caption")),
+        _table([say("exercise"), say("mean"), say("median"), say("max"), say("of"), say("distribution")], lines, {1, 2, 3, 4}),
+    ]
 
 
 def _checks(analysis: items.Analysis, say: Say, plot: Plot | None, language: str) -> list[str]:
@@ -214,15 +234,24 @@ def _checks(analysis: items.Analysis, say: Say, plot: Plot | None, language: str
         ax.grid(axis="x", alpha=0.3)
 
     png = plot(draw, size=(8, 0.9 + 0.22 * len(checks))) if plot and checks else None
-    lines = [[str(n), _e(c.exercise), _e(c.check), str(c.n), *(_shown(x) for x in (c.p, c.mean_share, c.discrimination,
-                                                                                   c.top27_p, c.bottom27_p)),
-              '<span class="flag">' + "; ".join(_e(items.FLAGS[f].render(language)) for f in c.flags) + "</span>"]
-             for n, c in enumerate(checks, 1)]
+    lines = [
+        [
+            str(n),
+            _e(c.exercise),
+            _e(c.check),
+            str(c.n),
+            *(_shown(x) for x in (c.p, c.mean_share, c.discrimination, c.top27_p, c.bottom27_p)),
+            '<span class="flag">' + "; ".join(_e(items.FLAGS[f].render(language)) for f in c.flags) + "</span>",
+        ]
+        for n, c in enumerate(checks, 1)
+    ]
     header = [html.escape(h.strip()) for h in items.WORDS["header"].render(language).strip("|").split("|")]
-    out = [f"<h2>{say('checks')}</h2>",
-           *_figure(png, say("plot of").format(what=say("checks")), say("checks caption")),
-           f"<p>{_e(items.WORDS['explained'].render(language))}</p>",
-           _table(["#", *header], lines, {0, 3, 4, 5, 6, 7, 8})]
+    out = [
+        f"<h2>{say('checks')}</h2>",
+        *_figure(png, say("plot of").format(what=say("checks")), say("checks caption")),
+        f"<p>{_e(items.WORDS['explained'].render(language))}</p>",
+        _table(["#", *header], lines, {0, 3, 4, 5, 6, 7, 8}),
+    ]
     if analysis.left_out:
         out.append(f"<p>{_e(items.WORDS['left out'].render(language).format(n=len(analysis.left_out)))}</p>")
     return out
@@ -259,8 +288,18 @@ def _adjusted(scores: Sequence[Adjusted], say: Say) -> list[str]:
     """Late and overridden scores: nothing at all when there are none."""
     if not scores:
         return []
-    lines = [[_e(a.student), _e(a.exercise), _points(a.raw), str(a.days_late), _points(a.penalty),
-              "" if a.override is None else f"{_points(a.override)}: {_e(a.reason)}", _points(a.final)] for a in scores]
+    lines = [
+        [
+            _e(a.student),
+            _e(a.exercise),
+            _points(a.raw),
+            str(a.days_late),
+            _points(a.penalty),
+            "" if a.override is None else f"{_points(a.override)}: {_e(a.reason)}",
+            _points(a.final),
+        ]
+        for a in scores
+    ]
     header = [say(k) for k in ("student", "exercise", "graded", "days late", "penalty", "override", "final")]
     return [f"<h2>{say('adjusted')}</h2>", f"<p>{say('adjusted intro')}</p>", _table(header, lines, {2, 3, 4, 6})]
 

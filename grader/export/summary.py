@@ -54,10 +54,12 @@ def summarize(rows: list[StudentRow], exercise_ids: list[str], *, missing: Seque
 def _variant_findings(rows: list[StudentRow]) -> dict[str, list[dict[str, str]]]:
     """Sheets that hold another student's numbers' answers, and hand-ins packed under another student's id."""
     return {
-        "answers_of_other_variants": [{"student": r.student, "exercise": e, "variant_of": who}
-                                      for r in rows for e, who in sorted(r.result.copied_from.items())],
-        "packed_as_another_student": [{"student": r.student, "packed_as": r.result.packed_as} for r in rows
-                                      if r.result.packed_as and r.result.packed_as != r.student],
+        "answers_of_other_variants": [
+            {"student": r.student, "exercise": e, "variant_of": who} for r in rows for e, who in sorted(r.result.copied_from.items())
+        ],
+        "packed_as_another_student": [
+            {"student": r.student, "packed_as": r.result.packed_as} for r in rows if r.result.packed_as and r.result.packed_as != r.student
+        ],
     }
 
 
@@ -71,8 +73,12 @@ def to_json(summary: dict[str, Any]) -> str:
 
 
 def to_markdown(summary: dict[str, Any]) -> str:
-    lines = [f"# Class summary ({summary['students']} submissions)", "",
-             "| exercise | mean | median | max | distribution (points: students) |", "|---|---|---|---|---|"]
+    lines = [
+        f"# Class summary ({summary['students']} submissions)",
+        "",
+        "| exercise | mean | median | max | distribution (points: students) |",
+        "|---|---|---|---|---|",
+    ]
     for exercise_id, s in summary["exercises"].items():
         dist = ", ".join(f"{k}: {v}" for k, v in s["distribution"].items())
         lines.append(f"| {exercise_id} | {s['mean']:g} | {s['median']:g} | {s['max']:g} | {dist} |")
@@ -80,17 +86,21 @@ def to_markdown(summary: dict[str, Any]) -> str:
     lines += [f"- {plain(m['mistake'])} — {m['students']}" for m in summary["common_mistakes"]] or ["- none diagnosed"]
     lines += ["", "## Checks failed most often", ""]
     lines += [f"- {plain(c['check'])} — {c['students']}" for c in summary["most_failed_checks"]] or ["- none"]
-    lines += ["", f"Hit a time limit: {summary['hit_a_time_limit']}; crashed: {summary['crashed']}; "
-              f"could not be read: {summary['unreadable']}; internal grader errors: {summary['internal_errors']}."]
+    lines += [
+        "",
+        f"Hit a time limit: {summary['hit_a_time_limit']}; crashed: {summary['crashed']}; "
+        f"could not be read: {summary['unreadable']}; internal grader errors: {summary['internal_errors']}.",
+    ]
     lines += ["", *items.checks_markdown(items.Analysis.from_dict(summary), "en")]
     if summary["answers_of_other_variants"] or summary["packed_as_another_student"]:
         lines += ["", "## Answers of another student's numbers", ""]
-        lines += [f"- {plain(c['student'])}, {c['exercise']}: answers of {plain(c['variant_of'])}'s variant"
-                  for c in summary["answers_of_other_variants"]]
-        lines += [f"- {plain(c['student'])}: the hand-in was packed as student {plain(c['packed_as'])}"
-                  for c in summary["packed_as_another_student"]]
-    for key, words in (("late", "Handed in late"), ("overridden", "Scores adjusted by the course staff"),
-                       ("no_submission_time", "No submission time (graded without late penalty)")):
+        lines += [f"- {plain(c['student'])}, {c['exercise']}: answers of {plain(c['variant_of'])}'s variant" for c in summary["answers_of_other_variants"]]
+        lines += [f"- {plain(c['student'])}: the hand-in was packed as student {plain(c['packed_as'])}" for c in summary["packed_as_another_student"]]
+    for key, words in (
+        ("late", "Handed in late"),
+        ("overridden", "Scores adjusted by the course staff"),
+        ("no_submission_time", "No submission time (graded without late penalty)"),
+    ):
         if summary.get(key):  # the term's flags (grader.term.finals.flagged), where grade batch added them
             lines += ["", f"{words} ({len(summary[key])}): {', '.join(plain(s) for s in summary[key])}."]
     if summary["missing_protections"]:

@@ -39,10 +39,10 @@ def print_grade(console: Console, result: GradeResult, *, verbose: bool) -> None
         if not exercise.checks:
             line(f"{heading}{score if exercise.max_score else ''}: {note}", "bold")
             continue
-        points = ["–" if exercise.graded_at_hand_in or not v.points else f"{format_points(v.earned)}/{format_points(v.points)}"
-                  for v in exercise.checks]  # a public check is worth nothing
-        headers = tuple(t.render(language) for t in (Text("check and feedback", "检查与反馈"), Text("points", "得分"),
-                                                      Text("status", "结果")))
+        points = [
+            "–" if exercise.graded_at_hand_in or not v.points else f"{format_points(v.earned)}/{format_points(v.points)}" for v in exercise.checks
+        ]  # a public check is worth nothing
+        headers = tuple(t.render(language) for t in (Text("check and feedback", "检查与反馈"), Text("points", "得分"), Text("status", "结果")))
         points_width = max(cell_len(p) for p in [headers[1], *points])
         status_width = max(cell_len(w) for w in (headers[2], passed_word, failed_word))
         width = max(console.width - _BORDERS - points_width - status_width, 16)
@@ -69,8 +69,9 @@ def print_grade(console: Console, result: GradeResult, *, verbose: bool) -> None
         passed = sum(v.passed for e in result.exercises for v in e.checks)
         checks = sum(len(e.checks) for e in result.exercises)
         graded = format_points(sum(e.graded_points for e in result.exercises))
-        total = Text(f"Public checks: {passed}/{checks} passed; {graded} points are graded at hand-in",
-                    f"公开检查：通过 {passed}/{checks} 项；{graded} 分在提交后评定").render(language)
+        total = Text(
+            f"Public checks: {passed}/{checks} passed; {graded} points are graded at hand-in", f"公开检查：通过 {passed}/{checks} 项；{graded} 分在提交后评定"
+        ).render(language)
     else:
         score, most = format_points(result.score), format_points(result.max_score)
         total = Text(f"Total: {score}/{most} points", f"总分：{score}/{most} 分").render(language)

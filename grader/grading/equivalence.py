@@ -90,8 +90,7 @@ def _sampling_verdict(answer: Expr, expected: Expr, symbols: Mapping[str, str], 
     return None
 
 
-def equivalent(answer: Expr, expected: Expr, symbols: Mapping[str, Domain], *, rtol: float = 1e-9,
-               fallback_seconds: float = 2.0) -> bool | None:
+def equivalent(answer: Expr, expected: Expr, symbols: Mapping[str, Domain], *, rtol: float = 1e-9, fallback_seconds: float = 2.0) -> bool | None:
     """Whether `answer` equals `expected` wherever `expected` is defined on the symbols' domains; None if it
     could not be verified in time.
 
@@ -208,6 +207,5 @@ def to_sympy(expr: Expr, table: Mapping[str, sympy.Symbol]) -> sympy.Expr:
             x = to_sympy(arg, table)
             if func == "sigmoid":
                 return sympy.Pow(sympy.Add(1, sympy.exp(sympy.Mul(-1, x))), -1)
-            return {"exp": sympy.exp, "log": sympy.log, "sqrt": sympy.sqrt, "tanh": sympy.tanh,
-                    "abs": sympy.Abs}[func](x)
+            return {"exp": sympy.exp, "log": sympy.log, "sqrt": sympy.sqrt, "tanh": sympy.tanh, "abs": sympy.Abs}[func](x)
     raise TypeError(f"not an expression: {expr!r}")

@@ -31,8 +31,15 @@ MAX_LITERAL_EXPONENT = 300  # |n| in scientific notation such as 1e-3
 MAX_EXPONENT = 1000  # |value| of a power's exponent when it is a constant
 
 FUNCTIONS: dict[str, FunctionName | Literal["log10"]] = {  # the names a formula may call; log10(x) is read as log(x)/log(10)
-    "exp": "exp", "ln": "log", "log": "log", "sqrt": "sqrt", "tanh": "tanh",
-    "sigma": "sigmoid", "sigmoid": "sigmoid", "abs": "abs", "log10": "log10",
+    "exp": "exp",
+    "ln": "log",
+    "log": "log",
+    "sqrt": "sqrt",
+    "tanh": "tanh",
+    "sigma": "sigmoid",
+    "sigmoid": "sigmoid",
+    "abs": "abs",
+    "log10": "log10",
 }
 CONSTANTS: tuple[ConstantName, ...] = ("pi", "e")
 _EPSILON_ALIASES = ("epsilon", "eps")
@@ -137,21 +144,37 @@ _SUBSCRIPT = re.compile(r"\{([A-Za-z0-9]+)\}")
 _FLOAT_LIMIT = Fraction(2) ** 1024  # the first number beyond floating-point range
 _SUPERSCRIPTS = {c: d for d, c in enumerate("⁰¹²³⁴⁵⁶⁷⁸⁹")}
 _UNICODE: dict[str, tuple[str, str]] = {
-    "σ": ("name", "sigma"), "ε": ("name", "epsilon"), "ϵ": ("name", "epsilon"), "π": ("name", "pi"),
-    "·": ("op", "*"), "⋅": ("op", "*"), "×": ("op", "*"), "−": ("op", "-"), "÷": ("op", "/"),
+    "σ": ("name", "sigma"),
+    "ε": ("name", "epsilon"),
+    "ϵ": ("name", "epsilon"),
+    "π": ("name", "pi"),
+    "·": ("op", "*"),
+    "⋅": ("op", "*"),
+    "×": ("op", "*"),
+    "−": ("op", "-"),
+    "÷": ("op", "/"),
 }
 _LATEX: dict[str, tuple[str, str]] = {
-    "frac": ("frac", ""), "dfrac": ("frac", ""),
-    "ln": ("name", "ln"), "log": ("name", "log"), "exp": ("name", "exp"), "tanh": ("name", "tanh"),
-    "sigma": ("name", "sigma"), "sqrt": ("name", "sqrt"),
-    "epsilon": ("name", "epsilon"), "varepsilon": ("name", "epsilon"), "pi": ("name", "pi"),
-    "cdot": ("op", "*"), "times": ("op", "*"), "div": ("op", "/"),
-    "left": ("(", "("), "right": (")", ")"),
+    "frac": ("frac", ""),
+    "dfrac": ("frac", ""),
+    "ln": ("name", "ln"),
+    "log": ("name", "log"),
+    "exp": ("name", "exp"),
+    "tanh": ("name", "tanh"),
+    "sigma": ("name", "sigma"),
+    "sqrt": ("name", "sqrt"),
+    "epsilon": ("name", "epsilon"),
+    "varepsilon": ("name", "epsilon"),
+    "pi": ("name", "pi"),
+    "cdot": ("op", "*"),
+    "times": ("op", "*"),
+    "div": ("op", "/"),
+    "left": ("(", "("),
+    "right": (")", ")"),
 }
 _LATEX_SPACES = frozenset(",;! ")
 _CHAR_HINTS: dict[str, tuple[str, str]] = {
-    ",": ("write numbers without thousands separators and use '.' for decimals",
-          "数字不要用千位分隔符，小数点请用 '.'"),
+    ",": ("write numbers without thousands separators and use '.' for decimals", "数字不要用千位分隔符，小数点请用 '.'"),
     "=": ("write only the expression, without 'name ='", "只写表达式本身，不要写 '名称 ='"),
     "|": ("write abs(x) for an absolute value", "绝对值请写 abs(x)"),
     "[": ("use round parentheses ( )", "请使用圆括号 ( )"),
@@ -188,9 +211,13 @@ def _describe_char(ch: str) -> str:
 
 
 def _bad_char(ch: str, column: int) -> ExpressionError:
-    hint = _CHAR_HINTS.get(ch, (
-        "type plain ASCII letters and digits with + - * / ^ ( ), or the listed Unicode/LaTeX forms",
-        "请使用普通 ASCII 字母、数字和 + - * / ^ ( )，或说明中列出的 Unicode/LaTeX 写法"))
+    hint = _CHAR_HINTS.get(
+        ch,
+        (
+            "type plain ASCII letters and digits with + - * / ^ ( ), or the listed Unicode/LaTeX forms",
+            "请使用普通 ASCII 字母、数字和 + - * / ^ ( )，或说明中列出的 Unicode/LaTeX 写法",
+        ),
+    )
     desc = _describe_char(ch)
     return _error(f"character {desc} is not allowed", f"不允许使用字符 {desc}", column, hint)
 
@@ -227,8 +254,7 @@ def _tokenize(text: str) -> list[_Token]:
         if token is not None:
             tokens.append(token)
         if len(tokens) > MAX_TOKENS:
-            raise _error(f"the answer has more than {MAX_TOKENS} tokens", f"答案超过 {MAX_TOKENS} 个记号",
-                         column, ("simplify it", "请化简"))
+            raise _error(f"the answer has more than {MAX_TOKENS} tokens", f"答案超过 {MAX_TOKENS} 个记号", column, ("simplify it", "请化简"))
     tokens.append(_Token("end", "end of answer", len(text) + 1))
     return tokens
 
@@ -240,13 +266,13 @@ def _number(text: str, i: int) -> tuple[_Token, int]:
     whole, frac, exponent = match.group(1), match.group(2) or "", match.group(3)
     column, literal = i + 1, match.group(0)
     if len(whole.lstrip("0")) + len(frac) > MAX_DIGITS:
-        raise _error(f"number {quote(literal)} has more than {MAX_DIGITS} digits",
-                     f"数字 {quote(literal)} 超过 {MAX_DIGITS} 位", column)
+        raise _error(f"number {quote(literal)} has more than {MAX_DIGITS} digits", f"数字 {quote(literal)} 超过 {MAX_DIGITS} 位", column)
     power = 0
     if exponent is not None:
         if len(exponent.lstrip("+-0")) > 4 or abs(int(exponent)) > MAX_LITERAL_EXPONENT:
-            raise _error(f"number {quote(literal)} has an exponent beyond ±{MAX_LITERAL_EXPONENT}",
-                         f"数字 {quote(literal)} 的指数超出 ±{MAX_LITERAL_EXPONENT}", column)
+            raise _error(
+                f"number {quote(literal)} has an exponent beyond ±{MAX_LITERAL_EXPONENT}", f"数字 {quote(literal)} 的指数超出 ±{MAX_LITERAL_EXPONENT}", column
+            )
         power = int(exponent)
     value = Fraction(int(whole + frac or "0")) * Fraction(10) ** (power - len(frac))
     if value >= _FLOAT_LIMIT:
@@ -262,8 +288,7 @@ def _name(text: str, i: int) -> tuple[_Token, int]:
     if name.endswith("_") and text.startswith("{", end):
         sub = _SUBSCRIPT.match(text, end)
         if sub is None:
-            raise _error("a subscript in braces may hold only letters and digits, e.g. d_{h}",
-                         "花括号下标只能包含字母和数字，例如 d_{h}", end + 1)
+            raise _error("a subscript in braces may hold only letters and digits, e.g. d_{h}", "花括号下标只能包含字母和数字，例如 d_{h}", end + 1)
         name, end = name + sub.group(1), sub.end()
     return _Token("name", text[i:end], i + 1, name), end
 
@@ -276,21 +301,22 @@ def _latex(text: str, i: int) -> tuple[_Token | None, int]:
         return None, i + 2
     match = _COMMAND.match(text, i + 1)
     if match is None:
-        raise _error("a backslash must start a LaTeX command such as \\frac",
-                     "反斜杠后必须是 LaTeX 命令，例如 \\frac", column)
+        raise _error("a backslash must start a LaTeX command such as \\frac", "反斜杠后必须是 LaTeX 命令，例如 \\frac", column)
     command, end = match.group(0), match.end()
     if command not in _LATEX:
         supported = ", ".join("\\" + c for c in _LATEX)
-        raise _error(f"LaTeX command {quote(chr(92) + command)} is not supported",
-                     f"不支持 LaTeX 命令 {quote(chr(92) + command)}", column,
-                     (f"supported: {supported}", f"支持：{supported}"))
+        raise _error(
+            f"LaTeX command {quote(chr(92) + command)} is not supported",
+            f"不支持 LaTeX 命令 {quote(chr(92) + command)}",
+            column,
+            (f"supported: {supported}", f"支持：{supported}"),
+        )
     kind, value = _LATEX[command]
     if kind in "()":  # \left( and \right): the delimiter must follow
         while end < len(text) and text[end] in _SPACE:
             end += 1
         if text[end : end + 1] != kind:
-            raise _error(f"\\{command} must be followed by '{kind}'",
-                         f"\\{command} 后面必须是 '{kind}'", column)
+            raise _error(f"\\{command} must be followed by '{kind}'", f"\\{command} 后面必须是 '{kind}'", column)
         end += 1
     return _Token(kind, text[i:end], column, value), end
 
@@ -302,11 +328,9 @@ def _superscript(text: str, i: int) -> tuple[_Token, int]:
         end += 1
     digits = text[i + 1 if text[i] == "⁻" else i : end]
     if not digits:
-        raise _error("superscript minus '⁻' must be followed by superscript digits",
-                     "上标负号 '⁻' 后必须跟上标数字", i + 1)
+        raise _error("superscript minus '⁻' must be followed by superscript digits", "上标负号 '⁻' 后必须跟上标数字", i + 1)
     if len(digits) > 4:
-        raise _error(f"exponent {text[i:end]} is too large (the limit is {MAX_EXPONENT})",
-                     f"指数 {text[i:end]} 太大（上限 {MAX_EXPONENT}）", i + 1)
+        raise _error(f"exponent {text[i:end]} is too large (the limit is {MAX_EXPONENT})", f"指数 {text[i:end]} 太大（上限 {MAX_EXPONENT}）", i + 1)
     value = int("".join(str(_SUPERSCRIPTS[c]) for c in digits))
     return _Token("sup", text[i:end], i + 1, -value if text[i] == "⁻" else value), end
 
@@ -355,8 +379,7 @@ class _Parser:
     def _descend(self, parse: Callable[[], Expr], tok: _Token) -> Expr:
         self.depth += 1
         if self.depth > MAX_DEPTH:
-            raise _error(f"the answer is nested more than {MAX_DEPTH} levels deep",
-                         f"答案嵌套超过 {MAX_DEPTH} 层", tok.column)
+            raise _error(f"the answer is nested more than {MAX_DEPTH} levels deep", f"答案嵌套超过 {MAX_DEPTH} 层", tok.column)
         try:
             return parse()
         finally:
@@ -364,13 +387,11 @@ class _Parser:
 
     def _unexpected(self, tok: _Token) -> ExpressionError:
         if tok.kind == "end":
-            return _error("the answer ends where a number, symbol or '(' was expected",
-                          "答案在需要数字、符号或 '(' 的位置结束了", tok.column)
+            return _error("the answer ends where a number, symbol or '(' was expected", "答案在需要数字、符号或 '(' 的位置结束了", tok.column)
         if tok.kind in (")", "}"):
             return _error(f"'{tok.text}' has no matching opening bracket", f"'{tok.text}' 没有对应的左括号", tok.column)
         if tok.kind == "num":
-            return _error(f"an operator is missing before the number {quote(tok.text)}",
-                          f"数字 {quote(tok.text)} 前缺少运算符", tok.column)
+            return _error(f"an operator is missing before the number {quote(tok.text)}", f"数字 {quote(tok.text)} 前缺少运算符", tok.column)
         return _error(f"unexpected {quote(tok.text)}", f"此处不应出现 {quote(tok.text)}", tok.column)
 
     def _sum(self) -> Expr:
@@ -423,8 +444,7 @@ class _Parser:
             except UndefinedError as e:  # an exponent floating point cannot compute is too large; 1/0 is just undefined
                 size = 0.0 if e.certain else math.inf
             if size > MAX_EXPONENT:
-                raise _error(f"the exponent is too large (the limit is {MAX_EXPONENT})",
-                             f"指数太大（上限 {MAX_EXPONENT}）", tok.column)
+                raise _error(f"the exponent is too large (the limit is {MAX_EXPONENT})", f"指数太大（上限 {MAX_EXPONENT}）", tok.column)
             if not free_symbols(base):
                 try:
                     evaluate(node, {})
@@ -454,16 +474,18 @@ class _Parser:
         if tok.kind != closer:
             if tok.kind == "end":
                 raise _error(f"'{opener.text}' is never closed", f"'{opener.text}' 没有闭合", opener.column)
-            raise _error(f"expected '{closer}' to close '{opener.text}' from column {opener.column}",
-                         f"需要 '{closer}' 来闭合第 {opener.column} 列的 '{opener.text}'", tok.column)
+            raise _error(
+                f"expected '{closer}' to close '{opener.text}' from column {opener.column}",
+                f"需要 '{closer}' 来闭合第 {opener.column} 列的 '{opener.text}'",
+                tok.column,
+            )
         self._next()
         return inner
 
     def _expect(self, kind: str, after: _Token) -> _Token:
         tok = self._next()
         if tok.kind != kind:
-            raise _error(f"{after.text} must be written {after.text}{{a}}{{b}}",
-                         f"{after.text} 必须写成 {after.text}{{a}}{{b}}", tok.column)
+            raise _error(f"{after.text} must be written {after.text}{{a}}{{b}}", f"{after.text} 必须写成 {after.text}{{a}}{{b}}", tok.column)
         return tok
 
     def _name(self, tok: _Token) -> Expr:
@@ -489,8 +511,9 @@ class _Parser:
         if tok.kind in ("name", "num", "frac"):
             return self._descend(self._power, tok)
         example = func.text.lstrip("\\") + "(x)"
-        raise _error(f"function {quote(func.text)} needs an argument", f"函数 {quote(func.text)} 需要参数",
-                     func.column, (f"write e.g. {example}", f"例如写成 {example}"))
+        raise _error(
+            f"function {quote(func.text)} needs an argument", f"函数 {quote(func.text)} 需要参数", func.column, (f"write e.g. {example}", f"例如写成 {example}")
+        )
 
     def _unknown(self, tok: _Token) -> UnknownSymbolError:
         where_en, where_zh = _where(tok.column)
@@ -504,18 +527,21 @@ class _Parser:
             return UnknownSymbolError(
                 f"unknown function or symbol {quote(tok.text)}{where_en}; the functions are {functions}; {known_en}",
                 f"未知的函数或符号 {quote(tok.text)}{where_zh}；可用函数为 {functions}；{known_zh}",
-                column=tok.column, name=tok.text)
-        return UnknownSymbolError(f"unknown symbol {quote(tok.text)}{where_en}; {known_en}",
-                                  f"未知的符号 {quote(tok.text)}{where_zh}；{known_zh}",
-                                  column=tok.column, name=tok.text)
+                column=tok.column,
+                name=tok.text,
+            )
+        return UnknownSymbolError(
+            f"unknown symbol {quote(tok.text)}{where_en}; {known_en}", f"未知的符号 {quote(tok.text)}{where_zh}；{known_zh}", column=tok.column, name=tok.text
+        )
 
 
 def parse(text: str, symbols: Mapping[str, Domain]) -> Expr:
     """Read `text` as a formula in the declared `symbols`; ExpressionError says what is wrong and where."""
     check_symbols(symbols)
     if len(text) > MAX_LENGTH:
-        raise ExpressionError(f"the answer is {len(text):,} characters long; the limit is {MAX_LENGTH}",
-                              f"答案长度为 {len(text):,} 个字符，上限为 {MAX_LENGTH}")
+        raise ExpressionError(
+            f"the answer is {len(text):,} characters long; the limit is {MAX_LENGTH}", f"答案长度为 {len(text):,} 个字符，上限为 {MAX_LENGTH}"
+        )
     return _Parser(_tokenize(text), symbols).parse()
 
 
@@ -596,8 +622,7 @@ def _power(a: float, ea: float, b: float, eb: float) -> tuple[float, float]:
         raise UndefinedError("zero to a negative power", certain=ea == 0)
     if a < 0 and not b.is_integer():  # certain unless the base or the exponent may differ by rounding
         near_integer = abs(b - round(b)) <= SAFETY * eb
-        raise UndefinedError("a negative number to a fractional power",
-                             certain=_surely_negative(a, ea) and not near_integer)
+        raise UndefinedError("a negative number to a fractional power", certain=_surely_negative(a, ea) and not near_integer)
     value = math.pow(a, b)
     error = 0.0
     if ea:

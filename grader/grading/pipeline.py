@@ -27,7 +27,7 @@ from grader.variants import Number, copied_from, recorded_student
 
 
 def resolve_device(requested: str) -> str:
-    """"cpu" as is; "cuda" only where CUDA works; "auto" is cuda when present, else cpu."""
+    """ "cpu" as is; "cuda" only where CUDA works; "auto" is cuda when present, else cpu."""
     if requested == "cpu":
         return "cpu"
     import torch
@@ -37,8 +37,7 @@ def resolve_device(requested: str) -> str:
     if requested == "auto":
         return "cpu"
     raise DeviceError(
-        f"--device cuda: CUDA is not available here (torch {torch.__version__}, "
-        f"built for CUDA {torch.version.cuda or 'none'}); use --device cpu or auto"
+        f"--device cuda: CUDA is not available here (torch {torch.__version__}, built for CUDA {torch.version.cuda or 'none'}); use --device cpu or auto"
     )
 
 
@@ -55,8 +54,9 @@ class Grader:
     course variants), a Grader grades on it and leaves it running when it closes.
     """
 
-    def __init__(self, course: Course, exercises: list[Exercise], device: str, *, strict: bool = False,
-                 sandbox: Sandbox | None = None, sheet_only: bool = False):
+    def __init__(
+        self, course: Course, exercises: list[Exercise], device: str, *, strict: bool = False, sandbox: Sandbox | None = None, sheet_only: bool = False
+    ):
         self.course, self.exercises, self.device, self.strict = course, exercises, device, strict
         self.sheet_only = sheet_only  # only the checks that judge answer sheets run: no student process starts
         self.sandbox = sandbox
@@ -66,8 +66,7 @@ class Grader:
     def start(self) -> Grader:
         if self.sandbox is None and not self.sheet_only and any(e.runs_code and e.available for e in self.exercises):
             limits = Limits(self.course.time_limit, self.course.memory_limit)
-            self.sandbox = Sandbox.start(course_root=self.course.root, device=self.device, limits=limits,
-                                         strict=self.strict)
+            self.sandbox = Sandbox.start(course_root=self.course.root, device=self.device, limits=limits, strict=self.strict)
             if self.strict:
                 try:
                     self.sandbox.ready()
@@ -95,8 +94,15 @@ class Grader:
         """What isolates a student process here (None when no student code runs)."""
         return self.sandbox.protections if self.sandbox else None
 
-    def grade(self, submission: Path, *, label: str | None = None, exercises: list[Exercise] | None = None,
-              student: str | None = None, classmates: tuple[str, ...] = ()) -> GradeResult:
+    def grade(
+        self,
+        submission: Path,
+        *,
+        label: str | None = None,
+        exercises: list[Exercise] | None = None,
+        student: str | None = None,
+        classmates: tuple[str, ...] = (),
+    ) -> GradeResult:
         """Grade one submission on this session's exercises (or some of them); `label` names it in the result
         (default: its path). With `student`, the numeric questions are that student's numbers (course.toml
         [variants]); a sheet holding one of `classmates`' right answers instead is named in the result."""
@@ -113,7 +119,8 @@ class Grader:
         finally:
             workspace.remove()
         results = [
-            not_submitted(e, shown_path(label), hidden=course.has_hidden_checks) if e.id in workspace.absent
+            not_submitted(e, shown_path(label), hidden=course.has_hidden_checks)
+            if e.id in workspace.absent
             else score(e, verdicts, hidden=course.has_hidden_checks)
             for e in exercises
         ]
@@ -125,42 +132,63 @@ class Grader:
                 if e in present and abs(r.max_score - e.points) > 1e-9
             ]
         variants = {e.id: course.variants.number(student) for e in present if student and e.variant is not None}
-        return GradeResult(label, self.device, course.language, results, errors, self.protections,
-                           seconds=time.monotonic() - started, student=student, variants=variants,
-                           packed_as=recorded_student(submission), copied_from=copied)
+        return GradeResult(
+            label,
+            self.device,
+            course.language,
+            results,
+            errors,
+            self.protections,
+            seconds=time.monotonic() - started,
+            student=student,
+            variants=variants,
+            packed_as=recorded_student(submission),
+            copied_from=copied,
+        )
 
     def _session(self, exercises: list[Exercise]) -> CheckSession:
         key = tuple(e.id for e in exercises)
         if key not in self._sessions:
-            self._sessions[key] = CheckSession(course=self.course, exercises=exercises, sandbox=self.sandbox,
-                                               device=self.device, hidden=self.course.has_hidden_checks,
-                                               sheet_only=self.sheet_only)
+            self._sessions[key] = CheckSession(
+                course=self.course,
+                exercises=exercises,
+                sandbox=self.sandbox,
+                device=self.device,
+                hidden=self.course.has_hidden_checks,
+                sheet_only=self.sheet_only,
+            )
         return self._sessions[key]
 
 
 def score(exercise: Exercise, verdicts: list[Verdict], *, hidden: bool) -> ExerciseResult:
     """Sum one exercise's verdicts."""
     if not exercise.available:
-        return ExerciseResult(exercise.id, exercise.title, 0.0, 0.0, [], note=Text("not yet available", "尚未开放"),
-                              title_zh=exercise.title_zh)
+        return ExerciseResult(exercise.id, exercise.title, 0.0, 0.0, [], note=Text("not yet available", "尚未开放"), title_zh=exercise.title_zh)
     mine = [v for v in verdicts if v.exercise == exercise.id]
     if hidden:
-        return ExerciseResult(exercise.id, exercise.title, sum(v.earned for v in mine), sum(v.points for v in mine), mine,
-                              title_zh=exercise.title_zh)
+        return ExerciseResult(exercise.id, exercise.title, sum(v.earned for v in mine), sum(v.points for v in mine), mine, title_zh=exercise.title_zh)
     passed = sum(v.passed for v in mine)
-    note = Text(f"{passed}/{len(mine)} public checks passed; {exercise.points:g} points are graded at hand-in",
-                f"公开检查通过 {passed}/{len(mine)} 项；{exercise.points:g} 分在提交后评定")
-    return ExerciseResult(exercise.id, exercise.title, 0.0, 0.0, mine, note, graded_points=exercise.points,
-                          title_zh=exercise.title_zh)
+    note = Text(
+        f"{passed}/{len(mine)} public checks passed; {exercise.points:g} points are graded at hand-in",
+        f"公开检查通过 {passed}/{len(mine)} 项；{exercise.points:g} 分在提交后评定",
+    )
+    return ExerciseResult(exercise.id, exercise.title, 0.0, 0.0, mine, note, graded_points=exercise.points, title_zh=exercise.title_zh)
 
 
 def not_submitted(exercise: Exercise, submission: str, *, hidden: bool) -> ExerciseResult:
     """An exercise whose folder the submission lacks: no checks run, all of its points lost."""
     return ExerciseResult(
-        exercise.id, exercise.title, 0.0, exercise.points if hidden else 0.0, [], outcome=Outcome.NOT_SUBMITTED,
+        exercise.id,
+        exercise.title,
+        0.0,
+        exercise.points if hidden else 0.0,
+        [],
+        outcome=Outcome.NOT_SUBMITTED,
         title_zh=exercise.title_zh,
-        note=Text(f"not submitted: {submission} has no folder {exercise.folder}/ and no notebook {exercise.id}.ipynb",
-                  f"未提交：{submission} 中没有文件夹 {exercise.folder}/，也没有笔记本 {exercise.id}.ipynb"),
+        note=Text(
+            f"not submitted: {submission} has no folder {exercise.folder}/ and no notebook {exercise.id}.ipynb",
+            f"未提交：{submission} 中没有文件夹 {exercise.folder}/，也没有笔记本 {exercise.id}.ipynb",
+        ),
     )
 
 
@@ -223,8 +251,7 @@ def check_variants(*, course: Course, device: str, count: int = VARIANTS_CHECKED
                 for e, right, wrong in zip(declared, own.exercises, other.exercises):
                     if not (right.max_score > 0 and right.score == right.max_score):
                         failed = "; ".join(v.feedback.en for v in right.checks if not v.passed)
-                        problems.append(f"{e.id}: the reference sheet for {mine}'s numbers scores "
-                                        f"{right.score:g}/{right.max_score:g}: {failed}")
+                        problems.append(f"{e.id}: the reference sheet for {mine}'s numbers scores {right.score:g}/{right.max_score:g}: {failed}")
                     if wrong.score >= wrong.max_score:
                         problems.append(f"{e.id}: {mine}'s right answers earn full marks for {next_one} too")
     finally:
@@ -247,6 +274,5 @@ def _mistakes_apart(course: Course, exercise: Exercise, params: Mapping[str, Num
             else:
                 close = mistake == value if isinstance(value, int) else abs(mistake - value) <= rtol * abs(value)
             if close:
-                problems.append(f"{exercise.id}: at {params}, a named mistake of {key} ({mistake}) is within the "
-                                "tolerance of the right answer")
+                problems.append(f"{exercise.id}: at {params}, a named mistake of {key} ({mistake}) is within the tolerance of the right answer")
     return problems

@@ -28,8 +28,7 @@ if TYPE_CHECKING:
 class GraderPlugin:
     """Registered once with a check session (`grader.grading.session`); `begin` and `finish` frame each submission."""
 
-    def __init__(self, *, course: Course, exercises: list[Exercise], sandbox: Sandbox | None, device: str,
-                 sheet_only: bool = False):
+    def __init__(self, *, course: Course, exercises: list[Exercise], sandbox: Sandbox | None, device: str, sheet_only: bool = False):
         self.course = course
         self.sandbox = sandbox
         self.sheet_only = sheet_only  # run only the checks that judge an answer sheet (`grade check`'s variants)
@@ -64,8 +63,7 @@ class GraderPlugin:
 
     def grades(self, item: pytest.Function) -> bool:
         """Whether `item` is a check of an exercise this submission is graded on."""
-        return self._exercise_of(item).id in {e.id for e in self.exercises} and (
-            not self.sheet_only or "answers" in item.fixturenames)
+        return self._exercise_of(item).id in {e.id for e in self.exercises} and (not self.sheet_only or "answers" in item.fixturenames)
 
     def finish(self) -> list[Verdict]:
         """End the submission: its processes stop; its verdicts."""
@@ -99,11 +97,10 @@ class GraderPlugin:
         process = self.processes.get(exercise.id)
         if process is None:
             workspace = self._workspace()
-            missing = [p for name in exercise.student_files
-                       if name.endswith(".py") and (p := workspace.problem(exercise, name))]
+            missing = [p for name in exercise.student_files if name.endswith(".py") and (p := workspace.problem(exercise, name))]
             process = self.processes[exercise.id] = ExerciseProcess(
-                self.sandbox, workspace.folder(exercise),
-                given=exercise.given_code(hidden=self.course.has_hidden_checks), missing=missing)
+                self.sandbox, workspace.folder(exercise), given=exercise.given_code(hidden=self.course.has_hidden_checks), missing=missing
+            )
         return process
 
     @pytest.fixture
@@ -125,8 +122,10 @@ class GraderPlugin:
             return Fail(problem)
         try:
             return load_sheet(
-                workspace.folder(exercise) / name, root=workspace.root,
-                rtol=self.course.rtol, fallback_seconds=self.course.symbolic_limit,
+                workspace.folder(exercise) / name,
+                root=workspace.root,
+                rtol=self.course.rtol,
+                fallback_seconds=self.course.symbolic_limit,
             )
         except SheetError as e:
             return Fail(e.message)
@@ -150,8 +149,7 @@ class GraderPlugin:
         import tomllib
 
         if exercise.id not in self._reference_sheets:
-            self._reference_sheets[exercise.id] = tomllib.loads(
-                (exercise.solution_dir / "answers.toml").read_text(encoding="utf-8"))
+            self._reference_sheets[exercise.id] = tomllib.loads((exercise.solution_dir / "answers.toml").read_text(encoding="utf-8"))
         return copy.deepcopy(self._reference_sheets[exercise.id])
 
     @pytest.fixture
@@ -222,8 +220,15 @@ class GraderPlugin:
             outcome, longrepr = "failed", f"{type(error).__name__}: {error}"
         assert call.when != "collect"  # a check's setup, call or teardown (as pytest's own TestReport.from_item_and_call asserts)
         return pytest.TestReport(
-            item.nodeid, item.location, {}, outcome, longrepr, call.when,
-            duration=call.duration, start=call.start, stop=call.stop,
+            item.nodeid,
+            item.location,
+            {},
+            outcome,
+            longrepr,
+            call.when,
+            duration=call.duration,
+            start=call.start,
+            stop=call.stop,
         )
 
     def _verdict(self, item: pytest.Function) -> Verdict:
@@ -247,12 +252,12 @@ class GraderPlugin:
             earned, feedback, outcome = 0.0, Text(str(error).split("\nassert ")[0]), Outcome.FAILED
         else:
             earned, outcome = 0.0, Outcome.INTERNAL_ERROR
-            feedback = Text(f"internal grader error in this check: {type(error).__name__}: {error}",
-                            f"此检查中评分程序内部出错：{type(error).__name__}: {error}")
+            feedback = Text(
+                f"internal grader error in this check: {type(error).__name__}: {error}", f"此检查中评分程序内部出错：{type(error).__name__}: {error}"
+            )
         output = item.stash.get(_OUTPUT, "")
         if output and error is not None:
-            feedback += Text(f"\n--- your code's own output (truncated) ---\n{output}",
-                             f"\n--- 你的代码自己的输出（已截断）---\n{output}")
+            feedback += Text(f"\n--- your code's own output (truncated) ---\n{output}", f"\n--- 你的代码自己的输出（已截断）---\n{output}")
         return Verdict(exercise.id, name.en, points, earned, feedback, visible, outcome, diagnosis, name.zh)
 
     def _exercise_of(self, node: pytest.Item) -> Exercise:

@@ -31,25 +31,101 @@ import sys
 import types
 
 # Classes and operators of library recurrent cells, and the namespaces that hold raw operators.
-LIBRARY_NAMES = frozenset({
-    "LSTMCell", "GRUCell", "RNNCell", "LSTM", "GRU", "RNN", "RNNBase", "RNNCellBase",
-    "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell", "_thnn_fused_lstm_cell", "_thnn_fused_gru_cell",
-    "_VF", "_VariableFunctions", "_VariableFunctionsClass",
-})
+LIBRARY_NAMES = frozenset(
+    {
+        "LSTMCell",
+        "GRUCell",
+        "RNNCell",
+        "LSTM",
+        "GRU",
+        "RNN",
+        "RNNBase",
+        "RNNCellBase",
+        "lstm_cell",
+        "gru_cell",
+        "rnn_tanh_cell",
+        "rnn_relu_cell",
+        "_thnn_fused_lstm_cell",
+        "_thnn_fused_gru_cell",
+        "_VF",
+        "_VariableFunctions",
+        "_VariableFunctionsClass",
+    }
+)
 # Sequence operators: flagged as attributes of torch's operator namespaces only (`torch.lstm`, `aten.gru`).
 SEQUENCE_OPS = frozenset({"lstm", "gru", "rnn_tanh", "rnn_relu"})
 OPERATOR_NAMESPACES = frozenset({"torch", "_VF", "aten", "_C", "_VariableFunctions", "ops"})
 # Ways of reaching modules and objects the source does not name (the grader's own runtime among them).
-INDIRECT = frozenset({"__import__", "importlib", "__builtins__", "builtins", "globals", "vars", "locals",
-                      "eval", "exec", "compile", "gc", "inspect", "_getframe", "__subclasses__", "__globals__",
-                      "__dict__", "__defaults__", "__kwdefaults__", "__closure__", "grader", "__getattribute__",
-                      "__getattr__", "__class__", "__mro__", "__bases__", "__base__", "attrgetter", "methodcaller",
-                      "ctypes", "_ctypes", "f_globals", "f_locals", "f_builtins", "f_back", "tb_frame", "gi_frame",
-                      "cr_frame", "ag_frame", "__traceback__", "pkgutil", "pydoc", "runpy", "pickle", "_pickle",
-                      "marshal", "copyreg", "zipimport"})
+INDIRECT = frozenset(
+    {
+        "__import__",
+        "importlib",
+        "__builtins__",
+        "builtins",
+        "globals",
+        "vars",
+        "locals",
+        "eval",
+        "exec",
+        "compile",
+        "gc",
+        "inspect",
+        "_getframe",
+        "__subclasses__",
+        "__globals__",
+        "__dict__",
+        "__defaults__",
+        "__kwdefaults__",
+        "__closure__",
+        "grader",
+        "__getattribute__",
+        "__getattr__",
+        "__class__",
+        "__mro__",
+        "__bases__",
+        "__base__",
+        "attrgetter",
+        "methodcaller",
+        "ctypes",
+        "_ctypes",
+        "f_globals",
+        "f_locals",
+        "f_builtins",
+        "f_back",
+        "tb_frame",
+        "gi_frame",
+        "cr_frame",
+        "ag_frame",
+        "__traceback__",
+        "pkgutil",
+        "pydoc",
+        "runpy",
+        "pickle",
+        "_pickle",
+        "marshal",
+        "copyreg",
+        "zipimport",
+    }
+)
 # What of `sys` a submission may use: plain values and streams, nothing that reaches modules, frames or hooks.
-SAFE_SYS = frozenset({"maxsize", "float_info", "int_info", "float_repr_style", "byteorder", "version", "version_info",
-                      "hexversion", "platform", "stdout", "stderr", "getsizeof", "getrecursionlimit", "exit"})
+SAFE_SYS = frozenset(
+    {
+        "maxsize",
+        "float_info",
+        "int_info",
+        "float_repr_style",
+        "byteorder",
+        "version",
+        "version_info",
+        "hexversion",
+        "platform",
+        "stdout",
+        "stderr",
+        "getsizeof",
+        "getrecursionlimit",
+        "exit",
+    }
+)
 # The built-in functions that look an attribute up by a name given as a value.
 _BY_NAME = frozenset({"getattr", "hasattr", "setattr", "delattr"})
 
@@ -77,16 +153,14 @@ def library_cells(tree: ast.AST) -> dict[str, int]:
                 _add(found, node, _dotted(node))
             elif node.attr in SEQUENCE_OPS and _last(node.value) in OPERATOR_NAMESPACES | torch_names:
                 _add(found, node, _dotted(node))
-        elif isinstance(node, ast.alias) and (node.name.split(".")[-1] in LIBRARY_NAMES
-                                              or any(p in LIBRARY_NAMES for p in node.name.split("."))):
+        elif isinstance(node, ast.alias) and (node.name.split(".")[-1] in LIBRARY_NAMES or any(p in LIBRARY_NAMES for p in node.name.split("."))):
             _add(found, node, node.name)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _BY_NAME:
             name = node.args[1] if len(node.args) >= 2 and not any(isinstance(a, ast.Starred) for a in node.args) else None
             text = None if name is None else _text(name)
             if text is None:  # a name only known when it runs: what it reaches is hidden
                 _add(found, node, f"{node.func.id}(..., <computed name>)")
-            elif (text in LIBRARY_NAMES or text in SEQUENCE_OPS
-                  or (text.startswith("_") and not text.startswith("__") and _root(node.args[0]) in torch_names)):
+            elif text in LIBRARY_NAMES or text in SEQUENCE_OPS or (text.startswith("_") and not text.startswith("__") and _root(node.args[0]) in torch_names):
                 _add(found, node, f"{node.func.id}(..., {text!r})")
     return found
 
@@ -100,8 +174,7 @@ def _add(found: dict[str, int], node: ast.AST, *names: str) -> None:
 def where(found: dict[str, int]) -> tuple[str, str]:
     """What a finder found, line by line, in English and Chinese: "line 3: torch.nn.LSTMCell; line 7: sys.modules"."""
     ordered = sorted(found.items(), key=lambda item: (item[1], item[0]))
-    return ("; ".join(f"line {line}: {name}" for name, line in ordered),
-            "；".join(f"第 {line} 行：{name}" for name, line in ordered))
+    return ("; ".join(f"line {line}: {name}" for name, line in ordered), "；".join(f"第 {line} 行：{name}" for name, line in ordered))
 
 
 def _text(node: ast.AST) -> str | None:
@@ -112,8 +185,7 @@ def _text(node: ast.AST) -> str | None:
         left, right = _text(node.left), _text(node.right)
         return None if left is None or right is None else left + right
     if isinstance(node, ast.JoinedStr):
-        parts = [_text(v.value) if isinstance(v, ast.FormattedValue) and v.conversion == -1 and v.format_spec is None
-                 else _text(v) for v in node.values]
+        parts = [_text(v.value) if isinstance(v, ast.FormattedValue) and v.conversion == -1 and v.format_spec is None else _text(v) for v in node.values]
         known = [p for p in parts if p is not None]
         return "".join(known) if len(known) == len(parts) else None
     return None
@@ -243,8 +315,14 @@ def _chain(node: ast.AST, bound: dict[str, list[str]]) -> list[str] | None:
     if isinstance(node, ast.Attribute):
         base = _chain(node.value, bound)
         return base and [*base, node.attr]
-    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
-            and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)):
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "getattr"
+        and len(node.args) >= 2
+        and isinstance(node.args[1], ast.Constant)
+        and isinstance(node.args[1].value, str)
+    ):
         base = _chain(node.args[0], bound)
         return base and [*base, node.args[1].value]
     return None

@@ -24,21 +24,17 @@ Job = tuple[Workspace, list[Exercise], str | None]  # a submission to grade, on 
 
 
 class CheckSession:
-    def __init__(self, *, course: Course, exercises: list[Exercise], sandbox: Sandbox | None, device: str, hidden: bool,
-                 sheet_only: bool = False):
-        self.plugin = GraderPlugin(course=course, exercises=exercises, sandbox=sandbox, device=device,
-                                   sheet_only=sheet_only)
+    def __init__(self, *, course: Course, exercises: list[Exercise], sandbox: Sandbox | None, device: str, hidden: bool, sheet_only: bool = False):
+        self.plugin = GraderPlugin(course=course, exercises=exercises, sandbox=sandbox, device=device, sheet_only=sheet_only)
         # Each exercise's checks run together (public, then hidden), so its student process can end with them.
-        self._paths = [str(p) for e in exercises
-                       for p in [*e.public_checks, *([e.hidden_checks] if hidden and e.hidden_checks.is_file() else [])]]
+        self._paths = [str(p) for e in exercises for p in [*e.public_checks, *([e.hidden_checks] if hidden and e.hidden_checks.is_file() else [])]]
         self._root = course.root
         self._jobs: queue.SimpleQueue[Job | None] = queue.SimpleQueue()
         self._results: queue.SimpleQueue[list[Verdict] | BaseException] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._ended = ""
 
-    def grade(self, workspace: Workspace, exercises: list[Exercise], student: str | None = None
-              ) -> tuple[list[Verdict], list[str]]:
+    def grade(self, workspace: Workspace, exercises: list[Exercise], student: str | None = None) -> tuple[list[Verdict], list[str]]:
         """Run the checks of `exercises` on `workspace`, with `student`'s numbers; its verdicts and the checks'
         collection errors."""
         if not self._paths:
@@ -62,21 +58,31 @@ class CheckSession:
     def _run_pytest(self) -> None:
         args = [
             *self._paths,
-            "-c", os.devnull,              # ignore the project's own pytest configuration
-            "--rootdir", str(self._root),
-            "--import-mode=importlib",     # hidden modules are named ex05.py, not test_*.py
+            "-c",
+            os.devnull,  # ignore the project's own pytest configuration
+            "--rootdir",
+            str(self._root),
+            "--import-mode=importlib",  # hidden modules are named ex05.py, not test_*.py
             "--noconftest",
             "--disable-plugin-autoload",
-            "-p", "no:terminal",
-            "-p", "no:cacheprovider",
-            "-p", "no:stepwise",
-            "-p", "no:warnings",
-            "-p", "no:logging",            # checks do not log; capturing it costs ~2 ms a check
-            "-p", "no:unraisableexception",  # its gc.collect() calls cost ~0.1 s a session
-            "-p", "no:threadexception",
-            "-p", "no:faulthandler",       # it belongs to the main thread; this session runs in its own
+            "-p",
+            "no:terminal",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:stepwise",
+            "-p",
+            "no:warnings",
+            "-p",
+            "no:logging",  # checks do not log; capturing it costs ~2 ms a check
+            "-p",
+            "no:unraisableexception",  # its gc.collect() calls cost ~0.1 s a session
+            "-p",
+            "no:threadexception",
+            "-p",
+            "no:faulthandler",  # it belongs to the main thread; this session runs in its own
             "--capture=no",
-            "--assert=plain",              # checks fail with their own messages; rewriting each module costs ~40 ms a session
+            "--assert=plain",  # checks fail with their own messages; rewriting each module costs ~40 ms a session
         ]
         try:
             code = pytest.main(args, plugins=[self.plugin, self])

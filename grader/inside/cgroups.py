@@ -40,8 +40,11 @@ class MemoryCage:
                 trial.mkdir()
                 (trial / ("memory.max" if version == 2 else "memory.limit_in_bytes")).write_text(str(64 << 20))
                 trial.rmdir()
-                return cls(parent, version, f"cgroup v{version} memory limit per student process, and for all of one "
-                                            "student's processes together (every kind of memory)")
+                return cls(
+                    parent,
+                    version,
+                    f"cgroup v{version} memory limit per student process, and for all of one student's processes together (every kind of memory)",
+                )
             except OSError:
                 try:
                     trial.rmdir()

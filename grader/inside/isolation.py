@@ -39,9 +39,22 @@ UID_BASE = (1 << 31) - (1 << 22)
 # process reading such a file (inotify, fanotify, a folder's F_NOTIFY); leases; io_uring, whose futex waits no
 # filter sees; POSIX message queues (without namespaces they live in the machine's one queue namespace, where
 # nothing can list them unless /dev/mqueue is mounted, and outlive their processes). Refused with EPERM.
-CHANNEL_SYSCALLS = ("add_key", "keyctl", "request_key", "flock", "inotify_init", "inotify_init1", "fanotify_init",
-                    "io_uring_setup", "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify",
-                    "mq_getsetattr")
+CHANNEL_SYSCALLS = (
+    "add_key",
+    "keyctl",
+    "request_key",
+    "flock",
+    "inotify_init",
+    "inotify_init1",
+    "fanotify_init",
+    "io_uring_setup",
+    "mq_open",
+    "mq_unlink",
+    "mq_timedsend",
+    "mq_timedreceive",
+    "mq_notify",
+    "mq_getsetattr",
+)
 # fcntl's commands of that kind: F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW, F_SETLEASE,
 # F_GETLEASE, F_NOTIFY. Only the 32 bits the kernel reads of `cmd` are compared (higher ones must not hide one).
 CHANNEL_FCNTL_COMMANDS = (5, 6, 7, 36, 37, 38, 1024, 1025, 1026)
@@ -155,10 +168,11 @@ def _why_no_uid(secrets: list[Path]) -> tuple[str, str]:
     _, status = os.waitpid(pid, 0)
     code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1
     if code == 1:
-        return (f"no namespaces here, and an unprivileged uid cannot read the Python installation ({stdlib}): "
-                "install Python where every user can read it to get a uid of its own"), ""
-    exposed = (f"the references or hidden checks are readable by every user: chmod 700 "
-               f"{' '.join(str(s) for s in secrets)}") if code == 2 else ""
+        return (
+            f"no namespaces here, and an unprivileged uid cannot read the Python installation ({stdlib}): "
+            "install Python where every user can read it to get a uid of its own"
+        ), ""
+    exposed = (f"the references or hidden checks are readable by every user: chmod 700 {' '.join(str(s) for s in secrets)}") if code == 2 else ""
     return "", exposed
 
 
@@ -268,19 +282,40 @@ def describe(view: View, memory: MemoryCage) -> list[dict]:
         {"name": "output limits", "active": True, "note": "captured output and replies are size-capped"},
         {"name": "rlimits", "active": True, "note": "CPU time, data segment, file size, open files, no core dumps"},
         {"name": "memory limit (all kinds)", "active": memory.complete, "note": memory.note},
-        {"name": "leftover processes killed", "active": linux or isolated,
-         "note": "PID namespace" if isolated else ("subreaper sweep (best effort)" if linux else "process group only")},
-        {"name": "unprivileged uid", "active": view.own_uid,
-         "note": ("a uid per check; RLIMIT_NPROC" if isolated else
-                  "a uid per check, RLIMIT_NPROC, in a private folder (no namespaces here)" if view.own_uid else view.why_no_uid)},
-        {"name": "no channel between student processes", "active": not why_channels_open(),
-         "note": why_channels_open() or "seccomp refuses kernel keyrings, file locks and leases, inotify, fanotify, "
-                                         "F_NOTIFY, io_uring and POSIX message queues; futex waits on a key another process could share "
-                                         "return at once"},
+        {
+            "name": "leftover processes killed",
+            "active": linux or isolated,
+            "note": "PID namespace" if isolated else ("subreaper sweep (best effort)" if linux else "process group only"),
+        },
+        {
+            "name": "unprivileged uid",
+            "active": view.own_uid,
+            "note": (
+                "a uid per check; RLIMIT_NPROC"
+                if isolated
+                else "a uid per check, RLIMIT_NPROC, in a private folder (no namespaces here)"
+                if view.own_uid
+                else view.why_no_uid
+            ),
+        },
+        {
+            "name": "no channel between student processes",
+            "active": not why_channels_open(),
+            "note": why_channels_open()
+            or "seccomp refuses kernel keyrings, file locks and leases, inotify, fanotify, "
+            "F_NOTIFY, io_uring and POSIX message queues; futex waits on a key another process could share "
+            "return at once",
+        },
         {"name": "no network", "active": isolated, "note": "network namespace" if isolated else why},
-        {"name": "private file-system view", "active": isolated,
-         "note": "mount namespace: system and Python files, the submission's copy, private /tmp" if isolated
-         else f"{why}; {view.exposed}" if view.exposed else why},
+        {
+            "name": "private file-system view",
+            "active": isolated,
+            "note": "mount namespace: system and Python files, the submission's copy, private /tmp"
+            if isolated
+            else f"{why}; {view.exposed}"
+            if view.exposed
+            else why,
+        },
     ]
 
 
@@ -557,11 +592,17 @@ def _remove_folders(names: list[str], dir_fd: int) -> None:
     import subprocess
 
     for start in range(0, len(names), 2000):
-        paths = [f"/proc/self/fd/{dir_fd}/{name}" for name in names[start:start + 2000]]
+        paths = [f"/proc/self/fd/{dir_fd}/{name}" for name in names[start : start + 2000]]
         try:
-            subprocess.run(["rm", "-rf", "--one-file-system", "--", *paths], pass_fds=[dir_fd],
-                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                           check=False, timeout=120)
+            subprocess.run(
+                ["rm", "-rf", "--one-file-system", "--", *paths],
+                pass_fds=[dir_fd],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                check=False,
+                timeout=120,
+            )
         except (OSError, subprocess.SubprocessError):
             pass
 
@@ -569,8 +610,11 @@ def _remove_folders(names: list[str], dir_fd: int) -> None:
 def _remove_ipc(uid: int) -> None:
     """Remove the SysV IPC objects `uid` owns or created (an owner can give one away; its creator stays)."""
     libc = _libc()
-    removers = {"shm": lambda i: libc.shmctl(i, _IPC_RMID, None), "sem": lambda i: libc.semctl(i, 0, _IPC_RMID),
-                "msg": lambda i: libc.msgctl(i, _IPC_RMID, None)}
+    removers = {
+        "shm": lambda i: libc.shmctl(i, _IPC_RMID, None),
+        "sem": lambda i: libc.semctl(i, 0, _IPC_RMID),
+        "msg": lambda i: libc.msgctl(i, _IPC_RMID, None),
+    }
     for kind, remove in removers.items():
         try:
             lines = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()

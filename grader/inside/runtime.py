@@ -45,7 +45,6 @@ def serve(channel: socket.socket, workspace: Path, request: dict) -> None:
         channel.sendall(data)
 
 
-
 def _call(message: dict, modules: dict, workspace: Path, device) -> dict:
     """Run one requested function of the submission and return its result or what went wrong."""
     module_name, function = message["module"], message["function"]

@@ -127,10 +127,7 @@ def _load_tensors(blob: bytes, bounds: Bounds) -> dict:
     for entry in entries.values():
         dtype = entry.get("dtype") if isinstance(entry, dict) else None
         if bounds.dtypes is not None and dtype not in bounds.dtypes:
-            raise WireError(
-                f"a tensor of dtype {_short(dtype)} cannot be sent back; use float64, float32, float16, bfloat16, "
-                "an integer type or bool"
-            )
+            raise WireError(f"a tensor of dtype {_short(dtype)} cannot be sent back; use float64, float32, float16, bfloat16, an integer type or bool")
     from safetensors.torch import load
 
     try:

@@ -156,8 +156,7 @@ def _describe_status(status: int) -> str:
     return f"exit code {os.WEXITSTATUS(status)}"
 
 
-def _student_process(channel_fd: int, request: dict, view: View, alive: int, group, private,
-                     *, address_space: bool) -> None:
+def _student_process(channel_fd: int, request: dict, view: View, alive: int, group, private, *, address_space: bool) -> None:
     """Set up the student process (given code, sandbox, limits, captured output), then serve calls; never returns."""
     scratch = Path(request["scratch"])
     failed = os.open(scratch / SETUP_FAILED_FILE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

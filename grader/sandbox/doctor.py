@@ -26,9 +26,12 @@ def _command_lines(found: list[dict]) -> dict:
         return {"name": COMMAND_LINES, "active": True, "note": "a /proc of the student process's own PID namespace"}
     if _hidepid():
         return {"name": COMMAND_LINES, "active": True, "note": "/proc is mounted with hidepid: other users' processes are hidden"}
-    return {"name": COMMAND_LINES, "active": False,
-            "note": "every user can read the grader's command line in /proc, so student code learns where the class and "
-                    "OUT are (the batch refuses them unless root's alone); mount /proc with hidepid=invisible to hide it"}
+    return {
+        "name": COMMAND_LINES,
+        "active": False,
+        "note": "every user can read the grader's command line in /proc, so student code learns where the class and "
+        "OUT are (the batch refuses them unless root's alone); mount /proc with hidepid=invisible to hide it",
+    }
 
 
 def _hidepid() -> bool:
@@ -49,7 +52,11 @@ def _probe(course_root: Path) -> list[dict]:
     try:
         done = subprocess.run(
             [sys.executable, "-m", "grader.inside.zygote", "--probe", str(course_root.resolve())],
-            capture_output=True, text=True, env=zygote_env(), stdin=subprocess.DEVNULL, timeout=60,
+            capture_output=True,
+            text=True,
+            env=zygote_env(),
+            stdin=subprocess.DEVNULL,
+            timeout=60,
         )
         if done.returncode != 0:
             raise SandboxError(f"the sandbox probe failed:\n{done.stderr[-3000:]}")

@@ -284,8 +284,7 @@ class StudentProcess:
         except (EOFError, OSError):
             self._stop()
             raise StudentError(
-                f"the submission's process ended while running {label} ({self._status}); "
-                "it may have called os._exit, crashed, or run out of memory",
+                f"the submission's process ended while running {label} ({self._status}); it may have called os._exit, crashed, or run out of memory",
                 f"运行 {label} 时提交的进程意外结束（{self._status}），可能调用了 os._exit、崩溃或内存不足",
                 outcome=Outcome.CRASHED,
             ) from None
@@ -372,8 +371,10 @@ def refusal(found: list[dict], *, strict: bool) -> str:
     `strict`, only with every protection active."""
     if os.geteuid() == 0 and not active(found, "unprivileged uid"):
         note = next(p["note"] for p in found if p["name"] == "unprivileged uid")
-        return (f"refused: student code would run as root here – {note} (e.g. a venv of /usr/bin/python3), "
-                "or grade where namespaces are allowed (`grade doctor` shows what is active)")
+        return (
+            f"refused: student code would run as root here – {note} (e.g. a venv of /usr/bin/python3), "
+            "or grade where namespaces are allowed (`grade doctor` shows what is active)"
+        )
     missing = [p for p in found if not p["active"]]
     return unavailable_text(missing) if strict and missing else ""
 

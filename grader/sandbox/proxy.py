@@ -53,9 +53,14 @@ class StudentFunction:
         """
         reply = self._run(list(args), kwargs, cotangent)
         grads = reply.get("grads")
-        if not (isinstance(grads, dict) and isinstance(grads.get("args"), list) and isinstance(grads.get("kwargs"), dict)
-                and len(grads["args"]) == len(args) and set(grads["kwargs"]) <= set(kwargs)
-                and all(_gradient_like(g) for g in [*grads["args"], *grads["kwargs"].values()])):
+        if not (
+            isinstance(grads, dict)
+            and isinstance(grads.get("args"), list)
+            and isinstance(grads.get("kwargs"), dict)
+            and len(grads["args"]) == len(args)
+            and set(grads["kwargs"]) <= set(kwargs)
+            and all(_gradient_like(g) for g in [*grads["args"], *grads["kwargs"].values()])
+        ):
             raise StudentError(f"{self._module}.{self._function}: malformed gradient reply", "梯度应答格式错误", outcome=Outcome.CRASHED)
         named = {f"arg{i}": g for i, g in enumerate(grads["args"])} | grads["kwargs"]
         return reply["value"], named
@@ -69,8 +74,11 @@ class StudentFunction:
         reply = self._run(list(args), kwargs, None)
         records = reply.get("records")
         if not isinstance(records, list):
-            raise StudentError(f"{self._module}.{self._function}: malformed reply (no records of the injected course code)",
-                               f"{self._module}.{self._function}：应答格式错误（缺少所注入课程代码的记录）", outcome=Outcome.CRASHED)
+            raise StudentError(
+                f"{self._module}.{self._function}: malformed reply (no records of the injected course code)",
+                f"{self._module}.{self._function}：应答格式错误（缺少所注入课程代码的记录）",
+                outcome=Outcome.CRASHED,
+            )
         return reply["value"], records
 
     def _run(self, args: list, kwargs: dict, cotangent) -> dict:
@@ -174,18 +182,26 @@ class ExerciseProcess:
         label = f"{module}.{function}"
         if label in self.timed_out:
             raise StudentError(
-                Text(f"{label} was not run: it did not finish within the time limit in an earlier check",
-                     f"{label} 未运行：它在之前的检查中已超时"), outcome=Outcome.NOT_RUN)
+                Text(f"{label} was not run: it did not finish within the time limit in an earlier check", f"{label} 未运行：它在之前的检查中已超时"),
+                outcome=Outcome.NOT_RUN,
+            )
         if f"{module}.py" in self.timed_out:
             raise StudentError(
-                Text(f"{label} was not run: importing {module}.py did not finish within the time limit in an "
-                     "earlier check (code at the top level of the file that never ends?)",
-                     f"{label} 未运行：导入 {module}.py 在之前的检查中已超时（文件顶层有不会结束的代码？）"), outcome=Outcome.NOT_RUN)
+                Text(
+                    f"{label} was not run: importing {module}.py did not finish within the time limit in an "
+                    "earlier check (code at the top level of the file that never ends?)",
+                    f"{label} 未运行：导入 {module}.py 在之前的检查中已超时（文件顶层有不会结束的代码？）",
+                ),
+                outcome=Outcome.NOT_RUN,
+            )
         if sum(t.startswith(f"{module}.") for t in self.timed_out) >= 2:
             raise StudentError(
-                Text(f"{label} was not run: two functions of {module}.py did not finish within the time limit "
-                     "in earlier checks",
-                     f"{label} 未运行：{module}.py 中已有两个函数在之前的检查中超时"), outcome=Outcome.NOT_RUN)
+                Text(
+                    f"{label} was not run: two functions of {module}.py did not finish within the time limit in earlier checks",
+                    f"{label} 未运行：{module}.py 中已有两个函数在之前的检查中超时",
+                ),
+                outcome=Outcome.NOT_RUN,
+            )
         try:
             return self.get().call(module, function, args, kwargs, cotangent)
         except StudentTimeout as e:

@@ -26,8 +26,7 @@ MAX_BYTES = 32 << 20
 MAX_ENTRY_BYTES = 4 << 20
 _CHUNK = 1 << 16
 # What zipfile raises on a corrupt archive: its headers, an entry's name (UTF-8 flag, invalid bytes), a compressed stream.
-_UNREADABLE = (zipfile.BadZipFile, zlib.error, lzma.LZMAError, EOFError, struct.error, ValueError, OverflowError,
-               OSError, RuntimeError, NotImplementedError)
+_UNREADABLE = (zipfile.BadZipFile, zlib.error, lzma.LZMAError, EOFError, struct.error, ValueError, OverflowError, OSError, RuntimeError, NotImplementedError)
 
 
 class ArchiveRefused(SubmissionError):

@@ -86,7 +86,7 @@ def _child(work: Callable[[*Ts], object], args: tuple[*Ts], writing: int) -> Non
         data = json.dumps(reply, ensure_ascii=False).encode("utf-8", "surrogatepass")
         view = memoryview(data)
         while view:
-            view = view[os.write(writing, view):]
+            view = view[os.write(writing, view) :]
     except MemoryError:
         status = _OUT_OF_MEMORY
     except BaseException:  # noqa: BLE001 – whatever happens, the child must not return into the grader

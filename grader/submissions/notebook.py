@@ -58,8 +58,10 @@ def _built(data: bytes, exercise: Exercise, shown: str, limit: int) -> tuple[dic
         return {}, {name: str(e) for name in exercise.student_files}
     total = sum(len(cell["source"].encode("utf-8", errors="replace")) for _, cell in cells)
     if total > limit * len(exercise.student_files):
-        return {}, {name: f"the code cells of {shown} come to {total} bytes; the limit is {limit} a file, "
-                          f"{limit * len(exercise.student_files)} in all" for name in exercise.student_files}
+        return {}, {
+            name: f"the code cells of {shown} come to {total} bytes; the limit is {limit} a file, {limit * len(exercise.student_files)} in all"
+            for name in exercise.student_files
+        }
     modules = [n for n in exercise.student_files if n.endswith(".py")]
     keys = _sheet_keys(exercise)
     sources: dict[str, list[str]] = {name: [] for name in exercise.student_files if name != SHEET}
@@ -78,8 +80,10 @@ def _built(data: bytes, exercise: Exercise, shown: str, limit: int) -> tuple[dic
             name = SHEET if keys and _assigns(tree, keys) else modules[0] if len(modules) == 1 else None
         if name is None:  # a quiz's scratch cell, or a cell of an exercise with several modules
             for owner in modules:
-                problems.setdefault(owner, f"{where}: this exercise has several modules ({', '.join(modules)}); "
-                                           f"give each code cell the metadata {METADATA}.file naming its file")
+                problems.setdefault(
+                    owner,
+                    f"{where}: this exercise has several modules ({', '.join(modules)}); give each code cell the metadata {METADATA}.file naming its file",
+                )
             continue
         if name == SHEET:
             _read_answers(tree, cell["source"], where, answers, problems)
@@ -114,8 +118,9 @@ def _cells(data: bytes, shown: str) -> list[tuple[int, Cell]]:
     except UnicodeDecodeError as e:
         raise NotebookError(f"{shown} is not UTF-8 text (byte {e.start}); save it again from Jupyter") from None
     except json.JSONDecodeError as e:
-        raise NotebookError(f"{shown} is not a notebook: its JSON does not parse (line {e.lineno}, column {e.colno}: "
-                            f"{e.msg}); save it again from Jupyter") from None
+        raise NotebookError(
+            f"{shown} is not a notebook: its JSON does not parse (line {e.lineno}, column {e.colno}: {e.msg}); save it again from Jupyter"
+        ) from None
     except RecursionError:
         raise NotebookError(f"{shown} is not a notebook: its JSON is nested too deeply") from None
     if not isinstance(doc, dict):
@@ -127,8 +132,7 @@ def _cells(data: bytes, shown: str) -> list[tuple[int, Cell]]:
         nbformat.validate(nbformat.from_dict(doc), version=4)  # type: ignore[no-untyped-call]  # from_dict has no annotations
     except nbformat.ValidationError as e:
         where = "/".join(str(p) for p in e.absolute_path) if getattr(e, "absolute_path", None) else "top level"
-        raise NotebookError(f"{shown} is not a valid nbformat 4 notebook ({where}: {str(e.message)[:200]!r}); "
-                            f"save it again from Jupyter") from None
+        raise NotebookError(f"{shown} is not a valid nbformat 4 notebook ({where}: {str(e.message)[:200]!r}); save it again from Jupyter") from None
     except RecursionError:  # JSON that json.loads still reads, nested too deeply for nbformat's validator
         raise NotebookError(f"{shown} is not a notebook: its JSON is nested too deeply") from None
     cells = []
@@ -145,7 +149,8 @@ def _is_test(cell: Cell) -> bool:
     ours = cell["metadata"].get(METADATA)
     nbgrader = cell["metadata"].get("nbgrader")
     return (isinstance(ours, dict) and ours.get("role") == "autograde") or (
-        isinstance(nbgrader, dict) and bool(nbgrader.get("grade")) and not nbgrader.get("solution"))
+        isinstance(nbgrader, dict) and bool(nbgrader.get("grade")) and not nbgrader.get("solution")
+    )
 
 
 def _marked_file(cell: Cell, exercise: Exercise) -> str | None:
@@ -172,8 +177,7 @@ def _parse(source: str, where: str, limit: int) -> ast.Module:
         return ast.parse(source)
     except SyntaxError as e:
         line = f"line {e.lineno}: " if e.lineno else ""
-        raise NotebookError(f"{where} is not valid Python ({line}{e.msg}); IPython magics and ! commands "
-                            f"cannot be handed in") from None
+        raise NotebookError(f"{where} is not valid Python ({line}{e.msg}); IPython magics and ! commands cannot be handed in") from None
     except (ValueError, RecursionError, MemoryError) as e:
         raise NotebookError(f"{where} cannot be read as Python ({type(e).__name__})") from None
 
@@ -197,8 +201,9 @@ def _read_answers(tree: ast.Module, source: str, where: str, answers: dict[str, 
     for statement in tree.body:
         names = _targets(statement)
         if names is None:
-            problems.setdefault(SHEET, f"{where}, line {statement.lineno}: an answer cell holds only `key = answer` "
-                                       f"lines; move other code to a cell of its own")
+            problems.setdefault(
+                SHEET, f"{where}, line {statement.lineno}: an answer cell holds only `key = answer` lines; move other code to a cell of its own"
+            )
             return
         assert isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None  # as _targets read it
         value = _toml_value(statement.value, source)

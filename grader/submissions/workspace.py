@@ -88,8 +88,7 @@ def _from_notebook(notebooks: list[Path], exercise: Exercise, dest: Path, *, ins
     """Write the exercise's files from its notebook into `dest`; return why any could not be written, by file name."""
     shown = [str(p.relative_to(inside)) for p in notebooks]
     if len(notebooks) > 1:
-        return {name: f"{' and '.join(shown)} are both notebooks for {exercise.id}; hand in one"
-                for name in exercise.student_files}
+        return {name: f"{' and '.join(shown)} are both notebooks for {exercise.id}; hand in one" for name in exercise.student_files}
     data, problem = _read(notebooks[0], inside=inside, shown=shown[0], limit=notebook.NOTEBOOK_BYTES)
     if problem:
         return {name: problem for name in exercise.student_files}

@@ -28,15 +28,14 @@ def read_rows(path: Path, required: tuple[str, ...], *, example: str) -> list[tu
         header = [h.strip() for h in next(reader, [])]
         missing = [c for c in required if c not in header]
         if missing:
-            raise TermFileError(f"{path}, line 1: no column {', '.join(missing)}; the header must name "
-                                f"{', '.join(required)} (e.g. {example})")
+            raise TermFileError(f"{path}, line 1: no column {', '.join(missing)}; the header must name {', '.join(required)} (e.g. {example})")
         rows = []
         for cells in reader:
             if not any(c.strip() for c in cells):
                 continue
             if len(cells) > len(header):
                 raise TermFileError(f"{path}, line {reader.line_num}: {len(cells)} cells, but the header has {len(header)}")
-            rows.append((reader.line_num, {h: c.strip() for h, c in zip(header, cells)} | dict.fromkeys(header[len(cells):], "")))
+            rows.append((reader.line_num, {h: c.strip() for h, c in zip(header, cells)} | dict.fromkeys(header[len(cells) :], "")))
     except csv.Error as e:
         raise TermFileError(f"{path}, line {reader.line_num}: not valid CSV ({e})") from None
     return rows

@@ -67,10 +67,16 @@ class Term:
             return exercise
         penalty = 0.0 if late is None or over is not None else round(min(exercise.score, late.share * exercise.max_score), 4)
         adjustment = Adjustment(
-            raw=exercise.score, days_late=late.days if late else 0, penalty=penalty,
-            due=due.isoformat() if due else "", extended=extension is not None,
-            submitted_at=hand_in.at.isoformat() if hand_in else "", override=over.points if over else None,
-            reason=over.reason if over else "", by=over.by if over else "")
+            raw=exercise.score,
+            days_late=late.days if late else 0,
+            penalty=penalty,
+            due=due.isoformat() if due else "",
+            extended=extension is not None,
+            submitted_at=hand_in.at.isoformat() if hand_in else "",
+            override=over.points if over else None,
+            reason=over.reason if over else "",
+            by=over.by if over else "",
+        )
         final = over.points if over is not None else round(exercise.score - penalty, 4)
         note = describe(adjustment, final)
         return replace(exercise, score=final, adjustment=adjustment, note=exercise.note + " " + note if exercise.note else note)
@@ -87,12 +93,14 @@ class TermFiles:
 
 def read_files(*, submitted_at: Path | None, extensions: Path | None, exercise_ids: list[str]) -> TermFiles:
     """TermFileError, naming the file and line, for a malformed one."""
-    return TermFiles(times.submitted_at(submitted_at) if submitted_at is not None else {},
-                     times.extensions(extensions, exercise_ids) if extensions is not None else {}, (submitted_at, extensions))
+    return TermFiles(
+        times.submitted_at(submitted_at) if submitted_at is not None else {},
+        times.extensions(extensions, exercise_ids) if extensions is not None else {},
+        (submitted_at, extensions),
+    )
 
 
-_FILES = ("CREATE TABLE IF NOT EXISTS term_files (option TEXT PRIMARY KEY, path TEXT NOT NULL, data TEXT NOT NULL, "
-          "at TEXT NOT NULL)")
+_FILES = "CREATE TABLE IF NOT EXISTS term_files (option TEXT PRIMARY KEY, path TEXT NOT NULL, data TEXT NOT NULL, at TEXT NOT NULL)"
 
 
 def remember(journal: Journal, files: TermFiles) -> tuple[TermFiles, list[str]]:
@@ -101,10 +109,11 @@ def remember(journal: Journal, files: TermFiles) -> tuple[TermFiles, list[str]]:
     A file given is kept in OUT's journal, replacing the one given before; a file not given is the one last given
     into OUT (a run of one student, `grade reseed`, a rerun without the script never drops a hand-in time or an
     extension). A file with its header line alone removes what was kept."""
-    kept = {option: (path, json.loads(data), at) for option, path, data, at in
-            journal.select("term_files", "SELECT option, path, data, at FROM term_files")}
-    given = {"--submitted-at": (files.paths[0], {s: t.isoformat() for s, t in files.submitted_at.items()}),
-             "--extensions": (files.paths[1], [[s, e, t.isoformat()] for (s, e), t in files.extensions.items()])}
+    kept = {option: (path, json.loads(data), at) for option, path, data, at in journal.select("term_files", "SELECT option, path, data, at FROM term_files")}
+    given = {
+        "--submitted-at": (files.paths[0], {s: t.isoformat() for s, t in files.submitted_at.items()}),
+        "--extensions": (files.paths[1], [[s, e, t.isoformat()] for (s, e), t in files.extensions.items()]),
+    }
     now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     notes, paths = [], list(files.paths)
     if any(path is not None for path, _ in given.values()):
@@ -113,21 +122,29 @@ def remember(journal: Journal, files: TermFiles) -> tuple[TermFiles, list[str]]:
             with journal.transaction():
                 for option, (path, data) in given.items():
                     if path is not None:
-                        journal.execute("INSERT OR REPLACE INTO term_files VALUES (?, ?, ?, ?)",
-                                        (option, str(path), json.dumps(data), now))
+                        journal.execute("INSERT OR REPLACE INTO term_files VALUES (?, ?, ?, ?)", (option, str(path), json.dumps(data), now))
         except sqlite3.Error as e:
-            notes.append(f"the journal could not keep {' and '.join(str(p) for p, _ in given.values() if p)} ({e}): "
-                         "this run uses them; give them again next run")
+            notes.append(
+                f"the journal could not keep {' and '.join(str(p) for p, _ in given.values() if p)} ({e}): this run uses them; give them again next run"
+            )
     for n, option in enumerate(given):
         if paths[n] is None and option in kept and kept[option][1]:
             path, _, at = kept[option]
             paths[n] = Path(path)
-            notes.append(f"{option} not given: {path}, as given into this OUT on {at}, still counts (kept in its journal; "
-                         f"give {option} a file with its header line alone to remove it)")
-    submitted = files.submitted_at if files.paths[0] is not None or "--submitted-at" not in kept else {
-        s: dt.datetime.fromisoformat(t) for s, t in kept["--submitted-at"][1].items()}
-    extended = files.extensions if files.paths[1] is not None or "--extensions" not in kept else {
-        (s, e): dt.datetime.fromisoformat(t) for s, e, t in kept["--extensions"][1]}
+            notes.append(
+                f"{option} not given: {path}, as given into this OUT on {at}, still counts (kept in its journal; "
+                f"give {option} a file with its header line alone to remove it)"
+            )
+    submitted = (
+        files.submitted_at
+        if files.paths[0] is not None or "--submitted-at" not in kept
+        else {s: dt.datetime.fromisoformat(t) for s, t in kept["--submitted-at"][1].items()}
+    )
+    extended = (
+        files.extensions
+        if files.paths[1] is not None or "--extensions" not in kept
+        else {(s, e): dt.datetime.fromisoformat(t) for s, e, t in kept["--extensions"][1]}
+    )
     return TermFiles(submitted, extended, (paths[0], paths[1])), notes
 
 
@@ -140,12 +157,20 @@ def record_changes(journal: Journal, changed: list[Change], rows: list[StudentRo
             continue
         e = exercises[(c.student, c.exercise)]
         reason = describe(e.adjustment, e.score).render("en") if e.adjustment else "no due date applies any more"
-        audit.record(journal, cause="late policy", student=c.student, exercise=c.exercise, old=c.old, new=c.new,
-                     reason=reason, submission_hash=hashes[c.student][0], course_hash=hashes[c.student][1])
+        audit.record(
+            journal,
+            cause="late policy",
+            student=c.student,
+            exercise=c.exercise,
+            old=c.old,
+            new=c.new,
+            reason=reason,
+            submission_hash=hashes[c.student][0],
+            course_hash=hashes[c.student][1],
+        )
 
 
-def load(*, course: Course, journal: Journal, entries: dict[str, Path], exercise_ids: list[str],
-         files: TermFiles = TermFiles()) -> Term:
+def load(*, course: Course, journal: Journal, entries: dict[str, Path], exercise_ids: list[str], files: TermFiles = TermFiles()) -> Term:
     """The term of this run: course.toml's policy, the TA's files, each student's hand-in times and the journal's overrides.
 
     `entries` are the class's students and their entries in SUBMISSIONS."""
@@ -177,19 +202,20 @@ def describe(a: Adjustment, final: float) -> Text:
         parts.append(Text(f"Due {due}", f"截止时间 {due}") + (Text(" (your extension)", "（你的延期）") if a.extended else ""))
         if a.submitted_at:
             when = _shown(a.submitted_at, a.due)
-            days = (Text("on time", "按时提交") if not a.days_late else
-                    Text(f"{a.days_late} day{'s' * (a.days_late != 1)} late", f"迟交 {a.days_late} 天"))
+            days = Text("on time", "按时提交") if not a.days_late else Text(f"{a.days_late} day{'s' * (a.days_late != 1)} late", f"迟交 {a.days_late} 天")
             parts.append(Text(f"; handed in {when}: ", f"；提交时间 {when}：") + days + Text(".", "。"))
         else:
             parts.append(Text("; no submission time is known, so no late penalty.", "；没有提交时间记录，因此不扣迟交分。"))
     lead = " " if parts else ""
     if a.override is not None:
-        parts.append(Text(f"{lead}Your points were adjusted by the course staff: {a.reason} — {shown} points (graded: {raw}; "
-                          "no late penalty applies to them).",
-                          f"课程教师调整了你的分数：{a.reason}——{shown} 分（评分结果 {raw} 分；不再扣迟交分）。"))
+        parts.append(
+            Text(
+                f"{lead}Your points were adjusted by the course staff: {a.reason} — {shown} points (graded: {raw}; no late penalty applies to them).",
+                f"课程教师调整了你的分数：{a.reason}——{shown} 分（评分结果 {raw} 分；不再扣迟交分）。",
+            )
+        )
     else:
-        parts.append(Text(f"{lead}Graded {raw} points, late penalty {penalty}, final {shown}.",
-                          f"评分 {raw} 分，迟交扣分 {penalty}，最终 {shown} 分。"))
+        parts.append(Text(f"{lead}Graded {raw} points, late penalty {penalty}, final {shown}.", f"评分 {raw} 分，迟交扣分 {penalty}，最终 {shown} 分。"))
     return Text.join("", parts)
 
 
@@ -199,8 +225,7 @@ def _shown(iso: str, zone_of: str) -> str:
     return when.isoformat(sep=" ", timespec="minutes")
 
 
-def record_regrade(journal: Journal, old: StudentRow | None, new: StudentRow, *, submission: str, course: str,
-                   last: dict[tuple[str, str], Published]) -> None:
+def record_regrade(journal: Journal, old: StudentRow | None, new: StudentRow, *, submission: str, course: str, last: dict[tuple[str, str], Published]) -> None:
     """An audit row for each exercise whose raw points a regrade changed (a grader failure is no score: not counted)."""
     if old is None or Status.INTERNAL_ERROR in (old.status, new.status):
         return
@@ -208,12 +233,26 @@ def record_regrade(journal: Journal, old: StudentRow | None, new: StudentRow, *,
     for e in new.result.exercises:
         if e.id in before and round(before[e.id], 4) != round(e.score, 4):
             published = last.get((new.student, e.id))
-            reason = ("a new variant of the student's numbers (grade reseed)" if old.result.variants != new.result.variants else
-                      "a new submission" if published and published.submission != submission else
-                      "the course changed (its checks, references, statements or the grader)" if published and published.course != course
-                      else "graded again")
-            audit.record(journal, cause="regrade", student=new.student, exercise=e.id, old=before[e.id], new=e.score,
-                         reason=reason, course_hash=course, submission_hash=submission)
+            reason = (
+                "a new variant of the student's numbers (grade reseed)"
+                if old.result.variants != new.result.variants
+                else "a new submission"
+                if published and published.submission != submission
+                else "the course changed (its checks, references, statements or the grader)"
+                if published and published.course != course
+                else "graded again"
+            )
+            audit.record(
+                journal,
+                cause="regrade",
+                student=new.student,
+                exercise=e.id,
+                old=before[e.id],
+                new=e.score,
+                reason=reason,
+                course_hash=course,
+                submission_hash=submission,
+            )
 
 
 def changes(last: dict[tuple[str, str], Published], rows: list[StudentRow], hashes: dict[str, tuple[str, str]]) -> list[Change]:
@@ -243,8 +282,7 @@ def changes(last: dict[tuple[str, str], Published], rows: list[StudentRow], hash
             if override != was.override:
                 cause = "override" if override is not None else "override cleared"
             elif raw_changed:
-                cause = ("new submission" if submission != was.submission else "course changed" if course != was.course
-                         else "regrade")
+                cause = "new submission" if submission != was.submission else "course changed" if course != was.course else "regrade"
             else:
                 cause = "late policy"
             found.append(Change(row.student, e.id, was.final, e.score, cause))
@@ -253,8 +291,12 @@ def changes(last: dict[tuple[str, str], Published], rows: list[StudentRow], hash
 
 def flagged(rows: list[StudentRow]) -> dict[str, list[str]]:
     """The students a TA should look at: handed in late, overridden, or without a submission time where a due date applies."""
+
     def having(test: Callable[[Adjustment], bool]) -> list[str]:
         return sorted(r.student for r in rows if any(e.adjustment and test(e.adjustment) for e in r.result.exercises))
 
-    return {"late": having(lambda a: a.days_late > 0), "overridden": having(lambda a: a.override is not None),
-            "no_submission_time": having(lambda a: a.no_time)}
+    return {
+        "late": having(lambda a: a.days_late > 0),
+        "overridden": having(lambda a: a.override is not None),
+        "no_submission_time": having(lambda a: a.no_time),
+    }

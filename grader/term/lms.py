@@ -37,13 +37,21 @@ def final_points(out: Path, course: Course) -> tuple[dict[str, dict[str, float]]
     return dict(sorted(scores.items())), [i for i in course.ids if i in graded]
 
 
-def export_canvas(*, course: Course, out: Path, roster: Path, target: Path, title: str | None = None,
-                  assignment_id: str | None = None, per_exercise: bool = False, match: str | None = None,
-                  zero_missing: bool = False) -> int:
+def export_canvas(
+    *,
+    course: Course,
+    out: Path,
+    roster: Path,
+    target: Path,
+    title: str | None = None,
+    assignment_id: str | None = None,
+    per_exercise: bool = False,
+    match: str | None = None,
+    zero_missing: bool = False,
+) -> int:
     """Write Canvas's import file `target`; return how many roster students it holds."""
     scores, ids = final_points(out, course)
-    rows = [r for _, r in read_rows(roster, canvas.STUDENT_COLUMNS, example=", ".join(canvas.STUDENT_COLUMNS))
-            if not canvas.is_points_row(r)]
+    rows = [r for _, r in read_rows(roster, canvas.STUDENT_COLUMNS, example=", ".join(canvas.STUDENT_COLUMNS)) if not canvas.is_points_row(r)]
     if match is not None and rows and match not in rows[0]:
         raise TermFileError(f"--match {match}: {roster} has no such column; its columns: {', '.join(rows[0])}")
     where = _matched(scores, rows, [match] if match else list(canvas.MATCH_ORDER), roster)
@@ -73,8 +81,9 @@ def export_moodle(*, course: Course, out: Path, target: Path, id_column: str = "
         columns = {field: next((names[h] for h in headers if h in names), None) for field, headers in _MOODLE_HEADERS.items()}
         id_header = columns[id_column]
         if id_header is None:
-            raise TermFileError(f"{roster}, line 1: no column for {id_column} (one of: "
-                                f"{', '.join(_MOODLE_HEADERS[id_column])}); choose another --id-column or add it")
+            raise TermFileError(
+                f"{roster}, line 1: no column for {id_column} (one of: {', '.join(_MOODLE_HEADERS[id_column])}); choose another --id-column or add it"
+            )
         order = [c for c in (columns["username"], columns["idnumber"], columns["email"]) if c is not None]
         where = _matched(scores, rows, order, roster)
         identifiers = {s: rows[n][id_header] for s, n in where.items()}

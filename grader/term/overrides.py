@@ -17,8 +17,10 @@ from grader.export.grades import safe_cell
 from grader.results import Status
 from grader.term import published
 
-_TABLE = ("CREATE TABLE IF NOT EXISTS overrides (student TEXT NOT NULL, exercise TEXT NOT NULL, points REAL NOT NULL, "
-          "reason TEXT NOT NULL, by TEXT NOT NULL, PRIMARY KEY (student, exercise))")
+_TABLE = (
+    "CREATE TABLE IF NOT EXISTS overrides (student TEXT NOT NULL, exercise TEXT NOT NULL, points REAL NOT NULL, "
+    "reason TEXT NOT NULL, by TEXT NOT NULL, PRIMARY KEY (student, exercise))"
+)
 
 
 class OverrideError(GraderError):
@@ -46,13 +48,14 @@ def current(journal: Journal) -> dict[tuple[str, str], Override]:
     return {(s, e): Override(p, r, b) for s, e, p, r, b in journal.select("overrides", "SELECT * FROM overrides")}
 
 
-def set_points(*, out: Path, student: str, exercise: str, points: float | None, reason: str, by: str | None = None,
-               course_hash: str = "") -> tuple[float | None, float | None]:
+def set_points(
+    *, out: Path, student: str, exercise: str, points: float | None, reason: str, by: str | None = None, course_hash: str = ""
+) -> tuple[float | None, float | None]:
     """Override (or, with `points` None, clear) one exercise's final points; return (old, new) as the audit row has them.
 
     `old` is the override it replaces, else the final points last published, else the raw points."""
     if not reason.strip():
-        raise OverrideError("--reason: say why (the student sees it: \"adjusted by the course staff: <reason>\")")
+        raise OverrideError('--reason: say why (the student sees it: "adjusted by the course staff: <reason>")')
     journal = open_journal(out)
     try:
         row = journal.row_of(student)
@@ -79,12 +82,23 @@ def set_points(*, out: Path, student: str, exercise: str, points: float | None, 
             if points is None:
                 journal.execute("DELETE FROM overrides WHERE student = ? AND exercise = ?", (student, exercise))
             else:
-                journal.execute("INSERT INTO overrides VALUES (?, ?, ?, ?, ?) ON CONFLICT(student, exercise) DO UPDATE SET "
-                                "points = excluded.points, reason = excluded.reason, by = excluded.by",
-                                (student, exercise, float(points), reason, actor))
-            audit.record(journal, cause="override" if points is not None else "override cleared", student=student,
-                         exercise=exercise, old=old, new=points, reason=reason, actor=actor,
-                         course_hash=last.course if last else course_hash, submission_hash=last.submission if last else "")
+                journal.execute(
+                    "INSERT INTO overrides VALUES (?, ?, ?, ?, ?) ON CONFLICT(student, exercise) DO UPDATE SET "
+                    "points = excluded.points, reason = excluded.reason, by = excluded.by",
+                    (student, exercise, float(points), reason, actor),
+                )
+            audit.record(
+                journal,
+                cause="override" if points is not None else "override cleared",
+                student=student,
+                exercise=exercise,
+                old=old,
+                new=points,
+                reason=reason,
+                actor=actor,
+                course_hash=last.course if last else course_hash,
+                submission_hash=last.submission if last else "",
+            )
     finally:
         journal.close()
     return old, points

@@ -94,8 +94,7 @@ def load(data: Mapping[str, object], where: str) -> Policy | None:
     if values.get("grace_minutes", 0) > _MOST_GRACE:
         raise CourseError(f"{where}: late.grace_minutes: at most {_MOST_GRACE} (a year), got {late['grace_minutes']}")
     max_days = values.get("max_days")
-    return Policy(dates.pop("due", None), dates, per_day, None if max_days is None else int(max_days),
-                  dt.timedelta(minutes=values.get("grace_minutes", 0.0)))
+    return Policy(dates.pop("due", None), dates, per_day, None if max_days is None else int(max_days), dt.timedelta(minutes=values.get("grace_minutes", 0.0)))
 
 
 def offset_datetime(value: object, where: str) -> dt.datetime:

@@ -9,9 +9,11 @@ from dataclasses import dataclass
 from grader.batch.journal import Journal
 from grader.results import Status, StudentRow
 
-_TABLE = ("CREATE TABLE IF NOT EXISTS published (student TEXT NOT NULL, exercise TEXT NOT NULL, raw REAL NOT NULL, "
-              "final REAL NOT NULL, override REAL, submission TEXT NOT NULL, course TEXT NOT NULL, "
-              "PRIMARY KEY (student, exercise))")
+_TABLE = (
+    "CREATE TABLE IF NOT EXISTS published (student TEXT NOT NULL, exercise TEXT NOT NULL, raw REAL NOT NULL, "
+    "final REAL NOT NULL, override REAL, submission TEXT NOT NULL, course TEXT NOT NULL, "
+    "PRIMARY KEY (student, exercise))"
+)
 
 
 @dataclass(frozen=True)
@@ -30,8 +32,7 @@ def read(journal: Journal) -> dict[tuple[str, str], Published]:
     return {(s, e): Published(*rest) for s, e, *rest in journal.select("published", "SELECT * FROM published")}
 
 
-def publish(journal: Journal, rows: list[StudentRow], hashes: dict[str, tuple[str, str]],
-            also: Callable[[], None] | None = None) -> None:
+def publish(journal: Journal, rows: list[StudentRow], hashes: dict[str, tuple[str, str]], also: Callable[[], None] | None = None) -> None:
     """Keep these final points as what OUT's files now show (after they are written; all in one transaction, with
     `also`: the audit rows of what changed)."""
     journal.execute(_TABLE)
@@ -43,6 +44,7 @@ def publish(journal: Journal, rows: list[StudentRow], hashes: dict[str, tuple[st
                 continue
             for e in row.result.exercises:
                 a = e.adjustment
-                journal.execute("INSERT OR REPLACE INTO published VALUES (?, ?, ?, ?, ?, ?, ?)",
-                                (row.student, e.id, a.raw if a else e.score, e.score, a.override if a else None,
-                                 *hashes[row.student]))
+                journal.execute(
+                    "INSERT OR REPLACE INTO published VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (row.student, e.id, a.raw if a else e.score, e.score, a.override if a else None, *hashes[row.student]),
+                )

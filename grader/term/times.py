@@ -50,8 +50,7 @@ def extensions(path: Path, exercise_ids: list[str]) -> dict[tuple[str, str], dt.
     for line, row in read_rows(path, ("student", "exercise", "due"), example="student,exercise,due"):
         exercise = row["exercise"]
         if exercise != "*" and exercise not in exercise_ids:
-            raise TermFileError(f"{path}, line {line}: unknown exercise {exercise!r}; write one of "
-                                f"{', '.join(exercise_ids)}, or * for all")
+            raise TermFileError(f"{path}, line {line}: unknown exercise {exercise!r}; write one of {', '.join(exercise_ids)}, or * for all")
         if (row["student"], exercise) in found:
             raise TermFileError(f"{path}, line {line}: a second extension of {row['student']} for {exercise}; keep one")
         found[(row["student"], exercise)] = _when(row["due"], path, line, "due")
@@ -80,9 +79,11 @@ def hand_ins(entry: Path, exercises: list[tuple[str, str]], given: dt.datetime |
             if place in files:
                 when = _nbgrader_time(files[place])
                 if when is None:
-                    problems.append(f"{'/'.join(p for p in (entry.name, place, TIMESTAMP) if p)}: timestamp unreadable: "
-                                    f"{files[place].strip()[:60]!r} is not a UTC time as nbgrader writes it "
-                                    "(%Y-%m-%d %H:%M:%S.%f UTC, a year from 1900 to 9000); no late penalty without one")
+                    problems.append(
+                        f"{'/'.join(p for p in (entry.name, place, TIMESTAMP) if p)}: timestamp unreadable: "
+                        f"{files[place].strip()[:60]!r} is not a UTC time as nbgrader writes it "
+                        "(%Y-%m-%d %H:%M:%S.%f UTC, a year from 1900 to 9000); no late penalty without one"
+                    )
                 else:
                     found[exercise] = HandIn(when, f"{place + '/' if place else ''}{TIMESTAMP}")
                 break

@@ -55,8 +55,12 @@ def tiny_copy_trainer(*, device, data, vocab: int, d_e: int, d_h: int, batch_siz
         started = time.perf_counter()
         val_acc = accuracy(net, *splits["val"], int(length))
         predict_seconds = time.perf_counter() - started
-        return {"val_acc": val_acc, "test_acc": accuracy(net, *splits["test"], int(length)),
-                "train_seconds": train_seconds, "predict_seconds": predict_seconds,
-                "peak_memory": 16 * sum(p.numel() for p in net.parameters())} | trained
+        return {
+            "val_acc": val_acc,
+            "test_acc": accuracy(net, *splits["test"], int(length)),
+            "train_seconds": train_seconds,
+            "predict_seconds": predict_seconds,
+            "peak_memory": 16 * sum(p.numel() for p in net.parameters()),
+        } | trained
 
     return train_fn

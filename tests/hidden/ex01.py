@@ -16,16 +16,12 @@ C_SYMBOLS = {"f": GATE, "c_prev": REAL, "i": GATE, "g": REAL}
 H_SYMBOLS = {"o": GATE, "c_t": REAL}
 
 COUPLED = ("coupled gate: (1 − f) was used where the input gate i belongs", "耦合门：在输入门 i 的位置用了 (1 − f)")
-NO_FORGET_TERM = ("the forget-gate term is missing: this c_t keeps nothing of the old cell state",
-                  "漏掉了遗忘门一项：这个 c_t 完全没有保留旧细胞状态")
-NO_FORGET_GATE = ("the forget gate is missing: the old cell state is carried over whole, unscaled",
-                  "漏掉了遗忘门：旧细胞状态被原样整个带了过来，没有缩放")
-MULTIPLIED = ("multiplied the two terms: the part kept and the part written were multiplied together",
-              "把两项相乘了：保留的部分与写入的部分被乘在了一起")
+NO_FORGET_TERM = ("the forget-gate term is missing: this c_t keeps nothing of the old cell state", "漏掉了遗忘门一项：这个 c_t 完全没有保留旧细胞状态")
+NO_FORGET_GATE = ("the forget gate is missing: the old cell state is carried over whole, unscaled", "漏掉了遗忘门：旧细胞状态被原样整个带了过来，没有缩放")
+MULTIPLIED = ("multiplied the two terms: the part kept and the part written were multiplied together", "把两项相乘了：保留的部分与写入的部分被乘在了一起")
 NO_TANH = ("forgot the tanh: this h_t reads the cell state unsquashed", "漏了 tanh：这个 h_t 直接读取了未经压缩的细胞状态")
 TANH_OUTSIDE = ("tanh outside: the output gate was put inside the tanh", "tanh 位置错误：把输出门放进了 tanh 里面")
-C_MISTAKES = {"f*c_prev + (1-f)*g": COUPLED, "i*g": NO_FORGET_TERM, "c_prev + i*g": NO_FORGET_GATE,
-              "f*c_prev*i*g": MULTIPLIED}
+C_MISTAKES = {"f*c_prev + (1-f)*g": COUPLED, "i*g": NO_FORGET_TERM, "c_prev + i*g": NO_FORGET_GATE, "f*c_prev*i*g": MULTIPLIED}
 H_MISTAKES = {"o*c_t": NO_TANH, "tanh(o*c_t)": TANH_OUTSIDE}
 
 
@@ -43,17 +39,17 @@ def mistakes(p: dict, c_t: float | None = None) -> dict:
         "c_t": {
             f * c_prev + (1 - f) * g: COUPLED,
             i * g: NO_FORGET_TERM,
-            (1 - f) * g: ("two mistakes: the forget-gate term is missing, and (1 − f) was used where the input gate i "
-                          "belongs (coupled gate)",
-                          "两处错误：漏掉了遗忘门一项，并且在输入门 i 的位置用了 (1 − f)（耦合门）"),
+            (1 - f) * g: (
+                "two mistakes: the forget-gate term is missing, and (1 − f) was used where the input gate i belongs (coupled gate)",
+                "两处错误：漏掉了遗忘门一项，并且在输入门 i 的位置用了 (1 − f)（耦合门）",
+            ),
             c_prev + i * g: NO_FORGET_GATE,
             f * c_prev * i * g: MULTIPLIED,
         },
         "h_t": {
             o * c_t: NO_TANH,
             math.tanh(o * c_t): TANH_OUTSIDE,
-            o * math.tanh(c_prev): ("used the old cell state: h_t reads the new c_t, not c_prev",
-                                    "用了旧的细胞状态：h_t 读取新的 c_t，而不是 c_prev"),
+            o * math.tanh(c_prev): ("used the old cell state: h_t reads the new c_t, not c_prev", "用了旧的细胞状态：h_t 读取新的 c_t，而不是 c_prev"),
         },
     }
 

@@ -20,38 +20,43 @@ SIZES = {"d_x": "positive_integer", "d_h": "positive_integer"}
 
 # -- named mistakes (English, Chinese) --------------------------------------------------------------
 
-NO_BIAS = ("no bias: every block also has a bias vector of d_h entries",
-           "漏了偏置：每个块还有一个 d_h 维的偏置向量")
-LSTM_3 = ("LSTM counted as 3 blocks: one of its weight blocks (a gate or the candidate cell state) is left out",
-          "把 LSTM 算成了 3 个块：漏掉了其中一个权重块（某个门或候选细胞状态）")
-GRU_K = ("wrong number of blocks for the GRU: recount its gates and its candidate",
-         "GRU 的块数错误：请重新数一数它的门和候选隐藏状态")
-DX_EVERY = ("d_x used for every layer: only layer 1 reads the input x; each later layer reads the previous layer's "
-            "output",
-            "每层都用了 d_x：只有第 1 层读取输入 x，之后每层读取上一层的输出")
-LATER_DH = ("later layers read one direction only: with two directions the next layer reads both halves of the "
-            "previous layer's output",
-            "后续层只读取了一个方向：双向时下一层读取上一层两个方向拼接后的输出")
-NOT_DOUBLED = ("bidirectional not doubled: the backward direction has its own parameters, so every layer counts twice",
-               "双向没有加倍：反向使用另一套独立参数，每层参数都要算两份")
-FW_FORGOT = ("framework double bias forgotten: PyTorch keeps two bias vectors per block (bias_ih and bias_hh)",
-             "忘了框架的双偏置：PyTorch 每个块有两组偏置（bias_ih 和 bias_hh）")
-TWO_BIAS = ("two biases per block counted where the textbook's one is asked; PyTorch's second bias (bias_hh) "
-            "counts only with framework_biases=True and for the _torch keys",
-            "在只要求每块一个偏置的地方算了两个；PyTorch 的第二组偏置（bias_hh）只在 framework_biases=True "
-            "以及以 _torch 结尾的键中计入")
-LAYERS_IGNORED = ("num_layers ignored: each of the num_layers layers has its own parameters",
-                  "忽略了 num_layers：每一层都有自己的参数")
-NO_RECURRENT = ("the recurrent matrix is missing: each block also has a d_h×d_h matrix acting on h_{t−1}",
-                "漏了循环矩阵：每个块还有一个作用于 h_{t−1} 的 d_h×d_h 矩阵")
-ONE_BIAS_TOTAL = ("one bias vector for the whole cell: each block has its own bias of d_h entries",
-                  "整个单元只算了一个偏置向量：每个块都有自己的 d_h 维偏置")
-SCALAR_BIAS = ("scalar bias: a bias is a vector of d_h entries, one per hidden unit",
-               "偏置被当作标量：偏置是 d_h 维向量，每个隐藏单元一个")
+NO_BIAS = ("no bias: every block also has a bias vector of d_h entries", "漏了偏置：每个块还有一个 d_h 维的偏置向量")
+LSTM_3 = (
+    "LSTM counted as 3 blocks: one of its weight blocks (a gate or the candidate cell state) is left out",
+    "把 LSTM 算成了 3 个块：漏掉了其中一个权重块（某个门或候选细胞状态）",
+)
+GRU_K = ("wrong number of blocks for the GRU: recount its gates and its candidate", "GRU 的块数错误：请重新数一数它的门和候选隐藏状态")
+DX_EVERY = (
+    "d_x used for every layer: only layer 1 reads the input x; each later layer reads the previous layer's output",
+    "每层都用了 d_x：只有第 1 层读取输入 x，之后每层读取上一层的输出",
+)
+LATER_DH = (
+    "later layers read one direction only: with two directions the next layer reads both halves of the previous layer's output",
+    "后续层只读取了一个方向：双向时下一层读取上一层两个方向拼接后的输出",
+)
+NOT_DOUBLED = (
+    "bidirectional not doubled: the backward direction has its own parameters, so every layer counts twice",
+    "双向没有加倍：反向使用另一套独立参数，每层参数都要算两份",
+)
+FW_FORGOT = (
+    "framework double bias forgotten: PyTorch keeps two bias vectors per block (bias_ih and bias_hh)",
+    "忘了框架的双偏置：PyTorch 每个块有两组偏置（bias_ih 和 bias_hh）",
+)
+TWO_BIAS = (
+    "two biases per block counted where the textbook's one is asked; PyTorch's second bias (bias_hh) "
+    "counts only with framework_biases=True and for the _torch keys",
+    "在只要求每块一个偏置的地方算了两个；PyTorch 的第二组偏置（bias_hh）只在 framework_biases=True 以及以 _torch 结尾的键中计入",
+)
+LAYERS_IGNORED = ("num_layers ignored: each of the num_layers layers has its own parameters", "忽略了 num_layers：每一层都有自己的参数")
+NO_RECURRENT = (
+    "the recurrent matrix is missing: each block also has a d_h×d_h matrix acting on h_{t−1}",
+    "漏了循环矩阵：每个块还有一个作用于 h_{t−1} 的 d_h×d_h 矩阵",
+)
+ONE_BIAS_TOTAL = ("one bias vector for the whole cell: each block has its own bias of d_h entries", "整个单元只算了一个偏置向量：每个块都有自己的 d_h 维偏置")
+SCALAR_BIAS = ("scalar bias: a bias is a vector of d_h entries, one per hidden unit", "偏置被当作标量：偏置是 d_h 维向量，每个隐藏单元一个")
 
 
-def _count(cell, d_x, d_h, num_layers=1, bidirectional=False, framework_biases=False, *,
-           k=None, biases=None, later_input="D*d_h", doubled=True) -> int:
+def _count(cell, d_x, d_h, num_layers=1, bidirectional=False, framework_biases=False, *, k=None, biases=None, later_input="D*d_h", doubled=True) -> int:
     """The count under a (possibly mistaken) reading of the rules, for naming mistakes."""
     k = BLOCKS[cell] if k is None else k
     D = 2 if bidirectional else 1
@@ -125,6 +130,7 @@ FORMULA_MISTAKES = {
 
 # -- the answer sheet ---------------------------------------------------------------------------------
 
+
 @check(points=1)
 def test_N_rnn(answers, reference_answers):
     """N_rnn: parameters of a plain RNN cell as a formula in d_x, d_h (one bias per block)
@@ -154,8 +160,7 @@ def items(p: dict) -> dict:
         "lstm_count": dict(cell="lstm", d_x=p["lstm_d_x"], d_h=p["lstm_d_h"]),
         "lstm_count_torch": dict(cell="lstm", d_x=p["lstm_d_x"], d_h=p["lstm_d_h"], framework_biases=True),
         "grucell_count_torch": dict(cell="gru", d_x=p["cell_d_x"], d_h=p["cell_d_h"], framework_biases=True),
-        "lstm_stack_count_torch": dict(cell="lstm", d_x=p["stack_d_x"], d_h=p["stack_d_h"], num_layers=2,
-                                       bidirectional=True, framework_biases=True),
+        "lstm_stack_count_torch": dict(cell="lstm", d_x=p["stack_d_x"], d_h=p["stack_d_h"], num_layers=2, bidirectional=True, framework_biases=True),
     }
 
 
@@ -181,10 +186,16 @@ def _item(answers, variant, reference_answers, key):
         own = [(formula_key, (value, {}))] if value is not None else []
     elif formula:  # PyTorch's count under a block mistake that the student's formula shows (their blocks, two biases)
         single = {k: config[k] for k in ("cell", "d_x", "d_h")}
-        own = [(formula_key, (count(config), {})) for diagnosis, count in MISTAKES
-               if diagnosis in BLOCK_MISTAKES and count(single) is not None
-               and all(formula({"d_x": d_x, "d_h": d_h}) == count(single | {"d_x": d_x, "d_h": d_h})
-                       for d_x, d_h in ((single["d_x"], single["d_h"]), (single["d_x"] + 1, single["d_h"] + 2)))]
+        own = [
+            (formula_key, (count(config), {}))
+            for diagnosis, count in MISTAKES
+            if diagnosis in BLOCK_MISTAKES
+            and count(single) is not None
+            and all(
+                formula({"d_x": d_x, "d_h": d_h}) == count(single | {"d_x": d_x, "d_h": d_h})
+                for d_x, d_h in ((single["d_x"], single["d_h"]), (single["d_x"] + 1, single["d_h"] + 2))
+            )
+        ]
     carried_forward(answers, key, answers.integer, (expected(variant)[key], mistakes(variant)[key]), own)
 
 
@@ -225,10 +236,10 @@ def test_lstm_stack_count_torch(answers, variant, reference_answers):
 
 # -- count_params -------------------------------------------------------------------------------------
 
+
 def torch_count(config: dict) -> int:
     """sum(p.numel()) of the torch module for this configuration (small sizes, built on the CPU)."""
-    return _torch_count(config["cell"], config["d_x"], config["d_h"], config.get("num_layers", 1),
-                        config.get("bidirectional", False))
+    return _torch_count(config["cell"], config["d_x"], config["d_h"], config.get("num_layers", 1), config.get("bidirectional", False))
 
 
 @functools.cache  # a constant of the course: built once per grading process, not once per student
@@ -238,8 +249,7 @@ def _torch_count(cell: str, d_x: int, d_h: int, layers: int, bidirectional: bool
     if layers == 1 and not bidirectional:
         module = {"rnn": nn.RNNCell, "gru": nn.GRUCell, "lstm": nn.LSTMCell}[cell](d_x, d_h)
     else:
-        module = {"rnn": nn.RNN, "gru": nn.GRU, "lstm": nn.LSTM}[cell](
-            d_x, d_h, num_layers=layers, bidirectional=bidirectional)
+        module = {"rnn": nn.RNN, "gru": nn.GRU, "lstm": nn.LSTM}[cell](d_x, d_h, num_layers=layers, bidirectional=bidirectional)
     return sum(p.numel() for p in module.parameters())
 
 
@@ -309,21 +319,24 @@ def grid_check(params, configs: list[dict], expected, what: str, *, excused=(), 
                 wrong.remove(i)
                 charged.add(diagnosis)
         if not wrong and charged:
-            en, zh = (("a stack (see the stacked check)", "多层堆叠参数量中的错误外都是对的（见多层检查）")
-                      if charged <= set(PER_STACK) else
-                      ("one layer (see the single-layer checks)", "单层参数量中的错误外都是对的（见单层检查）"))
-            raise Fail(f"the {what} counts are right but for a mistake in the count of {en}: no points are lost here",
-                       f"{WHAT_ZH[what]}配置的结果除{zh}：此处不扣分", share=1.0)
+            en, zh = (
+                ("a stack (see the stacked check)", "多层堆叠参数量中的错误外都是对的（见多层检查）")
+                if charged <= set(PER_STACK)
+                else ("one layer (see the single-layer checks)", "单层参数量中的错误外都是对的（见单层检查）")
+            )
+            raise Fail(
+                f"the {what} counts are right but for a mistake in the count of {en}: no points are lost here",
+                f"{WHAT_ZH[what]}配置的结果除{zh}：此处不扣分",
+                share=1.0,
+            )
     if not wrong:
         return
     en, zh = [], []
     miscounted = [i for i in wrong if is_int[i]]
     if miscounted:
         i = miscounted[0]
-        en.append(f"count_params is wrong for {len(miscounted)} of {len(configs)} {what} configurations, "
-                  f"e.g. {call_text(configs[i])} returned {observed[i]}")
-        zh.append(f"count_params 在 {len(configs)} 个{WHAT_ZH[what]}配置中有 {len(miscounted)} 个错误，"
-                  f"例如 {call_text(configs[i])} 返回了 {observed[i]}")
+        en.append(f"count_params is wrong for {len(miscounted)} of {len(configs)} {what} configurations, e.g. {call_text(configs[i])} returned {observed[i]}")
+        zh.append(f"count_params 在 {len(configs)} 个{WHAT_ZH[what]}配置中有 {len(miscounted)} 个错误，例如 {call_text(configs[i])} 返回了 {observed[i]}")
     if len(miscounted) < len(wrong):
         i = next(i for i in wrong if not is_int[i])
         en.append(f"count_params must return an int; {call_text(configs[i])} did not")
@@ -332,8 +345,7 @@ def grid_check(params, configs: list[dict], expected, what: str, *, excused=(), 
     if named:
         en.append("Likely mistake: " + "; ".join(d[0] for d in named[:2]))
         zh.append("可能的错误：" + "；".join(d[1] for d in named[:2]))
-    raise Fail(". ".join(en) + ".", "。".join(zh) + "。",
-               share=(len(configs) - len(wrong)) / len(configs), diagnosis=named[:2])
+    raise Fail(". ".join(en) + ".", "。".join(zh) + "。", share=(len(configs) - len(wrong)) / len(configs), diagnosis=named[:2])
 
 
 def likely_mistakes(configs, targets, observed, is_int, miscounted) -> list:
@@ -376,8 +388,7 @@ def textbook_or_torch(reference):
     def expected(config: dict) -> int:
         if config.get("framework_biases"):
             return torch_count(config)
-        return reference.count_params(config["cell"], config["d_x"], config["d_h"],
-                                      **{k: v for k, v in config.items() if k not in ("cell", "d_x", "d_h")})
+        return reference.count_params(config["cell"], config["d_x"], config["d_h"], **{k: v for k, v in config.items() if k not in ("cell", "d_x", "d_h")})
 
     return expected
 
@@ -445,7 +456,8 @@ def test_value_errors(params, reference):
     """An unknown cell or a non-positive size raises ValueError (counts once count_params counts)
     未知的单元或非正的尺寸抛出 ValueError（count_params 计数正确后才计分）"""
     if not counts(params, reference):
-        raise Fail("count_params's ValueError cases count once it computes counts (see the single-layer check)",
-                   "count_params 能计算参数量后，它的 ValueError 情况才计分（见单层检查）")
-    expect_value_errors({case: lambda args=args, kwargs=kwargs: params.count_params(*args, **kwargs)
-                              for case, args, kwargs in BAD_CALLS}, fn="count_params")
+        raise Fail(
+            "count_params's ValueError cases count once it computes counts (see the single-layer check)",
+            "count_params 能计算参数量后，它的 ValueError 情况才计分（见单层检查）",
+        )
+    expect_value_errors({case: lambda args=args, kwargs=kwargs: params.count_params(*args, **kwargs) for case, args, kwargs in BAD_CALLS}, fn="count_params")

@@ -87,8 +87,8 @@ def wrong_keys(out: dict, expected: dict, keys, *, rtol: float = RTOL, atol: flo
 
 # -- known mistakes: each recomputes the step the wrong way, in the grading process -----------------
 
-def _lstm(x, h, c, W_i, W_f, W_o, W_c, b_i, b_f, b_o, b_c, *, order="xh", cand=torch.tanh, squash_c=True,
-          coupled=False):
+
+def _lstm(x, h, c, W_i, W_f, W_o, W_c, b_i, b_f, b_o, b_c, *, order="xh", cand=torch.tanh, squash_c=True, coupled=False):
     u = torch.cat([x, h] if order == "xh" else [h, x], dim=-1)
     i, f, o = (torch.sigmoid(u @ W.T + b) for W, b in ((W_i, b_i), (W_f, b_f), (W_o, b_o)))
     candidate = cand(u @ W_c.T + b_c)
@@ -97,8 +97,7 @@ def _lstm(x, h, c, W_i, W_f, W_o, W_c, b_i, b_f, b_o, b_c, *, order="xh", cand=t
     return {"i": i, "f": f, "o": o, "candidate": candidate, "c": c_new, "h": h_new}
 
 
-def _gru(x, h, W_z, U_z, W_r, U_r, W_h, U_h, b_z, b_r, b_h, *, swapped=False, reset_after=False, cand=torch.tanh,
-         untransposed=()):
+def _gru(x, h, W_z, U_z, W_r, U_r, W_h, U_h, b_z, b_r, b_h, *, swapped=False, reset_after=False, cand=torch.tanh, untransposed=()):
     U_z, U_r, U_h = (U if name in untransposed else U.T for name, U in (("U_z", U_z), ("U_r", U_r), ("U_h", U_h)))
     z = torch.sigmoid(x @ W_z.T + h @ U_z + b_z)
     r = torch.sigmoid(x @ W_r.T + h @ U_r + b_r)
@@ -110,33 +109,44 @@ def _gru(x, h, W_z, U_z, W_r, U_r, W_h, U_h, b_z, b_r, b_h, *, swapped=False, re
 
 # Each known mistake: (English name, Chinese name) -> how to recompute the step that way.
 LSTM_MISTAKES = {
-    ("sigmoid on the candidate: squashed like a gate, the candidate cell state lies in (0, 1) and can never lower c",
-     "候选细胞状态用了 sigmoid：像门一样被压缩后，候选值落在 (0, 1) 内，永远不能让 c 减小"): dict(cand=torch.sigmoid),
-    ("missing tanh on c in h: h reads the cell state unsquashed, so it grows with c without bound",
-     "h 中漏了 tanh：h 直接读取未经压缩的细胞状态，会随 c 无界增长"): dict(squash_c=False),
-    ("[h, x] order: u puts h first, the textbook's order; this exercise concatenates in the answer key's order",
-     "拼接顺序 [h, x]：u 中 h 在前，这是教材的顺序；本题按参考答案的顺序拼接"): dict(order="hx"),
-    ("coupled gates: the cell update weighs the candidate by the forget gate's complement, a coupled-gate variant; "
-     "this cell writes through its own input gate",
-     "门被耦合：细胞状态更新用遗忘门的补数给候选值加权，这是耦合门的变体；本题的单元通过它自己的输入门写入"):
-    dict(coupled=True),
+    (
+        "sigmoid on the candidate: squashed like a gate, the candidate cell state lies in (0, 1) and can never lower c",
+        "候选细胞状态用了 sigmoid：像门一样被压缩后，候选值落在 (0, 1) 内，永远不能让 c 减小",
+    ): dict(cand=torch.sigmoid),
+    (
+        "missing tanh on c in h: h reads the cell state unsquashed, so it grows with c without bound",
+        "h 中漏了 tanh：h 直接读取未经压缩的细胞状态，会随 c 无界增长",
+    ): dict(squash_c=False),
+    (
+        "[h, x] order: u puts h first, the textbook's order; this exercise concatenates in the answer key's order",
+        "拼接顺序 [h, x]：u 中 h 在前，这是教材的顺序；本题按参考答案的顺序拼接",
+    ): dict(order="hx"),
+    (
+        "coupled gates: the cell update weighs the candidate by the forget gate's complement, a coupled-gate variant; "
+        "this cell writes through its own input gate",
+        "门被耦合：细胞状态更新用遗忘门的补数给候选值加权，这是耦合门的变体；本题的单元通过它自己的输入门写入",
+    ): dict(coupled=True),
 }
 GRU_MISTAKES = {
-    ("swapped GRU convention: h_new weighs the old state and the candidate the textbook's way round, the mirror "
-     "image of this exercise's convention",
-     "GRU 约定颠倒：h_new 按教材的方式给旧状态与候选值加权，与本题的约定正好相反"): dict(swapped=True),
-    ("reset gate applied after the matmul: r scales the recurrent product, as nn.GRUCell does (ex06), not where this "
-     "exercise's candidate applies it",
-     "重置门放在了矩阵乘法之后：r 缩放的是循环矩阵乘积（nn.GRUCell 的做法，见 ex06），不是本题候选状态中作用它的位置"):
-    dict(reset_after=True),
-    ("sigmoid on the candidate: squashed like a gate, the candidate hidden state lies in (0, 1) and can never be negative",
-     "候选隐状态用了 sigmoid：像门一样被压缩后，候选值落在 (0, 1) 内，永远不会是负数"): dict(cand=torch.sigmoid),
+    (
+        "swapped GRU convention: h_new weighs the old state and the candidate the textbook's way round, the mirror image of this exercise's convention",
+        "GRU 约定颠倒：h_new 按教材的方式给旧状态与候选值加权，与本题的约定正好相反",
+    ): dict(swapped=True),
+    (
+        "reset gate applied after the matmul: r scales the recurrent product, as nn.GRUCell does (ex06), not where this exercise's candidate applies it",
+        "重置门放在了矩阵乘法之后：r 缩放的是循环矩阵乘积（nn.GRUCell 的做法，见 ex06），不是本题候选状态中作用它的位置",
+    ): dict(reset_after=True),
+    (
+        "sigmoid on the candidate: squashed like a gate, the candidate hidden state lies in (0, 1) and can never be negative",
+        "候选隐状态用了 sigmoid：像门一样被压缩后，候选值落在 (0, 1) 内，永远不会是负数",
+    ): dict(cand=torch.sigmoid),
 } | {  # U_* is square (d_h, d_h): used untransposed it gives no shape error, only wrong values
-    (f"W instead of Wᵀ: {', '.join(names)} used untransposed; rows are samples, and a square U gives no shape error, "
-     "so only the values show it",
-     f"用了 W 而不是 Wᵀ：{', '.join(names)} 没有转置；每行是一个样本，方阵 U 不会报形状错误，只有数值能暴露它"):
-    dict(untransposed=names)
-    for n in (1, 2, 3) for names in itertools.combinations(("U_z", "U_r", "U_h"), n)
+    (
+        f"W instead of Wᵀ: {', '.join(names)} used untransposed; rows are samples, and a square U gives no shape error, so only the values show it",
+        f"用了 W 而不是 Wᵀ：{', '.join(names)} 没有转置；每行是一个样本，方阵 U 不会报形状错误，只有数值能暴露它",
+    ): dict(untransposed=names)
+    for n in (1, 2, 3)
+    for names in itertools.combinations(("U_z", "U_r", "U_h"), n)
 }
 
 
@@ -145,15 +155,17 @@ def one_or_two(mistakes: dict) -> dict:
     each as a tuple -> the options of the step that makes them all."""
     pairs = itertools.combinations(mistakes.items(), 2)
     return {(name,): options for name, options in mistakes.items()} | {
-        (a, b): options_a | options_b for (a, options_a), (b, options_b) in pairs if not set(options_a) & set(options_b)}
+        (a, b): options_a | options_b for (a, options_a), (b, options_b) in pairs if not set(options_a) & set(options_b)
+    }
 
 
 NAMED = {"lstm_step": one_or_two(LSTM_MISTAKES), "gru_step": one_or_two(GRU_MISTAKES)}
-W_TRANSPOSE = ("W instead of Wᵀ: rows are samples and W_* is (d_h, ·), so W as given does not fit a row of inputs",
-               "用了 W 而不是 Wᵀ：每行是一个样本，W_* 的形状为 (d_h, ·)，原样的 W 与一行输入对不上")
+W_TRANSPOSE = (
+    "W instead of Wᵀ: rows are samples and W_* is (d_h, ·), so W as given does not fit a row of inputs",
+    "用了 W 而不是 Wᵀ：每行是一个样本，W_* 的形状为 (d_h, ·)，原样的 W 与一行输入对不上",
+)
 BATCH_MIXING = (
-    "batch mixing. Each row alone is right, but in a batch the rows affect each other "
-    "(a sum/mean over the batch axis, or broadcasting across rows)",
+    "batch mixing. Each row alone is right, but in a batch the rows affect each other (a sum/mean over the batch axis, or broadcasting across rows)",
     "批量之间相互干扰。单独一行时结果正确，但成批计算时各行互相影响（沿批维求和/平均，或跨行广播）",
 )
 
@@ -179,9 +191,14 @@ def rows_alone_right(student_fn, inputs: dict, expected: dict, keys) -> bool:
     except StudentError:  # a row alone fails too: not batch mixing
         return False
     return all(
-        isinstance(out, dict) and k in out and isinstance(out[k], torch.Tensor) and out[k].shape == (1, D_H)
-        and out[k].dtype == torch.float64 and torch.allclose(out[k], expected[k][j : j + 1], rtol=RTOL, atol=ATOL)
-        for j, out in enumerate(rows_alone) for k in keys
+        isinstance(out, dict)
+        and k in out
+        and isinstance(out[k], torch.Tensor)
+        and out[k].shape == (1, D_H)
+        and out[k].dtype == torch.float64
+        and torch.allclose(out[k], expected[k][j : j + 1], rtol=RTOL, atol=ATOL)
+        for j, out in enumerate(rows_alone)
+        for k in keys
     )
 
 
@@ -190,19 +207,25 @@ def values_check(student_fn, reference_fn, inputs, keys, recompute, mistakes, fn
         value = student_fn(**inputs)
     except StudentError as e:
         if "cannot be multiplied" in e.en:
-            raise e.with_hint(Text(f" Likely mistake: {W_TRANSPOSE[0]}.", f" 可能的错误：{W_TRANSPOSE[1]}。"),
-                              diagnosis=W_TRANSPOSE) from None
+            raise e.with_hint(Text(f" Likely mistake: {W_TRANSPOSE[0]}.", f" 可能的错误：{W_TRANSPOSE[1]}。"), diagnosis=W_TRANSPOSE) from None
         raise
     out = result_dict(value, keys, shape=(B, D_H), dtype=torch.float64, fn=fn)
     wrong = wrong_keys(out, reference_fn(**inputs), keys)
     if wrong:
         names = diagnose(out, inputs, wrong, recompute, mistakes, student_fn)
-        en, zh = ((f" Likely mistake{'s' if len(names) > 1 else ''}: {'; and '.join(en for en, _ in names)}.",
-                   f"可能的错误：{'；以及'.join(zh for _, zh in names)}。") if names else ("", ""))
+        en, zh = (
+            (
+                f" Likely mistake{'s' if len(names) > 1 else ''}: {'; and '.join(en for en, _ in names)}.",
+                f"可能的错误：{'；以及'.join(zh for _, zh in names)}。",
+            )
+            if names
+            else ("", "")
+        )
         raise Fail(
             f"{fn}: wrong values for {', '.join(wrong)} (float64, batch {B}, d_x={D_X}, d_h={D_H}).{en}",
             f"{fn}：{', '.join(wrong)} 的数值错误（float64，批量 {B}，d_x={D_X}，d_h={D_H}）。{zh}",
-            share=(len(keys) - len(wrong)) / len(keys), diagnosis=list(names),
+            share=(len(keys) - len(wrong)) / len(keys),
+            diagnosis=list(names),
         )
 
 
@@ -244,12 +267,20 @@ def given_gru(device) -> dict:
 
 # fn: (its inputs with the gates given, those inputs in words: English, Chinese)
 GIVEN_GATES = {
-    "lstm_step": (given_lstm, ("With the gates fixed by their biases (f=0.8, i=0.25, candidate=−0.4, o=0.5) and c_prev=2, "
-                               "ex01's numbers",
-                               "当偏置把门值固定为 f=0.8、i=0.25、candidate=−0.4、o=0.5，且 c_prev=2（ex01 的数）")),
-    "gru_step": (given_gru, ("With the gates fixed by their biases (z=0.75, r=0.5, candidate=−0.4) and h_prev=2, "
-                             "ex03's numbers",
-                             "当偏置把门值固定为 z=0.75、r=0.5、candidate=−0.4，且 h_prev=2（ex03 的数）")),
+    "lstm_step": (
+        given_lstm,
+        (
+            "With the gates fixed by their biases (f=0.8, i=0.25, candidate=−0.4, o=0.5) and c_prev=2, ex01's numbers",
+            "当偏置把门值固定为 f=0.8、i=0.25、candidate=−0.4、o=0.5，且 c_prev=2（ex01 的数）",
+        ),
+    ),
+    "gru_step": (
+        given_gru,
+        (
+            "With the gates fixed by their biases (z=0.75, r=0.5, candidate=−0.4) and h_prev=2, ex03's numbers",
+            "当偏置把门值固定为 z=0.75、r=0.5、candidate=−0.4，且 h_prev=2（ex03 的数）",
+        ),
+    ),
 }
 
 
@@ -267,21 +298,24 @@ def given_gates_check(gated, reference, device, fn: str) -> None:
     shown = ", ".join(f"{k}={out[k].item():.6g}" for k in wrong)
     charged = values_charged(gated, reference, device, fn)
     if charged is None:
-        raise Fail(f"{en}, your {fn} gives {shown}: wrong; this check counts once the values "
-                   "check finds some output right or a named mistake",
-                   f"{zh}时，你的 {fn} 得到 {shown}：有误；数值检查中至少有一个输出正确或表现为"
-                   "已指出的错误后，本项才计分")
+        raise Fail(
+            f"{en}, your {fn} gives {shown}: wrong; this check counts once the values check finds some output right or a named mistake",
+            f"{zh}时，你的 {fn} 得到 {shown}：有误；数值检查中至少有一个输出正确或表现为已指出的错误后，本项才计分",
+        )
     if set(wrong) <= charged:
-        raise Fail(f"{en}, your {fn} gives {shown}: wrong, as in the values check, which has "
-                   "charged this mistake; no points are lost here",
-                   f"{zh}时，你的 {fn} 得到 {shown}：有误，与数值检查中的错误相同，"
-                   "该检查已经扣分；此处不扣分", share=1.0)
+        raise Fail(
+            f"{en}, your {fn} gives {shown}: wrong, as in the values check, which has charged this mistake; no points are lost here",
+            f"{zh}时，你的 {fn} 得到 {shown}：有误，与数值检查中的错误相同，该检查已经扣分；此处不扣分",
+            share=1.0,
+        )
     own = [k for k in wrong if k not in charged]
-    raise Fail(f"{en} (a batch of one, d_x = d_h = 1), your {fn} gives {shown}; "
-               f"{', '.join(own)} {'is' if len(own) == 1 else 'are'} right in the values check, so the step breaks at "
-               "these sizes (a squeeze, a fixed axis, a size read from the wrong tensor, a path of its own for one sample?)",
-               f"{zh}、批量为 1、d_x = d_h = 1 时，你的 {fn} 得到 {shown}；{'、'.join(own)} 在数值"
-               "检查中是对的，所以该单步在这些尺寸下出错（squeeze、写死的维度、从错误的张量读取尺寸，或单个样本另走一条路径？）")
+    raise Fail(
+        f"{en} (a batch of one, d_x = d_h = 1), your {fn} gives {shown}; "
+        f"{', '.join(own)} {'is' if len(own) == 1 else 'are'} right in the values check, so the step breaks at "
+        "these sizes (a squeeze, a fixed axis, a size read from the wrong tensor, a path of its own for one sample?)",
+        f"{zh}、批量为 1、d_x = d_h = 1 时，你的 {fn} 得到 {shown}；{'、'.join(own)} 在数值"
+        "检查中是对的，所以该单步在这些尺寸下出错（squeeze、写死的维度、从错误的张量读取尺寸，或单个样本另走一条路径？）",
+    )
 
 
 @check(points=1)
@@ -327,9 +361,10 @@ def computed(gated, reference, device, fn: str):
         return getattr(reference, fn), 1
     if computes_from_inputs(gated, device, fn, out):
         return OWN, B
-    raise Fail(f"{fn}: this check counts once its outputs change with x, the states and the weights (see the check on "
-               "its values)",
-               f"{fn}：输出随 x、状态与权重变化之后，本项才计分（见数值检查）")
+    raise Fail(
+        f"{fn}: this check counts once its outputs change with x, the states and the weights (see the check on its values)",
+        f"{fn}：输出随 x、状态与权重变化之后，本项才计分（见数值检查）",
+    )
 
 
 OWN = None  # computed(): the student's own function, its values wrong for no known reason
@@ -343,12 +378,10 @@ def computes_from_inputs(gated, device, fn: str, out: dict) -> bool:
     states = ("x", "h", "c") if fn == "lstm_step" else ("x", "h")
     changes = [inputs | {k: other[k]} for k in states] + [{k: inputs[k] if k in states else v for k, v in other.items()}]
     try:
-        outs = [result_dict(getattr(gated, fn)(**changed), keys, shape=(B, D_H), dtype=torch.float64, fn=fn)
-                for changed in changes]
+        outs = [result_dict(getattr(gated, fn)(**changed), keys, shape=(B, D_H), dtype=torch.float64, fn=fn) for changed in changes]
     except (Fail, StudentError):
         return False
-    return (all(torch.isfinite(out[k]).all() for k in keys)
-            and all(any(not torch.equal(out[k], o[k]) for k in keys) for o in outs))
+    return all(torch.isfinite(out[k]).all() for k in keys) and all(any(not torch.equal(out[k], o[k]) for k in keys) for o in outs)
 
 
 def named_mistake(out: dict, inputs: dict, fn: str) -> dict | None:
@@ -440,15 +473,21 @@ def gradients_check(gated, reference, device, fn: str) -> None:
         if ref is None:  # the step computed (a named mistake) does not use it
             continue
         if got is None:
-            problems.append(Text(f"{fn}: no gradient reaches {name} (a .detach(), .item(), torch.no_grad() or a new tensor?)",
-                                 f"{fn}：梯度没有传到 {name}（.detach()、.item()、torch.no_grad() 或新建的张量？）"))
-        elif (not isinstance(got, torch.Tensor) or got.shape != ref.shape or got.dtype != ref.dtype
-              or not torch.isfinite(got).all()):
-            problems.append(Text(f"{fn}: the gradient w.r.t. {name} is malformed or not finite",
-                                 f"{fn}：关于 {name} 的梯度格式错误或不是有限值"))
+            problems.append(
+                Text(
+                    f"{fn}: no gradient reaches {name} (a .detach(), .item(), torch.no_grad() or a new tensor?)",
+                    f"{fn}：梯度没有传到 {name}（.detach()、.item()、torch.no_grad() 或新建的张量？）",
+                )
+            )
+        elif not isinstance(got, torch.Tensor) or got.shape != ref.shape or got.dtype != ref.dtype or not torch.isfinite(got).all():
+            problems.append(Text(f"{fn}: the gradient w.r.t. {name} is malformed or not finite", f"{fn}：关于 {name} 的梯度格式错误或不是有限值"))
         elif not torch.allclose(got, ref, rtol=1e-7, atol=1e-9):
-            problems.append(Text(f"{fn}: the gradient w.r.t. {name} differs from autograd through the step it computes",
-                                 f"{fn}：关于 {name} 的梯度与经过它所计算的单步的自动求导结果不一致"))
+            problems.append(
+                Text(
+                    f"{fn}: the gradient w.r.t. {name} differs from autograd through the step it computes",
+                    f"{fn}：关于 {name} 的梯度与经过它所计算的单步的自动求导结果不一致",
+                )
+            )
     if problems:
         raise Fail(listed(problems, 4))
 
@@ -459,20 +498,21 @@ def own_gradients_check(student_fn, inputs: dict, cotangent: dict, grads: dict, 
     differences cannot resolve) together equal to finite differences of its own outputs along a few random directions."""
     _, keys, _ = STEPS[fn]
     for name, got in grads.items():
-        if got is not None and (not isinstance(got, torch.Tensor) or got.shape != inputs[name].shape
-                                or got.dtype != torch.float64 or not torch.isfinite(got).all()):
-            raise Fail(f"{fn}: the gradient w.r.t. {name} is malformed or not finite",
-                       f"{fn}：关于 {name} 的梯度格式错误或不是有限值")
+        if got is not None and (
+            not isinstance(got, torch.Tensor) or got.shape != inputs[name].shape or got.dtype != torch.float64 or not torch.isfinite(got).all()
+        ):
+            raise Fail(f"{fn}: the gradient w.r.t. {name} is malformed or not finite", f"{fn}：关于 {name} 的梯度格式错误或不是有限值")
 
     def projected(theta) -> float:
         out = result_dict(student_fn(**theta), keys, shape=(len(theta["x"]), D_H), dtype=torch.float64, fn=fn)
         return float(sum((out[k] * cotangent[k]).sum() for k in keys))
 
     if differences and not agrees_with_finite_differences(projected, inputs, grads, seed=13):
-        raise Fail(f"{fn}: its gradients differ from finite differences of its own outputs: part of the graph is cut "
-                   "(a .detach(), .item(), torch.no_grad() or a new tensor?)",
-                   f"{fn}：它的梯度与对其自身输出的有限差分不一致：计算图有一部分被切断（.detach()、.item()、"
-                   "torch.no_grad() 或新建的张量？）")
+        raise Fail(
+            f"{fn}: its gradients differ from finite differences of its own outputs: part of the graph is cut "
+            "(a .detach(), .item(), torch.no_grad() or a new tensor?)",
+            f"{fn}：它的梯度与对其自身输出的有限差分不一致：计算图有一部分被切断（.detach()、.item()、torch.no_grad() 或新建的张量？）",
+        )
 
 
 @check(points=1)
@@ -496,24 +536,27 @@ def extreme_check(gated, reference, device, fn: str) -> None:
     out = result_dict(getattr(gated, fn)(**inputs), keys, shape=(n, D_H), dtype=torch.float64, fn=fn)
     if step is OWN:  # its own step at ordinary sizes says which ranges its activations keep
         ordinary = result_dict(getattr(gated, fn)(**rows(make(device), n)), keys, shape=(n, D_H), dtype=torch.float64, fn=fn)
-        bounds = {k: bound for k, bound in activation_bounds(fn, rows(make(device), n)).items()
-                  if within(ordinary[k], bound)}
+        bounds = {k: bound for k, bound in activation_bounds(fn, rows(make(device), n)).items() if within(ordinary[k], bound)}
     problems = []
     for k in keys:
         if not torch.isfinite(out[k]).all():
-            problems.append(Text(
-                f"{fn}()[{k!r}] has NaN or infinity for large pre-activations: a hand-written sigmoid or "
-                "tanh through exp overflows; use torch.sigmoid and torch.tanh",
-                f"{fn}()[{k!r}] 在预激活值很大时出现 NaN 或无穷大：用 exp 手写的 sigmoid 或 tanh 会溢出；"
-                "请使用 torch.sigmoid 和 torch.tanh",
-            ))
+            problems.append(
+                Text(
+                    f"{fn}()[{k!r}] has NaN or infinity for large pre-activations: a hand-written sigmoid or "
+                    "tanh through exp overflows; use torch.sigmoid and torch.tanh",
+                    f"{fn}()[{k!r}] 在预激活值很大时出现 NaN 或无穷大：用 exp 手写的 sigmoid 或 tanh 会溢出；请使用 torch.sigmoid 和 torch.tanh",
+                )
+            )
         elif step is OWN:
             if k in bounds and not within(out[k], bounds[k]):
-                problems.append(Text(f"{fn}()[{k!r}] leaves the range its activations allow for large pre-activations",
-                                     f"{fn}()[{k!r}] 在预激活值很大时超出了其激活函数允许的范围"))
+                problems.append(
+                    Text(
+                        f"{fn}()[{k!r}] leaves the range its activations allow for large pre-activations",
+                        f"{fn}()[{k!r}] 在预激活值很大时超出了其激活函数允许的范围",
+                    )
+                )
         elif not torch.allclose(out[k], step(**inputs)[k], rtol=1e-6, atol=1e-6):
-            problems.append(Text(f"{fn}()[{k!r}] is finite but wrong for large pre-activations",
-                                 f"{fn}()[{k!r}] 在预激活值很大时是有限值，但数值错误"))
+            problems.append(Text(f"{fn}()[{k!r}] is finite but wrong for large pre-activations", f"{fn}()[{k!r}] 在预激活值很大时是有限值，但数值错误"))
     if problems:
         raise Fail(listed(problems, 3), share=(len(keys) - len(problems)) / len(keys))
 
@@ -566,11 +609,17 @@ def value_errors_check(gated, reference, device, fn: str) -> None:
     inputs = make(device)
     out = result_dict(getattr(gated, fn)(**inputs), keys, shape=(B, D_H), dtype=torch.float64, fn=fn)
     if not right_keys(out, getattr(reference, fn)(**inputs), keys) and named_mistake(out, inputs, fn) is None:
-        raise Fail(f"{fn}: its ValueError cases count once it computes some output right or shows a named mistake "
-                   "(see the check on its values)",
-                   f"{fn}：至少有一个输出正确或表现为已指出的错误后，它的 ValueError 情况才计分（见数值检查）")
-    expect_value_errors({Text(f"{fn} with {en}", f"{fn}：{zh}"): lambda inputs=inputs: getattr(gated, fn)(**inputs)
-                         for name, (en, zh), inputs in _bad_shapes(device) if name == fn})
+        raise Fail(
+            f"{fn}: its ValueError cases count once it computes some output right or shows a named mistake (see the check on its values)",
+            f"{fn}：至少有一个输出正确或表现为已指出的错误后，它的 ValueError 情况才计分（见数值检查）",
+        )
+    expect_value_errors(
+        {
+            Text(f"{fn} with {en}", f"{fn}：{zh}"): lambda inputs=inputs: getattr(gated, fn)(**inputs)
+            for name, (en, zh), inputs in _bad_shapes(device)
+            if name == fn
+        }
+    )
 
 
 @check(points=0.5)
@@ -598,8 +647,7 @@ def standing_alone(gated, reference, student_source, device, fn: str) -> None:
     if used:
         en, zh = policy.where(used)
         raise Fail(
-            f"gated.py uses library recurrent cells or torch's private names ({en}); this exercise asks you to write "
-            "the gates yourself",
+            f"gated.py uses library recurrent cells or torch's private names ({en}); this exercise asks you to write the gates yourself",
             f"gated.py 使用了库中的循环单元或 torch 的私有名称（{zh}）；本题要求自己实现各个门",
             outcome=Outcome.REFUSED,
         )

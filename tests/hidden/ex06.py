@@ -45,8 +45,7 @@ def gated_reference(exercise):
 def cell_weights(kind: str, d_x: int, d_h: int, device, seed: int) -> dict:
     blocks = 4 if kind == "lstm" else 3
     g = torch.Generator().manual_seed(seed)
-    shapes = {"weight_ih": (blocks * d_h, d_x), "weight_hh": (blocks * d_h, d_h),
-              "bias_ih": (blocks * d_h,), "bias_hh": (blocks * d_h,)}
+    shapes = {"weight_ih": (blocks * d_h, d_x), "weight_hh": (blocks * d_h, d_h), "bias_ih": (blocks * d_h,), "bias_hh": (blocks * d_h,)}
     return {k: (0.5 * torch.randn(*s, generator=g, dtype=torch.float64)).to(device) for k, s in shapes.items()}
 
 
@@ -72,49 +71,56 @@ def close(a, b, rtol=RTOL, atol=ATOL) -> bool:
     return a.shape == b.shape and a.dtype == b.dtype and torch.allclose(a, b, rtol=rtol, atol=atol)
 
 
-FLOAT32 = ("float32 precision: the result agrees only to about float32 rounding; somewhere a tensor is cast to "
-           "float32 (.float(), torch.tensor(...) or torch.zeros(...) without dtype) – keep the cell's float64",
-           "float32 精度：结果只在 float32 舍入误差范围内一致；某处把张量转成了 float32（.float()、未指定 dtype 的 "
-           "torch.tensor(...) 或 torch.zeros(...)）——请保持单元的 float64")
+FLOAT32 = (
+    "float32 precision: the result agrees only to about float32 rounding; somewhere a tensor is cast to "
+    "float32 (.float(), torch.tensor(...) or torch.zeros(...) without dtype) – keep the cell's float64",
+    "float32 精度：结果只在 float32 舍入误差范围内一致；某处把张量转成了 float32（.float()、未指定 dtype 的 "
+    "torch.tensor(...) 或 torch.zeros(...)）——请保持单元的 float64",
+)
 
 
 def float32_fail(fn: str, what: str) -> Fail:
-    return Fail(f"{fn}: {what} is float32, expected torch.float64. Likely mistake: {FLOAT32[0]}",
-                f"{fn}：{what} 是 float32，应为 torch.float64。可能的错误：{FLOAT32[1]}", diagnosis=FLOAT32)
+    return Fail(
+        f"{fn}: {what} is float32, expected torch.float64. Likely mistake: {FLOAT32[0]}",
+        f"{fn}：{what} 是 float32，应为 torch.float64。可能的错误：{FLOAT32[1]}",
+        diagnosis=FLOAT32,
+    )
 
 
 # -- LSTM ------------------------------------------------------------------------------------------
+
 
 def lstm_mapping(weights: dict, *, order=("i", "f", "c", "o"), bias="both", columns="xh") -> dict:
     """A mapping of torch's LSTM parameters onto ex05's keys; the defaults are PyTorch's layout."""
     parts = [weights["weight_ih"], weights["weight_hh"]]
     weight = torch.cat(parts if columns == "xh" else parts[::-1], dim=1)
     b = {"both": weights["bias_ih"] + weights["bias_hh"], "ih": weights["bias_ih"], "hh": weights["bias_hh"]}[bias]
-    return ({f"W_{g}": w for g, w in zip(order, weight.chunk(4, dim=0))}
-            | {f"b_{g}": v for g, v in zip(order, b.chunk(4))})
+    return {f"W_{g}": w for g, w in zip(order, weight.chunk(4, dim=0))} | {f"b_{g}": v for g, v in zip(order, b.chunk(4))}
 
 
-ORDER_IFOG = ("gate order i, f, o, g: the candidate's block (ex05's W_c, b_c) and the output gate's are taken from "
-              "each other's places",
-              "门顺序 i, f, o, g：候选 g（即 ex05 的 W_c、b_c）与输出门的分块互相取错了位置")
-ORDER_OTHER = ("gate order: the blocks are taken in another order than PyTorch stacks them",
-               "门顺序：分块顺序与 PyTorch 的堆叠顺序不同")
-BIAS_HH = ("bias_hh dropped: the mapping leaves the cell's second bias vector out",
-           "漏了 bias_hh：映射中没有用到单元的第二组偏置")
+ORDER_IFOG = (
+    "gate order i, f, o, g: the candidate's block (ex05's W_c, b_c) and the output gate's are taken from each other's places",
+    "门顺序 i, f, o, g：候选 g（即 ex05 的 W_c、b_c）与输出门的分块互相取错了位置",
+)
+ORDER_OTHER = ("gate order: the blocks are taken in another order than PyTorch stacks them", "门顺序：分块顺序与 PyTorch 的堆叠顺序不同")
+BIAS_HH = ("bias_hh dropped: the mapping leaves the cell's second bias vector out", "漏了 bias_hh：映射中没有用到单元的第二组偏置")
 BIAS_IH = ("bias_ih dropped: the mapping leaves the cell's first bias vector out", "漏了 bias_ih：映射中没有用到单元的第一组偏置")
-HX = ("[h, x] order: the columns of the W's are lined up as [h, x], not as the u that ex05's lstm_step multiplies them by",
-      "[h, x] 顺序：W 的列按 [h, x] 排列，与 ex05 的 lstm_step 与之相乘的 u 不一致")
+HX = (
+    "[h, x] order: the columns of the W's are lined up as [h, x], not as the u that ex05's lstm_step multiplies them by",
+    "[h, x] 顺序：W 的列按 [h, x] 排列，与 ex05 的 lstm_step 与之相乘的 u 不一致",
+)
 
 
-LSTM_OPTIONS = {"W": [dict(order=o, columns=c) for o in itertools.permutations("ifco") for c in ("xh", "hx")],
-                "b": [dict(order=o, bias=b) for o in itertools.permutations("ifco") for b in ("both", "ih", "hh")]}
+LSTM_OPTIONS = {
+    "W": [dict(order=o, columns=c) for o in itertools.permutations("ifco") for c in ("xh", "hx")],
+    "b": [dict(order=o, bias=b) for o in itertools.permutations("ifco") for b in ("both", "ih", "hh")],
+}
 
 
 def part_option(m: dict, weights: dict, part: str) -> dict | None:
     """The mapping option (gate order, bias, column order) that gives exactly the student's W's (part "W") or b's."""
     keys = [k for k in LSTM_KEYS if k.startswith(part)]
-    return next((option for option in LSTM_OPTIONS[part]
-                 if all(close(m[k], lstm_mapping(weights, **option)[k], rtol=1e-12, atol=1e-14) for k in keys)), None)
+    return next((option for option in LSTM_OPTIONS[part] if all(close(m[k], lstm_mapping(weights, **option)[k], rtol=1e-12, atol=1e-14) for k in keys)), None)
 
 
 def lstm_diagnosis(m: dict, weights: dict) -> list[tuple[str, str]]:
@@ -138,8 +144,7 @@ def likely(found: list[tuple[str, str]]) -> tuple[str, str]:
     """The feedback's sentence naming these mistakes ("" when none is known)."""
     if not found:
         return "", ""
-    return (" Likely mistake: " + "; ".join(en for en, _ in found) + ".",
-            " 可能的错误：" + "；".join(zh for _, zh in found) + "。")
+    return (" Likely mistake: " + "; ".join(en for en, _ in found) + ".", " 可能的错误：" + "；".join(zh for _, zh in found) + "。")
 
 
 def lstm_mapping_of(value, d_x: int, d_h: int, *, float32: bool = False) -> dict:
@@ -147,12 +152,16 @@ def lstm_mapping_of(value, d_x: int, d_h: int, *, float32: bool = False) -> dict
     accepts float32 ones too (for a check that depends on the values, which the value check charges)."""
     fn = "lstm_params_from_torch"
     if not isinstance(value, dict):
-        raise Fail(f"{fn} must return a dict with keys {', '.join(LSTM_KEYS)}; got {type(value).__name__}",
-                   f"{fn} 应返回包含键 {', '.join(LSTM_KEYS)} 的 dict；实际为 {type(value).__name__}")
+        raise Fail(
+            f"{fn} must return a dict with keys {', '.join(LSTM_KEYS)}; got {type(value).__name__}",
+            f"{fn} 应返回包含键 {', '.join(LSTM_KEYS)} 的 dict；实际为 {type(value).__name__}",
+        )
     missing = [k for k in LSTM_KEYS if k not in value]
     if missing:
-        raise Fail(f"{fn}: the result lacks key(s) {', '.join(missing)} (ex05's lstm_step takes W_i … b_c)",
-                   f"{fn}：返回值缺少键 {', '.join(missing)}（ex05 的 lstm_step 接收 W_i … b_c）")
+        raise Fail(
+            f"{fn}: the result lacks key(s) {', '.join(missing)} (ex05's lstm_step takes W_i … b_c)",
+            f"{fn}：返回值缺少键 {', '.join(missing)}（ex05 的 lstm_step 接收 W_i … b_c）",
+        )
     for k in LSTM_KEYS:
         single = isinstance(value[k], torch.Tensor) and value[k].dtype == torch.float32
         if single and not float32:
@@ -185,7 +194,8 @@ def test_lstm_values(parity, gated_reference, device):
             f"(float64, batch {B}, d_x={d_x}, d_h={d_h}); wrong entries: {', '.join(wrong) or 'none'}.{en}",
             f"lstm_params_from_torch：用你的映射，lstm_step 得到的 h 与 c 与 nn.LSTMCell 不一致"
             f"（float64，批量 {B}，d_x={d_x}，d_h={d_h}）；错误的条目：{', '.join(wrong) or '无'}。{zh}",
-            share=right / len(LSTM_KEYS), diagnosis=found,
+            share=right / len(LSTM_KEYS),
+            diagnosis=found,
         )
 
 
@@ -205,8 +215,7 @@ def compare_grads(fn: str, got: dict, expected: dict, problems: list, zh: list, 
         if g is None and not ref.any():  # the function computed does not use it: no gradient is right
             continue
         if g is None or (reach_only and isinstance(g, torch.Tensor) and g.shape == ref.shape and not g.any() and ref.any()):
-            problems.append(f"{fn}: no gradient reaches {name} (a .detach(), .data, .item(), torch.no_grad() "
-                            "or a tensor rebuilt from values cuts the graph)")
+            problems.append(f"{fn}: no gradient reaches {name} (a .detach(), .data, .item(), torch.no_grad() or a tensor rebuilt from values cuts the graph)")
             zh.append(f"{fn}：梯度没有传到 {name}（.detach()、.data、.item()、torch.no_grad() 或由数值重建的张量会切断计算图）")
         elif not isinstance(g, torch.Tensor) or g.shape != ref.shape or not torch.isfinite(g).all():
             problems.append(f"{fn}: the gradient w.r.t. {name} is malformed or not finite")
@@ -214,12 +223,12 @@ def compare_grads(fn: str, got: dict, expected: dict, problems: list, zh: list, 
         elif reach_only:
             continue
         elif ((g == 0) & (ref != 0)).any():
-            problems.append(f"{fn}: part of the gradient w.r.t. {name} is missing, exactly zero where autograd through "
-                            "the torch cell is not (a .detach() on one slice?)")
+            problems.append(
+                f"{fn}: part of the gradient w.r.t. {name} is missing, exactly zero where autograd through the torch cell is not (a .detach() on one slice?)"
+            )
             zh.append(f"{fn}：关于 {name} 的梯度缺了一部分，在经过 torch 单元的自动求导不为零处恰为零（对某个切片用了 .detach()？）")
         elif not torch.allclose(g.to(ref.dtype), ref, rtol=GRAD_RTOL, atol=GRAD_ATOL):
-            problems.append(f"{fn}: the gradient w.r.t. {name} differs from autograd through the torch cell "
-                            f"(rtol={GRAD_RTOL:g}, atol={GRAD_ATOL:g})")
+            problems.append(f"{fn}: the gradient w.r.t. {name} differs from autograd through the torch cell (rtol={GRAD_RTOL:g}, atol={GRAD_ATOL:g})")
             zh.append(f"{fn}：关于 {name} 的梯度与经过 torch 单元的自动求导结果不一致（rtol={GRAD_RTOL:g}，atol={GRAD_ATOL:g}）")
 
 
@@ -227,10 +236,11 @@ def own_gradients(fn: str, project, theta: dict, got: dict, problems: list, zh: 
     """Values wrong for no known reason (float64 ones): the gradients judged against the student's own functions,
     by finite differences of `project` (the loss of their outputs) along a few random directions of `theta`."""
     if not agrees_with_finite_differences(project, theta, got, seed=seed):
-        problems.append(f"{fn}: the gradients differ from finite differences of your own functions' outputs: part of "
-                        "the graph is cut (a .detach() on one slice, .data, or a tensor rebuilt from values?)")
-        zh.append(f"{fn}：梯度与对你自己函数输出的有限差分不一致：计算图有一部分被切断（对某个切片用了 .detach()、"
-                  ".data，或由数值重建的张量？）")
+        problems.append(
+            f"{fn}: the gradients differ from finite differences of your own functions' outputs: part of "
+            "the graph is cut (a .detach() on one slice, .data, or a tensor rebuilt from values?)"
+        )
+        zh.append(f"{fn}：梯度与对你自己函数输出的有限差分不一致：计算图有一部分被切断（对某个切片用了 .detach()、.data，或由数值重建的张量？）")
 
 
 def torch_grads(kind: str, weights: dict, s: dict, cotangent: dict) -> tuple[torch.Tensor, dict]:
@@ -296,21 +306,21 @@ def test_lstm_gradients(parity, gated_reference, device):
     compare_grads("lstm_params_from_torch", got, expected, problems, zh, reach_only=not known)
     single = any(v.dtype == torch.float32 for v in m.values())  # float32 precision: the value check's to charge
     if not known and not single and FLOAT32 not in lstm_diagnosis(m, weights):
+
         def project(theta: dict) -> float:
             cell = inject("lstm_cell", **{k: theta[f"cell.{k}"] for k in PARAMS})
             mapped = lstm_mapping_of(parity.lstm_params_from_torch(cell=cell), d_x, d_h, float32=True)
             out = gated_reference.lstm_step(**s, **{k: v.to(torch.float64) for k, v in mapped.items()})
             return float((out["h"] * cot["h"]).sum() + (out["c"] * cot["c"]).sum())
 
-        own_gradients("lstm_params_from_torch", project, {f"cell.{k}": weights[k] for k in PARAMS}, got, problems, zh,
-                      seed=33)
+        own_gradients("lstm_params_from_torch", project, {f"cell.{k}": weights[k] for k in PARAMS}, got, problems, zh, seed=33)
     report(problems, zh)
 
 
 # -- GRU -------------------------------------------------------------------------------------------
 
-def gru_variant(weights: dict, x, h, *, order="rzn", reset="after", convention="torch", bias="both", untransposed="",
-                dtype=torch.float64):
+
+def gru_variant(weights: dict, x, h, *, order="rzn", reset="after", convention="torch", bias="both", untransposed="", dtype=torch.float64):
     """nn.GRUCell's step (the defaults) or one computed under known mistakes; `untransposed`: the gates whose square
     recurrent block multiplies h as stored (h @ U, no shape error)."""
     w = {k: v.to(dtype) for k, v in weights.items()}
@@ -323,29 +333,31 @@ def gru_variant(weights: dict, x, h, *, order="rzn", reset="after", convention="
         b_h = dict(zip(order, w["bias_hh"].chunk(3))) | {"n": torch.zeros_like(b_h["n"])}
     r = torch.sigmoid(x @ W["r"].T + b_i["r"] + h @ U["r"].T + b_h["r"])
     z = torch.sigmoid(x @ W["z"].T + b_i["z"] + h @ U["z"].T + b_h["z"])
-    recurrent = {"after": r * (h @ U["n"].T + b_h["n"]),
-                 "before": (r * h) @ U["n"].T + b_h["n"],
-                 "outside": r * (h @ U["n"].T) + b_h["n"]}[reset]
+    recurrent = {"after": r * (h @ U["n"].T + b_h["n"]), "before": (r * h) @ U["n"].T + b_h["n"], "outside": r * (h @ U["n"].T) + b_h["n"]}[reset]
     n = torch.tanh(x @ W["n"].T + b_i["n"] + recurrent)
     new = (1 - z) * n + z * h if convention == "torch" else z * n + (1 - z) * h
     return new.to(torch.float64)
 
 
 GRU_NAMES = {
-    ("order", "zrn"): ("r and z swapped: the reset gate's and the update gate's blocks are taken from each other's places",
-                       "r 与 z 对调：重置门与更新门的分块互相取错了位置"),
-    ("reset", "before"): ("reset gate applied before the recurrent matmul (ex05's (r ⊙ h) U_hᵀ), which is not where "
-                          "nn.GRUCell applies it: renaming ex05's gru_step cannot work",
-                          "重置门放在了循环矩阵乘法之前（ex05 的 (r ⊙ h) U_hᵀ），而 nn.GRUCell 并不在这里作用重置门："
-                          "只改 ex05 gru_step 的变量名行不通"),
-    ("reset", "outside"): ("b_hn outside r: the candidate's recurrent bias is added outside the reset gate's product",
-                           "b_hn 放在了 r 之外：候选状态的循环偏置加在了重置门乘积的外面"),
-    ("convention", "swapped"): ("swapped GRU convention: h' weighs the old state and the candidate n the other way "
-                                "round from nn.GRUCell",
-                                "GRU 约定颠倒：h' 给旧状态与候选 n 加权的方式与 nn.GRUCell 正好相反"),
+    ("order", "zrn"): (
+        "r and z swapped: the reset gate's and the update gate's blocks are taken from each other's places",
+        "r 与 z 对调：重置门与更新门的分块互相取错了位置",
+    ),
+    ("reset", "before"): (
+        "reset gate applied before the recurrent matmul (ex05's (r ⊙ h) U_hᵀ), which is not where nn.GRUCell applies it: renaming ex05's gru_step cannot work",
+        "重置门放在了循环矩阵乘法之前（ex05 的 (r ⊙ h) U_hᵀ），而 nn.GRUCell 并不在这里作用重置门：只改 ex05 gru_step 的变量名行不通",
+    ),
+    ("reset", "outside"): (
+        "b_hn outside r: the candidate's recurrent bias is added outside the reset gate's product",
+        "b_hn 放在了 r 之外：候选状态的循环偏置加在了重置门乘积的外面",
+    ),
+    ("convention", "swapped"): (
+        "swapped GRU convention: h' weighs the old state and the candidate n the other way round from nn.GRUCell",
+        "GRU 约定颠倒：h' 给旧状态与候选 n 加权的方式与 nn.GRUCell 正好相反",
+    ),
     ("bias", "ih"): BIAS_HH,
-    ("bias", "no_hn"): ("b_hn dropped: the candidate's recurrent bias, part of bias_hh, is missing",
-                        "漏了 b_hn：缺少候选状态的循环偏置（bias_hh 的一部分）"),
+    ("bias", "no_hn"): ("b_hn dropped: the candidate's recurrent bias, part of bias_hh, is missing", "漏了 b_hn：缺少候选状态的循环偏置（bias_hh 的一部分）"),
 }
 GATE_NAMES = {"r": ("the reset gate", "重置门"), "z": ("the update gate", "更新门"), "n": ("the candidate", "候选状态")}
 UNTRANSPOSED = ("", "r", "z", "n", "rz", "rn", "zn", "rzn")
@@ -357,14 +369,21 @@ def untransposed_name(gates: str) -> tuple[str, str]:
     en = " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
     zh = "、".join(GATE_NAMES[g][1] for g in gates)
     many = len(gates) > 1
-    return (f"W instead of Wᵀ: U used untransposed – the recurrent block{'s' if many else ''} of {en} "
-            f"multipl{'y' if many else 'ies'} h as stored, and a square block gives no shape error",
-            f"用了 W 而不是 Wᵀ：U 没有转置——{zh}的循环分块按存储的样子与 h 相乘，方阵不会报形状错误")
+    return (
+        f"W instead of Wᵀ: U used untransposed – the recurrent block{'s' if many else ''} of {en} "
+        f"multipl{'y' if many else 'ies'} h as stored, and a square block gives no shape error",
+        f"用了 W 而不是 Wᵀ：U 没有转置——{zh}的循环分块按存储的样子与 h 相乘，方阵不会报形状错误",
+    )
 
 
 GRU_NAMES |= {("untransposed", gates): untransposed_name(gates) for gates in UNTRANSPOSED if gates}
-GRU_OPTIONS = {"order": ("rzn", "zrn"), "reset": ("after", "before", "outside"),
-               "convention": ("torch", "swapped"), "bias": ("both", "ih", "no_hn"), "untransposed": UNTRANSPOSED}
+GRU_OPTIONS = {
+    "order": ("rzn", "zrn"),
+    "reset": ("after", "before", "outside"),
+    "convention": ("torch", "swapped"),
+    "bias": ("both", "ih", "no_hn"),
+    "untransposed": UNTRANSPOSED,
+}
 
 
 def gru_mistake(out, weights: dict, s: dict) -> dict | None:
@@ -393,10 +412,12 @@ def gru_params_of(value) -> dict:
         return isinstance(v, list) or (isinstance(v, dict) and any(lists(u) for u in v.values()))
 
     if not isinstance(value, dict) or lists(value):
-        raise Fail(f"{fn} must return a dict of tensors (keys of your choice, no lists or tuples); "
-                   f"got {type(value).__name__}" + (" holding a list" if isinstance(value, dict) else ""),
-                   f"{fn} 应返回由张量组成的 dict（键名自定，不能用 list 或 tuple）；实际为 {type(value).__name__}"
-                   + ("，其中含有 list" if isinstance(value, dict) else ""))
+        raise Fail(
+            f"{fn} must return a dict of tensors (keys of your choice, no lists or tuples); "
+            f"got {type(value).__name__}" + (" holding a list" if isinstance(value, dict) else ""),
+            f"{fn} 应返回由张量组成的 dict（键名自定，不能用 list 或 tuple）；实际为 {type(value).__name__}"
+            + ("，其中含有 list" if isinstance(value, dict) else ""),
+        )
     return value
 
 
@@ -429,11 +450,10 @@ def test_gru_values(parity, device):
             found = gru_diagnosis(out, weights, s)
             en, zh = likely(found)
             raise Fail(
-                f"torch_gru_step with gru_params_from_torch's parameters differs from nn.GRUCell "
-                f"(float64, batch {B}, d_x={d_x}, d_h={d_h}).{en}",
-                f"torch_gru_step 使用 gru_params_from_torch 的参数时与 nn.GRUCell 的结果不一致"
-                f"（float64，批量 {B}，d_x={d_x}，d_h={d_h}）。{zh}",
-                share=n / len(CONFIGS), diagnosis=found,
+                f"torch_gru_step with gru_params_from_torch's parameters differs from nn.GRUCell (float64, batch {B}, d_x={d_x}, d_h={d_h}).{en}",
+                f"torch_gru_step 使用 gru_params_from_torch 的参数时与 nn.GRUCell 的结果不一致（float64，批量 {B}，d_x={d_x}，d_h={d_h}）。{zh}",
+                share=n / len(CONFIGS),
+                diagnosis=found,
             )
 
 
@@ -465,19 +485,26 @@ def test_gru_gradients(parity, device):
             w = {k: v.clone().requires_grad_(True) for k, v in weights.items()}
             leaves = {k: s[k].clone().requires_grad_(True) for k in ("x", "h")}
             expected = named_grads((gru_variant(w, leaves["x"], leaves["h"], **chosen) * cot).sum(), leaves, w)
-    _, mapped = parity.gru_params_from_torch.with_grad(
-        without_none(step_grads.get("params")) or {}, cell=inject("gru_cell", **weights))
+    _, mapped = parity.gru_params_from_torch.with_grad(without_none(step_grads.get("params")) or {}, cell=inject("gru_cell", **weights))
     got = {"x": step_grads.get("x"), "h0": step_grads.get("h")}
     got |= {f"cell.{k}": v for k, v in (mapped.get("cell") or {}).items()}
     problems, zh = [], []
     compare_grads("torch_gru_step / gru_params_from_torch", got, expected, problems, zh, reach_only=chosen is None)
     if chosen is None and FLOAT32 not in gru_diagnosis(out, weights, s):
+
         def project(theta: dict) -> float:
             w = {k: theta[f"cell.{k}"] for k in PARAMS}
             return float((gru_step_of(parity, w, {"x": theta["x"], "h": theta["h0"]}, d_h, float32=True) * cot).sum())
 
-        own_gradients("torch_gru_step / gru_params_from_torch", project,
-                      {"x": s["x"], "h0": s["h"]} | {f"cell.{k}": weights[k] for k in PARAMS}, got, problems, zh, seed=63)
+        own_gradients(
+            "torch_gru_step / gru_params_from_torch",
+            project,
+            {"x": s["x"], "h0": s["h"]} | {f"cell.{k}": weights[k] for k in PARAMS},
+            got,
+            problems,
+            zh,
+            seed=63,
+        )
     report(problems, zh)
 
 
@@ -488,8 +515,10 @@ def computes_a_step(parity, device) -> bool:
     weights, other = (cell_weights("gru", d_x, d_h, device, seed=seed) for seed in (40, 41))
     s, t = (states(d_x, d_h, device, seed=seed) for seed in (50, 51))
     try:
-        outs = [gru_step_of(parity, w, state, d_h, float32=True)
-                for w, state in ((weights, s), (other, s), (weights, s | {"x": t["x"]}), (weights, s | {"h": t["h"]}))]
+        outs = [
+            gru_step_of(parity, w, state, d_h, float32=True)
+            for w, state in ((weights, s), (other, s), (weights, s | {"x": t["x"]}), (weights, s | {"h": t["h"]}))
+        ]
     except (Fail, StudentError):
         return False
     return torch.isfinite(outs[0]).all().item() and not any(torch.equal(outs[0], out) for out in outs[1:])
@@ -503,11 +532,14 @@ def test_gru_written_out(parity, student_source, device):
     used = policy.library_cells(tree) | policy.indirect_access(tree)
     if used:
         en, zh = policy.where(used)
-        raise Fail(f"parity.py uses library recurrent cells, torch's private names or reaches code indirectly ({en}); "
-                   "torch_gru_step must write nn.GRUCell's equations out",
-                   f"parity.py 使用了库中的循环单元、torch 的私有名称或间接访问代码（{zh}）；torch_gru_step 必须自己写出 "
-                   "nn.GRUCell 的公式", outcome=Outcome.REFUSED)
+        raise Fail(
+            f"parity.py uses library recurrent cells, torch's private names or reaches code indirectly ({en}); "
+            "torch_gru_step must write nn.GRUCell's equations out",
+            f"parity.py 使用了库中的循环单元、torch 的私有名称或间接访问代码（{zh}）；torch_gru_step 必须自己写出 nn.GRUCell 的公式",
+            outcome=Outcome.REFUSED,
+        )
     if not computes_a_step(parity, device):  # the point is for code that computes, written without library cells
-        raise Fail("the written-out point counts once torch_gru_step computes a step from x, h and the cell's parameters "
-                   "(see the check on its values)",
-                   "torch_gru_step 能由 x、h 和单元参数算出一步后，手写公式这一分才计分（见数值检查）")
+        raise Fail(
+            "the written-out point counts once torch_gru_step computes a step from x, h and the cell's parameters (see the check on its values)",
+            "torch_gru_step 能由 x、h 和单元参数算出一步后，手写公式这一分才计分（见数值检查）",
+        )

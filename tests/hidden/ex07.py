@@ -24,8 +24,7 @@ D_X, D_H = 3, 4
 RETAINS = (0.1, 0.5, 0.9)
 KEYS = {
     "lstm": {**{f"W_{g}": (D_H, D_X + D_H) for g in "ifoc"}, **{f"b_{g}": (D_H,) for g in "ifoc"}},
-    "gru": {**{f"W_{g}": (D_H, D_X) for g in "zrh"}, **{f"U_{g}": (D_H, D_H) for g in "zrh"},
-            **{f"b_{g}": (D_H,) for g in "zrh"}},
+    "gru": {**{f"W_{g}": (D_H, D_X) for g in "zrh"}, **{f"U_{g}": (D_H, D_H) for g in "zrh"}, **{f"b_{g}": (D_H,) for g in "zrh"}},
 }
 RETENTION = {"lstm": "b_f", "gru": "b_z"}
 GATE = {"lstm": "forget gate f = σ(b_f)", "gru": "update gate z = σ(b_z)"}
@@ -41,26 +40,32 @@ def logit(p: float) -> float:
 
 # -- constant_gate_params -------------------------------------------------------------------------
 
+
 def bias_mistakes(kind: str, retain: float) -> dict:
     """Biases that known mistakes put where logit(retain) belongs."""
     opposite = (
-        ("(1 − z) convention: the bias makes 1 − z the share kept, as the textbook and lecture 16 write the GRU; "
-         "these parameters are for ex05's gru_step and its convention",
-         "(1 − z) 约定：这个偏置让 1 − z 成为保留的比例，这是教材与第 16 讲的 GRU 写法；这些参数是给 ex05 的 gru_step "
-         "及其约定用的")
-        if kind == "gru" else
-        ("logit sign: with this bias the gate equals 1 − retain, the complement of what it should keep",
-         "logit 符号错误：用这个偏置时门值等于 1 − retain，是它应保留比例的补数")
+        (
+            "(1 − z) convention: the bias makes 1 − z the share kept, as the textbook and lecture 16 write the GRU; "
+            "these parameters are for ex05's gru_step and its convention",
+            "(1 − z) 约定：这个偏置让 1 − z 成为保留的比例，这是教材与第 16 讲的 GRU 写法；这些参数是给 ex05 的 gru_step 及其约定用的",
+        )
+        if kind == "gru"
+        else (
+            "logit sign: with this bias the gate equals 1 − retain, the complement of what it should keep",
+            "logit 符号错误：用这个偏置时门值等于 1 − retain，是它应保留比例的补数",
+        )
     )
     return {
-        retain: ("wrong bias: retain itself used as the bias; the gate is σ(bias), so this bias gives σ(retain), "
-                 "not retain",
-                 "偏置错误：直接把 retain 当作偏置；门值是 σ(偏置)，所以这个偏置给出的是 σ(retain)，而不是 retain"),
-        sigma(retain): ("wrong bias: σ applied to retain; the bias is its inverse, the logit σ⁻¹(retain)",
-                        "偏置错误：对 retain 取了 σ；偏置应是其反函数 logit σ⁻¹(retain)"),
+        retain: (
+            "wrong bias: retain itself used as the bias; the gate is σ(bias), so this bias gives σ(retain), not retain",
+            "偏置错误：直接把 retain 当作偏置；门值是 σ(偏置)，所以这个偏置给出的是 σ(retain)，而不是 retain",
+        ),
+        sigma(retain): (
+            "wrong bias: σ applied to retain; the bias is its inverse, the logit σ⁻¹(retain)",
+            "偏置错误：对 retain 取了 σ；偏置应是其反函数 logit σ⁻¹(retain)",
+        ),
         -logit(retain): opposite,
-        math.log10(retain / (1 - retain)): ("log10 instead of ln: σ⁻¹ uses the natural logarithm",
-                                            "用了 log10 而非 ln：σ⁻¹ 使用自然对数"),
+        math.log10(retain / (1 - retain)): ("log10 instead of ln: σ⁻¹ uses the natural logarithm", "用了 log10 而非 ln：σ⁻¹ 使用自然对数"),
     }
 
 
@@ -69,42 +74,49 @@ def check_constant_params(decay, kind: str, retain: float) -> None:
     params = decay.constant_gate_params(kind=kind, retain=retain, d_x=D_X, d_h=D_H)
     shapes = KEYS[kind]
     if not isinstance(params, dict) or set(params) != set(shapes):  # sets: the student's keys may not be sortable
-        raise Fail(f"{fn} must return a dict with exactly the keys {', '.join(shapes)} (ex05's {kind}_step parameters)",
-                   f"{fn} 应返回恰好含键 {', '.join(shapes)} 的 dict（ex05 的 {kind}_step 参数）")
+        raise Fail(
+            f"{fn} must return a dict with exactly the keys {', '.join(shapes)} (ex05's {kind}_step parameters)",
+            f"{fn} 应返回恰好含键 {', '.join(shapes)} 的 dict（ex05 的 {kind}_step 参数）",
+        )
     for key, shape in shapes.items():
         value = params[key]
         if not isinstance(value, torch.Tensor) or tuple(value.shape) != shape or value.dtype != torch.float64:
             got = f"{value.dtype} {tuple(value.shape)}" if isinstance(value, torch.Tensor) else type(value).__name__
-            raise Fail(f"{fn}[{key!r}] must be a float64 tensor of shape {shape}; got {got}",
-                       f"{fn}[{key!r}] 应为形状 {shape} 的 float64 张量；实际为 {got}")
+            raise Fail(f"{fn}[{key!r}] must be a float64 tensor of shape {shape}; got {got}", f"{fn}[{key!r}] 应为形状 {shape} 的 float64 张量；实际为 {got}")
     nonzero_w = [k for k in shapes if k[0] in "WU" and bool(params[k].any())]
     if nonzero_w:
-        raise Fail(f"{fn}: every W/U must be zero so that the gates are constant; {', '.join(nonzero_w)} is not",
-                   f"{fn}：所有 W/U 都必须为零，门才是常数；{', '.join(nonzero_w)} 不为零")
+        raise Fail(
+            f"{fn}: every W/U must be zero so that the gates are constant; {', '.join(nonzero_w)} is not",
+            f"{fn}：所有 W/U 都必须为零，门才是常数；{', '.join(nonzero_w)} 不为零",
+        )
     target = RETENTION[kind]
     b = params[target]
     if not torch.allclose(torch.sigmoid(b), torch.full_like(b, retain), rtol=1e-9, atol=0):
-        moved = [k for k in shapes if k.startswith("b_") and k != target
-                 and torch.allclose(params[k], torch.full_like(b, logit(retain)), rtol=1e-9, atol=1e-12)]
+        moved = [
+            k for k in shapes if k.startswith("b_") and k != target and torch.allclose(params[k], torch.full_like(b, logit(retain)), rtol=1e-9, atol=1e-12)
+        ]
         if moved:
-            hint = (f"the bias went to {moved[0]}; the retention gate is the {GATE[kind]}",
-                    f"偏置放到了 {moved[0]}；保留门是{GATE[kind]}")
+            hint = (f"the bias went to {moved[0]}; the retention gate is the {GATE[kind]}", f"偏置放到了 {moved[0]}；保留门是{GATE[kind]}")
         else:
-            hint = next(((en, zh) for wrong, (en, zh) in bias_mistakes(kind, retain).items()
-                         if torch.allclose(b, torch.full_like(b, wrong), rtol=1e-6, atol=1e-9)),
-                        (f"σ({target}) must equal retain in every entry", f"σ({target}) 的每个分量都必须等于 retain"))
-        raise Fail(f"{fn}: the {GATE[kind]} is not {retain}. Likely mistake: {hint[0]}.",
-                   f"{fn}：{GATE[kind]} 不等于 {retain}。可能的错误：{hint[1]}。", diagnosis=hint)
+            hint = next(
+                ((en, zh) for wrong, (en, zh) in bias_mistakes(kind, retain).items() if torch.allclose(b, torch.full_like(b, wrong), rtol=1e-6, atol=1e-9)),
+                (f"σ({target}) must equal retain in every entry", f"σ({target}) 的每个分量都必须等于 retain"),
+            )
+        raise Fail(
+            f"{fn}: the {GATE[kind]} is not {retain}. Likely mistake: {hint[0]}.",
+            f"{fn}：{GATE[kind]} 不等于 {retain}。可能的错误：{hint[1]}。",
+            diagnosis=hint,
+        )
     other = [k for k in shapes if k.startswith("b_") and k != target and bool(params[k].any())]
     if other:
-        raise Fail(f"{fn}: every bias but {target} must be zero; {', '.join(other)} is not",
-                   f"{fn}：除 {target} 外的偏置都必须为零；{', '.join(other)} 不为零")
+        raise Fail(f"{fn}: every bias but {target} must be zero; {', '.join(other)} is not", f"{fn}：除 {target} 外的偏置都必须为零；{', '.join(other)} 不为零")
 
 
 @check(points=1)
 def test_constant_gate_params(decay):
     """constant_gate_params: zero weights, σ(b_f) (LSTM) or σ(b_z) (GRU) equal to retain, other biases zero
     constant_gate_params：权重为零，σ(b_f)（LSTM）或 σ(b_z)（GRU）等于 retain，其余偏置为零"""
+
     def both(kind: str) -> None:
         for retain in (0.9, 0.25):
             check_constant_params(decay, kind, retain)
@@ -133,24 +145,28 @@ def test_value_errors(decay):
     """constant_gate_params raises ValueError unless 0 < retain < 1 and kind is "lstm" or "gru" (counts once it computes)
     除非 0 < retain < 1 且 kind 为 "lstm" 或 "gru"，constant_gate_params 抛出 ValueError（能算出参数后才计分）"""
     if not any(bias_follows_retain(decay, kind) for kind in ("lstm", "gru")):
-        raise Fail("constant_gate_params's ValueError cases count once it computes the retention gate's bias from retain "
-                   "(see the check on its parameters)",
-                   "constant_gate_params 根据 retain 计算保留门的偏置后，它的 ValueError 情况才计分（见参数检查）")
+        raise Fail(
+            "constant_gate_params's ValueError cases count once it computes the retention gate's bias from retain (see the check on its parameters)",
+            "constant_gate_params 根据 retain 计算保留门的偏置后，它的 ValueError 情况才计分（见参数检查）",
+        )
     cases = [("lstm", 0.0), ("gru", 1.0), ("lstm", -0.5), ("gru", 1.5), ("rnn", 0.5)]
-    expect_value_errors({f"kind={kind!r}, retain={retain}":
-                            lambda kind=kind, retain=retain: decay.constant_gate_params(kind=kind, retain=retain, d_x=D_X, d_h=D_H)
-                            for kind, retain in cases})
+    expect_value_errors(
+        {
+            f"kind={kind!r}, retain={retain}": lambda kind=kind, retain=retain: decay.constant_gate_params(kind=kind, retain=retain, d_x=D_X, d_h=D_H)
+            for kind, retain in cases
+        }
+    )
 
 
 # -- state_jacobian_norm --------------------------------------------------------------------------
+
 
 def as_number(value, fn: str) -> float:
     """The student's result as a float (a one-element tensor is accepted too)."""
     if isinstance(value, torch.Tensor) and value.numel() == 1:
         value = value.item()
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise Fail(f"{fn} must return a finite float; got {type(value).__name__}",
-                   f"{fn} 应返回有限的 float；实际为 {type(value).__name__}")
+        raise Fail(f"{fn} must return a finite float; got {type(value).__name__}", f"{fn} 应返回有限的 float；实际为 {type(value).__name__}")
     return float(value)
 
 
@@ -178,28 +194,34 @@ def norm_mistakes(kind: str, params: dict, T: int, device) -> dict:
     spectral = lambda J: float(torch.linalg.matrix_norm(J, ord=2))  # noqa: E731
     J = jacobian(kind, params, T, device=device)
     mistakes = {
-        "frobenius": (float(torch.linalg.matrix_norm(J)),
-                      ("Frobenius norm instead of the spectral norm", "用了 Frobenius 范数而非谱范数")),
-        "nuclear": (float(torch.linalg.matrix_norm(J, ord="nuc")),
-                    ("sum of the singular values (nuclear norm) instead of the largest one", "用了奇异值之和（核范数）而非最大奇异值")),
+        "frobenius": (float(torch.linalg.matrix_norm(J)), ("Frobenius norm instead of the spectral norm", "用了 Frobenius 范数而非谱范数")),
+        "nuclear": (
+            float(torch.linalg.matrix_norm(J, ord="nuc")),
+            ("sum of the singular values (nuclear norm) instead of the largest one", "用了奇异值之和（核范数）而非最大奇异值"),
+        ),
         "entry": (float(J.abs().max()), ("largest entry instead of the spectral norm", "用了最大元素而非谱范数")),
-        "sum": (float(J.sum(0).norm()),
-                ("the norm of the gradient of sum(s_T), a vector, instead of the spectral norm of the Jacobian matrix",
-                 "用了 sum(s_T) 的梯度（一个向量）的范数，而非雅可比矩阵的谱范数")),
-        "fewer": (spectral(jacobian(kind, params, T - 1, device=device)),
-                  (OFF_BY_ONE[0].format("too few"), OFF_BY_ONE[1].format("少跑了一步"))),
-        "more": (spectral(jacobian(kind, params, T + 1, device=device)),
-                 (OFF_BY_ONE[0].format("too many"), OFF_BY_ONE[1].format("多跑了一步"))),
+        "sum": (
+            float(J.sum(0).norm()),
+            (
+                "the norm of the gradient of sum(s_T), a vector, instead of the spectral norm of the Jacobian matrix",
+                "用了 sum(s_T) 的梯度（一个向量）的范数，而非雅可比矩阵的谱范数",
+            ),
+        ),
+        "fewer": (spectral(jacobian(kind, params, T - 1, device=device)), (OFF_BY_ONE[0].format("too few"), OFF_BY_ONE[1].format("少跑了一步"))),
+        "more": (spectral(jacobian(kind, params, T + 1, device=device)), (OFF_BY_ONE[0].format("too many"), OFF_BY_ONE[1].format("多跑了一步"))),
     }
     if kind == "lstm":
-        wrt_h = ("Jacobian w.r.t. h instead of c: for the LSTM s is the cell state c (h_0 held fixed)",
-                 "对 h 而非 c 求了雅可比：LSTM 的 s 是细胞状态 c（h_0 固定）")
+        wrt_h = (
+            "Jacobian w.r.t. h instead of c: for the LSTM s is the cell state c (h_0 held fixed)",
+            "对 h 而非 c 求了雅可比：LSTM 的 s 是细胞状态 c（h_0 固定）",
+        )
         mistakes |= {
             "wrt h": (spectral(jacobian(kind, params, T, wrt="h", of="h", device=device)), wrt_h),
             "c wrt h": (spectral(jacobian(kind, params, T, wrt="h", device=device)), wrt_h),
-            "of h": (spectral(jacobian(kind, params, T, of="h", device=device)),
-                     ("∂h_T/∂c_0 instead of ∂c_T/∂c_0: for the LSTM s is the cell state c",
-                      "求了 ∂h_T/∂c_0 而非 ∂c_T/∂c_0：LSTM 的 s 是细胞状态 c")),
+            "of h": (
+                spectral(jacobian(kind, params, T, of="h", device=device)),
+                ("∂h_T/∂c_0 instead of ∂c_T/∂c_0: for the LSTM s is the cell state c", "求了 ∂h_T/∂c_0 而非 ∂c_T/∂c_0：LSTM 的 s 是细胞状态 c"),
+            ),
         }
     return mistakes
 
@@ -217,14 +239,12 @@ def constant_cases(kind: str, reference, device) -> list[tuple[dict, int, float]
     """(params, T, expected) of the constant-gate check for `kind`: retain 0.1, 0.5, 0.9 over 20 steps (LSTM: and 0.9
     over 7)."""
     cases = [(retain, 20) for retain in RETAINS] + ([(0.9, 7)] if kind == "lstm" else [])
-    return [({k: v.to(device) for k, v in reference.constant_gate_params(kind, retain, D_X, D_H).items()}, T, retain ** T)
-            for retain, T in cases]
+    return [({k: v.to(device) for k, v in reference.constant_gate_params(kind, retain, D_X, D_H).items()}, T, retain**T) for retain, T in cases]
 
 
 def random_params(kind: str, device, seed: int) -> dict:
     g = torch.Generator().manual_seed(seed)
-    return {k: (0.6 * torch.randn(*s, generator=g, dtype=torch.float64) + (1.0 if k == RETENTION[kind] else 0.0)).to(device)
-            for k, s in KEYS[kind].items()}
+    return {k: (0.6 * torch.randn(*s, generator=g, dtype=torch.float64) + (1.0 if k == RETENTION[kind] else 0.0)).to(device) for k, s in KEYS[kind].items()}
 
 
 def random_case(kind: str, reference, device) -> tuple[dict, int, float]:
@@ -281,32 +301,41 @@ def norm_check(decay, reference, kind: str, case: tuple, device, *, random: bool
     if hint is None and random:
         constant = {k: v if k.startswith("b_") else torch.zeros_like(v) for k, v in params.items()}
         if math.isclose(value, student_norm(decay, kind, constant, T), rel_tol=1e-9):
-            hint = ("the result ignores the weights – a closed-form shortcut such as retain ** T holds only for constant "
-                    "gates", "结果与权重无关——retain ** T 之类的闭式捷径只对常数门成立")
+            hint = (
+                "the result ignores the weights – a closed-form shortcut such as retain ** T holds only for constant gates",
+                "结果与权重无关——retain ** T 之类的闭式捷径只对常数门成立",
+            )
     setting = "random non-zero weights" if random else "constant gates"
     setting_zh = "随机非零权重" if random else "常数门"
-    raise Fail(f"{fn} with {setting} is wrong (rtol 1e-6)." + (f" Likely mistake: {hint[0]}." if hint else ""),
-               f"{fn} 在{setting_zh}下的结果错误（rtol 1e-6）。" + (f"可能的错误：{hint[1]}。" if hint else ""),
-               diagnosis=hint or ())
+    raise Fail(
+        f"{fn} with {setting} is wrong (rtol 1e-6)." + (f" Likely mistake: {hint[0]}." if hint else ""),
+        f"{fn} 在{setting_zh}下的结果错误（rtol 1e-6）。" + (f"可能的错误：{hint[1]}。" if hint else ""),
+        diagnosis=hint or (),
+    )
 
 
 @check(points=1)
 def test_constant_gate_norms(decay, reference, device):
     """Constant gates retain = 0.1, 0.5, 0.9: ‖∂s_T/∂s_0‖ measured through the course's step (LSTM and GRU)
     常数门 retain = 0.1、0.5、0.9：经课程给定的单步函数测得的 ‖∂s_T/∂s_0‖（LSTM 与 GRU）"""
-    partial([lambda kind=kind, case=case: norm_check(decay, reference, kind, case, device, random=False)
-             for kind in ("lstm", "gru") for case in constant_cases(kind, reference, device)])
+    partial(
+        [
+            lambda kind=kind, case=case: norm_check(decay, reference, kind, case, device, random=False)
+            for kind in ("lstm", "gru")
+            for case in constant_cases(kind, reference, device)
+        ]
+    )
 
 
 @check(points=2)
 def test_random_weight_norms(decay, reference, device):
     """Random non-zero weights: the value equals an autograd measurement through the course's step (LSTM 1, GRU 1)
     随机非零权重：数值等于经课程给定的单步函数用 autograd 测得的值（LSTM 1 个，GRU 1 个）"""
-    partial([lambda kind=kind: norm_check(decay, reference, kind, random_case(kind, reference, device), device, random=True)
-             for kind in ("lstm", "gru")])
+    partial([lambda kind=kind: norm_check(decay, reference, kind, random_case(kind, reference, device), device, random=True) for kind in ("lstm", "gru")])
 
 
 # -- answer sheet ---------------------------------------------------------------------------------
+
 
 def expected(p: dict) -> dict:
     """The sheet's numeric answers for the numbers `p` ((c) the gate, (d) retain and T)."""
@@ -319,25 +348,33 @@ def mistakes(p: dict) -> dict:
     off_by_one = (f"off by one step: {T} steps multiply exactly {T} factors", f"差了一步：{T} 步恰好乘 {T} 个因子")
     return {
         "bias_for_gate": {
-            gate: (f"that is the gate value; the bias b satisfies σ(b) = {gate:g}, so b = σ⁻¹({gate:g})",
-                   f"这是门值；偏置 b 满足 σ(b) = {gate:g}，即 b = σ⁻¹({gate:g})"),
-            -logit(gate): (f"logit sign: σ(−b) = 1 − σ(b), so that bias makes the gate 1 − {gate:g}",
-                           f"logit 符号错误：σ(−b) = 1 − σ(b)，这个偏置使门值成为 1 − {gate:g}"),
-            math.log10(gate / (1 - gate)): ("log10 instead of ln: σ⁻¹ uses the natural logarithm",
-                                            "用了 log10 而非 ln：σ⁻¹ 使用自然对数"),
+            gate: (
+                f"that is the gate value; the bias b satisfies σ(b) = {gate:g}, so b = σ⁻¹({gate:g})",
+                f"这是门值；偏置 b 满足 σ(b) = {gate:g}，即 b = σ⁻¹({gate:g})",
+            ),
+            -logit(gate): (
+                f"logit sign: σ(−b) = 1 − σ(b), so that bias makes the gate 1 − {gate:g}",
+                f"logit 符号错误：σ(−b) = 1 − σ(b)，这个偏置使门值成为 1 − {gate:g}",
+            ),
+            math.log10(gate / (1 - gate)): ("log10 instead of ln: σ⁻¹ uses the natural logarithm", "用了 log10 而非 ln：σ⁻¹ 使用自然对数"),
             sigma(gate): ("applied σ to the gate value; the bias is its inverse, σ⁻¹", "对门值取了 σ；偏置应是其反函数 σ⁻¹"),
-            math.log(gate): (f"ln({gate:g}) is not the logit; σ⁻¹(p) = ln(p/(1 − p))",
-                             f"ln({gate:g}) 不是 logit；σ⁻¹(p) = ln(p/(1 − p))"),
+            math.log(gate): (f"ln({gate:g}) is not the logit; σ⁻¹(p) = ln(p/(1 − p))", f"ln({gate:g}) 不是 logit；σ⁻¹(p) = ln(p/(1 − p))"),
         },
         "retain_power": {
-            retain * T: ("multiplied retain by T; the T per-step factors multiply, so retain is raised to the power T",
-                         "把 retain 乘以 T 了；T 个逐步因子相乘，应是 retain 的 T 次幂"),
+            retain * T: (
+                "multiplied retain by T; the T per-step factors multiply, so retain is raised to the power T",
+                "把 retain 乘以 T 了；T 个逐步因子相乘，应是 retain 的 T 次幂",
+            ),
             retain ** (T - 1): off_by_one,
             retain ** (T + 1): off_by_one,
-            (1 - retain) ** T: ("used 1 − retain, the share forgotten; the state keeps the share retain",
-                                "用了 1 − retain（被遗忘的部分）；状态保留的是 retain"),
-            sigma(retain) ** T: (f"σ({retain:g})^{T}: {retain:g} is already the gate value, not its bias",
-                                 f"σ({retain:g})^{T}：{retain:g} 已经是门值，不是偏置"),
+            (1 - retain) ** T: (
+                "used 1 − retain, the share forgotten; the state keeps the share retain",
+                "用了 1 − retain（被遗忘的部分）；状态保留的是 retain",
+            ),
+            sigma(retain) ** T: (
+                f"σ({retain:g})^{T}: {retain:g} is already the gate value, not its bias",
+                f"σ({retain:g})^{T}：{retain:g} 已经是门值，不是偏置",
+            ),
         },
     }
 
@@ -360,9 +397,18 @@ def test_retain_power(answers, variant):
 def test_slowest_decay(answers, reference_answers):
     """(e) which retention decays most slowly
     (e) 哪个保留值衰减最慢"""
-    answers.choice("slowest_decay", reference_answers["slowest_decay"], ["0.1", "0.5", "0.9"], mistakes={
-        "0.1": ("mistook what retain measures: reread what the gate does to the state at each step",
-                "弄错了 retain 的含义：请重读门在每一步对状态做了什么"),
-        "0.5": ("took the middle retention for a compromise: retain^T changes monotonically with retain",
-                "把居中的保留值当成了折中：retain^T 随 retain 单调变化"),
-    })
+    answers.choice(
+        "slowest_decay",
+        reference_answers["slowest_decay"],
+        ["0.1", "0.5", "0.9"],
+        mistakes={
+            "0.1": (
+                "mistook what retain measures: reread what the gate does to the state at each step",
+                "弄错了 retain 的含义：请重读门在每一步对状态做了什么",
+            ),
+            "0.5": (
+                "took the middle retention for a compromise: retain^T changes monotonically with retain",
+                "把居中的保留值当成了折中：retain^T 随 retain 单调变化",
+            ),
+        },
+    )

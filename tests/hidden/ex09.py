@@ -19,50 +19,57 @@ K = {"rnn": 1, "gru": 3, "lstm": 4}
 
 # -- named mistakes (English, Chinese) --------------------------------------------------------------
 
-ONE_BIAS = ("one bias instead of PyTorch's two: nn.RNN/GRU/LSTM keep bias_ih and bias_hh for every block",
-            "只算了一个偏置，而 PyTorch 有两个：nn.RNN/GRU/LSTM 的每个块都有 bias_ih 和 bias_hh")
-NO_RNN_BIAS = ("no recurrent bias: every block of the recurrent layer has bias vectors",
-               "漏了循环层的偏置：循环层的每个块都有偏置向量")
-NO_EMBEDDING = ("embedding forgotten: the count leaves out the parameters of nn.Embedding(vocab, d_e)",
-                "漏了嵌入层：参数量中没有算 nn.Embedding(vocab, d_e) 的参数")
-NO_HEAD = ("head forgotten: the output layer nn.Linear(d_h, vocab) is part of the model",
-           "漏了输出头：输出层 nn.Linear(d_h, vocab) 也属于模型")
-NO_HEAD_BIAS = ("the head's bias forgotten: nn.Linear(d_h, vocab) also has vocab biases",
-                "漏了输出头的偏置：nn.Linear(d_h, vocab) 还有 vocab 个偏置")
-CELL_ONLY = ("embedding and head forgotten: the total counts the whole model, not only the recurrent layer",
-             "漏了嵌入层和输出头：总参数量统计整个模型，而不只是循环层")
-WRONG_K = ("wrong k per cell: an RNN has 1 block, a GRU 3, an LSTM 4",
-           "块数 k 错误：RNN 有 1 个块，GRU 有 3 个，LSTM 有 4 个")
-TIES_LARGER = ("ties to the larger width: when two widths are equally close to the target, take the smaller",
-               "平局取了较大的宽度：两个宽度与目标同样接近时，应取较小者")
-RANGE_ZERO = ("off-by-one range: widths run from 1, so 0 is never an answer",
-              "范围差一：宽度从 1 开始，0 不可能是答案")
-RANGE_OVER = ("off-by-one range: the largest width is max_width, not max_width + 1",
-              "范围差一：最大宽度是 max_width，而不是 max_width + 1")
-RANGE_SHORT = ("off-by-one range: max_width itself is allowed (1..max_width, both included)",
-               "范围差一：max_width 本身也可以取（1..max_width，两端都包含）")
-CEILING = ("closest means the smallest |total − target|, not the first width at or above the target",
-           "“最接近”指 |total − target| 最小，而不是第一个不小于目标的宽度")
-FLOOR = ("closest means the smallest |total − target|, not the last width at or below the target",
-         "“最接近”指 |total − target| 最小，而不是最后一个不大于目标的宽度")
-MACS_EMBEDDING = ("macs counting the embedding: the embedding is a table lookup, not a matrix product, so it "
-                  "costs no MACs",
-                  "乘加量计入了嵌入层：嵌入是查表而不是矩阵乘法，不产生乘加")
-MACS_NO_HEAD = ("head forgotten: the count leaves out the output layer's MACs, which it costs every step",
-                "漏了输出头：计数中没有算输出层每步都要做的乘加")
-MACS_BIASES = ("biases counted as MACs: adding a bias is not a multiply-accumulate",
-               "把偏置算成了乘加：加偏置不是乘加运算")
-MACS_NO_RECURRENT = ("the recurrent product is missing: each block also multiplies h_{t−1} by a d_h×d_h matrix",
-                     "漏了循环矩阵乘法：每个块还要用 d_h×d_h 矩阵乘 h_{t−1}")
-MACS_PARAMS = ("parameters counted instead of MACs: count the multiplications of one step, not the weights",
-               "统计的是参数量而不是乘加量：应统计一步中的乘加次数，而不是权重个数")
+ONE_BIAS = (
+    "one bias instead of PyTorch's two: nn.RNN/GRU/LSTM keep bias_ih and bias_hh for every block",
+    "只算了一个偏置，而 PyTorch 有两个：nn.RNN/GRU/LSTM 的每个块都有 bias_ih 和 bias_hh",
+)
+NO_RNN_BIAS = ("no recurrent bias: every block of the recurrent layer has bias vectors", "漏了循环层的偏置：循环层的每个块都有偏置向量")
+NO_EMBEDDING = (
+    "embedding forgotten: the count leaves out the parameters of nn.Embedding(vocab, d_e)",
+    "漏了嵌入层：参数量中没有算 nn.Embedding(vocab, d_e) 的参数",
+)
+NO_HEAD = ("head forgotten: the output layer nn.Linear(d_h, vocab) is part of the model", "漏了输出头：输出层 nn.Linear(d_h, vocab) 也属于模型")
+NO_HEAD_BIAS = ("the head's bias forgotten: nn.Linear(d_h, vocab) also has vocab biases", "漏了输出头的偏置：nn.Linear(d_h, vocab) 还有 vocab 个偏置")
+CELL_ONLY = (
+    "embedding and head forgotten: the total counts the whole model, not only the recurrent layer",
+    "漏了嵌入层和输出头：总参数量统计整个模型，而不只是循环层",
+)
+WRONG_K = ("wrong k per cell: an RNN has 1 block, a GRU 3, an LSTM 4", "块数 k 错误：RNN 有 1 个块，GRU 有 3 个，LSTM 有 4 个")
+TIES_LARGER = (
+    "ties to the larger width: when two widths are equally close to the target, take the smaller",
+    "平局取了较大的宽度：两个宽度与目标同样接近时，应取较小者",
+)
+RANGE_ZERO = ("off-by-one range: widths run from 1, so 0 is never an answer", "范围差一：宽度从 1 开始，0 不可能是答案")
+RANGE_OVER = ("off-by-one range: the largest width is max_width, not max_width + 1", "范围差一：最大宽度是 max_width，而不是 max_width + 1")
+RANGE_SHORT = ("off-by-one range: max_width itself is allowed (1..max_width, both included)", "范围差一：max_width 本身也可以取（1..max_width，两端都包含）")
+CEILING = (
+    "closest means the smallest |total − target|, not the first width at or above the target",
+    "“最接近”指 |total − target| 最小，而不是第一个不小于目标的宽度",
+)
+FLOOR = (
+    "closest means the smallest |total − target|, not the last width at or below the target",
+    "“最接近”指 |total − target| 最小，而不是最后一个不大于目标的宽度",
+)
+MACS_EMBEDDING = (
+    "macs counting the embedding: the embedding is a table lookup, not a matrix product, so it costs no MACs",
+    "乘加量计入了嵌入层：嵌入是查表而不是矩阵乘法，不产生乘加",
+)
+MACS_NO_HEAD = ("head forgotten: the count leaves out the output layer's MACs, which it costs every step", "漏了输出头：计数中没有算输出层每步都要做的乘加")
+MACS_BIASES = ("biases counted as MACs: adding a bias is not a multiply-accumulate", "把偏置算成了乘加：加偏置不是乘加运算")
+MACS_NO_RECURRENT = (
+    "the recurrent product is missing: each block also multiplies h_{t−1} by a d_h×d_h matrix",
+    "漏了循环矩阵乘法：每个块还要用 d_h×d_h 矩阵乘 h_{t−1}",
+)
+MACS_PARAMS = (
+    "parameters counted instead of MACs: count the multiplications of one step, not the weights",
+    "统计的是参数量而不是乘加量：应统计一步中的乘加次数，而不是权重个数",
+)
 
 
 def _total(cell, vocab, d_e, d_h, *, k=None, biases=2, embedding=True, head=True, head_bias=True) -> int:
     """The model's parameter count under a (possibly mistaken) reading, for naming mistakes."""
     k = K[cell] if k is None else k
-    return ((vocab * d_e if embedding else 0) + k * d_h * (d_e + d_h + biases)
-            + (d_h * vocab if head else 0) + (vocab if head and head_bias else 0))
+    return (vocab * d_e if embedding else 0) + k * d_h * (d_e + d_h + biases) + (d_h * vocab if head else 0) + (vocab if head and head_bias else 0)
 
 
 # diagnosis, count(cell, vocab, d_e, d_h) under that mistake (None: does not apply to this cell)
@@ -125,12 +132,10 @@ def verdict(wrong: int, total: int, lines_en: list[str], lines_zh: list[str], na
     if named:
         lines_en.append("Likely mistake: " + "; ".join(d[0] for d in named[:2]))
         lines_zh.append("可能的错误：" + "；".join(d[1] for d in named[:2]))
-    raise Fail(". ".join(lines_en) + ".", "。".join(lines_zh) + "。", share=(total - wrong) / total,
-               diagnosis=named[:2])
+    raise Fail(". ".join(lines_en) + ".", "。".join(lines_zh) + "。", share=(total - wrong) / total, diagnosis=named[:2])
 
 
-def count_check(student_fn, name: str, cases: list[tuple], expected: list[int], mistakes,
-                excused=None) -> None:
+def count_check(student_fn, name: str, cases: list[tuple], expected: list[int], mistakes, excused=None) -> None:
     """Compare an integer-valued function with `expected` case by case; name the mistakes that fit best.
 
     `excused(args, got)` says whether a wrong result comes from a mistake another check has charged.
@@ -140,9 +145,11 @@ def count_check(student_fn, name: str, cases: list[tuple], expected: list[int], 
     if excused:
         charged = [i for i in wrong if not (is_int(observed[i]) and excused(cases[i], observed[i]))]
         if wrong and not charged:
-            raise Fail(f"{name} is right but for the number of blocks k, which the total_params check has charged: "
-                       "no points are lost here",
-                       f"{name} 除块数 k 外都是对的，而 k 的错误已在 total_params 检查中扣分：此处不扣分", share=1.0)
+            raise Fail(
+                f"{name} is right but for the number of blocks k, which the total_params check has charged: no points are lost here",
+                f"{name} 除块数 k 外都是对的，而 k 的错误已在 total_params 检查中扣分：此处不扣分",
+                share=1.0,
+            )
         wrong = charged
     if not wrong:
         return
@@ -150,10 +157,8 @@ def count_check(student_fn, name: str, cases: list[tuple], expected: list[int], 
     not_int = [i for i in wrong if not is_int(observed[i])]
     if len(not_int) < len(wrong):
         first = next(i for i in wrong if i not in not_int)
-        en.append(f"{name} is wrong for {len(wrong) - len(not_int)} of {len(cases)} configurations, "
-                  f"e.g. {name}{cases[first]} returned {observed[first]}")
-        zh.append(f"{name} 在 {len(cases)} 个配置中有 {len(wrong) - len(not_int)} 个错误，"
-                  f"例如 {name}{cases[first]} 返回了 {observed[first]}")
+        en.append(f"{name} is wrong for {len(wrong) - len(not_int)} of {len(cases)} configurations, e.g. {name}{cases[first]} returned {observed[first]}")
+        zh.append(f"{name} 在 {len(cases)} 个配置中有 {len(wrong) - len(not_int)} 个错误，例如 {name}{cases[first]} 返回了 {observed[first]}")
     if not_int:
         en.append(f"{name} must return an int; {name}{cases[not_int[0]]} did not")
         zh.append(f"{name} 必须返回 int；{name}{cases[not_int[0]]} 的返回值不是 int")
@@ -167,14 +172,14 @@ def count_check(student_fn, name: str, cases: list[tuple], expected: list[int], 
 
 # -- total_params ---------------------------------------------------------------------------------
 
+
 @functools.cache  # a constant of the course: built once per grading process, not once per student
 def torch_total(cell: str, vocab: int, d_e: int, d_h: int) -> int:
     """sum(p.numel()) of Embedding → RNN/GRU/LSTM → Linear (small sizes, built on the CPU)."""
     from torch import nn
 
     recurrent = {"rnn": nn.RNN, "gru": nn.GRU, "lstm": nn.LSTM}[cell]
-    model = nn.ModuleList([nn.Embedding(vocab, d_e), recurrent(d_e, d_h),
-                           nn.Linear(d_h, vocab)])
+    model = nn.ModuleList([nn.Embedding(vocab, d_e), recurrent(d_e, d_h), nn.Linear(d_h, vocab)])
     return sum(p.numel() for p in model.parameters())
 
 
@@ -191,6 +196,7 @@ def test_total_params(matching):
 
 
 # -- match_widths ---------------------------------------------------------------------------------
+
 
 @functools.cache  # every argument is the course's own (the grader's counts, the checks' targets): one search per process
 def brute_force(total, cell, target, vocab, d_e, max_width, *, widths=None, rule="closest") -> int | None:
@@ -283,8 +289,9 @@ def _search_rule(matching, reference) -> str | None:
             entries.append((got.get(cell), (total, cell, target, vocab, d_e, kwargs.get("max_width", 4096))))
     for rule in ("ceiling", "floor"):
         predicted = [(width, brute_force(*args, rule=rule), brute_force(*args)) for width, args in entries]
-        if (all(rule_width is None or width == rule_width for width, rule_width, _ in predicted)
-                and any(rule_width is not None and rule_width != closest for _, rule_width, closest in predicted)):
+        if all(rule_width is None or width == rule_width for width, rule_width, _ in predicted) and any(
+            rule_width is not None and rule_width != closest for _, rule_width, closest in predicted
+        ):
             return rule
     return None
 
@@ -314,35 +321,41 @@ def widths_check(matching, reference, calls, what: str, *, strict_type: bool = F
         for cell in cells:
             if (cell, vocab, d_e) not in own:
                 own[cell, vocab, d_e] = own_total(matching, reference, cell, vocab, d_e)
-            entries.append(dict(cell=cell, target=target, vocab=vocab, d_e=d_e, max_width=max_width, shown=shown,
-                                width=got.get(cell), total=own[cell, vocab, d_e],
-                                expected=brute_force(reference.total_params, cell, target, vocab, d_e, max_width)))
+            entries.append(
+                dict(
+                    cell=cell,
+                    target=target,
+                    vocab=vocab,
+                    d_e=d_e,
+                    max_width=max_width,
+                    shown=shown,
+                    width=got.get(cell),
+                    total=own[cell, vocab, d_e],
+                    expected=brute_force(reference.total_params, cell, target, vocab, d_e, max_width),
+                )
+            )
     observed = [e["width"] for e in entries]
     wrong = [i for i, e in enumerate(entries) if not (is_int(e["width"]) and e["width"] == e["expected"])]
     if not wrong:
         return
+
     def searched(i: int, total, search: str) -> bool:
         e = entries[i]
-        return is_int(observed[i]) and observed[i] == brute_force(total, e["cell"], e["target"], e["vocab"], e["d_e"],
-                                                                  e["max_width"], rule=search)
+        return is_int(observed[i]) and observed[i] == brute_force(total, e["cell"], e["target"], e["vocab"], e["d_e"], e["max_width"], rule=search)
 
-    miscounted = [i for i in wrong if entries[i]["total"] is not reference.total_params
-                  and searched(i, entries[i]["total"], "closest")]
+    miscounted = [i for i in wrong if entries[i]["total"] is not reference.total_params and searched(i, entries[i]["total"], "closest")]
     by_rule = [i for i in wrong if rule is not None and i not in miscounted and searched(i, entries[i]["total"], rule)]
     charged = [i for i in wrong if i not in miscounted and i not in by_rule]
     if not charged and by_rule:
         raise Fail(
-            f"match_widths's widths here are those of its search rule, which the check on the closest widths charges: "
-            f"no points are lost here ({what})",
+            f"match_widths's widths here are those of its search rule, which the check on the closest widths charges: no points are lost here ({what})",
             f"match_widths 在此给出的宽度是它的搜索规则所得的宽度，该规则由最接近宽度的检查扣分：此处不扣分（{WHAT_ZH[what]}）",
             share=1.0,
         )
     if not charged:
         raise Fail(
-            f"match_widths finds the right widths for your own total_params, which is wrong (see the total_params "
-            f"check): no points are lost here ({what})",
-            f"match_widths 对你自己的 total_params 给出了正确的宽度，但 total_params 本身有错（见 total_params "
-            f"检查）：此处不扣分（{WHAT_ZH[what]}）",
+            f"match_widths finds the right widths for your own total_params, which is wrong (see the total_params check): no points are lost here ({what})",
+            f"match_widths 对你自己的 total_params 给出了正确的宽度，但 total_params 本身有错（见 total_params 检查）：此处不扣分（{WHAT_ZH[what]}）",
             share=1.0,
         )
     not_int = [i for i in charged if observed[i] is not None and not is_int(observed[i])]
@@ -361,8 +374,7 @@ def widths_check(matching, reference, calls, what: str, *, strict_type: bool = F
             if count and count(e["cell"], e["vocab"], e["d_e"], 1) is None:
                 predictions.append(e["expected"])
             else:  # search mistakes are judged with the student's own count, miscounts with the reference search
-                predictions.append(brute_force(count or e["total"], e["cell"], e["target"], e["vocab"], e["d_e"],
-                                               e["max_width"], **options(e["max_width"])))
+                predictions.append(brute_force(count or e["total"], e["cell"], e["target"], e["vocab"], e["d_e"], e["max_width"], **options(e["max_width"])))
         candidates.append((diagnosis, predictions))
     named = likely_mistakes(candidates, observed, [i for i in charged if is_int(observed[i])])
     verdict(len(charged), len(entries), en, zh, named)
@@ -418,9 +430,10 @@ def test_width_range(matching, reference):
         widths_check(matching, reference, inside, "range ends", rule=rule)
     except Fail as failure:
         if failure.share < 1:
-            raise Fail("the range ends count once match_widths finds the closest width for targets inside the range "
-                       "(see the check on the closest widths)",
-                       "match_widths 对范围内的目标能找到最接近的宽度后，范围两端才计分（见最接近宽度的检查）") from None
+            raise Fail(
+                "the range ends count once match_widths finds the closest width for targets inside the range (see the check on the closest widths)",
+                "match_widths 对范围内的目标能找到最接近的宽度后，范围两端才计分（见最接近宽度的检查）",
+            ) from None
     calls = [(1, 12, 5, {"max_width": 20}), (10**9, 12, 5, {"max_width": 20}), (10**9, 40, 8, {"cells": ["gru"], "max_width": 7})]
     widths_check(matching, reference, calls, "range ends", rule=rule)
 
@@ -445,5 +458,4 @@ def test_macs_per_step(matching, reference):
         total = matching.total_params(*args)  # the student's own value: an int, or it excuses nothing
         return is_int(total) and any(total == _total(*args, k=k) for k in totals)
 
-    count_check(matching.macs_per_step, "macs_per_step", cases, [reference.macs_per_step(*args) for args in cases],
-                MACS_MISTAKES, excused=same_wrong_k)
+    count_check(matching.macs_per_step, "macs_per_step", cases, [reference.macs_per_step(*args) for args in cases], MACS_MISTAKES, excused=same_wrong_k)

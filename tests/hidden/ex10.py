@@ -36,15 +36,15 @@ NAN, INF = float("nan"), float("inf")
 # (model, length): {lr: [(val_acc, test_acc, final_loss) per seed]}; a string instead raises.
 SCRIPT = {
     # test disagrees with validation: selection on test, or on any mix giving test a weight above 2%, picks 0.1
-    ("gru", 4): {0.1: [(0.79, 0.95, 0.3)] * 3, 0.01: [(0.85, 0.45, 0.2), (0.75, 0.45, 0.2), (0.8, 0.45, 0.2)],
-                 0.001: [(0.5, 0.5, 0.9)] * 3},
-    ("gru", 16): {0.1: [(0.625, 0.6, 0.5)] * 3, 0.01: [(0.5, 0.8, 0.5), (1.0, 0.8, 0.4), (0.75, 0.8, 0.5)],
-                  0.001: [(0.75, 0.7, 0.5)] * 3},
-    ("lstm", 4): {0.1: [(0.7, 0.7, 0.4)] * 3, 0.01: [(0.8, 0.75, 0.3)] * 3,
-                  0.001: [(0.9, 0.9, 0.3), "out of memory", (0.9, 0.9, 0.3)]},
+    ("gru", 4): {0.1: [(0.79, 0.95, 0.3)] * 3, 0.01: [(0.85, 0.45, 0.2), (0.75, 0.45, 0.2), (0.8, 0.45, 0.2)], 0.001: [(0.5, 0.5, 0.9)] * 3},
+    ("gru", 16): {0.1: [(0.625, 0.6, 0.5)] * 3, 0.01: [(0.5, 0.8, 0.5), (1.0, 0.8, 0.4), (0.75, 0.8, 0.5)], 0.001: [(0.75, 0.7, 0.5)] * 3},
+    ("lstm", 4): {0.1: [(0.7, 0.7, 0.4)] * 3, 0.01: [(0.8, 0.75, 0.3)] * 3, 0.001: [(0.9, 0.9, 0.3), "out of memory", (0.9, 0.9, 0.3)]},
     # a diverged lr with a spuriously high accuracy: only counting it picks 0.1
-    ("lstm", 16): {0.1: [(0.99, 0.99, NAN), (0.99, 0.99, INF), (0.99, 0.99, NAN)],
-                   0.01: [(0.6, 0.6, 0.6), (0.7, 0.6, 0.6), (0.65, 0.6, 0.6)], 0.001: [(0.55, 0.5, 0.7)] * 3},
+    ("lstm", 16): {
+        0.1: [(0.99, 0.99, NAN), (0.99, 0.99, INF), (0.99, 0.99, NAN)],
+        0.01: [(0.6, 0.6, 0.6), (0.7, 0.6, 0.6), (0.65, 0.6, 0.6)],
+        0.001: [(0.55, 0.5, 0.7)] * 3,
+    },
 }
 # What each row must keep as train_fn returned it (answer key item 10: every combination's report).
 MEASURED = ("val_acc", "test_acc", "final_loss", "train_seconds", "predict_seconds", "peak_memory", "grad_norm", "updates")
@@ -52,16 +52,23 @@ MEASURED = ("val_acc", "test_acc", "final_loss", "train_seconds", "predict_secon
 
 def measured(n: int, o: tuple) -> dict:
     """Run n's scripted outcome: the accuracies and loss of SCRIPT, and report fields distinct per run."""
-    return {"val_acc": o[0], "test_acc": o[1], "final_loss": o[2], "train_seconds": 1.5 + 0.25 * n,
-            "predict_seconds": 0.01 * (n + 1), "peak_memory": 4096 * (n + 1), "grad_norm": 0.5 + n / 8,
-            "updates": 200 - n}
+    return {
+        "val_acc": o[0],
+        "test_acc": o[1],
+        "final_loss": o[2],
+        "train_seconds": 1.5 + 0.25 * n,
+        "predict_seconds": 0.01 * (n + 1),
+        "peak_memory": 4096 * (n + 1),
+        "grad_norm": 0.5 + n / 8,
+        "updates": 200 - n,
+    }
 
 
 RUNS = [
     {"model": m, "length": length, "lr": lr, "seed": seed} | ({"raise": o} if isinstance(o, str) else measured(n, o))
     for n, (m, length, lr, seed, o) in enumerate(
-        (m, length, lr, seed, o) for (m, length), by_lr in SCRIPT.items() for lr, outcomes in by_lr.items()
-        for seed, o in zip(SEEDS, outcomes))
+        (m, length, lr, seed, o) for (m, length), by_lr in SCRIPT.items() for lr, outcomes in by_lr.items() for seed, o in zip(SEEDS, outcomes)
+    )
 ]
 DIVERGED = {(r["model"], r["length"], r["lr"], r["seed"]) for r in RUNS if not math.isfinite(r.get("final_loss", 0.0))}
 INFINITE = {(r["model"], r["length"], r["lr"], r["seed"]) for r in RUNS if math.isinf(r.get("final_loss", 0.0))}
@@ -74,32 +81,42 @@ CONTROL_SCRIPT = {
     ("gru", 8): {0.1: [(0.8, 0.8, 0.3)] * 3, 0.01: [(0.6, 0.6, 0.4)] * 3, 0.001: [(0.4, 0.4, 0.5)] * 3},
     ("lstm", 8): {0.1: [(0.3, 0.3, 0.6)] * 3, 0.01: [(0.5, 0.5, 0.5)] * 3, 0.001: [(0.7, 0.7, 0.4)] * 3},
     # a failed run beside two good ones: only leaving it out of the mean picks 0.1 (the best seed and the median do not)
-    ("gru", 32): {0.1: [(0.8, 0.8, 0.3), "out of memory", (0.8, 0.8, 0.3)],
-                  0.01: [(0.85, 0.85, 0.3), (0.85, 0.85, 0.3), (0.6, 0.6, 0.4)], 0.001: [(0.3, 0.3, 0.6)] * 3},
+    ("gru", 32): {
+        0.1: [(0.8, 0.8, 0.3), "out of memory", (0.8, 0.8, 0.3)],
+        0.01: [(0.85, 0.85, 0.3), (0.85, 0.85, 0.3), (0.6, 0.6, 0.4)],
+        0.001: [(0.3, 0.3, 0.6)] * 3,
+    },
     # the same with a diverged run of low accuracy: only leaving it out of the mean picks 0.1 (counting it does not)
-    ("lstm", 64): {0.1: [(0.8, 0.8, 0.3), (0.2, 0.2, INF), (0.8, 0.8, 0.3)],
-                   0.01: [(0.85, 0.85, 0.3), (0.85, 0.85, 0.3), (0.6, 0.6, 0.4)], 0.001: [(0.3, 0.3, 0.6)] * 3},
+    ("lstm", 64): {
+        0.1: [(0.8, 0.8, 0.3), (0.2, 0.2, INF), (0.8, 0.8, 0.3)],
+        0.01: [(0.85, 0.85, 0.3), (0.85, 0.85, 0.3), (0.6, 0.6, 0.4)],
+        0.001: [(0.3, 0.3, 0.6)] * 3,
+    },
     # seeds that disagree: only the best seed instead of the mean picks 0.1
-    ("lstm", 32): {0.1: [(0.9, 0.9, 0.3), (0.3, 0.3, 0.5), (0.3, 0.3, 0.5)],
-                   0.01: [(0.7, 0.6, 0.3), (0.7, 0.8, 0.3), (0.7, 0.7, 0.3)], 0.001: [(0.2, 0.2, 0.7)] * 3},
+    ("lstm", 32): {
+        0.1: [(0.9, 0.9, 0.3), (0.3, 0.3, 0.5), (0.3, 0.3, 0.5)],
+        0.01: [(0.7, 0.6, 0.3), (0.7, 0.8, 0.3), (0.7, 0.7, 0.3)],
+        0.001: [(0.2, 0.2, 0.7)] * 3,
+    },
     # seeds that disagree otherwise: only the median over seeds instead of the mean picks 0.1
-    ("gru", 128): {0.1: [(0.9, 0.9, 0.3), (0.8, 0.8, 0.3), (0.1, 0.1, 0.5)],
-                   0.01: [(0.95, 0.95, 0.3), (0.7, 0.7, 0.3), (0.7, 0.7, 0.3)], 0.001: [(0.2, 0.2, 0.7)] * 3},
+    ("gru", 128): {
+        0.1: [(0.9, 0.9, 0.3), (0.8, 0.8, 0.3), (0.1, 0.1, 0.5)],
+        0.01: [(0.95, 0.95, 0.3), (0.7, 0.7, 0.3), (0.7, 0.7, 0.3)],
+        0.001: [(0.2, 0.2, 0.7)] * 3,
+    },
     # an exact tie: only breaking it towards the larger lr picks 0.01
     ("gru", 64): {0.1: [(0.4, 0.4, 0.5)] * 3, 0.01: [(0.6, 0.6, 0.4)] * 3, 0.001: [(0.6, 0.6, 0.4)] * 3},
     # every rule picks 0.1, which has a failed (or a diverged) run: summarize's mean test accuracy there tells the rules
     # apart (the mean, leaving the run out, counting the diverged run, the best seed and the median all differ)
-    ("lstm", 128): {0.1: [(0.9, 0.8, 0.3), "out of memory", (0.9, 0.6, 0.3)], 0.01: [(0.3, 0.3, 0.6)] * 3,
-                    0.001: [(0.2, 0.2, 0.7)] * 3},
-    ("gru", 256): {0.1: [(0.9, 0.8, 0.3), (0.95, 0.1, NAN), (0.9, 0.6, 0.3)], 0.01: [(0.3, 0.3, 0.6)] * 3,
-                   0.001: [(0.2, 0.2, 0.7)] * 3},
+    ("lstm", 128): {0.1: [(0.9, 0.8, 0.3), "out of memory", (0.9, 0.6, 0.3)], 0.01: [(0.3, 0.3, 0.6)] * 3, 0.001: [(0.2, 0.2, 0.7)] * 3},
+    ("gru", 256): {0.1: [(0.9, 0.8, 0.3), (0.95, 0.1, NAN), (0.9, 0.6, 0.3)], 0.01: [(0.3, 0.3, 0.6)] * 3, 0.001: [(0.2, 0.2, 0.7)] * 3},
 }
 PLAIN = [("gru", 8), ("lstm", 8)]
 CONTROL_RUNS = [
     {"model": m, "length": length, "lr": lr, "seed": seed} | ({"raise": o} if isinstance(o, str) else measured(100 + n, o))
     for n, (m, length, lr, seed, o) in enumerate(
-        (m, length, lr, seed, o) for (m, length), by_lr in CONTROL_SCRIPT.items() for lr, outcomes in by_lr.items()
-        for seed, o in zip(SEEDS, outcomes))
+        (m, length, lr, seed, o) for (m, length), by_lr in CONTROL_SCRIPT.items() for lr, outcomes in by_lr.items() for seed, o in zip(SEEDS, outcomes)
+    )
 ]
 
 
@@ -136,8 +153,12 @@ def student_rows(sweep, runs=RUNS, models=MODELS, lengths=LENGTHS) -> list[dict]
         rows = sweep.run_sweep(inject("scripted_trainer", runs=runs), models, lengths, LRS, SEEDS)
     except StudentError as e:
         if "out of memory" in e.en:
-            raise e.with_hint(Text(" Hint: a run that raises must be caught and kept as a row with status \"failed\".",
-                                   "。提示：抛出异常的运行应被捕获，并保留为状态 \"failed\" 的一行。")) from None
+            raise e.with_hint(
+                Text(
+                    ' Hint: a run that raises must be caught and kept as a row with status "failed".',
+                    '。提示：抛出异常的运行应被捕获，并保留为状态 "failed" 的一行。',
+                )
+            ) from None
         raise
     if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
         raise Fail("run_sweep must return a list of dicts, one per run", "run_sweep 应返回 dict 列表，每次运行一行")
@@ -155,24 +176,29 @@ def same(a, b) -> bool:
 
 # -- run_sweep -------------------------------------------------------------------------------------
 
+
 def holding(rows: list[dict], expected: dict) -> list[tuple]:
     """The runs whose rows (every one with that key) hold every measured value as train_fn returned it."""
     got = {}
     for r in rows:
         got.setdefault(key(r), []).append(r)
-    return [k for k, r in expected.items()
-            if k in got and all(m in g and same(g[m], r[m]) for g in got[k] for m in MEASURED)]
+    return [k for k, r in expected.items() if k in got and all(m in g and same(g[m], r[m]) for g in got[k] for m in MEASURED)]
 
 
 def outcome_of(row: dict, expected: dict) -> tuple | None:
     """The run whose measured values `row` holds: its own, else another seed's of its (model, length, lr), else None."""
-    holds = [k for k in [key(row)] + [(*key(row)[:3], s) for s in SEEDS if s != row.get("seed")]
-             if k in expected and all(m in row and same(row[m], expected[k][m]) for m in MEASURED)]
+    holds = [
+        k
+        for k in [key(row)] + [(*key(row)[:3], s) for s in SEEDS if s != row.get("seed")]
+        if k in expected and all(m in row and same(row[m], expected[k][m]) for m in MEASURED)
+    ]
     return holds[0] if holds else None
 
 
-ANOTHER_SEED = ("another seed's outcome: call train_fn with each run's own seed, which reaches the model's initialisation there",
-                "另一个种子的结果：调用 train_fn 时应传入每次运行自己的种子，种子在那里决定模型的初始化")
+ANOTHER_SEED = (
+    "another seed's outcome: call train_fn with each run's own seed, which reaches the model's initialisation there",
+    "另一个种子的结果：调用 train_fn 时应传入每次运行自己的种子，种子在那里决定模型的初始化",
+)
 
 
 @check(points=2)
@@ -184,20 +210,22 @@ def test_full_grid(sweep, reference):
     present = {key(r) for r in rows} & set(expected)
     held = holding(rows, expected)
     # runs whose every row holds another seed's outcome: train_fn was called, with the wrong seed (charged by values)
-    reseeded = [k for k in present - set(held)
-                if all(outcome_of(r, expected) not in (None, k) for r in rows if key(r) == k)]
+    reseeded = [k for k in present - set(held) if all(outcome_of(r, expected) not in (None, k) for r in rows if key(r) == k)]
 
     def grid():
         missing = [k for k in expected if k not in present]
         if missing:
-            raise Fail(f"{len(missing)} of the {len(expected)} runs have no row (e.g. {missing[0]}): every call keeps its row",
-                       f"{len(expected)} 次运行中有 {len(missing)} 次没有对应的行（例如 {missing[0]}）：每次调用都要保留一行")
+            raise Fail(
+                f"{len(missing)} of the {len(expected)} runs have no row (e.g. {missing[0]}): every call keeps its row",
+                f"{len(expected)} 次运行中有 {len(missing)} 次没有对应的行（例如 {missing[0]}）：每次调用都要保留一行",
+            )
         if len(rows) != len(expected):
-            raise Fail("rows repeated or invented: exactly one row per (model, length, lr, seed)",
-                       "行重复或多出：每个 (model, length, lr, seed) 恰好一行")
+            raise Fail("rows repeated or invented: exactly one row per (model, length, lr, seed)", "行重复或多出：每个 (model, length, lr, seed) 恰好一行")
         if len(held) + len(reseeded) < len(expected) / 2:
-            raise Fail("most rows do not hold what train_fn returned: the grid counts rows of runs that were called",
-                       "大多数行没有保存 train_fn 返回的值：网格只统计确实调用过的运行的行")
+            raise Fail(
+                "most rows do not hold what train_fn returned: the grid counts rows of runs that were called",
+                "大多数行没有保存 train_fn 返回的值：网格只统计确实调用过的运行的行",
+            )
 
     def values():
         wrong = [k for k in expected if k in present and k not in held]
@@ -205,11 +233,17 @@ def test_full_grid(sweep, reference):
             example = f"the row {wrong[0]} does not" if wrong else "no row does"
             example_zh = f"行 {wrong[0]} 的" if wrong else "没有任何一行的"
             seeds = [k for k in wrong if k in reseeded]
-            named = ((f" The row {seeds[0]} holds another seed's outcome: {ANOTHER_SEED[0]}",
-                      f"行 {seeds[0]} 保存的是另一个种子的结果：{ANOTHER_SEED[1]}") if seeds else ("", ""))
-            raise Fail(f"{example} hold {', '.join(MEASURED)} as train_fn returned them (None when it raised).{named[0]}",
-                       f"{example_zh} {', '.join(MEASURED)} 不是 train_fn 返回的值（抛出异常时应为 None）。{named[1]}",
-                       share=len(held) / len(present) if present else 0.0, diagnosis=ANOTHER_SEED if seeds else ())
+            named = (
+                (f" The row {seeds[0]} holds another seed's outcome: {ANOTHER_SEED[0]}", f"行 {seeds[0]} 保存的是另一个种子的结果：{ANOTHER_SEED[1]}")
+                if seeds
+                else ("", "")
+            )
+            raise Fail(
+                f"{example} hold {', '.join(MEASURED)} as train_fn returned them (None when it raised).{named[0]}",
+                f"{example_zh} {', '.join(MEASURED)} 不是 train_fn 返回的值（抛出异常时应为 None）。{named[1]}",
+                share=len(held) / len(present) if present else 0.0,
+                diagnosis=ANOTHER_SEED if seeds else (),
+            )
 
     partial([grid, values])
 
@@ -227,37 +261,40 @@ def test_statuses(sweep, reference):
     def diverged():
         for k in sorted(DIVERGED):
             if k not in got:
-                raise Fail(f"dropped the diverged run {k}: diverged runs stay in the results",
-                           f"删除了发散的运行 {k}：发散的运行必须保留在结果中")
+                raise Fail(f"dropped the diverged run {k}: diverged runs stay in the results", f"删除了发散的运行 {k}：发散的运行必须保留在结果中")
         for k in sorted(shown["diverged"]):
             if got[k].get("status") != "diverged":
                 loss = "an infinite" if source[k] in INFINITE else "a NaN"
-                raise Fail(f"the run {k} has {loss} final loss, so its status is \"diverged\" (use math.isfinite)",
-                           f"运行 {k} 的最终损失为{'无穷大' if source[k] in INFINITE else ' NaN'}，状态应为 \"diverged\"（请用 math.isfinite）")
+                raise Fail(
+                    f'the run {k} has {loss} final loss, so its status is "diverged" (use math.isfinite)',
+                    f'运行 {k} 的最终损失为{"无穷大" if source[k] in INFINITE else " NaN"}，状态应为 "diverged"（请用 math.isfinite）',
+                )
 
     def failed():
         if FAILED not in got:
-            raise Fail(f"dropped the failed run {FAILED}: failed runs stay in the results",
-                       f"删除了失败的运行 {FAILED}：失败的运行必须保留在结果中")
-        if any(got[k].get("status") != "failed" or got[k].get("val_acc") is not None or got[k].get("test_acc") is not None
-               for k in shown["failed"]):
-            raise Fail("a run that raised has status \"failed\" and val_acc = test_acc = None (not 0: nothing was measured)",
-                       "抛出异常的运行状态为 \"failed\"，val_acc 与 test_acc 为 None（不是 0：什么也没测到）")
+            raise Fail(f"dropped the failed run {FAILED}: failed runs stay in the results", f"删除了失败的运行 {FAILED}：失败的运行必须保留在结果中")
+        if any(got[k].get("status") != "failed" or got[k].get("val_acc") is not None or got[k].get("test_acc") is not None for k in shown["failed"]):
+            raise Fail(
+                'a run that raised has status "failed" and val_acc = test_acc = None (not 0: nothing was measured)',
+                '抛出异常的运行状态为 "failed"，val_acc 与 test_acc 为 None（不是 0：什么也没测到）',
+            )
 
     def healthy():
         if len({r.get("status") for r in got.values()}) < 2:
-            raise Fail("statuses count once they tell runs apart: this sweep has ok, diverged and failed runs",
-                       "状态能区分不同运行后才计分：这次扫描中有正常、发散和失败的运行")
+            raise Fail(
+                "statuses count once they tell runs apart: this sweep has ok, diverged and failed runs",
+                "状态能区分不同运行后才计分：这次扫描中有正常、发散和失败的运行",
+            )
         if any(r.get("status") != "ok" for k, r in got.items() if k not in shown["diverged"] | shown["failed"]):
-            raise Fail("runs with a finite loss have status \"ok\"", "损失有限的运行状态应为 \"ok\"")
+            raise Fail('runs with a finite loss have status "ok"', '损失有限的运行状态应为 "ok"')
 
     partial([diverged, failed, healthy])
 
 
 # -- select_lr and summarize, on the reference's rows ------------------------------------------------
 
-def _scores(rows, *, metric="val_acc", zero_diverged=True, drop_failed=False, drop_diverged=False, over_seeds="mean",
-            **_) -> dict:
+
+def _scores(rows, *, metric="val_acc", zero_diverged=True, drop_failed=False, drop_diverged=False, over_seeds="mean", **_) -> dict:
     """{(model, length): {lr: the metric over seeds}} by an averaging rule, right or wrong (an lr none of whose runs is
     left is left out), computed here to name the student's mistake."""
     runs = {}
@@ -280,25 +317,30 @@ def _variant(rows, *, larger=False, **options) -> dict:
     return chosen
 
 
-TEST_SELECTION = ("selected on test accuracy; the choice must use validation accuracy only",
-                  "用测试准确率做了选择；选择只能依据验证准确率")
-BEST_SEED = ("the best seed instead of the mean over seeds; an lr is judged by its mean validation accuracy over all seeds",
-             "用了最好的种子而不是各种子的均值；学习率按它在所有种子上的平均验证准确率来评判")
-MEDIAN = ("the median over seeds instead of the mean; an lr is judged by its mean validation accuracy over all seeds",
-          "用了各种子的中位数而不是均值；学习率按它在所有种子上的平均验证准确率来评判")
+TEST_SELECTION = ("selected on test accuracy; the choice must use validation accuracy only", "用测试准确率做了选择；选择只能依据验证准确率")
+BEST_SEED = (
+    "the best seed instead of the mean over seeds; an lr is judged by its mean validation accuracy over all seeds",
+    "用了最好的种子而不是各种子的均值；学习率按它在所有种子上的平均验证准确率来评判",
+)
+MEDIAN = (
+    "the median over seeds instead of the mean; an lr is judged by its mean validation accuracy over all seeds",
+    "用了各种子的中位数而不是均值；学习率按它在所有种子上的平均验证准确率来评判",
+)
 # Each known selection mistake, as a _variant rule, and the (model, length) where it alone picks another lr: every
 # other known mistake picks the right lr there, so that each costs one judged pair, and a choice that agrees with a
 # mistake there and where it is judged is explained by that mistake alone.
 SELECTION_MISTAKES = {
     TEST_SELECTION: (dict(metric="test_acc"), ("gru", 4)),
-    ("a diverged run's accuracy was counted; a diverged run counts as 0 in the mean",
-     "计入了发散运行的准确率；发散的运行在均值中记为 0"): (dict(zero_diverged=False), ("lstm", 16)),
-    ("the failed run was left out of the mean; a failed run counts as 0",
-     "失败的运行没有计入均值；失败的运行应记为 0"): (dict(drop_failed=True), ("gru", 32)),
-    ("the diverged run was left out of the mean; a diverged run counts as 0",
-     "发散的运行没有计入均值；发散的运行应记为 0"): (dict(drop_diverged=True), ("lstm", 64)),
-    ("a tie went to the larger lr; ties go to the smaller lr", "平局选了较大的学习率；平局应选较小的学习率"):
-        (dict(larger=True), ("gru", 64)),
+    ("a diverged run's accuracy was counted; a diverged run counts as 0 in the mean", "计入了发散运行的准确率；发散的运行在均值中记为 0"): (
+        dict(zero_diverged=False),
+        ("lstm", 16),
+    ),
+    ("the failed run was left out of the mean; a failed run counts as 0", "失败的运行没有计入均值；失败的运行应记为 0"): (dict(drop_failed=True), ("gru", 32)),
+    ("the diverged run was left out of the mean; a diverged run counts as 0", "发散的运行没有计入均值；发散的运行应记为 0"): (
+        dict(drop_diverged=True),
+        ("lstm", 64),
+    ),
+    ("a tie went to the larger lr; ties go to the smaller lr", "平局选了较大的学习率；平局应选较小的学习率"): (dict(larger=True), ("gru", 64)),
     BEST_SEED: (dict(over_seeds="best"), ("lstm", 32)),
     MEDIAN: (dict(over_seeds="median"), ("gru", 128)),
 }
@@ -319,13 +361,17 @@ def student_choice(sweep, rows) -> dict:
     """select_lr's choice for `rows`, after checking it is {(model, length): lr}."""
     chosen = sweep.select_lr(rows)
     if not isinstance(chosen, dict):
-        raise Fail(f"select_lr must return a dict keyed by (model, length) tuples; got {type(chosen).__name__}",
-                   f"select_lr 应返回以 (model, length) 元组为键的 dict；实际为 {type(chosen).__name__}")
+        raise Fail(
+            f"select_lr must return a dict keyed by (model, length) tuples; got {type(chosen).__name__}",
+            f"select_lr 应返回以 (model, length) 元组为键的 dict；实际为 {type(chosen).__name__}",
+        )
     for k, lr in chosen.items():
         if not (isinstance(k, tuple) and len(k) == 2):
             shown = quoted(repr(k), limit=40)
-            raise Fail(f"select_lr: the key {shown} is not a (model, length) tuple; key the dict by (model, length) tuples",
-                       f"select_lr：键 {shown} 不是 (model, length) 元组；dict 应以 (model, length) 元组为键")
+            raise Fail(
+                f"select_lr: the key {shown} is not a (model, length) tuple; key the dict by (model, length) tuples",
+                f"select_lr：键 {shown} 不是 (model, length) 元组；dict 应以 (model, length) 元组为键",
+            )
         expect_kind(k[0], name=Text("select_lr: a key's model", "select_lr：键中的 model"), kinds=(str,))
         expect_kind(k[1], name=Text("select_lr: a key's length", "select_lr：键中的 length"), kinds=(int,))
         expect_kind(lr, name=f"select_lr()[({quoted(k[0], limit=20)}, {k[1]})]", kinds=(int, float))
@@ -336,9 +382,11 @@ def plain_choice(chosen: dict, right: dict) -> None:
     """Fail unless the choice is right on the plain control pairs, where every rule agrees: the gate against a constant."""
     wrong = [c for c in PLAIN if chosen.get(c) != right[c]]
     if wrong:
-        raise Fail(f"select_lr for {wrong[0]}, where nothing is tied, diverged or failed, is not the lr with the "
-                   "highest mean validation accuracy: this check counts once it is",
-                   f"select_lr 对没有平局、发散或失败的 {wrong[0]} 选出的不是平均验证准确率最高的学习率：选对之后本项才计分")
+        raise Fail(
+            f"select_lr for {wrong[0]}, where nothing is tied, diverged or failed, is not the lr with the "
+            "highest mean validation accuracy: this check counts once it is",
+            f"select_lr 对没有平局、发散或失败的 {wrong[0]} 选出的不是平均验证准确率最高的学习率：选对之后本项才计分",
+        )
 
 
 def judged(sweep, reference, keys: list[tuple]) -> None:
@@ -354,8 +402,9 @@ def judged(sweep, reference, keys: list[tuple]) -> None:
         why = mistaken(chosen, k, rows)
         if why is not None:
             raise Fail(f"select_lr for {k}: {why[0]}", f"select_lr 对 {k}：{why[1]}", diagnosis=why)
-        raise Fail(f"select_lr for {k}: not the lr with the highest mean validation accuracy over seeds",
-                   f"select_lr 对 {k}：不是各种子平均验证准确率最高的学习率")
+        raise Fail(
+            f"select_lr for {k}: not the lr with the highest mean validation accuracy over seeds", f"select_lr 对 {k}：不是各种子平均验证准确率最高的学习率"
+        )
 
     partial([lambda k=k: at(k) for k in keys])
 
@@ -381,21 +430,29 @@ def test_ties_go_to_the_smaller_lr(sweep, reference):
     judged(sweep, reference, [("gru", 64)])
 
 
-BEST_TEST = ("reported the best test accuracy over all lrs; report the test accuracy of the lr chosen on validation",
-             "报告了所有学习率中最好的测试准确率；应报告按验证集选出的学习率的测试准确率")
+BEST_TEST = (
+    "reported the best test accuracy over all lrs; report the test accuracy of the lr chosen on validation",
+    "报告了所有学习率中最好的测试准确率；应报告按验证集选出的学习率的测试准确率",
+)
 # The averaging mistakes of SELECTION_MISTAKES as summarize makes them in its test accuracy: {its name there: (what
 # summarize is told, the _scores rule)}. Where the submission's select_lr makes the same mistake (the selection checks
 # charge it), a test accuracy averaged by that rule follows from it and is not charged again.
 SUMMARY_MISTAKES = {
-    name: (told, options) for name, told in {
-        BEST_SEED: ("the best seed instead of the mean over seeds; report the mean test accuracy over all seeds at that lr",
-                    "用了最好的种子而不是各种子的均值；应报告该学习率下所有种子的平均测试准确率"),
-        MEDIAN: ("the median over seeds instead of the mean; report the mean test accuracy over all seeds at that lr",
-                 "用了各种子的中位数而不是均值；应报告该学习率下所有种子的平均测试准确率"),
-    }.items() | {
-        name: (name[0].split(";")[0] + "; it counts as 0 in the mean test accuracy",
-               name[1].split("；")[0] + "；在平均测试准确率中它应记为 0")
-        for name in SELECTION_MISTAKES if name[0].startswith(("a diverged run's", "the failed run", "the diverged run"))
+    name: (told, options)
+    for name, told in {
+        BEST_SEED: (
+            "the best seed instead of the mean over seeds; report the mean test accuracy over all seeds at that lr",
+            "用了最好的种子而不是各种子的均值；应报告该学习率下所有种子的平均测试准确率",
+        ),
+        MEDIAN: (
+            "the median over seeds instead of the mean; report the mean test accuracy over all seeds at that lr",
+            "用了各种子的中位数而不是均值；应报告该学习率下所有种子的平均测试准确率",
+        ),
+    }.items()
+    | {
+        name: (name[0].split(";")[0] + "; it counts as 0 in the mean test accuracy", name[1].split("；")[0] + "；在平均测试准确率中它应记为 0")
+        for name in SELECTION_MISTAKES
+        if name[0].startswith(("a diverged run's", "the failed run", "the diverged run"))
     }.items()
     for options in [SELECTION_MISTAKES[name][0]]
 }
@@ -404,8 +461,7 @@ SUMMARY_MISTAKES = {
 def charged_selection(chosen: dict, rows: list[dict]) -> set:
     """The known selection mistakes the selection checks charge the choice `chosen` with, by name."""
     right = _variant(rows)
-    return {name for name, (_, alone) in SELECTION_MISTAKES.items()
-            if chosen.get(alone) != right[alone] and mistaken(chosen, alone, rows) == name}
+    return {name for name, (_, alone) in SELECTION_MISTAKES.items() if chosen.get(alone) != right[alone] and mistaken(chosen, alone, rows) == name}
 
 
 def own_choice(sweep, rows) -> dict:
@@ -443,8 +499,10 @@ def test_summary(sweep, reference):
             why = mistaken(chosen, k, rows)
             if why is not None:
                 raise Fail(f"summarize for {k}: {why[0]}", f"summarize 对 {k}：{why[1]}", diagnosis=why)
-            raise Fail(f"summarize for {k}: report the lr select_lr chose (the best mean validation accuracy over seeds)",
-                       f"summarize 对 {k}：应报告 select_lr 选出的学习率（各种子平均验证准确率最高者）")
+            raise Fail(
+                f"summarize for {k}: report the lr select_lr chose (the best mean validation accuracy over seeds)",
+                f"summarize 对 {k}：应报告 select_lr 选出的学习率（各种子平均验证准确率最高者）",
+            )
     test = {name: _scores(rows, metric="test_acc", **options) for name, (_, options) in SUMMARY_MISTAKES.items()}
     means, carried = _scores(rows, metric="test_acc"), charged_selection(own, rows)
 
@@ -465,16 +523,20 @@ def test_summary(sweep, reference):
         if len(common) == 1:  # one known mistake, and only it, explains every wrong test accuracy
             (why,) = common
             raise Fail(f"summarize for {k}: {why[0]}", f"summarize 对 {k}：{why[1]}", diagnosis=why)
-        raise Fail(f"summarize for {k}: report the mean test accuracy over seeds at the chosen lr "
-                   "(diverged and failed runs count 0)",
-                   f"summarize 对 {k}：应报告所选学习率下各种子的平均测试准确率（发散与失败记 0）")
+        raise Fail(
+            f"summarize for {k}: report the mean test accuracy over seeds at the chosen lr (diverged and failed runs count 0)",
+            f"summarize 对 {k}：应报告所选学习率下各种子的平均测试准确率（发散与失败记 0）",
+        )
     for k, w in want.items():
         if any(entries[k].get(c) != w[c] for c in ("runs", "diverged", "failed")):
-            raise Fail(f"summarize for {k}: runs, diverged and failed count every run of that (model, length), all lrs",
-                       f"summarize 对 {k}：runs、diverged、failed 应统计该 (model, length) 所有学习率下的全部运行")
+            raise Fail(
+                f"summarize for {k}: runs, diverged and failed count every run of that (model, length), all lrs",
+                f"summarize 对 {k}：runs、diverged、failed 应统计该 (model, length) 所有学习率下的全部运行",
+            )
 
 
 # -- the per-length data rule ------------------------------------------------------------------------
+
 
 @check(points=1)
 def test_length_data(sweep):
@@ -483,43 +545,49 @@ def test_length_data(sweep):
     sizes, vocab, seed, lengths = {"train": 64, "val": 32, "test": 512}, 6, 2, [4, 16, 32]
     got = sweep.length_data(inject("split_recorder"), lengths, sizes, vocab, seed)
     if not isinstance(got, list) or len(got) != len(lengths) or not all(isinstance(c, dict) for c in got):
-        raise Fail("length_data must return a list with make_splits's result for each length, in order",
-                   "length_data 应按顺序返回每个长度的 make_splits 结果组成的列表")
+        raise Fail(
+            "length_data must return a list with make_splits's result for each length, in order",
+            "length_data 应按顺序返回每个长度的 make_splits 结果组成的列表",
+        )
     for length, call in zip(lengths, got):
         expect_plain(call, CALL_KINDS, name=Text(f"length_data()[{lengths.index(length)}]"))
         for name, n in (call.get("sizes") or {}).items():
             expect_kind(n, name=f"length_data()[{lengths.index(length)}]['sizes'][{name!r}]", kinds=(int, float))
         if call.get("delay") != length:
-            raise Fail(f"for length {length} the delay passed to make_splits is {call.get('delay')}: the dependency length is the delay",
-                       f"长度 {length} 时传给 make_splits 的 delay 为 {call.get('delay')}：依赖长度就是延迟")
+            raise Fail(
+                f"for length {length} the delay passed to make_splits is {call.get('delay')}: the dependency length is the delay",
+                f"长度 {length} 时传给 make_splits 的 delay 为 {call.get('delay')}：依赖长度就是延迟",
+            )
         if call.get("T") != length + 8:
-            raise Fail(f"for length {length}, T is not length + 8: every length must keep the same 8 scored positions",
-                       f"长度 {length} 时 T 不是 length + 8：每个长度都应保留相同的 8 个计分位置")
+            raise Fail(
+                f"for length {length}, T is not length + 8: every length must keep the same 8 scored positions",
+                f"长度 {length} 时 T 不是 length + 8：每个长度都应保留相同的 8 个计分位置",
+            )
         if call.get("sizes") != sizes or call.get("vocab") != vocab or call.get("seed") != seed:
             raise Fail("every length uses the same split sizes, vocab and data seed", "每个长度都应使用相同的划分规模、词表与数据种子")
 
 
 # -- one real tiny sweep -----------------------------------------------------------------------------
 
+
 def _disjoint_splits(length: int, vocab: int, sizes: dict, device) -> dict:
     """Distinct delayed-copy sequences of length length + 8, split without overlap (drawn here, not the student's ex08)."""
     t, base = length + 8, vocab - 1
     g = torch.Generator().manual_seed(length)
-    index = torch.randperm(base ** t, generator=g)[: sum(sizes.values())]
-    inputs = torch.stack([(index // base ** p) % base for p in range(t)], dim=1) + 1
+    index = torch.randperm(base**t, generator=g)[: sum(sizes.values())]
+    inputs = torch.stack([(index // base**p) % base for p in range(t)], dim=1) + 1
     targets = torch.zeros_like(inputs)
     targets[:, length:] = inputs[:, :-length]
     out, start = {}, 0
     for name, n in sizes.items():
-        out[name] = [inputs[start:start + n].to(device), targets[start:start + n].to(device)]
+        out[name] = [inputs[start : start + n].to(device), targets[start : start + n].to(device)]
         start += n
     return out
 
 
 # The plain control pairs' runs, and the same runs with every returned value changed: the real sweep's scripted twins.
 CLEAN_RUNS = [r for r in CONTROL_RUNS if (r["model"], r["length"]) in PLAIN]
-OTHER_RUNS = [r | {"val_acc": 1 - r["val_acc"], "test_acc": 1 - r["test_acc"]} | {m: r[m] + 1 for m in MEASURED[2:]}
-              for r in CLEAN_RUNS]
+OTHER_RUNS = [r | {"val_acc": 1 - r["val_acc"], "test_acc": 1 - r["test_acc"]} | {m: r[m] + 1 for m in MEASURED[2:]} for r in CLEAN_RUNS]
 CLEAN_GRID = (sorted({m for m, _ in PLAIN}), sorted({length for _, length in PLAIN}))
 
 
@@ -535,24 +603,31 @@ def scripted_twin(sweep, reference) -> dict[str, bool]:
     counts once the rows come from train_fn: with other outcomes scripted, they change (no work earns nothing)."""
     rows = student_rows(sweep, CLEAN_RUNS, *CLEAN_GRID)
     if shown_rows(rows) == shown_rows(student_rows(sweep, OTHER_RUNS, *CLEAN_GRID)):
-        raise Fail("the real sweep counts once run_sweep's rows come from train_fn: with other outcomes scripted, its rows "
-                   "stay the same (see the check on the full grid)",
-                   "run_sweep 的行来自 train_fn 之后，真实扫描才计分：换成其他预设结果时，它的行没有变化（见完整网格检查）")
+        raise Fail(
+            "the real sweep counts once run_sweep's rows come from train_fn: with other outcomes scripted, its rows "
+            "stay the same (see the check on the full grid)",
+            "run_sweep 的行来自 train_fn 之后，真实扫描才计分：换成其他预设结果时，它的行没有变化（见完整网格检查）",
+        )
     train_fn = GIVEN.scripted_trainer(device="cpu", runs=CLEAN_RUNS)
     expected = {key(r): r for r in reference.run_sweep(train_fn, *CLEAN_GRID, LRS, SEEDS)}
-    return {"rows": sorted(map(key, rows), key=repr) == sorted(expected, key=repr),
-            "status": all(r.get("status") == "ok" for r in rows),
-            "accuracies": all(key(r) in expected and all(same(r.get(m), expected[key(r)][m]) for m in ("val_acc", "test_acc"))
-                              for r in rows)}
+    return {
+        "rows": sorted(map(key, rows), key=repr) == sorted(expected, key=repr),
+        "status": all(r.get("status") == "ok" for r in rows),
+        "accuracies": all(key(r) in expected and all(same(r.get(m), expected[key(r)][m]) for m in ("val_acc", "test_acc")) for r in rows),
+    }
 
 
 REAL_MODELS, REAL_LENGTH, REAL_LRS = ["gru", "lstm"], 2, [0.01, 0.05]
 REAL_PROBLEMS = {  # criterion: (English, Chinese), what a real sweep gets wrong where its scripted twin is right
-    "rows": ("the real sweep must report 4 rows, one per run (2 models × 1 length × 2 lrs × 1 seed)",
-             "真实扫描应报告 4 行，每次运行一行（2 模型 × 1 长度 × 2 学习率 × 1 种子）"),
-    "status": ("every real run trains to a finite loss, so each is \"ok\"", "每次真实运行都训练到有限的损失，所以都应为 \"ok\""),
-    "accuracies": ("every real run's val_acc and test_acc are accuracies, numbers in [0, 1]",
-                   "每次真实运行的 val_acc 与 test_acc 都是准确率，即 [0, 1] 内的数"),
+    "rows": (
+        "the real sweep must report 4 rows, one per run (2 models × 1 length × 2 lrs × 1 seed)",
+        "真实扫描应报告 4 行，每次运行一行（2 模型 × 1 长度 × 2 学习率 × 1 种子）",
+    ),
+    "status": ('every real run trains to a finite loss, so each is "ok"', '每次真实运行都训练到有限的损失，所以都应为 "ok"'),
+    "accuracies": (
+        "every real run's val_acc and test_acc are accuracies, numbers in [0, 1]",
+        "每次真实运行的 val_acc 与 test_acc 都是准确率，即 [0, 1] 内的数",
+    ),
 }
 
 
@@ -583,9 +658,11 @@ def test_real_tiny_sweep(sweep, reference, device):
     if charged:
         raise Fail(Text.join("; ", charged))
     if any(wrong.values()):
-        raise Fail("the real sweep goes wrong only as the scripted runs do, which the grid, status and selection checks "
-                   "have charged: no points are lost here",
-                   "真实扫描出错之处与预设运行相同，完整网格、状态与选择检查已经扣分：此处不扣分", share=1.0)
+        raise Fail(
+            "the real sweep goes wrong only as the scripted runs do, which the grid, status and selection checks have charged: no points are lost here",
+            "真实扫描出错之处与预设运行相同，完整网格、状态与选择检查已经扣分：此处不扣分",
+            share=1.0,
+        )
 
 
 def choice_problem(sweep, rows: list[dict], grid: dict) -> Text | None:
@@ -596,8 +673,10 @@ def choice_problem(sweep, rows: list[dict], grid: dict) -> Text | None:
     except Fail as failure:  # a StudentError too: select_lr raised
         return failure.message
     if set(chosen) != set(grid) or any(lr not in grid[k] for k, lr in chosen.items()):
-        return Text("select_lr must choose one lr of the grid for each (model, length) of its rows",
-                    "select_lr 应为其各行中的每个 (model, length) 选出网格中的一个学习率")
+        return Text(
+            "select_lr must choose one lr of the grid for each (model, length) of its rows",
+            "select_lr 应为其各行中的每个 (model, length) 选出网格中的一个学习率",
+        )
     return None
 
 
@@ -605,20 +684,29 @@ def choice_problem(sweep, rows: list[dict], grid: dict) -> Text | None:
 
 MISCONCEPTIONS = {
     "time_vs_length": {
-        "A": ("read training time as optimisation difficulty: a rise in time alone does not say the problem got harder",
-              "把训练时间当成了优化难度：时间上升本身并不说明问题变难了"),
-        "B": ("called the rise a memory artefact, with the work per update unchanged (answer-key item 10)",
-              "把上升归因于内存效应，认为每次更新的运算量不变（参考答案第 10 题）"),
-        "D": ("called the rise noise: it is systematic, and more seeds would not average it away",
-              "把上升当成了噪声：它是系统性的，多跑几个种子也平均不掉"),
+        "A": (
+            "read training time as optimisation difficulty: a rise in time alone does not say the problem got harder",
+            "把训练时间当成了优化难度：时间上升本身并不说明问题变难了",
+        ),
+        "B": (
+            "called the rise a memory artefact, with the work per update unchanged (answer-key item 10)",
+            "把上升归因于内存效应，认为每次更新的运算量不变（参考答案第 10 题）",
+        ),
+        "D": ("called the rise noise: it is systematic, and more seeds would not average it away", "把上升当成了噪声：它是系统性的，多跑几个种子也平均不掉"),
     },
     "failed_runs": {
-        "A": ("took diverged runs for noise about the lr: dropping them hides exactly the instability the sweep should show",
-              "把发散的运行当成了学习率的噪声：删掉它们恰好掩盖了扫描应当揭示的不稳定性"),
-        "C": ("took dropping a run for counting it as 0: work out the mean at lr 0.1 both ways (answer-key item 10)",
-              "把删除一次运行当成了把它记为 0：请分别算出两种做法下 0.1 的均值（参考答案第 10 题）"),
-        "D": ("took one rule for both cells as enough: a rule that drops diverged runs misreports both cells alike",
-              "以为两个模型用同一规则就够了：删除发散运行的规则对两个模型同样给出失真的结果"),
+        "A": (
+            "took diverged runs for noise about the lr: dropping them hides exactly the instability the sweep should show",
+            "把发散的运行当成了学习率的噪声：删掉它们恰好掩盖了扫描应当揭示的不稳定性",
+        ),
+        "C": (
+            "took dropping a run for counting it as 0: work out the mean at lr 0.1 both ways (answer-key item 10)",
+            "把删除一次运行当成了把它记为 0：请分别算出两种做法下 0.1 的均值（参考答案第 10 题）",
+        ),
+        "D": (
+            "took one rule for both cells as enough: a rule that drops diverged runs misreports both cells alike",
+            "以为两个模型用同一规则就够了：删除发散运行的规则对两个模型同样给出失真的结果",
+        ),
     },
 }
 

@@ -3,86 +3,113 @@
 from . import bank, mutate, reference
 
 # name: (text in the reference, the mistake, words the feedback must contain)
-MUTANTS = bank("ex05", "gated.py", {
-    "lstm sigmoid on the candidate": (
-        "candidate = torch.tanh(u @ W_c.T + b_c)", "candidate = torch.sigmoid(u @ W_c.T + b_c)", "sigmoid on the candidate"),
-    "missing tanh on c in h": ("h_new = o * torch.tanh(c_new)", "h_new = o * c_new", "missing tanh on c"),
-    "[h, x] order": ("u = torch.cat([x, h], dim=-1)", "u = torch.cat([h, x], dim=-1)", "[h, x] order: u puts h first"),
-    "coupled gates": ("c_new = f * c + i * candidate", "c_new = f * c + (1 - f) * candidate", "coupled gates"),
-    "swapped GRU convention": (
-        "h_new = z * h + (1.0 - z) * candidate", "h_new = (1.0 - z) * h + z * candidate", "swapped GRU convention"),
-    "reset gate after the matmul": ("(r * h) @ U_h.T", "r * (h @ U_h.T)", "reset gate applied after the matmul"),
-    "gru sigmoid on the candidate": (
-        "candidate = torch.tanh(x @ W_h.T", "candidate = torch.sigmoid(x @ W_h.T", "sigmoid on the candidate"),
-    "batch reduction": (
-        "c_new = f * c + i * candidate", "c_new = f * c + (i * candidate).mean(0, keepdim=True)", "batch mixing"),
-    "square U_z untransposed": ("z = torch.sigmoid(x @ W_z.T + h @ U_z.T + b_z)", "z = torch.sigmoid(x @ W_z.T + h @ U_z + b_z)",
-                                "W instead of Wᵀ: U_z used untransposed"),
-    "square U_h untransposed": ("(r * h) @ U_h.T", "(r * h) @ U_h", "W instead of Wᵀ: U_h used untransposed"),
-    "W instead of W.T": ("i = torch.sigmoid(u @ W_i.T + b_i)", "i = torch.sigmoid(u @ W_i + b_i)", "W instead of Wᵀ"),
-    "gru output squeezed": ("h_new = z * h + (1.0 - z) * candidate", "h_new = (z * h + (1.0 - z) * candidate).squeeze()",
-                            "gru_step()['h']: expected shape (1, 1)"),
-    "a batch of one handled apart": (
-        "h_new = z * h + (1.0 - z) * candidate",
-        "h_new = z * h + (1.0 - z) * candidate if len(x) > 1 else (1.0 - z) * h + z * candidate",
-        "h is right in the values check"),
-    "detached gate": ("f = torch.sigmoid(u @ W_f.T + b_f)", "f = torch.sigmoid(u @ W_f.T + b_f).detach()", "no gradient reaches W_f"),
-    "float64 constant": (
-        "h_new = z * h + (1.0 - z) * candidate",
-        "h_new = z * h + (torch.ones(z.shape, dtype=torch.float64) - z) * candidate",
-        "expected dtype torch.float32"),
-    "float32 cast": ("c_new = f * c + i * candidate", "c_new = (f * c + i * candidate).float()", "expected dtype torch.float64"),
-    "tanh through exp": (
-        "candidate = torch.tanh(u @ W_c.T + b_c)",
-        "a = u @ W_c.T + b_c\n    candidate = (torch.exp(2 * a) - 1) / (torch.exp(2 * a) + 1)",
-        "NaN or infinity"),
-    "no shape validation": (
-        "def _check_states(x: Tensor, h: Tensor) -> None:\n",
-        "def _check_states(x: Tensor, h: Tensor) -> None:\n    return\n",
-        "no ValueError for"),
-    "library cell": ("import torch\n", "import torch\n\n_cell = torch.nn.LSTMCell\n", "library recurrent cells"),
-    "a private name of torch": ("import torch\n", "import torch\n\n_nn = torch._C._nn\n", "torch._C._nn"),
-    "reaching through sys.modules": (
-        "import torch\n", "import torch\n_key = __import__('sys').modules.get('grader.inside.given')\n", "must stand alone"),
-})
+MUTANTS = bank(
+    "ex05",
+    "gated.py",
+    {
+        "lstm sigmoid on the candidate": ("candidate = torch.tanh(u @ W_c.T + b_c)", "candidate = torch.sigmoid(u @ W_c.T + b_c)", "sigmoid on the candidate"),
+        "missing tanh on c in h": ("h_new = o * torch.tanh(c_new)", "h_new = o * c_new", "missing tanh on c"),
+        "[h, x] order": ("u = torch.cat([x, h], dim=-1)", "u = torch.cat([h, x], dim=-1)", "[h, x] order: u puts h first"),
+        "coupled gates": ("c_new = f * c + i * candidate", "c_new = f * c + (1 - f) * candidate", "coupled gates"),
+        "swapped GRU convention": ("h_new = z * h + (1.0 - z) * candidate", "h_new = (1.0 - z) * h + z * candidate", "swapped GRU convention"),
+        "reset gate after the matmul": ("(r * h) @ U_h.T", "r * (h @ U_h.T)", "reset gate applied after the matmul"),
+        "gru sigmoid on the candidate": ("candidate = torch.tanh(x @ W_h.T", "candidate = torch.sigmoid(x @ W_h.T", "sigmoid on the candidate"),
+        "batch reduction": ("c_new = f * c + i * candidate", "c_new = f * c + (i * candidate).mean(0, keepdim=True)", "batch mixing"),
+        "square U_z untransposed": (
+            "z = torch.sigmoid(x @ W_z.T + h @ U_z.T + b_z)",
+            "z = torch.sigmoid(x @ W_z.T + h @ U_z + b_z)",
+            "W instead of Wᵀ: U_z used untransposed",
+        ),
+        "square U_h untransposed": ("(r * h) @ U_h.T", "(r * h) @ U_h", "W instead of Wᵀ: U_h used untransposed"),
+        "W instead of W.T": ("i = torch.sigmoid(u @ W_i.T + b_i)", "i = torch.sigmoid(u @ W_i + b_i)", "W instead of Wᵀ"),
+        "gru output squeezed": (
+            "h_new = z * h + (1.0 - z) * candidate",
+            "h_new = (z * h + (1.0 - z) * candidate).squeeze()",
+            "gru_step()['h']: expected shape (1, 1)",
+        ),
+        "a batch of one handled apart": (
+            "h_new = z * h + (1.0 - z) * candidate",
+            "h_new = z * h + (1.0 - z) * candidate if len(x) > 1 else (1.0 - z) * h + z * candidate",
+            "h is right in the values check",
+        ),
+        "detached gate": ("f = torch.sigmoid(u @ W_f.T + b_f)", "f = torch.sigmoid(u @ W_f.T + b_f).detach()", "no gradient reaches W_f"),
+        "float64 constant": (
+            "h_new = z * h + (1.0 - z) * candidate",
+            "h_new = z * h + (torch.ones(z.shape, dtype=torch.float64) - z) * candidate",
+            "expected dtype torch.float32",
+        ),
+        "float32 cast": ("c_new = f * c + i * candidate", "c_new = (f * c + i * candidate).float()", "expected dtype torch.float64"),
+        "tanh through exp": (
+            "candidate = torch.tanh(u @ W_c.T + b_c)",
+            "a = u @ W_c.T + b_c\n    candidate = (torch.exp(2 * a) - 1) / (torch.exp(2 * a) + 1)",
+            "NaN or infinity",
+        ),
+        "no shape validation": (
+            "def _check_states(x: Tensor, h: Tensor) -> None:\n",
+            "def _check_states(x: Tensor, h: Tensor) -> None:\n    return\n",
+            "no ValueError for",
+        ),
+        "library cell": ("import torch\n", "import torch\n\n_cell = torch.nn.LSTMCell\n", "library recurrent cells"),
+        "a private name of torch": ("import torch\n", "import torch\n\n_nn = torch._C._nn\n", "torch._C._nn"),
+        "reaching through sys.modules": ("import torch\n", "import torch\n_key = __import__('sys').modules.get('grader.inside.given')\n", "must stand alone"),
+    },
+)
 # Mistakes no known one explains (a reviewer's submissions): the values check charges them; the dependent checks judge
 # the student's own step against itself, so that a cut graph still shows beside them.
-MUTANTS += bank("ex05", "gated.py", {
-    "o computed from W_f": ("o = torch.sigmoid(u @ W_o.T + b_o)", "o = torch.sigmoid(u @ W_f.T + b_o)", "wrong values for o, h"),
-    "reset gate on x as well": ("candidate = torch.tanh(x @ W_h.T + (r * h) @ U_h.T + b_h)",
-                                "candidate = torch.tanh(r * (x @ W_h.T) + (r * h) @ U_h.T + b_h)", "wrong values for candidate, h"),
-    "o computed from W_f, f detached": (
-        "f = torch.sigmoid(u @ W_f.T + b_f)\n    o = torch.sigmoid(u @ W_o.T + b_o)",
-        "f = torch.sigmoid(u @ W_f.T + b_f).detach()\n    o = torch.sigmoid(u @ W_f.T + b_o)",
-        "differ from finite differences of its own outputs"),
-})
+MUTANTS += bank(
+    "ex05",
+    "gated.py",
+    {
+        "o computed from W_f": ("o = torch.sigmoid(u @ W_o.T + b_o)", "o = torch.sigmoid(u @ W_f.T + b_o)", "wrong values for o, h"),
+        "reset gate on x as well": (
+            "candidate = torch.tanh(x @ W_h.T + (r * h) @ U_h.T + b_h)",
+            "candidate = torch.tanh(r * (x @ W_h.T) + (r * h) @ U_h.T + b_h)",
+            "wrong values for candidate, h",
+        ),
+        "o computed from W_f, f detached": (
+            "f = torch.sigmoid(u @ W_f.T + b_f)\n    o = torch.sigmoid(u @ W_o.T + b_o)",
+            "f = torch.sigmoid(u @ W_f.T + b_f).detach()\n    o = torch.sigmoid(u @ W_f.T + b_o)",
+            "differ from finite differences of its own outputs",
+        ),
+    },
+)
 # Two named mistakes in one function: both named, charged once by the values check.
-TWO_LSTM = ("candidate = torch.tanh(u @ W_c.T + b_c)\n    c_new = f * c + i * candidate\n    h_new = o * torch.tanh(c_new)",
-            "candidate = torch.sigmoid(u @ W_c.T + b_c)\n    c_new = f * c + i * candidate\n    h_new = o * c_new")
-TWO_GRU = ("(r * h) @ U_h.T + b_h)\n    h_new = z * h + (1.0 - z) * candidate",
-           "(r * h) @ U_h + b_h)\n    h_new = (1.0 - z) * h + z * candidate")
-MUTANTS += bank("ex05", "gated.py", {
-    "sigmoid on the candidate, no tanh on c in h": (*TWO_LSTM, "Likely mistakes: sigmoid on the candidate"),
-    "swapped GRU convention, square U_h untransposed": (*TWO_GRU, "Likely mistakes: swapped GRU convention"),
-})
+TWO_LSTM = (
+    "candidate = torch.tanh(u @ W_c.T + b_c)\n    c_new = f * c + i * candidate\n    h_new = o * torch.tanh(c_new)",
+    "candidate = torch.sigmoid(u @ W_c.T + b_c)\n    c_new = f * c + i * candidate\n    h_new = o * c_new",
+)
+TWO_GRU = ("(r * h) @ U_h.T + b_h)\n    h_new = z * h + (1.0 - z) * candidate", "(r * h) @ U_h + b_h)\n    h_new = (1.0 - z) * h + z * candidate")
+MUTANTS += bank(
+    "ex05",
+    "gated.py",
+    {
+        "sigmoid on the candidate, no tanh on c in h": (*TWO_LSTM, "Likely mistakes: sigmoid on the candidate"),
+        "swapped GRU convention, square U_h untransposed": (*TWO_GRU, "Likely mistakes: swapped GRU convention"),
+    },
+)
 
 REFERENCE = reference("ex05")["gated.py"]
 
 # Odd but plausible behaviour the diagnosis must survive: a Fail naming the problem, never an internal error.
 # name: (text in the reference, the change, words the feedback must contain)
-HOSTILE = bank("ex05", "gated.py", {
-    "batch mixing that raises on a single row": (
-        "c_new = f * c + i * candidate",
-        "c_new = f * c + (i * candidate).mean(0, keepdim=True)\n    if x.shape[0] == 1:\n"
-        "        raise RuntimeError(\"needs a batch\")",
-        "wrong values for c, h"),
-    "batch mixing with float32 single rows": (
-        'return {"i": i, "f": f, "o": o, "candidate": candidate, "c": c_new, "h": h_new}',
-        'c_new = c_new + c_new.mean(0, keepdim=True) * (x.shape[0] > 1)\n    h_new = o * torch.tanh(c_new)\n'
-        '    out = {"i": i, "f": f, "o": o, "candidate": candidate, "c": c_new, "h": h_new}\n'
-        '    return {k: v.float() for k, v in out.items()} if x.shape[0] == 1 else out',
-        "wrong values for c, h"),
-})
+HOSTILE = bank(
+    "ex05",
+    "gated.py",
+    {
+        "batch mixing that raises on a single row": (
+            "c_new = f * c + i * candidate",
+            'c_new = f * c + (i * candidate).mean(0, keepdim=True)\n    if x.shape[0] == 1:\n        raise RuntimeError("needs a batch")',
+            "wrong values for c, h",
+        ),
+        "batch mixing with float32 single rows": (
+            'return {"i": i, "f": f, "o": o, "candidate": candidate, "c": c_new, "h": h_new}',
+            "c_new = c_new + c_new.mean(0, keepdim=True) * (x.shape[0] > 1)\n    h_new = o * torch.tanh(c_new)\n"
+            '    out = {"i": i, "f": f, "o": o, "candidate": candidate, "c": c_new, "h": h_new}\n'
+            "    return {k: v.float() for k, v in out.items()} if x.shape[0] == 1 else out",
+            "wrong values for c, h",
+        ),
+    },
+)
 
 LSTM_RETURN = '    return {"i": i, "f": f, "o": o, "candidate": candidate, "c": c_new, "h": h_new}\n'
 GRU_RETURN = '    return {"z": z, "r": r, "candidate": candidate, "h": h_new}\n'
@@ -111,7 +138,7 @@ DEGENERATE = {
 }
 
 
-WRITTEN_DIFFERENTLY = '''import torch
+WRITTEN_DIFFERENTLY = """import torch
 from torch.nn import functional as F
 
 
@@ -143,7 +170,7 @@ def gru_step(x, h, W_z, U_z, W_r, U_r, W_h, U_h, b_z, b_r, b_h):
     r = torch.sigmoid(F.linear(x, W_r, b_r) + F.linear(h, U_r))
     n = torch.tanh(F.linear(x, W_h, b_h) + F.linear(r * h, U_h))
     return {"z": z, "r": r, "candidate": n, "h": torch.lerp(n, h, z)}
-'''
+"""
 # name: files in the reference folder's place; each earns full marks
 ELEMENTWISE = '''import torch
 
@@ -191,24 +218,30 @@ def gru_step(x, h, W_z, U_z, W_r, U_r, W_h, U_h, b_z, b_r, b_h):
 LSTM_VALUES, GRU_VALUES = "lstm_step: gates, candidate, c and h match the reference", "gru_step: gates, candidate and h match"
 # name of a known mistake: the one check that must charge it (its values check: the dependent checks judge the student's
 # own step when no known mistake explains its values).
-CHARGED_ONCE = {"o computed from W_f": LSTM_VALUES, "reset gate on x as well": GRU_VALUES,
-                "sigmoid on the candidate, no tanh on c in h": LSTM_VALUES,
-                "swapped GRU convention, square U_h untransposed": GRU_VALUES}
+CHARGED_ONCE = {
+    "o computed from W_f": LSTM_VALUES,
+    "reset gate on x as well": GRU_VALUES,
+    "sigmoid on the candidate, no tanh on c in h": LSTM_VALUES,
+    "swapped GRU convention, square U_h untransposed": GRU_VALUES,
+}
 # name: (files in the reference folder's place, the points it costs): the values check's share of the outputs wrong
 # (o and h of six: 1 of 3; candidate and h of four: 1.5 of 3), and a cut graph beside it the gradient check's point.
 COSTS = {
     "o computed from W_f": ({"gated.py": mutate(REFERENCE, "u @ W_o.T + b_o", "u @ W_f.T + b_o")}, 1),
     "reset gate on x as well": ({"gated.py": mutate(REFERENCE, "tanh(x @ W_h.T + (r * h)", "tanh(r * (x @ W_h.T) + (r * h)")}, 1.5),
-    "o computed from W_f, f detached": ({"gated.py": mutate(mutate(REFERENCE, "u @ W_o.T + b_o", "u @ W_f.T + b_o"),
-                                                            "u @ W_f.T + b_f)", "u @ W_f.T + b_f).detach()")}, 2),
+    "o computed from W_f, f detached": (
+        {"gated.py": mutate(mutate(REFERENCE, "u @ W_o.T + b_o", "u @ W_f.T + b_o"), "u @ W_f.T + b_f)", "u @ W_f.T + b_f).detach()")},
+        2,
+    ),
     "sigmoid on the candidate, no tanh on c in h": ({"gated.py": mutate(REFERENCE, *TWO_LSTM)}, 1.5),
     "swapped GRU convention, square U_h untransposed": ({"gated.py": mutate(REFERENCE, *TWO_GRU)}, 1.5),
     # c rounded through float32: the values check's 1 (c and h wrong) and float32's 0.5 (float32 in, float64 out); its
     # gradients, finite differences of a rounded step being noise, are asked only to be well formed
-    "c rounded through float32": ({"gated.py": mutate(REFERENCE, "c_new = f * c + i * candidate",
-                                                      "c_new = (f * c + i * candidate).float().double()")}, 1.5),
+    "c rounded through float32": ({"gated.py": mutate(REFERENCE, "c_new = f * c + i * candidate", "c_new = (f * c + i * candidate).float().double()")}, 1.5),
 }
 
-ACCEPTED = {"stacked weights and einsum, F.linear, addcmul, lerp": {"gated.py": WRITTEN_DIFFERENTLY},
-            # no matmul at all, the GRU update as n + z (h − n), outputs in another order: right at 1 x 1 too
-            "broadcast products summed over the input axis": {"gated.py": ELEMENTWISE}}
+ACCEPTED = {
+    "stacked weights and einsum, F.linear, addcmul, lerp": {"gated.py": WRITTEN_DIFFERENTLY},
+    # no matmul at all, the GRU update as n + z (h − n), outputs in another order: right at 1 x 1 too
+    "broadcast products summed over the input axis": {"gated.py": ELEMENTWISE},
+}

@@ -3,46 +3,62 @@
 from . import bank, mutate, reference
 
 # name: (text in the reference, the mistake, words the feedback must contain)
-MUTANTS = bank("ex06", "parity.py", {
-    "lstm gate order i, f, o, g": ('gates = ("i", "f", "c", "o")', 'gates = ("i", "f", "o", "c")', "gate order i, f, o, g"),
-    "lstm gate order f, i, g, o": ('gates = ("i", "f", "c", "o")', 'gates = ("f", "i", "c", "o")', "another order"),
-    "lstm bias_hh dropped": ("bias = cell.bias_ih + cell.bias_hh", "bias = cell.bias_ih", "bias_hh dropped"),
-    "lstm bias_ih dropped": ("bias = cell.bias_ih + cell.bias_hh", "bias = cell.bias_hh", "bias_ih dropped"),
-    "lstm [h, x] order": ("[cell.weight_ih, cell.weight_hh]", "[cell.weight_hh, cell.weight_ih]", "[h, x] order"),
-    "lstm float32 mapping": ("bias = cell.bias_ih + cell.bias_hh", "bias = (cell.bias_ih + cell.bias_hh).float()",
-                             "float32 precision"),
-    "lstm rounded through float32": (
-        "weight = torch.cat([cell.weight_ih, cell.weight_hh], dim=1)",
-        "weight = torch.cat([cell.weight_ih, cell.weight_hh], dim=1).float().double()", "float32 precision"),
-    "lstm detached mapping": ("[cell.weight_ih, cell.weight_hh]", "[cell.weight_ih, cell.weight_hh.detach()]",
-                              "no gradient reaches cell.weight_hh"),
-    "lstm mapping rebuilt from values": (
-        "bias = cell.bias_ih + cell.bias_hh", "bias = torch.tensor((cell.bias_ih + cell.bias_hh).tolist(), dtype=torch.float64)",
-        "no gradient reaches cell.bias_ih"),
-    "gru r and z swapped": ('gates = ("r", "z", "n")', 'gates = ("z", "r", "n")', "r and z swapped"),
-    "gru reset before the matmul": (
-        'r * (h @ p["U_n"].T + p["b_hn"])', '(r * h) @ p["U_n"].T + p["b_hn"]', "reset gate applied before the recurrent matmul"),
-    "gru b_hn outside r": ('r * (h @ p["U_n"].T + p["b_hn"])', 'r * (h @ p["U_n"].T) + p["b_hn"]', "b_hn outside r"),
-    "gru swapped convention": ("return (1.0 - z) * n + z * h", "return z * n + (1.0 - z) * h", "swapped GRU convention"),
-    "gru b_hn dropped": ('"b_hn": b_hh["n"]', '"b_hn": 0 * b_hh["n"]', "b_hn dropped"),
-    "gru all of bias_hh dropped": ("b_hh = dict(zip(gates, cell.bias_hh.chunk(3)))",
-                                   "b_hh = dict(zip(gates, (0 * cell.bias_hh).chunk(3)))", "bias_hh dropped"),
-    "gru float32 step": ("return (1.0 - z) * n + z * h", "return ((1.0 - z) * n + z * h).float()", "float32 precision"),
-    "gru computed in float32": ("p = params", "p = {k: v.float() for k, v in params.items()}\n    x, h = x.float(), h.float()",
-                                "float32 precision"),
-    "gru detached parameters": ('"W_n": W["n"]', '"W_n": W["n"].detach()', "part of the gradient w.r.t. cell.weight_ih is missing"),
-    "reaching through sys.modules": ("import torch\n", "import sys\n\nimport torch\n\n_loaded = sys.modules\n", "sys.modules"),
-    "gru detached input": ("p = params", "p = params\n    x = x.detach()", "no gradient reaches x"),
-})
-MUTANTS += bank("ex06", "parity.py", {
-    "gru U_z untransposed": ('h @ p["U_z"].T', 'h @ p["U_z"]', "U used untransposed"),
-    "gru every U untransposed": (
-        'h @ p["U_r"].T + p["b_r"])\n    z = torch.sigmoid(x @ p["W_z"].T + h @ p["U_z"].T + p["b_z"])\n'
-        '    n = torch.tanh(x @ p["W_n"].T + p["b_in"] + r * (h @ p["U_n"].T',
-        'h @ p["U_r"] + p["b_r"])\n    z = torch.sigmoid(x @ p["W_z"].T + h @ p["U_z"] + p["b_z"])\n'
-        '    n = torch.tanh(x @ p["W_n"].T + p["b_in"] + r * (h @ p["U_n"]',
-        "recurrent blocks of the reset gate, the update gate and the candidate"),
-})
+MUTANTS = bank(
+    "ex06",
+    "parity.py",
+    {
+        "lstm gate order i, f, o, g": ('gates = ("i", "f", "c", "o")', 'gates = ("i", "f", "o", "c")', "gate order i, f, o, g"),
+        "lstm gate order f, i, g, o": ('gates = ("i", "f", "c", "o")', 'gates = ("f", "i", "c", "o")', "another order"),
+        "lstm bias_hh dropped": ("bias = cell.bias_ih + cell.bias_hh", "bias = cell.bias_ih", "bias_hh dropped"),
+        "lstm bias_ih dropped": ("bias = cell.bias_ih + cell.bias_hh", "bias = cell.bias_hh", "bias_ih dropped"),
+        "lstm [h, x] order": ("[cell.weight_ih, cell.weight_hh]", "[cell.weight_hh, cell.weight_ih]", "[h, x] order"),
+        "lstm float32 mapping": ("bias = cell.bias_ih + cell.bias_hh", "bias = (cell.bias_ih + cell.bias_hh).float()", "float32 precision"),
+        "lstm rounded through float32": (
+            "weight = torch.cat([cell.weight_ih, cell.weight_hh], dim=1)",
+            "weight = torch.cat([cell.weight_ih, cell.weight_hh], dim=1).float().double()",
+            "float32 precision",
+        ),
+        "lstm detached mapping": ("[cell.weight_ih, cell.weight_hh]", "[cell.weight_ih, cell.weight_hh.detach()]", "no gradient reaches cell.weight_hh"),
+        "lstm mapping rebuilt from values": (
+            "bias = cell.bias_ih + cell.bias_hh",
+            "bias = torch.tensor((cell.bias_ih + cell.bias_hh).tolist(), dtype=torch.float64)",
+            "no gradient reaches cell.bias_ih",
+        ),
+        "gru r and z swapped": ('gates = ("r", "z", "n")', 'gates = ("z", "r", "n")', "r and z swapped"),
+        "gru reset before the matmul": (
+            'r * (h @ p["U_n"].T + p["b_hn"])',
+            '(r * h) @ p["U_n"].T + p["b_hn"]',
+            "reset gate applied before the recurrent matmul",
+        ),
+        "gru b_hn outside r": ('r * (h @ p["U_n"].T + p["b_hn"])', 'r * (h @ p["U_n"].T) + p["b_hn"]', "b_hn outside r"),
+        "gru swapped convention": ("return (1.0 - z) * n + z * h", "return z * n + (1.0 - z) * h", "swapped GRU convention"),
+        "gru b_hn dropped": ('"b_hn": b_hh["n"]', '"b_hn": 0 * b_hh["n"]', "b_hn dropped"),
+        "gru all of bias_hh dropped": (
+            "b_hh = dict(zip(gates, cell.bias_hh.chunk(3)))",
+            "b_hh = dict(zip(gates, (0 * cell.bias_hh).chunk(3)))",
+            "bias_hh dropped",
+        ),
+        "gru float32 step": ("return (1.0 - z) * n + z * h", "return ((1.0 - z) * n + z * h).float()", "float32 precision"),
+        "gru computed in float32": ("p = params", "p = {k: v.float() for k, v in params.items()}\n    x, h = x.float(), h.float()", "float32 precision"),
+        "gru detached parameters": ('"W_n": W["n"]', '"W_n": W["n"].detach()', "part of the gradient w.r.t. cell.weight_ih is missing"),
+        "reaching through sys.modules": ("import torch\n", "import sys\n\nimport torch\n\n_loaded = sys.modules\n", "sys.modules"),
+        "gru detached input": ("p = params", "p = params\n    x = x.detach()", "no gradient reaches x"),
+    },
+)
+MUTANTS += bank(
+    "ex06",
+    "parity.py",
+    {
+        "gru U_z untransposed": ('h @ p["U_z"].T', 'h @ p["U_z"]', "U used untransposed"),
+        "gru every U untransposed": (
+            'h @ p["U_r"].T + p["b_r"])\n    z = torch.sigmoid(x @ p["W_z"].T + h @ p["U_z"].T + p["b_z"])\n'
+            '    n = torch.tanh(x @ p["W_n"].T + p["b_in"] + r * (h @ p["U_n"].T',
+            'h @ p["U_r"] + p["b_r"])\n    z = torch.sigmoid(x @ p["W_z"].T + h @ p["U_z"] + p["b_z"])\n'
+            '    n = torch.tanh(x @ p["W_n"].T + p["b_in"] + r * (h @ p["U_n"]',
+            "recurrent blocks of the reset gate, the update gate and the candidate",
+        ),
+    },
+)
 # A mistake no known one explains with a .detach() on one slice beside it (a reviewer's submissions): the value check
 # charges the first, the gradient check, comparing with finite differences of the student's own functions, the second.
 LSTM_B_LINE = 'params |= {f"b_{g}": b for g, b in zip(gates, bias.chunk(4))}'
@@ -50,41 +66,60 @@ LSTM_B_SUBTRACTED = LSTM_B_LINE.replace("bias.chunk", "(cell.bias_ih - cell.bias
 GRU_Z_N_LINES = 'h @ p["U_z"].T + p["b_z"])\n    n = torch.tanh(x @ p["W_n"].T + p["b_in"] + r * (h @ p["U_n"].T'
 UNKNOWN_PLUS_DETACH = {
     "lstm biases subtracted, W_o detached": (
-        LSTM_B_LINE, LSTM_B_SUBTRACTED + '\n    params["W_o"] = params["W_o"].detach()', "finite differences of your own functions' outputs"),
+        LSTM_B_LINE,
+        LSTM_B_SUBTRACTED + '\n    params["W_o"] = params["W_o"].detach()',
+        "finite differences of your own functions' outputs",
+    ),
     "gru update gate given b_r, h detached in the candidate": (
-        GRU_Z_N_LINES, GRU_Z_N_LINES.replace('p["b_z"]', 'p["b_r"]').replace("r * (h @", "r * (h.detach() @"),
-        "finite differences of your own functions' outputs"),
+        GRU_Z_N_LINES,
+        GRU_Z_N_LINES.replace('p["b_z"]', 'p["b_r"]').replace("r * (h @", "r * (h.detach() @"),
+        "finite differences of your own functions' outputs",
+    ),
 }
-MUTANTS += bank("ex06", "parity.py", UNKNOWN_PLUS_DETACH | {
-    "lstm biases subtracted": (LSTM_B_LINE, LSTM_B_SUBTRACTED, "wrong entries: b_i, b_f, b_o, b_c"),
-    "gru update gate given b_r": ('h @ p["U_z"].T + p["b_z"]', 'h @ p["U_z"].T + p["b_r"]', "differs from nn.GRUCell"),
-})
+MUTANTS += bank(
+    "ex06",
+    "parity.py",
+    UNKNOWN_PLUS_DETACH
+    | {
+        "lstm biases subtracted": (LSTM_B_LINE, LSTM_B_SUBTRACTED, "wrong entries: b_i, b_f, b_o, b_c"),
+        "gru update gate given b_r": ('h @ p["U_z"].T + p["b_z"]', 'h @ p["U_z"].T + p["b_r"]', "differs from nn.GRUCell"),
+    },
+)
 
-ZERO_LSTM_MAPPING = '''
+ZERO_LSTM_MAPPING = """
 def lstm_params_from_torch(cell):
     d_h, d_x = cell.weight_hh.shape[1], cell.weight_ih.shape[1]
     zero = 0 * sum(p.sum() for p in cell.parameters())  # wired to every parameter: a gradient reaches each
     return {**{f"W_{g}": torch.zeros(d_h, d_x + d_h, dtype=torch.float64) + zero for g in "ifoc"},
             **{f"b_{g}": torch.zeros(d_h, dtype=torch.float64) + zero for g in "ifoc"}}
-'''
+"""
 # name: files in the stub folder's place. Submissions that compute nothing: each earns nothing, gradient points
 # included.
 DEGENERATE = {
-    "zero mappings": {"parity.py": "import torch\n" + ZERO_LSTM_MAPPING + '''
+    "zero mappings": {
+        "parity.py": "import torch\n"
+        + ZERO_LSTM_MAPPING
+        + """
 def gru_params_from_torch(cell):
     return {name: torch.zeros_like(p) + 0 * p for name, p in cell.named_parameters()}
 
 def torch_gru_step(x, h, params):
     return torch.zeros_like(h) + 0 * (x.sum() + h.sum() + sum(p.sum() for p in params.values()))
-'''},
-    "returns its input": {"parity.py": "import torch\n" + ZERO_LSTM_MAPPING + '''
+"""
+    },
+    "returns its input": {
+        "parity.py": "import torch\n"
+        + ZERO_LSTM_MAPPING
+        + """
 def gru_params_from_torch(cell):
     return dict(cell.named_parameters())
 
 def torch_gru_step(x, h, params):
     return h + 0 * (x.sum() + sum(p.sum() for p in params.values()))
-'''},
-    "constant outputs": {"parity.py": '''import torch
+"""
+    },
+    "constant outputs": {
+        "parity.py": """import torch
 
 def lstm_params_from_torch(cell):
     d_h, d_x = cell.weight_hh.shape[1], cell.weight_ih.shape[1]
@@ -96,8 +131,10 @@ def gru_params_from_torch(cell):
 
 def torch_gru_step(x, h, params):
     return torch.full_like(h, 0.5)
-'''},
-    "empty results": {"parity.py": '''import torch
+"""
+    },
+    "empty results": {
+        "parity.py": """import torch
 
 def lstm_params_from_torch(cell):
     return {}
@@ -107,18 +144,29 @@ def gru_params_from_torch(cell):
 
 def torch_gru_step(x, h, params):
     return torch.zeros_like(h)
-'''},
+"""
+    },
 }
 
 GRU_VALUES = "torch_gru_step(x, h, gru_params_from_torch(cell)) equals nn.GRUCell"
 # name of a known mistake: the one check that must charge it. A wrong value is charged by its value check alone: the
 # gradient checks compare with the named mistake's gradients (or, float32, only ask that gradients reach every input),
 # and the written-out point needs only a step computed without library cells.
-CHARGED_ONCE = {name: GRU_VALUES for name in (
-    "gru r and z swapped", "gru reset before the matmul", "gru b_hn outside r", "gru swapped convention", "gru b_hn dropped",
-    "gru all of bias_hh dropped", "gru float32 step", "gru computed in float32", "gru U_z untransposed",
-    "gru every U untransposed")} | {name: "lstm_params_from_torch: ex05's lstm_step on the mapping"
-                                    for name in ("lstm float32 mapping", "lstm rounded through float32")}
+CHARGED_ONCE = {
+    name: GRU_VALUES
+    for name in (
+        "gru r and z swapped",
+        "gru reset before the matmul",
+        "gru b_hn outside r",
+        "gru swapped convention",
+        "gru b_hn dropped",
+        "gru all of bias_hh dropped",
+        "gru float32 step",
+        "gru computed in float32",
+        "gru U_z untransposed",
+        "gru every U untransposed",
+    )
+} | {name: "lstm_params_from_torch: ex05's lstm_step on the mapping" for name in ("lstm float32 mapping", "lstm rounded through float32")}
 
 PARITY = reference("ex06")["parity.py"]
 # name: (files in the reference folder's place, the points it costs). A wrong line of torch_gru_step that is no known
@@ -126,13 +174,10 @@ PARITY = reference("ex06")["parity.py"]
 # input and parameter, and the written-out point stays.
 COSTS = {
     "sigmoid on the GRU candidate": ({"parity.py": mutate(PARITY, "n = torch.tanh(", "n = torch.sigmoid(")}, 3),
-    "the update gate given the reset gate's bias": (
-        {"parity.py": mutate(PARITY, 'h @ p["U_z"].T + p["b_z"]', 'h @ p["U_z"].T + p["b_r"]')}, 3),
+    "the update gate given the reset gate's bias": ({"parity.py": mutate(PARITY, 'h @ p["U_z"].T + p["b_z"]', 'h @ p["U_z"].T + p["b_r"]')}, 3),
     # the LSTM value check's share: the W's right, the b's wrong, 1 of 2 points
     "lstm biases subtracted": ({"parity.py": mutate(PARITY, LSTM_B_LINE, LSTM_B_SUBTRACTED)}, 1),
 } | {  # the same with a .detach() on one slice beside it: the gradient check's 2 points too
-    name: ({"parity.py": mutate(PARITY, old, new)}, cost)
-    for (name, (old, new, _)), cost in zip(UNKNOWN_PLUS_DETACH.items(), (1 + 2, 3 + 2))
+    name: ({"parity.py": mutate(PARITY, old, new)}, cost) for (name, (old, new, _)), cost in zip(UNKNOWN_PLUS_DETACH.items(), (1 + 2, 3 + 2))
 }
-CHARGED_ONCE |= {"lstm biases subtracted": "lstm_params_from_torch: ex05's lstm_step on the mapping",
-                 "gru update gate given b_r": GRU_VALUES}
+CHARGED_ONCE |= {"lstm biases subtracted": "lstm_params_from_torch: ex05's lstm_step on the mapping", "gru update gate given b_r": GRU_VALUES}

@@ -46,4 +46,3 @@ class Boolean(Form):
 @dataclass(frozen=True)
 class Shape(Form):
     """A tensor shape: an array of non-negative integers."""
-

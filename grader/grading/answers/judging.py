@@ -29,9 +29,17 @@ Diagnosis = str | tuple[str, str]  # a named mistake: English, or (English, Chin
 class AnswerSheet:
     """The answers of one sheet and the checks that judge them."""
 
-    def __init__(self, path: Path, answers: Mapping[str, object], *, rtol: float = 1e-3,
-                 label: str | None = None, fallback_seconds: float = 2.0, unreadable: Mapping[str, Text] = {},
-                 literals: Mapping[str, str] = {}):
+    def __init__(
+        self,
+        path: Path,
+        answers: Mapping[str, object],
+        *,
+        rtol: float = 1e-3,
+        label: str | None = None,
+        fallback_seconds: float = 2.0,
+        unreadable: Mapping[str, Text] = {},
+        literals: Mapping[str, str] = {},
+    ):
         """`unreadable`: keys whose values the sheet holds but could not be read, and why (each fails alone);
         `literals`: values as typed, so that a float keeps the significant digits written (0.3660 has 4)."""
         self.path = path
@@ -61,8 +69,7 @@ class AnswerSheet:
             raise Fail(
                 f"{self.label}: missing key(s) {', '.join(missing) or 'none'}, unknown key(s) "
                 f"{named + more_en or 'none'}; the keys are those of the stub: {', '.join(expected)}",
-                f"{self.label}：缺少的键 {', '.join(missing) or '无'}，未知的键 {named + more_zh or '无'}；"
-                f"应有的键与原始答题卡相同：{', '.join(expected)}",
+                f"{self.label}：缺少的键 {', '.join(missing) or '无'}，未知的键 {named + more_zh or '无'}；应有的键与原始答题卡相同：{', '.join(expected)}",
             )
 
     def unknown_keys(self, expected: Iterable[str]) -> list[str]:
@@ -87,9 +94,11 @@ class AnswerSheet:
         if isinstance(form, Number):
             _, typed = self._number_value(key, value)
             if form.digits is not None and typed is not None and typed < form.digits:
-                raise self._fail(key, f"{show(value)} has {typed} significant digit{'s' * (typed > 1)}; this question "
-                                      f"asks for at least {form.digits} (or an exact expression)",
-                                 f"{show(value)} 只有 {typed} 位有效数字；本题要求至少 {form.digits} 位（或写精确表达式）")
+                raise self._fail(
+                    key,
+                    f"{show(value)} has {typed} significant digit{'s' * (typed > 1)}; this question asks for at least {form.digits} (or an exact expression)",
+                    f"{show(value)} 只有 {typed} 位有效数字；本题要求至少 {form.digits} 位（或写精确表达式）",
+                )
         elif isinstance(form, Integer):
             self._integer_value(key, value)
         elif isinstance(form, Formula):
@@ -105,8 +114,7 @@ class AnswerSheet:
 
     # --- checks ----------------------------------------------------------------------------------
 
-    def number(self, key: str, expected: float, *, rtol: float | None = None,
-               mistakes: Mapping[float, Diagnosis] = {}) -> None:
+    def number(self, key: str, expected: float, *, rtol: float | None = None, mistakes: Mapping[float, Diagnosis] = {}) -> None:
         """A number (TOML number or a constant expression such as "0.5*tanh(3/2)") within `rtol`."""
         tolerance = self.rtol if rtol is None else rtol
         value = self._answer(key)
@@ -119,9 +127,10 @@ class AnswerSheet:
         if close(got, expected, COARSE_FACTOR * tolerance) or rounds_to(got, expected, digits):
             needed = max(2, math.ceil(-math.log10(tolerance)) + 1)
             raise self._fail(
-                key, f"{show(value)} is close but not within the relative tolerance {tolerance:g}; "
-                     f"give at least {needed} significant digits",
-                f"{show(value)} 接近但不在相对误差 {tolerance:g} 之内；请至少给出 {needed} 位有效数字")
+                key,
+                f"{show(value)} is close but not within the relative tolerance {tolerance:g}; give at least {needed} significant digits",
+                f"{show(value)} 接近但不在相对误差 {tolerance:g} 之内；请至少给出 {needed} 位有效数字",
+            )
         raise self._fail(key, f"{show(value)} is not correct", f"{show(value)} 不正确")
 
     def number_of(self, key: str) -> float:
@@ -138,8 +147,7 @@ class AnswerSheet:
             raise self._diagnosis(key, mistakes[got])
         raise self._fail(key, f"{show(value)} is not correct", f"{show(value)} 不正确")
 
-    def formula(self, key: str, expected: str, symbols: Mapping[str, Domain], *,
-                mistakes: Mapping[str, Diagnosis] = {}) -> None:
+    def formula(self, key: str, expected: str, symbols: Mapping[str, Domain], *, mistakes: Mapping[str, Diagnosis] = {}) -> None:
         """A formula in `symbols` equivalent to `expected` on the symbols' domains."""
         reference = parse(expected, symbols)
         value = self._answer(key)
@@ -150,17 +158,17 @@ class AnswerSheet:
         if verdict:
             return
         if verdict is None:
-            raise self._fail(key, "your formula could not be verified automatically in the time allowed; "
-                                  "simplify it, or ask a TA to review it",
-                             "在限定时间内无法自动验证你的公式；请化简，或请助教人工检查")
+            raise self._fail(
+                key,
+                "your formula could not be verified automatically in the time allowed; simplify it, or ask a TA to review it",
+                "在限定时间内无法自动验证你的公式；请化简，或请助教人工检查",
+            )
         for wrong, diagnosis in mistakes.items():
             if equivalent(answer, parse(wrong, symbols), symbols, fallback_seconds=0):
                 raise self._diagnosis(key, diagnosis)
-        raise self._fail(key, "your formula is not equivalent to the correct one",
-                         "你的公式与正确公式不等价")
+        raise self._fail(key, "your formula is not equivalent to the correct one", "你的公式与正确公式不等价")
 
-    def choice(self, key: str, expected: str, options: Sequence[str], *,
-               mistakes: Mapping[str, Diagnosis] = {}) -> None:
+    def choice(self, key: str, expected: str, options: Sequence[str], *, mistakes: Mapping[str, Diagnosis] = {}) -> None:
         """One of `options`, ignoring case and surrounding spaces ("0.90" also picks "0.9")."""
         if pick(expected, options) is None:
             raise ValueError(f"expected answer {expected!r} is not among the options {list(options)}")
@@ -182,8 +190,7 @@ class AnswerSheet:
                 raise self._diagnosis(key, mistake)
             raise self._fail(key, f"{show(value)} is not correct", f"{show(value)} 不正确")
 
-    def shape(self, key: str, expected: Sequence[int], *,
-              mistakes: Mapping[tuple[int, ...], Diagnosis] = {}) -> None:
+    def shape(self, key: str, expected: Sequence[int], *, mistakes: Mapping[tuple[int, ...], Diagnosis] = {}) -> None:
         """A tensor shape as a TOML array of integers, e.g. [2, 4, 10] ("(2, 4, 10)" also accepted)."""
         value = self._answer(key)
         dims = self._shape_value(key, value)
@@ -211,8 +218,9 @@ class AnswerSheet:
         if value is None:
             raise self._fail(key, "unanswered", "未作答")
         if isinstance(value, str) and len(value) > MAX_LENGTH:
-            raise self._fail(key, f"the answer is {len(value):,} characters long; the limit is {MAX_LENGTH}",
-                             f"答案长度为 {len(value):,} 个字符，上限为 {MAX_LENGTH}")
+            raise self._fail(
+                key, f"the answer is {len(value):,} characters long; the limit is {MAX_LENGTH}", f"答案长度为 {len(value):,} 个字符，上限为 {MAX_LENGTH}"
+            )
         return value
 
     def _number_value(self, key: str, value: object) -> tuple[float, int | None]:
@@ -223,8 +231,9 @@ class AnswerSheet:
             try:
                 return float(value), significant_digits(str(value))
             except OverflowError:
-                raise self._fail(key, f"{show(value)} is beyond the range of numbers the grader reads (±1.8e308)",
-                                 f"{show(value)} 超出评分程序可读的数值范围（±1.8e308）") from None
+                raise self._fail(
+                    key, f"{show(value)} is beyond the range of numbers the grader reads (±1.8e308)", f"{show(value)} 超出评分程序可读的数值范围（±1.8e308）"
+                ) from None
         if isinstance(value, float):
             if not math.isfinite(value):
                 raise self._fail(key, f"{value} is not a finite number", f"{value} 不是有限数")
@@ -232,17 +241,21 @@ class AnswerSheet:
         try:
             got = evaluate(parse(value, {}), {})
         except UnknownSymbolError as e:
-            raise self._fail(key, f"this question asks for a number, but your answer uses the name "
-                                  f"{show(e.name)} (column {e.column}), which is no function or constant; "
-                                  "substitute the given values",
-                             f"本题要求一个数，但你的答案用了名称 {show(e.name)}（第 {e.column} 列），"
-                             "它不是函数或常数；请代入已知数值") from None
+            raise self._fail(
+                key,
+                f"this question asks for a number, but your answer uses the name "
+                f"{show(e.name)} (column {e.column}), which is no function or constant; "
+                "substitute the given values",
+                f"本题要求一个数，但你的答案用了名称 {show(e.name)}（第 {e.column} 列），它不是函数或常数；请代入已知数值",
+            ) from None
         except ExpressionError as e:
             raise self._fail(key, f"could not read your answer: {e.en}", f"无法读取你的答案：{e.zh}") from None
         except UndefinedError:
-            raise self._fail(key, f"{show(value)} has no finite value (division by zero, log of a "
-                                  "non-positive number, or overflow)",
-                             f"{show(value)} 没有有限值（除以零、对非正数取对数或溢出）") from None
+            raise self._fail(
+                key,
+                f"{show(value)} has no finite value (division by zero, log of a non-positive number, or overflow)",
+                f"{show(value)} 没有有限值（除以零、对非正数取对数或溢出）",
+            ) from None
         return got, significant_digits(value.strip())
 
     def _float_digits(self, key: str, value: float) -> int | None:
@@ -260,21 +273,24 @@ class AnswerSheet:
             return value  # exactly, however large
         number, _ = self._number_value(key, value)
         if abs(number - round(number)) > 1e-9 * max(1.0, abs(number)):
-            raise self._fail(key, f"{show(value)} is not a whole number; this question asks for an integer",
-                             f"{show(value)} 不是整数；本题要求整数")
+            raise self._fail(key, f"{show(value)} is not a whole number; this question asks for an integer", f"{show(value)} 不是整数；本题要求整数")
         return round(number)
 
     def _formula_value(self, key: str, value: object, symbols: Mapping[str, Domain], *, constant: bool) -> Expr:
         """The answer parsed as a formula in `symbols`; unless `constant`, one that uses none of them is refused."""
         names = ", ".join(symbols)
-        as_number = (f"this question asks for a formula in {names}, but your answer is a number; "
-                     "write it in terms of the symbols",
-                     f"本题要求用 {names} 表示的公式，但你的答案是一个数；请用这些符号写出公式")
+        as_number = (
+            f"this question asks for a formula in {names}, but your answer is a number; write it in terms of the symbols",
+            f"本题要求用 {names} 表示的公式，但你的答案是一个数；请用这些符号写出公式",
+        )
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             raise self._fail(key, *as_number)
         if not isinstance(value, str):
-            raise self._fail(key, f"expects a formula written as a string, e.g. {key} = \"...\"; got {kind_of(value)}",
-                             f"需要写成字符串的公式，例如 {key} = \"...\"；你给的是{kind_of(value, 'zh')}")
+            raise self._fail(
+                key,
+                f'expects a formula written as a string, e.g. {key} = "..."; got {kind_of(value)}',
+                f'需要写成字符串的公式，例如 {key} = "..."；你给的是{kind_of(value, "zh")}',
+            )
         try:
             answer = parse(value, symbols)
         except ExpressionError as e:
@@ -288,23 +304,27 @@ class AnswerSheet:
         picked = pick(value, options)
         if picked is None:
             listed = ", ".join(options)
-            raise self._fail(key, f"{show(value)} is not one of the options: {listed}",
-                             f"{show(value)} 不是选项之一：{listed}")
+            raise self._fail(key, f"{show(value)} is not one of the options: {listed}", f"{show(value)} 不是选项之一：{listed}")
         return picked
 
     def _boolean_value(self, key: str, value: object) -> bool:
         """The answer as true or false (a TOML boolean, or the string "true"/"false" in any case)."""
         got = {"true": True, "false": False}.get(value.strip().lower()) if isinstance(value, str) else value
         if not isinstance(got, bool):
-            raise self._fail(key, f"{show(value)} is not true or false; write {key} = true or {key} = false",
-                             f"{show(value)} 不是 true 或 false；请写 {key} = true 或 {key} = false")
+            raise self._fail(
+                key,
+                f"{show(value)} is not true or false; write {key} = true or {key} = false",
+                f"{show(value)} 不是 true 或 false；请写 {key} = true 或 {key} = false",
+            )
         return got
 
     def _shape_value(self, key: str, value: object) -> list[int]:
         """The answer as a tensor shape."""
         dims = shape_of(value)
         if dims is None:
-            raise self._fail(key, f"{show(value)} is not a shape; write an array of integers such as {key} = [2, 3]",
-                             f"{show(value)} 不是形状；请写整数数组，例如 {key} = [2, 3]")
+            raise self._fail(
+                key,
+                f"{show(value)} is not a shape; write an array of integers such as {key} = [2, 3]",
+                f"{show(value)} 不是形状；请写整数数组，例如 {key} = [2, 3]",
+            )
         return dims
-

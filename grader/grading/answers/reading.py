@@ -37,12 +37,11 @@ def load_sheet(path: Path, *, root: Path, rtol: float = 1e-3, fallback_seconds: 
     try:
         text = data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as e:
-        raise SheetError(f"{label} is not UTF-8 text (byte {e.start}); save it as UTF-8",
-                         f"{label} 不是 UTF-8 文本（第 {e.start} 字节）；请以 UTF-8 保存") from None
+        raise SheetError(
+            f"{label} is not UTF-8 text (byte {e.start}); save it as UTF-8", f"{label} 不是 UTF-8 文本（第 {e.start} 字节）；请以 UTF-8 保存"
+        ) from None
     answers, unreadable, literals = _read_toml(text, label)
-    return AnswerSheet(path, answers, rtol=rtol, label=label, fallback_seconds=fallback_seconds, unreadable=unreadable,
-                       literals=literals)
-
+    return AnswerSheet(path, answers, rtol=rtol, label=label, fallback_seconds=fallback_seconds, unreadable=unreadable, literals=literals)
 
 
 @dataclass(frozen=True)
@@ -59,8 +58,10 @@ class _Statement:
     value: str  # the text after '=' (with any comment), as typed; "" for a table header
 
 
-_TOML_LEXEME = re.compile(r'"""|\'\'\'|"(?:[^"\\\n]|\\.)*"?|\'[^\'\n]*\'?|#[^\n]*|[0-9_]+|[\[\]{}=\n]'
-                          r'|[^"\'#0-9_\[\]{}=\n]+')
+_TOML_LEXEME = re.compile(
+    r'"""|\'\'\'|"(?:[^"\\\n]|\\.)*"?|\'[^\'\n]*\'?|#[^\n]*|[0-9_]+|[\[\]{}=\n]'
+    r'|[^"\'#0-9_\[\]{}=\n]+'
+)
 _MULTILINE_END = {'"""': re.compile(r'(?:[^"\\]|\\.|"(?!""))*"""', re.DOTALL), "'''": re.compile(r".*?'''", re.DOTALL)}
 
 
@@ -92,10 +93,9 @@ def _statements(text: str) -> list[_Statement]:
         elif lexeme[0] in "0123456789_":
             digits = max(digits, len(lexeme.replace("_", "")))
         if (lexeme == "\n" and depth == 0) or pos >= len(text):
-            head = text[start:key_end if key_end is not None else start].strip()
+            head = text[start : key_end if key_end is not None else start].strip()
             value = text[key_end + 1 : pos] if key_end is not None and not head.startswith("[") else ""
-            statements.append(_Statement(start, pos, text.count("\n", 0, start) + 1, head,
-                                         head.startswith("["), deepest, digits, value))
+            statements.append(_Statement(start, pos, text.count("\n", 0, start) + 1, head, head.startswith("["), deepest, digits, value))
             start, depth, deepest, digits, key_end = pos, 0, 0, 0, None
     return statements
 
@@ -114,19 +114,18 @@ def _read_toml(text: str, label: str) -> tuple[dict[str, object], dict[str, Text
     for statement in _statements(text):
         span = text[statement.start : statement.end]
         if len(statement.key) > MAX_KEY_CHARS:
-            raise SheetError(f"{label}, line {statement.line}: a key or table name is longer than {MAX_KEY_CHARS} "
-                             "characters; the keys are those of the stub",
-                             f"{label} 第 {statement.line} 行：键或表名超过 {MAX_KEY_CHARS} 个字符；键应与原始答题卡相同")
+            raise SheetError(
+                f"{label}, line {statement.line}: a key or table name is longer than {MAX_KEY_CHARS} characters; the keys are those of the stub",
+                f"{label} 第 {statement.line} 行：键或表名超过 {MAX_KEY_CHARS} 个字符；键应与原始答题卡相同",
+            )
         if statement.is_header:
             table = statement.key.strip("[] \t") + "."
         reason = None
         if statement.key and not statement.is_header:
             if statement.depth > MAX_NESTING:
-                reason = Text(f"the value is nested more than {MAX_NESTING} levels deep (arrays within arrays)",
-                              f"取值嵌套超过 {MAX_NESTING} 层（数组套数组）")
+                reason = Text(f"the value is nested more than {MAX_NESTING} levels deep (arrays within arrays)", f"取值嵌套超过 {MAX_NESTING} 层（数组套数组）")
             elif statement.digits > MAX_INT_DIGITS:
-                reason = Text(f"the value holds a number with more than {MAX_INT_DIGITS} digits",
-                              f"取值中有超过 {MAX_INT_DIGITS} 位的数字")
+                reason = Text(f"the value holds a number with more than {MAX_INT_DIGITS} digits", f"取值中有超过 {MAX_INT_DIGITS} 位的数字")
         if reason is None:
             kept.append(span)
             if statement.key and not statement.is_header:
@@ -140,9 +139,10 @@ def _read_toml(text: str, label: str) -> tuple[dict[str, object], dict[str, Text
         message = printable(str(e))
         raise SheetError(f"{label} is not valid TOML: {message}", f"{label} 不是合法的 TOML：{message}") from None
     except (ValueError, RecursionError):  # a value the scan above did not foresee
-        raise SheetError(f"{label} holds a value that cannot be read (nested too deeply or too long); "
-                         "write each answer as in the stub",
-                         f"{label} 中有无法读取的取值（嵌套过深或过长）；请按原始答题卡的格式作答") from None
+        raise SheetError(
+            f"{label} holds a value that cannot be read (nested too deeply or too long); write each answer as in the stub",
+            f"{label} 中有无法读取的取值（嵌套过深或过长）；请按原始答题卡的格式作答",
+        ) from None
 
 
 def _unquoted(key: str) -> str:
@@ -160,8 +160,7 @@ def _read_inside(candidate: Path, root: Path) -> tuple[str, bytes]:
     except ValueError:
         label = candidate.name
     if candidate.is_symlink():
-        raise SheetError(f"{label} is a symbolic link; submit it as a regular file",
-                         f"{label} 是符号链接；请提交普通文件")
+        raise SheetError(f"{label} is a symbolic link; submit it as a regular file", f"{label} 是符号链接；请提交普通文件")
     if not candidate.resolve().is_relative_to(real_root):
         raise SheetError(f"{label} lies outside the submission", f"{label} 不在提交目录内")
     try:
@@ -176,7 +175,5 @@ def _read_inside(candidate: Path, root: Path) -> tuple[str, bytes]:
     with os.fdopen(fd, "rb") as file:
         data = file.read(MAX_SHEET_BYTES + 1)
     if len(data) > MAX_SHEET_BYTES:
-        raise SheetError(f"{label} is larger than {MAX_SHEET_BYTES // 1024} KiB",
-                         f"{label} 超过 {MAX_SHEET_BYTES // 1024} KiB")
+        raise SheetError(f"{label} is larger than {MAX_SHEET_BYTES // 1024} KiB", f"{label} 超过 {MAX_SHEET_BYTES // 1024} KiB")
     return label, data
-

@@ -60,4 +60,3 @@ def shape_of(value: object) -> list[int] | None:
     if isinstance(value, list) and all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in value):
         return list(value)
     return None
-

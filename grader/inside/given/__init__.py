@@ -39,9 +39,7 @@ def builder_names(paths: list[Path]) -> set[str]:
     names = set()
     for path in paths:
         for node in ast.walk(ast.parse(path.read_bytes())):
-            if isinstance(node, ast.FunctionDef) and any(
-                isinstance(d, ast.Name) and d.id == "builder" for d in node.decorator_list
-            ):
+            if isinstance(node, ast.FunctionDef) and any(isinstance(d, ast.Name) and d.id == "builder" for d in node.decorator_list):
                 names.add(node.name)
     return names
 
@@ -68,10 +66,23 @@ def build(inject, device):
 # The recurrent-cell operators behind nn.LSTMCell/GRUCell/RNNCell, nn.LSTM/GRU/RNN, torch.lstm_cell,
 # torch._VF and torch.ops.aten, however a name for them is reached.
 _CELL_OPS = (
-    "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell", "_thnn_fused_lstm_cell", "_thnn_fused_gru_cell",
-    "lstm.input", "lstm.data", "gru.input", "gru.data", "rnn_tanh.input", "rnn_tanh.data", "rnn_relu.input",
+    "lstm_cell",
+    "gru_cell",
+    "rnn_tanh_cell",
+    "rnn_relu_cell",
+    "_thnn_fused_lstm_cell",
+    "_thnn_fused_gru_cell",
+    "lstm.input",
+    "lstm.data",
+    "gru.input",
+    "gru.data",
+    "rnn_tanh.input",
+    "rnn_tanh.data",
+    "rnn_relu.input",
     "rnn_relu.data",
 )
+
+
 def block_library_cells(exercise_id: str) -> None:
     """Make every library recurrent cell raise in this process: overridden at the dispatcher, below every Python name.
 

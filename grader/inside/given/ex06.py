@@ -34,5 +34,3 @@ def _cell(kind: type, blocks: int, device, **state) -> nn.Module:
         for name, value in state.items():
             getattr(cell, name).copy_(value)
     return cell
-
-

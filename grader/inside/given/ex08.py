@@ -15,7 +15,7 @@ from grader.inside.given.training import train_copy_model
 
 
 def _cell_kind(model: nn.Module) -> str:
-    """"rnn", "gru" or "lstm" for a model laid out as embedding → rnn → head (ex08's build_model)."""
+    """ "rnn", "gru" or "lstm" for a model laid out as embedding → rnn → head (ex08's build_model)."""
     rnn, head = getattr(model, "rnn", None), getattr(model, "head", None)
     if not isinstance(rnn, (nn.RNN, nn.GRU, nn.LSTM)) or not isinstance(head, nn.Linear) or head.bias is None:
         raise ValueError("the bench trains the model of build_model: attributes rnn (nn.RNN/GRU/LSTM) and head (nn.Linear with bias)")
@@ -54,11 +54,18 @@ class FakeBench:
 
     def train(self, model: nn.Module, data, *, batch_size: int, updates: int, lr: float, seed: int) -> dict:
         cell = _cell_kind(model)
-        self.calls.append({
-            "cell": cell, "d_h": model.rnn.hidden_size, "seed": int(seed), "data": _copied(data),
-            "batch_size": int(batch_size), "updates": int(updates), "lr": float(lr),
-            "initial": {name: value.detach().cpu().clone() for name, value in model.state_dict().items()},
-        })
+        self.calls.append(
+            {
+                "cell": cell,
+                "d_h": model.rnn.hidden_size,
+                "seed": int(seed),
+                "data": _copied(data),
+                "batch_size": int(batch_size),
+                "updates": int(updates),
+                "lr": float(lr),
+                "initial": {name: value.detach().cpu().clone() for name, value in model.state_dict().items()},
+            }
+        )
         fp = fingerprint(self.calls[-1]["data"], self.calls[-1]["initial"])
         if (cell, int(seed)) in self.fail:
             raise RuntimeError(f"simulated failure of the {cell} run with seed {seed}")
@@ -68,8 +75,7 @@ class FakeBench:
             model._fake_bench_hooked = True
         gates = {"rnn": 1, "gru": 3, "lstm": 4}[cell]
         vocab = model.head.out_features
-        k = 1 + (int(seed) + 3 * model.rnn.hidden_size + 5 * int(batch_size) + 7 * int(updates) + 11 * gates
-                 + 13 * fp) % (vocab - 1)
+        k = 1 + (int(seed) + 3 * model.rnn.hidden_size + 5 * int(batch_size) + 7 * int(updates) + 11 * gates + 13 * fp) % (vocab - 1)
         with torch.no_grad():
             for p in model.parameters():
                 p.zero_()
@@ -132,5 +138,3 @@ class TinyBench:
 def tiny_bench(*, device) -> TinyBench:
     """ex08: a real bench (see TinyBench) for one tiny training run."""
     return TinyBench()
-
-

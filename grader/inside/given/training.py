@@ -28,5 +28,5 @@ def train_copy_model(model: nn.Module, inputs, targets, *, batch_size: int, upda
             for p, grad, (m, v) in zip(params, grads, moments):
                 m.mul_(0.9).add_(grad, alpha=0.1)
                 v.mul_(0.999).addcmul_(grad, grad, value=0.001)
-                p.sub_(lr * (m / (1 - 0.9 ** step)) / ((v / (1 - 0.999 ** step)).sqrt() + 1e-8))
+                p.sub_(lr * (m / (1 - 0.9**step)) / ((v / (1 - 0.999**step)).sqrt() + 1e-8))
     return {"final_loss": loss.item(), "grad_norm": norm, "updates": step}

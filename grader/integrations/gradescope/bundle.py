@@ -15,8 +15,7 @@ from grader.errors import CourseError
 
 # The course as the autograder needs it: what grades and what installs it; nothing of the developers'
 # (bench/, examples/, .ci, the mutant banks).
-COURSE_PATHS = ("course.toml", "pyproject.toml", "README.md", "exercises", "solutions", "tests/hidden", "tests/given",
-                "grader")
+COURSE_PATHS = ("course.toml", "pyproject.toml", "README.md", "exercises", "solutions", "tests/hidden", "tests/given", "grader")
 
 SETUP_SH = """\
 #!/usr/bin/env bash
@@ -62,11 +61,11 @@ def export(*, course: Course, out: Path, extensions: Path | None = None) -> list
         extra[EXTENSIONS] = extensions.read_bytes()
     missing = [p for p in COURSE_PATHS if not (root / p).exists()]
     if missing:
-        raise CourseError(f"{root} has no {', '.join(missing)}: export the autograder from the TA's course, "
-                          "not from a student bundle")
+        raise CourseError(f"{root} has no {', '.join(missing)}: export the autograder from the TA's course, not from a student bundle")
     found = (p for top in COURSE_PATHS for p in ([root / top] if (root / top).is_file() else (root / top).rglob("*")))
-    files = sorted(rel for rel in (p.relative_to(root).as_posix() for p in found if p.is_file())
-                   if not _ignored(rel) and rel != EXTENSIONS)  # a file left in the course is not this export's
+    files = sorted(
+        rel for rel in (p.relative_to(root).as_posix() for p in found if p.is_file()) if not _ignored(rel) and rel != EXTENSIONS
+    )  # a file left in the course is not this export's
     out.parent.mkdir(parents=True, exist_ok=True)
     temp = out.with_name(f".{out.name}.tmp")
     with zipfile.ZipFile(temp, "w", compression=zipfile.ZIP_DEFLATED) as zf:

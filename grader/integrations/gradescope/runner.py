@@ -84,26 +84,28 @@ def _graded(course: Course, root: Path, upload: Path) -> dict:
         about = metadata(root)
         student = metadata_student(about, course)
         if course.variants.enabled and student is None:
-            _say(f"no student id in submission_metadata.json (users[0].{course.variants.gradescope_id}): graded on the "
-                 "statement's numbers")
-        result = api.grade(course=course, exercises=list(course.exercises), submission=submission, label=label,
-                           student=student)
+            _say(f"no student id in submission_metadata.json (users[0].{course.variants.gradescope_id}): graded on the statement's numbers")
+        result = api.grade(course=course, exercises=list(course.exercises), submission=submission, label=label, student=student)
     if course.policy is not None:
         result = _late(course, about, label, result, student)
     doc = to_dict(result)
     sandbox = _sandbox_report(result.protections, course.root)
-    doc["tests"].append({"name": "autograder: sandbox", "score": 0.0, "max_score": 0.0, "status": "passed",
-                         "output": sandbox, "visibility": "hidden"})
+    doc["tests"].append({"name": "autograder: sandbox", "score": 0.0, "max_score": 0.0, "status": "passed", "output": sandbox, "visibility": "hidden"})
     absent = [e for e in result.exercises if e.max_score and not e.checks]  # points at stake, no check run: not submitted
     if absent:
         names = ", ".join(f"{e.id} ({course.exercise(e.id).folder}/)" for e in absent)
         notes.append(Text(f"Not in your hand-in, 0 points: {names}.", f"你的提交中没有以下练习（0 分）：{names}。"))
     if result.internal_errors:
-        notes.append(Text("Some checks could not run because of a problem in the autograder, not in your work; "
-                          "tell your instructor.", "部分检查因自动评分器本身的问题未能运行（不是你的代码的问题）；请告知老师。"))
-    summary = Text(f"Graded {len(result.exercises)} exercises. The public checks are shown now; the graded checks "
-                   "and your score once grades are published.",
-                   f"已评定 {len(result.exercises)} 个练习。公开检查现在可见；计分检查和你的分数在成绩发布后可见。")
+        notes.append(
+            Text(
+                "Some checks could not run because of a problem in the autograder, not in your work; tell your instructor.",
+                "部分检查因自动评分器本身的问题未能运行（不是你的代码的问题）；请告知老师。",
+            )
+        )
+    summary = Text(
+        f"Graded {len(result.exercises)} exercises. The public checks are shown now; the graded checks and your score once grades are published.",
+        f"已评定 {len(result.exercises)} 个练习。公开检查现在可见；计分检查和你的分数在成绩发布后可见。",
+    )
     doc["output"] = Text.join("\n", [summary, *notes]).render(course.language)
     _say(f"score {doc['score']:g}/{doc['max_score']:g} in {result.seconds:.1f} s\n{sandbox}")
     for error in result.internal_errors:
@@ -123,8 +125,9 @@ def _late(course: Course, about: dict, label: str, result, student: str | None):
         _say("no submission time: submission_metadata.json has no created_at with a time zone; graded without late penalty")
         return Term(policy=course.policy).final_result(label, result)
     hand_in = HandIn(when, "submission_metadata.json")
-    return Term(policy=course.policy, hand_ins={label: {e.id: hand_in for e in result.exercises}},
-                extensions=_extensions(course, label, student)).final_result(label, result)
+    return Term(policy=course.policy, hand_ins={label: {e.id: hand_in for e in result.exercises}}, extensions=_extensions(course, label, student)).final_result(
+        label, result
+    )
 
 
 def _extensions(course: Course, label: str, student: str | None) -> dict:
@@ -194,11 +197,9 @@ def _failed(course: Course | None, error: BaseException) -> dict:
         message = f"could not be read: {error}"
     else:
         _say("".join(traceback.format_exception(error)).rstrip())
-        message = (f"internal error ({type(error).__name__}: {one_line(str(error), limit=300)}); "
-                   "your instructor can see the details")
+        message = f"internal error ({type(error).__name__}: {one_line(str(error), limit=300)}); your instructor can see the details"
     _say(f"the autograder failed: {message}")
-    failed = GradeResult.of_failure("submission", course.exercises if course else [], message,
-                                    language=course.language if course else "en")
+    failed = GradeResult.of_failure("submission", course.exercises if course else [], message, language=course.language if course else "en")
     return to_dict(failed)
 
 

@@ -44,12 +44,14 @@ def arranged(course: Course, upload: Path):
     mapped, ignored = _placed(course, upload, entries)
     if not mapped and not looks_like_submission(upload, course):
         names = ", ".join(p.name for p in entries)
-        raise Refused(Text(f"none of the uploaded files ({names}) is one an exercise asks for; upload the zip that "
-                           "`grade pack` writes, or your files such as gated.py in their exercise folders",
-                           f"上传的文件（{names}）都不是练习要求的文件；请上传 `grade pack` 生成的 zip，"
-                           "或把 gated.py 等文件放在所属练习的文件夹中上传"))
-    notes = [Text(f"Ignored (no exercise asks for it): {', '.join(ignored)}.",
-                  f"已忽略（没有练习要求这些文件）：{', '.join(ignored)}。")] if ignored else []
+        raise Refused(
+            Text(
+                f"none of the uploaded files ({names}) is one an exercise asks for; upload the zip that "
+                "`grade pack` writes, or your files such as gated.py in their exercise folders",
+                f"上传的文件（{names}）都不是练习要求的文件；请上传 `grade pack` 生成的 zip，或把 gated.py 等文件放在所属练习的文件夹中上传",
+            )
+        )
+    notes = [Text(f"Ignored (no exercise asks for it): {', '.join(ignored)}.", f"已忽略（没有练习要求这些文件）：{', '.join(ignored)}。")] if ignored else []
     if not mapped:
         yield upload, notes
         return
@@ -59,16 +61,17 @@ def arranged(course: Course, upload: Path):
 
 def _uploaded(folder: Path, allow_empty: bool = False) -> list[Path]:
     """The entries of `folder` a student meant to upload (no dot files, no macOS zip debris); links and nothing refused."""
-    entries = sorted(p for p in folder.iterdir() if not p.name.startswith(".") and p.name != "__MACOSX") \
-        if folder.is_dir() else []
+    entries = sorted(p for p in folder.iterdir() if not p.name.startswith(".") and p.name != "__MACOSX") if folder.is_dir() else []
     links = [p.name for p in entries if p.is_symlink()]
     if links:
-        raise Refused(Text(f"{', '.join(links)}: a symbolic link, not a file or folder; upload the files themselves "
-                           "(the zip that `grade pack` writes)",
-                           f"{', '.join(links)}：是符号链接，不是文件或文件夹；请上传文件本身（`grade pack` 生成的 zip）"))
+        raise Refused(
+            Text(
+                f"{', '.join(links)}: a symbolic link, not a file or folder; upload the files themselves (the zip that `grade pack` writes)",
+                f"{', '.join(links)}：是符号链接，不是文件或文件夹；请上传文件本身（`grade pack` 生成的 zip）",
+            )
+        )
     if not entries and not allow_empty:
-        raise Refused(Text("nothing was uploaded; upload the zip that `grade pack` writes",
-                           "没有上传任何文件；请上传 `grade pack` 生成的 zip"))
+        raise Refused(Text("nothing was uploaded; upload the zip that `grade pack` writes", "没有上传任何文件；请上传 `grade pack` 生成的 zip"))
     return entries
 
 
@@ -77,10 +80,12 @@ def _the_zip(entries: list[Path]) -> Path | None:
     zips = [p for p in entries if p.is_file() and p.suffix.lower() == ".zip"]
     if zips and len(entries) > 1:
         others = ", ".join(p.name for p in entries if p != zips[0])
-        raise Refused(Text(f"{zips[0].name} was uploaded with other files ({others}); upload either the zip "
-                           "from `grade pack` alone or your files, not both",
-                           f"{zips[0].name} 与其他文件（{others}）一起上传；请只上传 `grade pack` 生成的 zip，"
-                           "或只上传你的文件"))
+        raise Refused(
+            Text(
+                f"{zips[0].name} was uploaded with other files ({others}); upload either the zip from `grade pack` alone or your files, not both",
+                f"{zips[0].name} 与其他文件（{others}）一起上传；请只上传 `grade pack` 生成的 zip，或只上传你的文件",
+            )
+        )
     return zips[0] if zips else None
 
 
@@ -98,13 +103,19 @@ def _placed(course: Course, upload: Path, entries: list[Path]) -> tuple[list[tup
             ignored.append(path.name)
         elif len(found) > 1:
             places = ", ".join(f"{e.folder}/{path.name}" for e in found)
-            problems.append(Text(f"{path.name} belongs to {len(found)} exercises; upload it inside its exercise "
-                                 f"folder ({places}), or upload the zip from `grade pack`",
-                                 f"{path.name} 属于 {len(found)} 个练习；请把它放在所属练习的文件夹中上传（{places}），"
-                                 "或上传 `grade pack` 生成的 zip"))
+            problems.append(
+                Text(
+                    f"{path.name} belongs to {len(found)} exercises; upload it inside its exercise folder ({places}), or upload the zip from `grade pack`",
+                    f"{path.name} 属于 {len(found)} 个练习；请把它放在所属练习的文件夹中上传（{places}），或上传 `grade pack` 生成的 zip",
+                )
+            )
         elif (upload / found[0].folder / path.name).exists():
-            problems.append(Text(f"{path.name} was uploaded twice, loose and in {found[0].folder}/; upload it once",
-                                 f"{path.name} 上传了两次（单独一份，{found[0].folder}/ 中一份）；请只上传一次"))
+            problems.append(
+                Text(
+                    f"{path.name} was uploaded twice, loose and in {found[0].folder}/; upload it once",
+                    f"{path.name} 上传了两次（单独一份，{found[0].folder}/ 中一份）；请只上传一次",
+                )
+            )
         else:
             mapped.append((path, found[0]))
     if problems:
@@ -127,8 +138,7 @@ def _assembled(course: Course, entries: list[Path], mapped: list[tuple[Path, Exe
         for path, exercise in mapped:
             (scratch / exercise.folder).mkdir(exist_ok=True)
             shutil.copy(path, scratch / exercise.folder / path.name, follow_symlinks=False)
-            moved.append(Text(f"Read {path.name} as {exercise.folder}/{path.name}.",
-                              f"已将 {path.name} 作为 {exercise.folder}/{path.name} 读取。"))
+            moved.append(Text(f"Read {path.name} as {exercise.folder}/{path.name}.", f"已将 {path.name} 作为 {exercise.folder}/{path.name} 读取。"))
         yield scratch, moved
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

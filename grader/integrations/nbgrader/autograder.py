@@ -31,13 +31,11 @@ def autograde(exercise_id: str) -> float:
     from grader.results import GradeResult
 
     command = [sys.executable, "-m", "grader.integrations.nbgrader.autograder", exercise_id, str(Path.cwd())]
-    done = subprocess.run(command, cwd=os.environ.get(COURSE_ROOT) or None, capture_output=True, text=True,
-                          check=False)
+    done = subprocess.run(command, cwd=os.environ.get(COURSE_ROOT) or None, capture_output=True, text=True, check=False)
     try:
         result = GradeResult.from_json(done.stdout)
     except (ValueError, KeyError, TypeError):
-        raise AutogradeError(f"grading {exercise_id} sent back no result (exit {done.returncode}): "
-                             f"{done.stderr.strip()[-2000:]}") from None
+        raise AutogradeError(f"grading {exercise_id} sent back no result (exit {done.returncode}): {done.stderr.strip()[-2000:]}") from None
     if result.internal_errors:
         raise AutogradeError(f"grading {exercise_id} failed: {'; '.join(result.internal_errors)}")
     print(to_markdown(result))
@@ -63,8 +61,7 @@ def _grade_notebook(exercise_id: str, folder: Path) -> str:
         if exercise_id not in course.ids:
             raise CourseError(f"unknown exercise {exercise_id}; valid ids: {', '.join(course.ids)}")
         exercises = api.select(course, [exercise_id])
-        return api.grade(course=course, exercises=exercises, submission=folder, label=label,
-                         student=student_of(folder)).to_json()
+        return api.grade(course=course, exercises=exercises, submission=folder, label=label, student=student_of(folder)).to_json()
     except GraderError as e:
         return GradeResult.of_failure(label, [], str(e)).to_json()
 

@@ -27,7 +27,9 @@ STUB = "# YOUR CODE HERE"  # what generate_assignment leaves of a solution regio
 CELL_TIMEOUT = 600  # seconds nbgrader allows one cell: an autograder cell grades a whole exercise
 
 _CONFIG_MARK = "# Written by `grade nbgrader export`"
-_CONFIG_TEXT = _CONFIG_MARK + ''' (the {title} course); every export rewrites it.
+_CONFIG_TEXT = (
+    _CONFIG_MARK
+    + """ (the {title} course); every export rewrites it.
 import os
 
 c = get_config()  # noqa: F821 (nbgrader's config loader provides get_config)
@@ -38,25 +40,26 @@ os.environ[{variable!r}] = {root!r}
 # A solution region becomes this line; the stub's code around it stays, so a student sees the stub.
 c.ClearSolutions.code_stub = {{"python": {stub!r}}}
 c.Execute.timeout = {timeout}
-'''
+"""
+)
 
-_HOW_TO = ("**Hand-in.** Each code cell below is one file of the exercise (its heading names it): write your "
-           "code where `# YOUR CODE HERE` stands, and answers as `key = answer` lines. Keep IPython magics "
-           "(`%...`, `!...`) out of these cells. The last cell runs the course's checks on this notebook, as "
-           "`grade run {id}` does.\n\n**提交方式。** 下面每个代码单元格是本练习的一个文件（标题给出文件名）：在 "
-           "`# YOUR CODE HERE` 处写代码，答案写成 `key = answer` 形式的行。这些单元格中不要使用 IPython 魔法命令"
-           "（`%...`、`!...`）。最后一个单元格对本笔记本运行课程的检查，与 `grade run {id}` 相同。")
+_HOW_TO = (
+    "**Hand-in.** Each code cell below is one file of the exercise (its heading names it): write your "
+    "code where `# YOUR CODE HERE` stands, and answers as `key = answer` lines. Keep IPython magics "
+    "(`%...`, `!...`) out of these cells. The last cell runs the course's checks on this notebook, as "
+    "`grade run {id}` does.\n\n**提交方式。** 下面每个代码单元格是本练习的一个文件（标题给出文件名）：在 "
+    "`# YOUR CODE HERE` 处写代码，答案写成 `key = answer` 形式的行。这些单元格中不要使用 IPython 魔法命令"
+    "（`%...`、`!...`）。最后一个单元格对本笔记本运行课程的检查，与 `grade run {id}` 相同。"
+)
 
 
 def export(*, course: Course, course_dir: Path) -> list[Path]:
     """Write the nbgrader course into `course_dir`; return the files written, relative to it."""
     if not course.has_hidden_checks or not (course.root / "solutions").is_dir():
-        raise CourseError(f"{course.root} has no tests/hidden or solutions/: export from the TA's course, "
-                          "not from a student bundle")
+        raise CourseError(f"{course.root} has no tests/hidden or solutions/: export from the TA's course, not from a student bundle")
     config = course_dir / CONFIG
     if config.exists() and not config.read_text(encoding="utf-8").startswith(_CONFIG_MARK):
-        raise SubmissionError(f"{config} exists and was not written by `grade nbgrader export`; "
-                              "export into a new folder, or move that file away")
+        raise SubmissionError(f"{config} exists and was not written by `grade nbgrader export`; export into a new folder, or move that file away")
     import nbformat
 
     course_dir.mkdir(parents=True, exist_ok=True)
@@ -66,9 +69,10 @@ def export(*, course: Course, course_dir: Path) -> list[Path]:
         (course_dir / path).parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(notebook, course_dir / path)
         written.append(path)
-    config.write_text(_CONFIG_TEXT.format(title=course.title, course_id=course.id, variable=COURSE_ROOT,
-                                          root=str(course.root.resolve()), stub=STUB, timeout=CELL_TIMEOUT),
-                      encoding="utf-8")
+    config.write_text(
+        _CONFIG_TEXT.format(title=course.title, course_id=course.id, variable=COURSE_ROOT, root=str(course.root.resolve()), stub=STUB, timeout=CELL_TIMEOUT),
+        encoding="utf-8",
+    )
     return written
 
 
@@ -76,9 +80,12 @@ def source_notebook(exercise: Exercise):
     """The instructor's notebook of one exercise: statement, solution cells (stub + reference), autograder cell."""
     from nbformat import v4
 
-    cells = [v4.new_markdown_cell((exercise.stub_dir / "README.md").read_text(encoding="utf-8"), id="statement",
-                                  metadata=_nbgrader(f"{exercise.id}_statement", locked=True)),
-             v4.new_markdown_cell(_HOW_TO.format(id=exercise.id), id="how-to")]
+    cells = [
+        v4.new_markdown_cell(
+            (exercise.stub_dir / "README.md").read_text(encoding="utf-8"), id="statement", metadata=_nbgrader(f"{exercise.id}_statement", locked=True)
+        ),
+        v4.new_markdown_cell(_HOW_TO.format(id=exercise.id), id="how-to"),
+    ]
     for name in exercise.student_files:
         stub = (exercise.stub_dir / name).read_text(encoding="utf-8")
         reference = (exercise.solution_dir / name).read_text(encoding="utf-8")
@@ -86,16 +93,19 @@ def source_notebook(exercise: Exercise):
         source = _sheet_cell(stub, reference, where) if name == SHEET else _module_cell(stub, reference, where)
         stem = Path(name).stem
         cells.append(v4.new_markdown_cell(f"### `{name}`", id=f"{stem}-heading"))
-        cells.append(v4.new_code_cell(source, id=stem, metadata={
-            **_nbgrader(f"{exercise.id}_{stem}", solution=True), METADATA: {"file": name}}))
-    cells.append(v4.new_code_cell(
-        f"# The course's checks on this notebook (`grade run {exercise.id}`); the cell's value is the points earned.\n"
-        f"from grader.integrations.nbgrader.autograder import autograde\n\nautograde({exercise.id!r})",
-        id="autograder", metadata={**_nbgrader(grade_cell(exercise), grade=True, locked=True,
-                                               points=exercise.points), METADATA: {"role": "autograde"}}))
-    return v4.new_notebook(cells=cells, metadata={
-        "kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"},
-        "language_info": {"name": "python"}})
+        cells.append(v4.new_code_cell(source, id=stem, metadata={**_nbgrader(f"{exercise.id}_{stem}", solution=True), METADATA: {"file": name}}))
+    cells.append(
+        v4.new_code_cell(
+            f"# The course's checks on this notebook (`grade run {exercise.id}`); the cell's value is the points earned.\n"
+            f"from grader.integrations.nbgrader.autograder import autograde\n\nautograde({exercise.id!r})",
+            id="autograder",
+            metadata={**_nbgrader(grade_cell(exercise), grade=True, locked=True, points=exercise.points), METADATA: {"role": "autograde"}},
+        )
+    )
+    return v4.new_notebook(
+        cells=cells,
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}, "language_info": {"name": "python"}},
+    )
 
 
 def grade_cell(exercise: Exercise) -> str:
@@ -103,17 +113,16 @@ def grade_cell(exercise: Exercise) -> str:
     return f"{exercise.id}_autograder"
 
 
-def _nbgrader(grade_id: str, *, grade: bool = False, solution: bool = False, locked: bool = False,
-              points: float | None = None) -> dict:
+def _nbgrader(grade_id: str, *, grade: bool = False, solution: bool = False, locked: bool = False, points: float | None = None) -> dict:
     """nbgrader's schema-3 cell metadata."""
-    meta = {"grade": grade, "grade_id": grade_id, "locked": locked, "schema_version": 3, "solution": solution,
-            "task": False}
+    meta = {"grade": grade, "grade_id": grade_id, "locked": locked, "schema_version": 3, "solution": solution, "task": False}
     if points is not None:
         meta["points"] = points
     return {"nbgrader": meta}
 
 
 # -- solution cells ---------------------------------------------------------------------------------
+
 
 def _module_cell(stub: str, reference: str, where: str) -> str:
     """The stub's text with the reference's code in solution regions: each stubbed body's, before its raise,
@@ -131,8 +140,7 @@ def _module_cell(stub: str, reference: str, where: str) -> str:
     return source.rstrip("\n")
 
 
-def _regions(stub_body: list[ast.stmt], ref_body: list[ast.stmt], ref_lines: list[str], end: int, indent: int,
-             where: str) -> list[tuple[int, str, list[str]]]:
+def _regions(stub_body: list[ast.stmt], ref_body: list[ast.stmt], ref_lines: list[str], end: int, indent: int, where: str) -> list[tuple[int, str, list[str]]]:
     """(line index to insert before, indent, reference lines) for one module or class body of the stub."""
     defined = {n.name: n for n in ref_body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
     regions = []
@@ -144,11 +152,11 @@ def _regions(stub_body: list[ast.stmt], ref_body: list[ast.stmt], ref_lines: lis
             if not isinstance(ref, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 raise CourseError(f"{where}: the reference has no function {node.name}")
             given, body = _code(node.body)[:-1], _code(ref.body)
-            if [ast.dump(s) for s in body[:len(given)]] != [ast.dump(s) for s in given]:
+            if [ast.dump(s) for s in body[: len(given)]] != [ast.dump(s) for s in given]:
                 raise CourseError(f"{where}: {node.name}'s reference does not begin with the stub's own statements")
             raised = node.body[-1]
             pad = " " * raised.col_offset
-            code = _lines(ref_lines, body[len(given):], raised.col_offset)
+            code = _lines(ref_lines, body[len(given) :], raised.col_offset)
             if not body or not isinstance(body[-1], (ast.Return, ast.Raise)):  # it must not fall through to the raise
                 code.append(pad + "return")
             regions.append((raised.lineno - 1, pad, code))
@@ -168,8 +176,7 @@ def _stubbed(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
 
 def _code(body: list[ast.stmt]) -> list[ast.stmt]:
     """A body without its docstring."""
-    docstring = body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-        and isinstance(body[0].value.value, str)
+    docstring = body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str)
     return body[1:] if docstring else body
 
 
@@ -184,7 +191,7 @@ def _lines(source: list[str], nodes: list[ast.stmt], indent: int, *, separate: b
     for first, last in spans:
         if out:
             out.append("")
-        for line in source[first - 1:last]:
+        for line in source[first - 1 : last]:
             text = line[old:] if line[:old].strip() == "" else line
             out.append(" " * indent + text if text.strip() else "")
     return out
@@ -196,7 +203,7 @@ def _cleared(source: str):
     for line in source.splitlines():
         if BEGIN in line:
             inside = True
-            yield line[:len(line) - len(line.lstrip())] + STUB
+            yield line[: len(line) - len(line.lstrip())] + STUB
         elif END in line:
             inside = False
         elif not inside:

@@ -34,8 +34,7 @@ def write(*, db: Path, course: Course, exercises: list[Exercise], rows: list[Stu
         for exercise in exercises:
             gradebook.update_or_create_assignment(exercise.id)
             gradebook.update_or_create_notebook(exercise.id, exercise.id)
-            gradebook.update_or_create_grade_cell(grade_cell(exercise), exercise.id, exercise.id,
-                                                  max_score=exercise.points, cell_type="code")
+            gradebook.update_or_create_grade_cell(grade_cell(exercise), exercise.id, exercise.id, max_score=exercise.points, cell_type="code")
         for row in rows:
             failed = row.status is Status.INTERNAL_ERROR
             scores = {x.id: round(x.score, 4) for x in row.result.exercises}
