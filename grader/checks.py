@@ -248,9 +248,9 @@ def agrees_with_finite_differences(
     `project` being the scalar whose gradients these are. A .detach() on part of the graph shows, whatever the values."""
     import torch
 
-    g = torch.Generator().manual_seed(seed)
+    directions_drawn = torch.Generator().manual_seed(seed)
     for _ in range(directions):
-        v = {k: torch.randn(t.shape, generator=g, dtype=torch.float64).to(t.device) for k, t in theta.items()}
+        v = {k: torch.randn(t.shape, generator=directions_drawn, dtype=torch.float64).to(t.device) for k, t in theta.items()}
         step = {k: (eps * d).to(theta[k].dtype) for k, d in v.items()}
         numeric = (project({k: t + step[k] for k, t in theta.items()}) - project({k: t - step[k] for k, t in theta.items()})) / (2 * eps)
         claimed = sum(
