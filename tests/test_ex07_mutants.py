@@ -21,3 +21,15 @@ def test_a_norm_mistake_is_named_as_itself_alone(grade, name):
     result = grade("ex07", submission(named("ex07", name)))
     failed = [v.feedback.en for v in result.checks if v.points and not v.passed]  # the public checks fail too
     assert failed and all(diagnosis in text and not_it not in text for text in failed), failed
+
+
+def test_two_mistakes_at_once_are_named_as_no_one_of_them(grade):
+    """Is a state_jacobian_norm with two mistakes (the Frobenius norm over one step too few), whose value at one
+    retention happens to be a third mistake's (the nuclear norm), named as none – no name that explains one value
+    only (review round 2's w_frob_offbyone)?"""
+    files = submission(named("ex07", "Frobenius norm"))
+    files = {k: v.replace("for _ in range(T):", "for _ in range(T - 1):") for k, v in files.items()}
+    assert any("range(T - 1)" in v for v in files.values())
+    result = grade("ex07", files)
+    failed = [v.feedback.en for v in result.checks if v.points and not v.passed]
+    assert failed and not any("Likely mistake" in text for text in failed), failed
