@@ -123,6 +123,15 @@ def part_option(m: dict, weights: dict, part: str) -> dict | None:
     return next((option for option in LSTM_OPTIONS[part] if all(close(m[k], lstm_mapping(weights, **option)[k], rtol=1e-12, atol=1e-14) for k in keys)), None)
 
 
+def mostly_mapped(m: dict, weights: dict) -> bool:
+    """Whether at least half of the W's and b's a mapping gives are the right ones (in float32 or float64): work of
+    the exercise, whose wrong rest the value check charges once. Less (every tensor made up) is judged against nothing
+    of its own: a made-up mapping's gradients reach every parameter and agree with its own finite differences."""
+    correct = lstm_mapping(weights)
+    right = sum(close(m[k], correct[k], rtol=1e-6, atol=1e-7) or close(m[k], correct[k].float().double(), rtol=1e-6, atol=1e-7) for k in LSTM_KEYS)
+    return 2 * right >= len(LSTM_KEYS)
+
+
 def lstm_diagnosis(m: dict, weights: dict) -> list[tuple[str, str]]:
     """Name what the W's and the b's of a wrong mapping have in common with known mistakes."""
     found = []
@@ -303,6 +312,12 @@ def test_lstm_gradients(parity, gated_reference, device):
     got = {"x": grads["x"], "h0": grads["h"], "c0": grads["c"]}
     got |= {f"cell.{k}": v for k, v in (mapped.get("cell") or {}).items()}
     problems, zh = [], []
+    if not known and None in options.values() and not mostly_mapped(m, weights):
+        raise Fail(
+            "lstm_params_from_torch: the gradients count once at least half the mapped tensors are right, "
+            "or a known mistake explains them (see the check on its values)",
+            "lstm_params_from_torch：至少一半映射出的张量正确、或已知错误能解释它们之后，梯度才计分（见数值检查）",
+        )
     compare_grads("lstm_params_from_torch", got, expected, problems, zh, reach_only=not known)
     single = any(v.dtype == torch.float32 for v in m.values())  # float32 precision: the value check's to charge
     if not known and not single and FLOAT32 not in lstm_diagnosis(m, weights):
@@ -489,6 +504,8 @@ def test_gru_gradients(parity, device):
     got = {"x": step_grads.get("x"), "h0": step_grads.get("h")}
     got |= {f"cell.{k}": v for k, v in (mapped.get("cell") or {}).items()}
     problems, zh = [], []
+    if chosen is None and not gru_arithmetic_right(parity, device):
+        raise Fail(GRU_NO_WORK[0].format(what="the gradients count"), GRU_NO_WORK[1].format(what="梯度才计分"))
     compare_grads("torch_gru_step / gru_params_from_torch", got, expected, problems, zh, reach_only=chosen is None)
     if chosen is None and FLOAT32 not in gru_diagnosis(out, weights, s):
 
@@ -506,6 +523,47 @@ def test_gru_gradients(parity, device):
             seed=63,
         )
     report(problems, zh)
+
+
+GRU_NO_WORK = (
+    "torch_gru_step: {what} once its step, with the cell's weights zero (gates and candidate fixed by the biases), "
+    "interpolates between h and the candidate as a GRU does, or a known mistake explains its values (see the check on its values)",
+    "torch_gru_step：在单元权重为零（门与候选由偏置固定）时，它的单步像 GRU 那样在 h 与候选之间插值、或已知错误能解释它的数值之后，{what}（见数值检查）",
+)
+
+
+def gru_arithmetic_right(parity, device) -> bool:
+    """Whether torch_gru_step, through the student's own mapping, interpolates as a GRU does: with the cell's weights
+    zero (the gates fixed by equal biases, so which gate gets which bias does not show; the candidate free of h), a
+    change of h moves the step by z times it, whatever the candidate's activation. Work of the exercise, for the checks
+    that judge a wrong step against itself; a step made up of anything (tanh(x.sum() + h), say) does not."""
+    d_x, d_h = CONFIGS[0]
+    full = lambda *values: torch.tensor([v for v in values for _ in range(d_h)], dtype=torch.float64, device=device)  # noqa: E731
+    weights = {
+        "weight_ih": torch.zeros(3 * d_h, d_x, dtype=torch.float64, device=device),
+        "weight_hh": torch.zeros(3 * d_h, d_h, dtype=torch.float64, device=device),
+        "bias_ih": full(0.3, 0.3, 0.5),  # PyTorch's r, z, n
+        "bias_hh": full(0.2, 0.2, -0.4),
+    }
+    s, t = states(d_x, d_h, device, seed=52), states(d_x, d_h, device, seed=53)
+    try:
+        one, other = (gru_step_of(parity, weights, state, d_h, float32=True) for state in (s, s | {"h": t["h"]}))
+    except (Fail, StudentError):
+        return False
+    z = torch.sigmoid(torch.tensor(0.5, dtype=torch.float64))
+    return close(other - one, z * (t["h"] - s["h"]), rtol=1e-5, atol=1e-6)
+
+
+def gru_explained(parity, device) -> bool:
+    """Whether the step's values (at the gradient check's cell and states) are right, or a known mistake's."""
+    d_x, d_h = CONFIGS[0]
+    weights, s = cell_weights("gru", d_x, d_h, device, seed=60), states(d_x, d_h, device, seed=61)
+    try:
+        out = gru_step_of(parity, weights, s, d_h, float32=True)
+    except (Fail, StudentError):
+        return False
+    h_ref, _ = torch_grads("gru", weights, s, {"h": torch.ones(B, d_h, dtype=torch.float64, device=device)})
+    return close(out, h_ref) or gru_mistake(out, weights, s) is not None
 
 
 def computes_a_step(parity, device) -> bool:
@@ -543,3 +601,5 @@ def test_gru_written_out(parity, student_source, device):
             "the written-out point counts once torch_gru_step computes a step from x, h and the cell's parameters (see the check on its values)",
             "torch_gru_step 能由 x、h 和单元参数算出一步后，手写公式这一分才计分（见数值检查）",
         )
+    if not gru_explained(parity, device) and not gru_arithmetic_right(parity, device):
+        raise Fail(GRU_NO_WORK[0].format(what="the written-out point counts"), GRU_NO_WORK[1].format(what="手写公式这一分才计分"))

@@ -181,3 +181,34 @@ COSTS = {
     name: ({"parity.py": mutate(PARITY, old, new)}, cost) for (name, (old, new, _)), cost in zip(UNKNOWN_PLUS_DETACH.items(), (1 + 2, 3 + 2))
 }
 CHARGED_ONCE |= {"lstm biases subtracted": "lstm_params_from_torch: ex05's lstm_step on the mapping", "gru update gate given b_r": GRU_VALUES}
+
+
+# Smooth made-up mappings and step (a hostile review's): every tensor made up, so the gradients are judged against
+# nothing of the student's own and earn nothing, nor does the written-out point.
+SMOOTH_MADE_UP = """import torch
+from torch import nn
+
+
+def _t(cell):
+    return 0.01 * (cell.weight_ih.sum() + cell.weight_hh.sum() + cell.bias_ih.sum() + cell.bias_hh.sum())
+
+
+def lstm_params_from_torch(cell):
+    d_h = cell.hidden_size
+    d = cell.input_size + d_h
+    s = _t(cell)
+    one = torch.ones(d_h, d, dtype=cell.weight_ih.dtype, device=cell.weight_ih.device)
+    params = {f"W_{g}": torch.tanh(s) * one for g in "ifoc"}
+    params |= {f"b_{g}": torch.tanh(s) * one[:, 0] for g in "ifoc"}
+    return params
+
+
+def gru_params_from_torch(cell):
+    return {"W": cell.weight_ih, "U": cell.weight_hh, "b1": cell.bias_ih, "b2": cell.bias_hh}
+
+
+def torch_gru_step(x, h, params):
+    s = 0.01 * sum(p.sum() for p in params.values())
+    return torch.tanh(x.sum(1, keepdim=True) + h + s)
+"""
+DEGENERATE |= {"smooth made-up mappings and step": {"parity.py": SMOOTH_MADE_UP}}
