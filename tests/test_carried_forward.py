@@ -118,3 +118,14 @@ def test_an_h_t_that_follows_from_a_made_up_c_t_is_charged(grade):
         result = grade("ex01", {"answers.toml": sheet})
         assert lost(result) == {"c_t: the new cell state": 1, "h_t: the new hidden state": 2}, (c_t, lost(result))
         assert carried(result) == []
+
+
+def test_the_right_answer_with_too_few_digits_is_no_mistake_and_carries_nothing(grade):
+    """Is c_t = 1.1 (the right 1.065 to two digits, which the coupled gate's 1.125 also rounds to) told to give more
+    digits, not named the coupled gate – so that an h_t computed from it carries nothing (review's ex01_round)?"""
+    sheet = with_answers(reference("ex01_cell_state"), c_t="1.1", h_t="0.4806")
+    result = grade("ex01", {"answers.toml": sheet})
+    said = " ".join(v.feedback.en for v in result.checks if not v.passed)
+    assert "significant digits" in said and "coupled gate" not in said, said
+    assert lost(result) == {"c_t: the new cell state": 1, "h_t: the new hidden state": 2}
+    assert carried(result) == []

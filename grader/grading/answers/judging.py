@@ -121,8 +121,9 @@ class AnswerSheet:
         got, digits = self._number_value(key, value)
         if close(got, expected, tolerance):
             return
+        coarse_right = rounds_to(got, expected, digits)  # the right answer too few digits: no mistake's to claim
         for wrong, diagnosis in mistakes.items():
-            if close(got, wrong, tolerance) or rounds_to(got, wrong, digits):
+            if close(got, wrong, tolerance) or (rounds_to(got, wrong, digits) and not coarse_right):
                 raise self._diagnosis(key, diagnosis)
         if close(got, expected, COARSE_FACTOR * tolerance) or rounds_to(got, expected, digits):
             needed = max(2, math.ceil(-math.log10(tolerance)) + 1)
