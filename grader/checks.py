@@ -159,9 +159,9 @@ def parse_source(student_source: Callable[[str], str], name: str) -> ast.Module:
     try:
         return ast.parse(student_source(name))
     except SyntaxError as e:
-        raise Fail(f"{name}, line {e.lineno}: SyntaxError: {e.msg}", f"{name} 第 {e.lineno} 行：语法错误：{e.msg}") from None
+        raise Fail(f"{name}, line {e.lineno}: SyntaxError: {e.msg}", f"{name} 第 {e.lineno} 行：语法错误：{e.msg}", outcome=Outcome.NOT_IMPORTED) from None
     except ValueError as e:  # null bytes
-        raise Fail(f"{name}: not valid Python source: {e}", f"{name}：不是有效的 Python 源代码：{e}") from None
+        raise Fail(f"{name}: not valid Python source: {e}", f"{name}：不是有效的 Python 源代码：{e}", outcome=Outcome.NOT_IMPORTED) from None
 
 
 def course_code(path: Path) -> ModuleType:

@@ -71,11 +71,12 @@ class StudentError(Fail):
             return cls(
                 f"{label}: the submission's file could not be imported{at}; its error: {message}",
                 f"{label}：无法导入提交的文件{zh_at}；错误信息：{message}",
+                outcome=Outcome.NOT_IMPORTED,
             )
         if kind == "exit":
             return cls(f"{label} tried to exit the process{at}: {message}", f"{label} 试图退出进程{zh_at}：{message}")
         if kind == "missing":
-            return cls(f"{label}: {message}", f"{label}：{message}")
+            return cls(f"{label}: {message}", f"{label}：{message}", outcome=Outcome.NOT_IMPORTED)
         if kind == "unsendable":
             return cls(f"{label} returned a value the grader cannot accept: {message}", f"{label} 的返回值无法被评分程序接收：{message}")
         return cls(f"{label} failed: {message}", f"{label} 失败：{message}")

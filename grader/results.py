@@ -40,6 +40,7 @@ class Outcome(StrEnum):
     TIMED_OUT = "timed out"
     CRASHED = "crashed"  # the student process ended, or sent back what is not a reply
     REFUSED = "refused"  # the work does what the exercise forbids (a library cell, an import)
+    NOT_IMPORTED = "did not import"  # the file the check calls does not parse, raised at its top level, or is missing
     NOT_RUN = "not run"  # not attempted: the function timed out or its process had stopped before
     NOT_SUBMITTED = "not submitted"
     UNREADABLE = "could not be read"

@@ -44,9 +44,19 @@ def test_summary_counts_sheet_diagnoses_once_per_student():
         row("cyd", verdict("h_t", outcome=Outcome.PASSED)),
     ]
     figures = summary.summarize(rows, ["ex03"])
-    assert figures["common_mistakes"] == [{"mistake": "ex03: swapped GRU convention", "students": 2}]
+    assert figures["mistakes"] == [{"exercise": "ex03", "diagnosis": "swapped GRU convention", "students": 2, "outcome": "failed"}]
     assert {"check": "ex03: h_t", "students": 2} in figures["most_failed_checks"]
-    assert "- ex03: swapped GRU convention — 2" in summary.to_markdown(figures)
+    assert "| ex03 | swapped GRU convention | 2 |" in summary.to_markdown(figures)
+
+
+def test_a_file_that_does_not_import_is_one_line_not_one_per_check():
+    """Is a student whose file does not parse – every check failed with the outcome NOT_IMPORTED – one line of the
+    mistakes (not a crash), and none of the checks failed most often, which count wrong work?"""
+    broken = [verdict(f"check {i}", outcome=Outcome.NOT_IMPORTED, feedback_en="SyntaxError", exercise="ex05") for i in range(16)]
+    figures = summary.summarize([row("eve", *broken, exercise="ex05")], ["ex05"])
+    assert figures["most_failed_checks"] == [] and figures["crashed"] == 0 and figures["did_not_import"] == 1
+    text = summary.to_markdown(figures)
+    assert text.count("did not import (") == 1 and "did not import: 1" in text
 
 
 def test_summary_believes_no_words_a_student_wrote():
@@ -59,8 +69,8 @@ def test_summary_believes_no_words_a_student_wrote():
         row("fay", verdict("a", outcome=Outcome.TIMED_OUT, exercise="ex05"), exercise="ex05"),
     ]
     figures = summary.summarize(rows, ["ex05"])
-    assert figures["common_mistakes"] == [] and figures["crashed"] == 1 and figures["hit_a_time_limit"] == 1
-    assert "none diagnosed" in summary.to_markdown(figures)
+    assert figures["crashed"] == 1 and figures["hit_a_time_limit"] == 1
+    assert [(m["diagnosis"], m["students"]) for m in figures["mistakes"]] == [("crashed", 1), ("hit a time limit", 1)]
 
 
 def test_the_distribution_shows_each_score_as_given():

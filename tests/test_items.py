@@ -129,10 +129,33 @@ def test_mistakes_are_counted_once_per_student_and_exercise_most_common_first():
         student("dan", check("h", 2, 2, outcome=Outcome.TIMED_OUT, diagnosis=[other]), check("z", 2, 0, diagnosis=[other])),
     ]
     assert items.analyse(rows, ["ex03", "ex05"]).to_dict()["mistakes"] == [
-        {"exercise": "ex03", "diagnosis": "forgot the tanh", "students": 2},  # dan's counts: a diagnosis is a diagnosis
-        {"exercise": "ex03", "diagnosis": "swapped GRU convention", "students": 2},  # a tie: alphabetical
-        {"exercise": "ex05", "diagnosis": "swapped GRU convention", "students": 1},
+        {"exercise": "ex03", "diagnosis": "forgot the tanh", "students": 2, "outcome": "failed"},  # dan's counts: a diagnosis is a diagnosis
+        {"exercise": "ex03", "diagnosis": "swapped GRU convention", "students": 2, "outcome": "failed"},  # a tie: alphabetical
+        {"exercise": "ex03", "diagnosis": "hit a time limit", "students": 1, "outcome": "timed out"},
+        {"exercise": "ex05", "diagnosis": "swapped GRU convention", "students": 1, "outcome": "failed"},
     ]
+
+
+def test_a_file_that_does_not_import_is_one_failure_of_its_student():
+    """Is a file that does not parse – every check of its exercise failed with the same outcome – counted once per
+    student, beside each other way of failing and each named mistake, and never as a crash?"""
+    broken = [check(f"c{n}", 1, 0, exercise="ex05", outcome=Outcome.NOT_IMPORTED) for n in range(16)]
+    rows = [
+        student("ann", *broken),
+        student("bob", *broken[:3], check("c9", 1, 0, exercise="ex08", outcome=Outcome.REFUSED, diagnosis=[SWAPPED])),
+        student("cyd", check("c1", 1, 0, exercise="ex05", diagnosis=[SWAPPED]), check("c2", 1, 0, exercise="ex05", outcome=Outcome.CRASHED)),
+    ]
+    got = [(m.exercise, m.outcome, m.diagnosis.en, m.students) for m in items.analyse(rows, ["ex05", "ex08"]).mistakes]
+    assert got == [
+        ("ex05", Outcome.NOT_IMPORTED, items.FAILURES[Outcome.NOT_IMPORTED].en, 2),
+        ("ex05", Outcome.CRASHED, "crashed", 1),
+        ("ex05", Outcome.FAILED, "swapped GRU convention", 1),
+        ("ex08", Outcome.REFUSED, items.FAILURES[Outcome.REFUSED].en, 1),
+        ("ex08", Outcome.FAILED, "swapped GRU convention", 1),
+    ]
+    figures = summary.summarize(rows, ["ex05", "ex08"])
+    assert figures["crashed"] == 1 and figures["did_not_import"] == 2
+    assert items.Analysis.from_dict(figures).mistakes[0].outcome is Outcome.NOT_IMPORTED
 
 
 def test_summary_json_has_the_issue_s_shape():
@@ -159,3 +182,27 @@ def test_flagged_checks_are_listed_first_to_look_at():
     first = lines.index("Checks to look at:")
     assert lines[first + 2] == "- ex03 x: strong students fail it: check the check (p 0.50, D -0.87)"
     assert first < next(n for n, line in enumerate(lines) if line.startswith("| exercise |"))
+
+
+def test_code_mistakes_of_graded_submissions_are_counted(grade):
+    """Graded for real, are ex05's detached gate and ex08's unseeded build named mistakes of the class, and ex05's
+    SyntaxError one failure to import (not a crash, not a message per check)?"""
+    from mutants import ex05, ex08, mutate, reference, submission
+
+    def named(bank, name):
+        return next(m for m in bank if m.name == name)
+
+    gated = reference("ex05")["gated.py"]
+    results = [
+        grade("ex05", submission(named(ex05.MUTANTS, "detached gate"))),
+        grade("ex08", submission(named(ex08.MUTANTS, "no seed before the build"))),
+        grade("ex05", {"gated.py": mutate(gated, "def lstm_step(", "def lstm_step((")}),
+    ]
+    rows = [StudentRow(f"s{n}", Status.GRADED, GradeResult(f"s{n}", "cpu", "en", [e])) for n, e in enumerate(results)]
+    got = {(m.exercise, m.outcome, m.diagnosis.en.split(":")[0], m.students) for m in items.analyse(rows, ["ex05", "ex08"]).mistakes}
+    assert got == {
+        ("ex05", Outcome.FAILED, "a cut graph", 1),
+        ("ex08", Outcome.FAILED, "initial weights not built under torch.manual_seed(seed)", 1),
+        ("ex05", Outcome.NOT_IMPORTED, items.FAILURES[Outcome.NOT_IMPORTED].en, 1),
+    }
+    assert {v.outcome for v in results[2].checks} == {Outcome.NOT_IMPORTED}

@@ -68,11 +68,28 @@ class Item:
         }
 
 
+# Each way work fails apart from a wrong answer, as the mistakes' table names it: counted once per student and exercise,
+# however many checks it failed (a file that does not parse fails every check of its exercise).
+FAILURES = {
+    Outcome.NOT_IMPORTED: Text(
+        "the file did not import (a SyntaxError, an error at its top level, a missing file)", "文件无法导入（语法错误、顶层代码出错或缺少文件）"
+    ),
+    Outcome.TIMED_OUT: Text("hit a time limit", "超时"),
+    Outcome.CRASHED: Text("crashed", "崩溃"),
+    Outcome.REFUSED: Text("refused: does what the exercise forbids", "被拒绝：做了练习禁止的事"),
+    Outcome.UNREADABLE: Text("could not be read", "无法读取"),
+}
+
+
 @dataclass(frozen=True)
 class Mistake:
+    """A named mistake (`outcome` FAILED: the check's or the judge's diagnosis) or a way of failing (FAILURES), with
+    how many students' work on the exercise showed it."""
+
     exercise: str
     diagnosis: Text
     students: int
+    outcome: Outcome = Outcome.FAILED
 
 
 @dataclass(frozen=True)
@@ -85,7 +102,7 @@ class Analysis:
         """The keys summary.json gets."""
         return {
             "checks": [c.to_dict() for c in self.checks],
-            "mistakes": [{"exercise": m.exercise, "diagnosis": m.diagnosis.en, "students": m.students} for m in self.mistakes],
+            "mistakes": [{"exercise": m.exercise, "diagnosis": m.diagnosis.en, "students": m.students, "outcome": m.outcome} for m in self.mistakes],
             "left_out_of_checks": len(self.left_out),
         }
 
@@ -94,7 +111,7 @@ class Analysis:
         """The analysis `to_dict` wrote (English only: the JSON keeps one language); the left-out students by count."""
         return cls(
             [Item(**{**c, "flags": tuple(c["flags"])}) for c in doc.get("checks", [])],
-            [Mistake(m["exercise"], Text(m["diagnosis"]), m["students"]) for m in doc.get("mistakes", [])],
+            [Mistake(m["exercise"], Text(m["diagnosis"]), m["students"], Outcome(m.get("outcome", Outcome.FAILED))) for m in doc.get("mistakes", [])],
             [""] * doc.get("left_out_of_checks", 0),
         )
 
@@ -133,12 +150,21 @@ def analyse(rows: Sequence[StudentRow], exercise_ids: Sequence[str]) -> Analysis
                         if v.points > 0:
                             graded.setdefault((exercise_id, v.name), []).append((row.student, v))
     checks = [_item(exercise, check, taken, totals) for (exercise, check), taken in graded.items()]
-    made: Counter[tuple[str, Text]] = Counter()
+    made: Counter[tuple[str, Outcome, Text]] = Counter()
     for row in rows:
-        made.update({(e.id, d) for e in row.result.exercises if e.id in exercise_ids for v in e.checks if not v.passed for d in v.diagnosis})
+        made.update({(e.id, *shown) for e in row.result.exercises if e.id in exercise_ids for shown in _failures(e)})
     order = {exercise_id: n for n, exercise_id in enumerate(exercise_ids)}
-    mistakes = [Mistake(exercise, diagnosis, n) for (exercise, diagnosis), n in sorted(made.items(), key=lambda x: (-x[1], order[x[0][0]], x[0][1].en))]
+    ranked = sorted(made.items(), key=lambda x: (-x[1], order[x[0][0]], x[0][2].en))
+    mistakes = [Mistake(exercise, diagnosis, n, outcome) for (exercise, outcome, diagnosis), n in ranked]
     return Analysis(checks, mistakes, [r.student for r in rows if left_out(r)])
+
+
+def _failures(e: ExerciseResult) -> set[tuple[Outcome, Text]]:
+    """What one student's work on an exercise showed, each once: every named mistake of a check it lost points on,
+    and every way its checks (or the exercise itself) failed apart from a wrong answer."""
+    named = {(Outcome.FAILED, d) for v in e.checks if not v.passed for d in v.diagnosis}
+    outcomes = {v.outcome for v in e.checks} | ({e.outcome} if e.outcome else set())
+    return named | {(o, FAILURES[o]) for o in outcomes if o in FAILURES}
 
 
 def _item(exercise: str, check: str, taken: list[tuple[str, Verdict]], totals: dict[str, float]) -> Item:
@@ -200,7 +226,7 @@ WORDS = {
         "Students left out of these figures, counted apart (a time limit, a crash, a hand-in that could not be read or a grader failure): {n}.",
         "未计入以上数字、另行统计的学生（超时、崩溃、提交无法读取或评分程序出错）：{n} 名。",
     ),
-    "mistakes": Text("Known mistakes: students who made each", "已知错误：犯每种错误的学生数"),
+    "mistakes": Text("Known mistakes and failures: students who made each", "已知错误与失败：犯每种错误的学生数"),
     "mistakes header": Text("| exercise | mistake | students |", "| 练习 | 错误 | 学生数 |"),
     "no mistakes": Text("- none diagnosed", "- 没有诊断出已知错误"),
 }

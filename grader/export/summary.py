@@ -29,20 +29,17 @@ def summarize(rows: list[StudentRow], exercise_ids: list[str], *, missing: Seque
             "max": max(scores, default=0.0),
             "distribution": {f"{k:g}": v for k, v in sorted(Counter(round(s, 4) for s in scores).items())},  # exact points
         }
-    mistakes: Counter[str] = Counter()
     failed: Counter[str] = Counter()
-    for row in rows:
-        verdicts = [v for e in row.result.exercises for v in e.checks if not v.passed]
-        failed.update({f"{v.exercise}: {v.name}" for v in verdicts})
-        mistakes.update({f"{v.exercise}: {d.en}" for v in verdicts for d in v.diagnosis})
+    for row in rows:  # wrong work only: a file that did not import, a time limit or a crash is one of "mistakes", once
+        failed.update({f"{v.exercise}: {v.name}" for e in row.result.exercises for v in e.checks if v.outcome is Outcome.FAILED})
     outcomes = [{v.outcome for e in r.result.exercises for v in e.checks} for r in rows]
     return {
         "students": len(rows),
         "exercises": per_exercise,
-        "common_mistakes": _ranked(mistakes, "mistake"),
         "most_failed_checks": _ranked(failed, "check"),
         "hit_a_time_limit": sum(Outcome.TIMED_OUT in o for o in outcomes),
         "crashed": sum(Outcome.CRASHED in o for o in outcomes),
+        "did_not_import": sum(Outcome.NOT_IMPORTED in o for o in outcomes),
         "unreadable": sum(r.status is Status.UNREADABLE for r in rows),
         "internal_errors": sum(r.status is Status.INTERNAL_ERROR for r in rows),
         "missing_protections": list(missing),
@@ -82,16 +79,16 @@ def to_markdown(summary: dict[str, Any]) -> str:
     for exercise_id, s in summary["exercises"].items():
         dist = ", ".join(f"{k}: {v}" for k, v in s["distribution"].items())
         lines.append(f"| {exercise_id} | {s['mean']:g} | {s['median']:g} | {s['max']:g} | {dist} |")
-    lines += ["", "## Most common diagnosed mistakes", ""]
-    lines += [f"- {plain(m['mistake'])} — {m['students']}" for m in summary["common_mistakes"]] or ["- none diagnosed"]
-    lines += ["", "## Checks failed most often", ""]
+    analysis = items.Analysis.from_dict(summary)
+    lines += ["", *items.mistakes_markdown(analysis, "en")]
+    lines += ["", "## Checks failed most often (wrong work)", ""]
     lines += [f"- {plain(c['check'])} — {c['students']}" for c in summary["most_failed_checks"]] or ["- none"]
     lines += [
         "",
-        f"Hit a time limit: {summary['hit_a_time_limit']}; crashed: {summary['crashed']}; "
+        f"Hit a time limit: {summary['hit_a_time_limit']}; crashed: {summary['crashed']}; did not import: {summary['did_not_import']}; "
         f"could not be read: {summary['unreadable']}; internal grader errors: {summary['internal_errors']}.",
     ]
-    lines += ["", *items.checks_markdown(items.Analysis.from_dict(summary), "en")]
+    lines += ["", *items.checks_markdown(analysis, "en")]
     if summary["answers_of_other_variants"] or summary["packed_as_another_student"]:
         lines += ["", "## Answers of another student's numbers", ""]
         lines += [f"- {plain(c['student'])}, {c['exercise']}: answers of {plain(c['variant_of'])}'s variant" for c in summary["answers_of_other_variants"]]

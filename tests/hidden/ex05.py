@@ -169,6 +169,11 @@ BATCH_MIXING = (
     "批量之间相互干扰。单独一行时结果正确，但成批计算时各行互相影响（沿批维求和/平均，或跨行广播）",
 )
 
+CUT_GRAPH = (
+    "a cut graph: gradients do not flow through the whole step (a .detach(), .item(), torch.no_grad() or a new tensor)",
+    "计算图被切断：梯度没有流经整个单步（.detach()、.item()、torch.no_grad() 或新建的张量）",
+)
+
 
 def diagnose(out: dict, inputs: dict, wrong: list[str], recompute, mistakes: dict, student_fn) -> tuple:
     """The (en, zh) names of the known mistake (or two) whose results match the student's wrong outputs; () if none."""
@@ -474,12 +479,13 @@ def gradients_check(gated, reference, device, fn: str) -> None:
     leaves = {k: v.clone().requires_grad_(True) for k, v in inputs.items()}
     expected = step(**leaves)
     loss = sum((expected[k] * cotangent[k]).sum() for k in keys)
-    problems = []
+    problems, cut = [], False
     for name, ref in zip(leaves, torch.autograd.grad(loss, list(leaves.values()), allow_unused=True)):
         got = grads.get(name)
         if ref is None:  # the step computed (a named mistake) does not use it
             continue
         if got is None:
+            cut = True
             problems.append(
                 Text(
                     f"{fn}: no gradient reaches {name} (a .detach(), .item(), torch.no_grad() or a new tensor?)",
@@ -489,6 +495,7 @@ def gradients_check(gated, reference, device, fn: str) -> None:
         elif not isinstance(got, torch.Tensor) or got.shape != ref.shape or got.dtype != ref.dtype or not torch.isfinite(got).all():
             problems.append(Text(f"{fn}: the gradient w.r.t. {name} is malformed or not finite", f"{fn}：关于 {name} 的梯度格式错误或不是有限值"))
         elif not torch.allclose(got, ref, rtol=1e-7, atol=1e-9):
+            cut = True  # autograd through its own values gave other gradients: part of the graph is missing
             problems.append(
                 Text(
                     f"{fn}: the gradient w.r.t. {name} differs from autograd through the step it computes",
@@ -496,7 +503,7 @@ def gradients_check(gated, reference, device, fn: str) -> None:
                 )
             )
     if problems:
-        raise Fail(listed(problems, 4))
+        raise Fail(listed(problems, 4), diagnosis=CUT_GRAPH if cut else ())
 
 
 def own_gradients_check(student_fn, inputs: dict, cotangent: dict, grads: dict, fn: str, *, differences: bool) -> None:
@@ -519,6 +526,7 @@ def own_gradients_check(student_fn, inputs: dict, cotangent: dict, grads: dict, 
             f"{fn}: its gradients differ from finite differences of its own outputs: part of the graph is cut "
             "(a .detach(), .item(), torch.no_grad() or a new tensor?)",
             f"{fn}：它的梯度与对其自身输出的有限差分不一致：计算图有一部分被切断（.detach()、.item()、torch.no_grad() 或新建的张量？）",
+            diagnosis=CUT_GRAPH,
         )
 
 
