@@ -73,16 +73,30 @@ W = {
     "distribution": Text("distribution (points: students)", "分布（分数：人数）"),
     "checks": Text("Each check's pass rate", "各项检查通过率"),
     "checks caption": Text(
-        "Check number (vertical, as in the table) by pass rate p from 0 to 1 (horizontal); red bars are flagged checks.",
-        "纵轴为检查编号（与下表相同），横轴为通过率 p（0 到 1）；红色为被标记的检查。",
+        "One table per exercise; the bar beside p is the pass rate from 0 to 1, red where the check is flagged.",
+        "每个练习一张表；p 旁的条表示通过率（0 到 1），被标记的检查为红色。",
     ),
-    "check": Text("check", "检查"),
-    "flags": Text("flags", "标记"),
+    "sort": Text("Sort:", "排序："),
+    "course order": Text("course order", "课程顺序"),
+    "by p": Text("p, lowest first", "p 从低到高"),
+    "by D": Text("D, lowest first", "D 从低到高"),
+    "class": Text("Students and totals", "学生与总分"),
+    "class intro": Text(
+        "Final points per exercise (after the term's rules) out of the points in the header.", "各练习的最终分数（已按学期规则调整），满分见表头。"
+    ),
+    "by student": Text("student", "学生"),
+    "by total": Text("total, highest first", "总分从高到低"),
+    "total": Text("total", "总分"),
+    "handed in": Text("handed in", "提交时间"),
+    "no time": Text("no time known: no late penalty", "没有提交时间：不扣迟交分"),
     "mistakes": Text("Most common mistakes", "最常见的错误"),
     "mistake": Text("mistake", "错误"),
     "no mistakes": Text("No named mistake was diagnosed.", "没有诊断出已知错误。"),
-    "trouble": Text("Time limits, crashes and hand-ins that could not be read", "超时、崩溃与无法读取的提交"),
-    "no trouble": Text("No student hit a time limit, crashed or handed in what could not be read.", "没有学生超时、崩溃或提交了无法读取的文件。"),
+    "trouble": Text("Time limits, crashes, files that did not import and hand-ins that could not be read", "超时、崩溃、无法导入的文件与无法读取的提交"),
+    "no trouble": Text(
+        "No student hit a time limit, crashed, or handed in a file that did not import or could not be read.",
+        "没有学生超时、崩溃，或提交了无法导入或无法读取的文件。",
+    ),
     "student": Text("student", "学生"),
     "what": Text("what happened", "情况"),
     "why": Text("checks, or why", "涉及的检查或原因"),
@@ -103,20 +117,26 @@ W = {
     "plot of": Text("Plot: {what}. The table below gives the same figures.", "图：{what}。下表给出同样的数字。"),
 }
 OUTCOMES = {
-    Outcome.TIMED_OUT: Text("hit a time limit", "超时"),
-    Outcome.CRASHED: Text("crashed", "崩溃"),
-    Outcome.UNREADABLE: Text("could not be read", "无法读取"),
+    **{o: items.FAILURES[o] for o in (Outcome.TIMED_OUT, Outcome.CRASHED, Outcome.NOT_IMPORTED, Outcome.UNREADABLE)},
     Outcome.INTERNAL_ERROR: Text("grader failure (graded again next run)", "评分程序出错（下次运行时重新评分）"),
 }
 _FLAGGED, _PLAIN = "#c0392b", "#4a7ab0"
 Say = Callable[[str], str]  # a fixed word of the page, in its language, escaped
-Plot = Callable[..., str]  # draws a figure (a function of a matplotlib Figure) and gives it as base64 PNG
+Plot = Callable[..., tuple[str, int, int]]  # draws a figure (a function of a matplotlib Figure): base64 PNG, width, height
+# Sections fit a screen: long tables scroll in a box under a header that stays; a sortable table's rows are a flex
+# column that CSS reorders by the checked radio button (`order` from each row's --o1/--o2: no script).
 _STYLE = """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2em auto;max-width:70em;padding:0 1em;color:#222}
-h1{font-size:1.6em}h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #ccc}
-table{border-collapse:collapse;margin:.5em 0;font-size:.9em}th,td{border:1px solid #ccc;padding:.2em .5em;text-align:left}
+h1{font-size:1.6em}h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #ccc}h3{font-size:1.05em;margin:1.2em 0 .3em}
+table{border-collapse:collapse;margin:.5em 0;font-size:.9em}th,td{border:1px solid #ccc;padding:.2em .5em;text-align:left;overflow-wrap:anywhere}
 th{background:#f2f2f2}td.n{text-align:right}figure{margin:1em 0}figcaption{color:#555;font-size:.9em}
 img{max-width:100%;height:auto}.flag{color:#c0392b}.note{background:#fff5d6;padding:.5em}
+.box{max-height:70vh;overflow:auto}.box.short{max-height:35vh}.box thead th{position:sticky;top:0}
+.sortable{font-size:.9em}.sortable input:checked+label{font-weight:bold}
+.sortable table{display:block;margin:0}.sortable thead,.sortable tbody{display:flex;flex-direction:column}
+.sortable tr{display:grid;grid-template-columns:var(--cols)}
+.by1:checked~.box tbody tr{order:var(--o1)}.by2:checked~.box tbody tr{order:var(--o2)}
+td i{display:inline-block;height:.7em;margin-right:.3em;background:#4a7ab0}tr.flagged td i{background:#c0392b}
 """
 
 
@@ -128,12 +148,16 @@ def to_html(rows: Sequence[StudentRow], exercises: Sequence[Graded], figures: di
     body = [f"<h1>{_e(title)}: {say('title')}</h1>", f"<p>{say('students').format(n=len(rows))}</p>"]
     if plot is None:
         body.append(f'<p class="note">{say("no plots")}</p>')
-    body += _totals(rows, exercises, say, plot)
-    body += _exercises(exercises, figures, say, plot)
-    body += _checks(analysis, say, plot, language)
-    body += _mistakes(analysis, say, language)
-    body += _trouble(rows, say, language)
-    body += _adjusted(adjusted(rows), say)
+    sections = [
+        _totals(rows, exercises, say, plot),
+        _class(rows, exercises, say),
+        _exercises(exercises, figures, say, plot),
+        *_checks(analysis, exercises, say, language),
+        _mistakes(analysis, say, language),
+        _trouble(rows, say, language),
+        _adjusted(adjusted(rows), say),
+    ]
+    body += ["<section>" + "\n".join(section) + "</section>" for section in sections if section]
     lang = "zh-Hans" if language == "zh" else "en"
     return (
         "<!DOCTYPE html>\n"
@@ -154,18 +178,57 @@ def _e(text: object) -> str:
     return html.escape(printable(str(text)))
 
 
-def _table(header: list[str], lines: list[list[str]], numeric: frozenset[int] | set[int] = frozenset()) -> str:
-    """A table of cells already escaped; the columns in `numeric` right-aligned."""
+def _table(header: list[str], lines: list[list[str]], numeric: frozenset[int] | set[int] = frozenset(), *, box: str = "box", rows: Sequence[str] = ()) -> str:
+    """A table of cells already escaped, the columns in `numeric` right-aligned, in a box that scrolls past a screen
+    ("box short": a third of one); `rows` are each row's attributes (a class, a sortable row's order)."""
     head = "".join(f"<th>{h}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f'<td class="n">{c}</td>' if i in numeric else f"<td>{c}</td>" for i, c in enumerate(line)) + "</tr>" for line in lines)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    body = "".join(
+        f"<tr{attributes}>" + "".join(f'<td class="n">{c}</td>' if i in numeric else f"<td>{c}</td>" for i, c in enumerate(line)) + "</tr>"
+        for line, attributes in zip(lines, [*rows, *[""] * (len(lines) - len(rows))])
+    )
+    return f'<div class="{box}"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
 
 
-def _figure(png: str | None, what: str, caption: str) -> list[str]:
-    """A plot (base64 PNG) with its alt text and caption; nothing without matplotlib."""
+def _sortable(
+    key: str,
+    columns: str,
+    header: list[str],
+    lines: list[list[str]],
+    numeric: set[int],
+    orders: dict[str, list[int]],
+    say: Say,
+    *,
+    given: str,
+    flagged: Sequence[bool] = (),
+) -> str:
+    """A table in its given order (`given`, a fixed word for its button) or, by a radio button (CSS, no script), in
+    each order of `orders` (a fixed word for its button: each row's rank); `columns` is the rows' CSS grid template,
+    `flagged` rows are drawn red."""
+    buttons = [f'<input type="radio" name="{key}" id="{key}-0" checked><label for="{key}-0">{say(given)}</label>']
+    buttons += [f'<input type="radio" name="{key}" id="{key}-{n}" class="by{n}"><label for="{key}-{n}">{say(name)}</label>' for n, name in enumerate(orders, 1)]
+    marked = [*flagged, *[False] * (len(lines) - len(flagged))]
+    attributes = [
+        (' class="flagged"' if marked[i] else "") + ' style="' + ";".join(f"--o{n}:{ranks[i]}" for n, ranks in enumerate(orders.values(), 1)) + '"'
+        for i in range(len(lines))
+    ]
+    return f'<div class="sortable" style="--cols:{columns}">{say("sort")} ' + " ".join(buttons) + _table(header, lines, numeric, rows=attributes) + "</div>"
+
+
+def _ranks(keys: Sequence[Any]) -> list[int]:
+    """Each position's rank when sorted by its key (ties in the given order)."""
+    ranks = [0] * len(keys)
+    for rank, i in enumerate(sorted(range(len(keys)), key=lambda i: keys[i])):
+        ranks[i] = rank
+    return ranks
+
+
+def _figure(png: tuple[str, int, int] | None, what: str, caption: str) -> list[str]:
+    """A plot (base64 PNG, its width and height in pixels, which the page lays out before decoding it) with its alt
+    text and caption; nothing without matplotlib."""
     if png is None:
         return []
-    return [f'<figure><img src="data:image/png;base64,{png}" alt="{what}"><figcaption>{caption}</figcaption></figure>']
+    data, width, height = png
+    return [f'<figure><img src="data:image/png;base64,{data}" width="{width}" height="{height}" alt="{what}"><figcaption>{caption}</figcaption></figure>']
 
 
 def _points(x: float) -> str:
@@ -181,15 +244,43 @@ def _totals(rows: Sequence[StudentRow], exercises: Sequence[Graded], say: Say, p
     return [
         f"<h2>{say('totals')}</h2>",
         *_figure(png, say("plot of").format(what=say("totals")), say("totals caption").format(most=_points(most))),
-        _table([say("points"), say("count")], lines, {0, 1}),
+        _table([say("points"), say("count")], lines, {0, 1}, box="box short"),
     ]
+
+
+def _class(rows: Sequence[StudentRow], exercises: Sequence[Graded], say: Say) -> list[str]:
+    """Every student: final points per exercise and the total, sortable by id or total; when a due date applies, when
+    they handed in – or that no time is known, so no late penalty was applied."""
+    if not rows:
+        return []
+    timed = any(e.adjustment is not None and e.adjustment.due for r in rows for e in r.result.exercises)
+    header = [say("student"), *(f"{_e(e.id)} ({_points(e.points)})" for e in exercises), f"{say('total')} ({_points(sum(e.points for e in exercises))})"]
+    lines = []
+    for r in rows:
+        line = [_e(r.student), *(_points(r.score(e.id)) for e in exercises), _points(r.result.score)]
+        if timed:
+            line.append(_handed_in(r, say))
+        lines.append(line)
+    numeric = set(range(1, len(exercises) + 2))
+    columns = f"minmax(8em,1fr) repeat({len(exercises)},minmax(3.2em,auto)) 5em" + (" 12em" if timed else "")
+    orders = {"by total": _ranks([(-r.result.score, n) for n, r in enumerate(rows)])}
+    table = _sortable("class", columns, header + ([say("handed in")] if timed else []), lines, numeric, orders, say, given="by student")
+    return [f"<h2>{say('class')}</h2>", f"<p>{say('class intro')}</p>", table]
+
+
+def _handed_in(row: StudentRow, say: Say) -> str:
+    """When the student handed in (the latest time of their exercises with a due date), or that no time is known."""
+    dated = [a for e in row.result.exercises if (a := e.adjustment) is not None and a.due]
+    if any(a.no_time for a in dated):
+        return f'<span class="flag">{say("no time")}</span>'
+    return _e(max((a.submitted_at for a in dated), default="")[:16].replace("T", " "))
 
 
 def _exercises(exercises: Sequence[Graded], figures: dict[str, Any], say: Say, plot: Plot | None) -> list[str]:
     shown = [e for e in exercises if e.id in figures.get("exercises", {})]
+    columns = min(6, len(shown))
 
     def draw(fig: Any) -> None:
-        columns = min(4, len(shown))
         axes = list(fig.subplots(math.ceil(len(shown) / columns), columns, squeeze=False).flat)
         for ax, e in zip(axes, shown):
             dist = {float(k): v for k, v in figures["exercises"][e.id]["distribution"].items()}
@@ -199,7 +290,7 @@ def _exercises(exercises: Sequence[Graded], figures: dict[str, Any], say: Say, p
         for ax in axes[len(shown) :]:
             ax.set_visible(False)
 
-    png = plot(draw, size=(10, 2.3 * math.ceil(len(shown) / 4))) if plot and shown else None
+    png = plot(draw, size=(11, 1.9 * math.ceil(len(shown) / columns))) if plot and shown else None
     lines = []
     for e in shown:
         s = figures["exercises"][e.id]
@@ -216,44 +307,41 @@ def _exercises(exercises: Sequence[Graded], figures: dict[str, Any], say: Say, p
     return [
         f"<h2>{say('exercises')}</h2>",
         *_figure(png, say("plot of").format(what=say("exercises")), say("exercises caption")),
-        _table([say("exercise"), say("mean"), say("median"), say("max"), say("of"), say("distribution")], lines, {1, 2, 3, 4}),
+        _table([say("exercise"), say("mean"), say("median"), say("max"), say("of"), say("distribution")], lines, {1, 2, 3, 4}, box="box short"),
     ]
 
 
-def _checks(analysis: items.Analysis, say: Say, plot: Plot | None, language: str) -> list[str]:
-    checks = analysis.checks
-
-    def draw(fig: Any) -> None:
-        ax = fig.subplots()
-        numbers = range(1, len(checks) + 1)
-        ax.barh(numbers, [c.p or 0 for c in checks], color=[_FLAGGED if c.flags else _PLAIN for c in checks])
-        ax.set_xlim(0, 1)
-        ax.set_ylim(len(checks) + 0.5, 0.5)
-        ax.set_yticks(numbers)
-        ax.tick_params(axis="y", labelsize=7)
-        ax.grid(axis="x", alpha=0.3)
-
-    png = plot(draw, size=(8, 0.9 + 0.22 * len(checks))) if plot and checks else None
-    lines = [
-        [
-            str(n),
-            _e(c.exercise),
-            _e(c.check),
-            str(c.n),
-            *(_shown(x) for x in (c.p, c.mean_share, c.discrimination, c.top27_p, c.bottom27_p)),
-            '<span class="flag">' + "; ".join(_e(items.FLAGS[f].render(language)) for f in c.flags) + "</span>",
-        ]
-        for n, c in enumerate(checks, 1)
-    ]
-    header = [html.escape(h.strip()) for h in items.WORDS["header"].render(language).strip("|").split("|")]
-    out = [
-        f"<h2>{say('checks')}</h2>",
-        *_figure(png, say("plot of").format(what=say("checks")), say("checks caption")),
-        f"<p>{_e(items.WORDS['explained'].render(language))}</p>",
-        _table(["#", *header], lines, {0, 3, 4, 5, 6, 7, 8}),
-    ]
+def _checks(analysis: items.Analysis, exercises: Sequence[Graded], say: Say, language: str) -> list[list[str]]:
+    """A section per exercise: its checks by name, each pass rate p drawn as a bar beside it (HTML, no image: the names
+    need no font in an image), sortable by p or D."""
+    header = [html.escape(h.strip()) for h in items.WORDS["header"].render(language).strip("|").split("|")][1:]  # the exercise is the section's
+    columns = "2.5em minmax(14em,1fr) 3.5em 9em 4.5em 4.5em 5em 5em minmax(6em,12em)"
+    out = [[f"<h2>{say('checks')}</h2>", f"<p>{say('checks caption')} {_e(items.WORDS['explained'].render(language))}</p>"]]
     if analysis.left_out:
-        out.append(f"<p>{_e(items.WORDS['left out'].render(language).format(n=len(analysis.left_out)))}</p>")
+        out[0].append(f"<p>{_e(items.WORDS['left out'].render(language).format(n=len(analysis.left_out)))}</p>")
+    for e in exercises:
+        checks = [c for c in analysis.checks if c.exercise == e.id]
+        if not checks:
+            continue
+        lines = [
+            [
+                str(n),
+                _e(c.check),
+                str(c.n),
+                f'<i style="width:{5 * (c.p or 0):.2f}em"></i>{_shown(c.p)}',
+                *(_shown(x) for x in (c.mean_share, c.discrimination, c.top27_p, c.bottom27_p)),
+                '<span class="flag">' + "; ".join(_e(items.FLAGS[f].render(language)) for f in c.flags) + "</span>",
+            ]
+            for n, c in enumerate(checks, 1)
+        ]
+        orders = {
+            key: _ranks([(x is None, x or 0, n) for n, x in enumerate(values)])
+            for key, values in (("by p", [c.p for c in checks]), ("by D", [c.discrimination for c in checks]))
+        }
+        table = _sortable(
+            f"checks-{_e(e.id)}", columns, ["#", *header], lines, {0, 2, 4, 5, 6, 7}, orders, say, given="course order", flagged=[bool(c.flags) for c in checks]
+        )
+        out.append([f"<h3>{_e(e.id)} {_e(e.title)}</h3>", table])
     return out
 
 
@@ -265,7 +353,8 @@ def _mistakes(analysis: items.Analysis, say: Say, language: str) -> list[str]:
 
 
 def _trouble(rows: Sequence[StudentRow], say: Say, language: str) -> list[str]:
-    """Every student whose work hit a time limit, crashed or could not be read, and every grader failure."""
+    """Every student whose work hit a time limit, crashed, did not import or could not be read – a file that did not
+    import once, with its message, however many checks it failed – and every grader failure."""
     lines = []
     for row in rows:
         if row.status is Status.INTERNAL_ERROR:
@@ -275,6 +364,9 @@ def _trouble(rows: Sequence[StudentRow], say: Say, language: str) -> list[str]:
         for e in row.result.exercises:
             if e.outcome is Outcome.UNREADABLE:
                 lines.append([_e(row.student), _e(e.id), _e(OUTCOMES[e.outcome].render(language)), _e(e.note.render(language))])
+            first = next((v for v in e.checks if v.outcome is Outcome.NOT_IMPORTED), None)
+            if first is not None:
+                lines.append([_e(row.student), _e(e.id), _e(OUTCOMES[Outcome.NOT_IMPORTED].render(language)), _e(first.feedback.render(language))])
             for outcome in (Outcome.TIMED_OUT, Outcome.CRASHED):
                 names = [v.name for v in e.checks if v.outcome is outcome]
                 if names:
@@ -285,7 +377,8 @@ def _trouble(rows: Sequence[StudentRow], say: Say, language: str) -> list[str]:
 
 
 def _adjusted(scores: Sequence[Adjusted], say: Say) -> list[str]:
-    """Late and overridden scores: nothing at all when there are none."""
+    """Late and overridden scores that changed something: nothing at all when there are none."""
+    scores = [a for a in scores if a.override is not None or a.penalty > 0]  # late work that had no points to lose is no row
     if not scores:
         return []
     lines = [
@@ -324,11 +417,12 @@ def _plotter() -> Plot | None:
     except ImportError:
         return None
 
-    def plot(draw: Callable[[Any], None], size: tuple[float, float] = (8, 3)) -> str:
+    def plot(draw: Callable[[Any], None], size: tuple[float, float] = (8, 3)) -> tuple[str, int, int]:
         fig = Figure(figsize=size, dpi=96, layout="constrained")
         draw(fig)
         buffer = io.BytesIO()
         fig.savefig(buffer, format="png", metadata={"Software": None})
-        return base64.b64encode(buffer.getvalue()).decode("ascii")
+        width, height = fig.canvas.get_width_height()
+        return base64.b64encode(buffer.getvalue()).decode("ascii"), width, height
 
     return plot
