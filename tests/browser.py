@@ -40,17 +40,16 @@ class Visit:
 
 
 def visit(page: Path, *, width: int = 1200, height: int = 2400) -> Visit:
-    """Open `page` (a file) in chromium twice – once dumping its DOM, once taking a screenshot – with a net log."""
+    """Open `page` (a file) in chromium twice, in a window of `width` × `height` – once dumping its DOM, once taking a
+    screenshot of the window – with a net log."""
     work = Path(tempfile.mkdtemp(prefix="browser-"))
     try:
         netlog, shot = work / "net.json", work / "shot.png"
-        common = [CHROMIUM, *_QUIET, f"--user-data-dir={work / 'profile'}", f"--log-net-log={netlog}"]
+        common = [CHROMIUM, *_QUIET, f"--user-data-dir={work / 'profile'}", f"--log-net-log={netlog}", f"--window-size={width},{height}"]
         dumped = subprocess.run([*common, "--dump-dom", page.resolve().as_uri()], capture_output=True, text=True, timeout=120)
         console = [line for line in dumped.stderr.splitlines() if ":CONSOLE" in line]
         requests = _page_requests(netlog)
-        taken = subprocess.run(
-            [*common, f"--screenshot={shot}", f"--window-size={width},{height}", page.resolve().as_uri()], capture_output=True, text=True, timeout=120
-        )
+        taken = subprocess.run([*common, f"--screenshot={shot}", page.resolve().as_uri()], capture_output=True, text=True, timeout=120)
         assert shot.is_file(), taken.stderr[-2000:]
         return Visit(console, requests + _page_requests(netlog), dumped.stdout, shot.read_bytes())
     finally:

@@ -307,3 +307,70 @@ def test_the_totals_table_gives_every_total_exactly():
     totals = text[text.index("<h2>Distribution of totals</h2>") : text.index("</table>")]
     cells = re.findall(r'<td class="n">([^<]*)</td><td class="n">(\d+)</td>', totals)
     assert cells == [("5.4", "1"), ("5.5", "2")], cells
+
+
+def synthetic_class(students: int = 40) -> list:
+    """A class spanning every exercise of the course, each with 16 checks of the longest names the course has (the
+    most that one exercise holds), a due date, a late student, one without a submission time and a hostile id."""
+    from grader.results import Adjustment, ExerciseResult, GradeResult, Outcome, Status, StudentRow, Verdict
+    from grader.text import Text
+
+    course = api.course(root=ROOT)
+    rows = []
+    for s in range(students):
+        name = HOSTILE if s == 0 else f"student{s:03}"
+        exercises = []
+        for k, e in enumerate(course.exercises):
+            checks = [
+                Verdict(
+                    e.id,
+                    f"check {c}: {'the longest title a check of this course has, as long as it gets ' * 2}"[:147],
+                    1.0,
+                    float((s + c + k) % 3 != 0),
+                    Text(""),
+                    False,
+                )
+                for c in range(16)
+            ]
+            for v in checks:
+                v.outcome = Outcome.PASSED if v.earned else Outcome.FAILED
+            at = "" if s == 1 else ("2026-12-12T10:00:00+00:00" if s == 2 else "2026-12-10T20:00:00+00:00")
+            score = sum(v.earned for v in checks) * e.points / 16
+            late = 0.2 * score if s == 2 else 0.0
+            adjustment = Adjustment(raw=score, days_late=2 * (s == 2), penalty=late, due="2026-12-10T23:59:00+00:00", submitted_at=at)
+            exercises.append(ExerciseResult(e.id, e.title, score - late, float(e.points), checks, adjustment=adjustment))
+        rows.append(StudentRow(name, Status.GRADED, GradeResult(name, "cpu", "en", exercises)))
+    return rows
+
+
+@browser.needed
+def test_each_section_of_a_full_class_fits_one_screen(tmp_path):
+    """At 1366 × 900, is every section of report.html – each exercise's checks apart – at most one screen tall, for a
+    class of 40 students on all 11 exercises (16 long-named checks each), the hostile id text, not markup?"""
+    from grader.export import summary
+
+    course = api.course(root=ROOT)
+    rows = synthetic_class()
+    ids = [e.id for e in course.exercises]
+    text = report.to_html(rows, list(course.exercises), summary.summarize(rows, ids), language="en", title=course.title)
+    assert text.count("<section>") == 7 + len(ids) and "no time known: no late penalty" in text
+    assert HOSTILE not in text and html.escape(HOSTILE) in text
+    page = tmp_path / "report.html"
+    page.write_text(text)
+    measured = tmp_path / "measured.html"  # the same page, its policy lifted for one script that writes what it measures
+    script = (
+        "<script>document.body.dataset.heights = JSON.stringify([...document.querySelectorAll('section')]"
+        ".map(s => [s.querySelector('h2,h3').textContent, Math.ceil(s.getBoundingClientRect().height)]));"
+        "document.body.dataset.shown = JSON.stringify([...document.querySelectorAll('#checks-ex01-2 ~ .box tbody tr')]"
+        ".sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top).map(r => r.cells[5].textContent))</script>"
+    )
+    lifted = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", text).replace("</body>", script + "</body>")
+    measured.write_text(lifted.replace('id="checks-ex01-2" class="by2">', 'id="checks-ex01-2" class="by2" checked>'))  # ex01 sorted by D
+    seen = browser.visit(measured, width=1366, height=900)
+    heights = json.loads(html.unescape(re.search(r'data-heights="([^"]*)"', seen.dom).group(1)))
+    assert len(heights) == 7 + len(ids) and all(0 < h <= 900 for _, h in heights), heights
+    by_d = [float(d) for d in json.loads(html.unescape(re.search(r'data-shown="([^"]*)"', seen.dom).group(1)))]
+    assert len(by_d) == 16 and by_d == sorted(by_d) and by_d[0] < by_d[-1], by_d  # the CSS order, as drawn
+    shown = browser.visit(page, width=1366, height=900)
+    assert shown.console == [] and shown.requests == []
+    (tmp_path / "screenshot.png").write_bytes(shown.screenshot)  # the first screen, kept with pytest's temporary files for a look

@@ -129,7 +129,7 @@ _STYLE = """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2em auto;max-width:70em;padding:0 1em;color:#222}
 h1{font-size:1.6em}h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #ccc}h3{font-size:1.05em;margin:1.2em 0 .3em}
 table{border-collapse:collapse;margin:.5em 0;font-size:.9em}th,td{border:1px solid #ccc;padding:.2em .5em;text-align:left;overflow-wrap:anywhere}
-th{background:#f2f2f2}td.n{text-align:right}figure{margin:1em 0}figcaption{color:#555;font-size:.9em}
+th{background:#f2f2f2;overflow-wrap:normal}td.n{text-align:right}figure{margin:1em 0}figcaption{color:#555;font-size:.9em}
 img{max-width:100%;height:auto}.flag{color:#c0392b}.note{background:#fff5d6;padding:.5em}
 .box{max-height:70vh;overflow:auto}.box.short{max-height:35vh}.box thead th{position:sticky;top:0}
 .sortable{font-size:.9em}.sortable input:checked+label{font-weight:bold}
@@ -262,7 +262,7 @@ def _class(rows: Sequence[StudentRow], exercises: Sequence[Graded], say: Say) ->
             line.append(_handed_in(r, say))
         lines.append(line)
     numeric = set(range(1, len(exercises) + 2))
-    columns = f"minmax(8em,1fr) repeat({len(exercises)},minmax(3.2em,auto)) 5em" + (" 12em" if timed else "")
+    columns = f"minmax(8em,1fr) repeat({len(exercises)},3.6em) 5em" + (" 12em" if timed else "")
     orders = {"by total": _ranks([(-r.result.score, n) for n, r in enumerate(rows)])}
     table = _sortable("class", columns, header + ([say("handed in")] if timed else []), lines, numeric, orders, say, given="by student")
     return [f"<h2>{say('class')}</h2>", f"<p>{say('class intro')}</p>", table]
@@ -315,7 +315,7 @@ def _checks(analysis: items.Analysis, exercises: Sequence[Graded], say: Say, lan
     """A section per exercise: its checks by name, each pass rate p drawn as a bar beside it (HTML, no image: the names
     need no font in an image), sortable by p or D."""
     header = [html.escape(h.strip()) for h in items.WORDS["header"].render(language).strip("|").split("|")][1:]  # the exercise is the section's
-    columns = "2.5em minmax(14em,1fr) 3.5em 9em 4.5em 4.5em 5em 5em minmax(6em,12em)"
+    columns = "2.5em minmax(14em,1fr) 3.5em 9em 4.5em 4.5em 5em 6em 12em"
     out = [[f"<h2>{say('checks')}</h2>", f"<p>{say('checks caption')} {_e(items.WORDS['explained'].render(language))}</p>"]]
     if analysis.left_out:
         out[0].append(f"<p>{_e(items.WORDS['left out'].render(language).format(n=len(analysis.left_out)))}</p>")
