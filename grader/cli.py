@@ -211,7 +211,11 @@ def pack(out: Path, submission: Path | None, student: str | None) -> None:
 def release(out: Path) -> None:
     """Statements, stubs, public checks, the engine, course.toml and a student README: installable on its own."""
     files = _guard(lambda: api.release(course=_course(), out=out))
-    click.echo(f"wrote {len(files)} files to {out}")
+    click.echo(
+        f"wrote {len(files)} files to {out}; next, hand it to students as one of: a zip (cd {out} && zip -r ../bundle.zip .), "
+        "uploaded to the LMS; or a repository of its own (git init there, commit, push); its README tells students "
+        "to install it (pip install torch==2.13.0 -e .), run grade run and hand in with grade pack"
+    )
 
 
 @main.group("gradescope", short_help="Gradescope: build the autograder zip to upload.")
@@ -534,14 +538,14 @@ def stats(out: Path, exercise: str | None, as_json: bool) -> None:
     named mistake with how many students made it. In the course's language."""
     import json
 
-    from grader.export import items
+    from grader.export.terminal import print_analysis
 
     course = _course()
     analysis = _guard(lambda: api.stats(out=out, exercise=exercise))
     if as_json:
         click.echo(json.dumps(analysis.to_dict(), ensure_ascii=False, indent=2))
     else:
-        click.echo("\n".join(items.to_markdown(analysis, course.language, escaped=False)))
+        print_analysis(Console(), analysis, course.language)
 
 
 @main.command("similarity", short_help="Which students' code or wrong answers are alike: pairs to look at.")

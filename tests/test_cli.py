@@ -112,3 +112,12 @@ def test_check_validates_references_and_stubs():
     result = run("check")
     assert result.exit_code == 0, result.output
     assert "all references full marks, all stubs zero" in result.output
+
+
+def test_release_prints_how_to_hand_the_bundle_to_students(tmp_path):
+    """Does `grade release` end by saying how to hand the bundle out (a zip for the LMS, a repository) and what
+    students run, as `grade nbgrader export` names its next step?"""
+    shown = run("release", "--out", str(tmp_path / "bundle"))
+    said = " ".join(shown.output.split())
+    assert shown.exit_code == 0 and (tmp_path / "bundle" / "README.md").is_file()
+    assert f"cd {tmp_path / 'bundle'} && zip -r ../bundle.zip ." in said and "LMS" in said and "repository" in said and "grade pack" in said

@@ -77,7 +77,8 @@ def test_grade_stats_prints_the_figures_in_the_course_language(graded, monkeypat
     monkeypatch.chdir(ROOT)
     shown = CliRunner().invoke(main, ["stats", str(graded)])
     assert shown.exit_code == 0, shown.output
-    assert "| ex01 | c_t: the new cell state | 2 | 0.50 |" in shown.output and "coupled gate" in shown.output
+    assert re.search(r"│ ex01\s*│ c_t: the new cell state\s*│\s*2 │\s*0\.50 │", shown.output) and "coupled gate" in shown.output, shown.output
+    assert "could not be read" in shown.output and "|---|" not in shown.output  # rich's tables, not Markdown
     as_json = CliRunner().invoke(main, ["stats", str(graded), "--json", "--exercise", "ex01"])
     assert json.loads(as_json.output)["checks"] == json.loads((graded / "summary.json").read_text())["checks"]
     zh = dataclasses.replace(api.course(root=ROOT), language="zh")
@@ -92,6 +93,11 @@ def test_grade_stats_refuses_clearly(graded, tmp_path, monkeypatch):
     empty = CliRunner().invoke(main, ["stats", str(tmp_path)])
     assert empty.exit_code == 2 and "not the output of grade batch" in empty.output and "Traceback" not in empty.output
     assert not (tmp_path / "journal.sqlite").exists()
+    assert f"--out {tmp_path} (a folder outside SUBMISSIONS)" in " ".join(empty.output.split())
+    (tmp_path / "alice").mkdir()  # a folder of submissions given for an output: its grades go beside it, never into it
+    submissions = CliRunner().invoke(main, ["stats", str(tmp_path)])
+    said = " ".join(submissions.output.split())
+    assert submissions.exit_code == 2 and f"grade batch {tmp_path} --out {tmp_path}-graded" in said and f"--out {tmp_path} " not in said
     other = CliRunner().invoke(main, ["stats", str(graded), "--exercise", "ex05"])
     assert other.exit_code == 2 and "graded ex01" in other.output
 

@@ -14,12 +14,25 @@ from grader.export.grades import safe_cell
 from grader.results import StudentRow
 
 
+def _hint(out: Path) -> str:
+    """What to run instead: a folder that holds entries is likely the submissions, whose grades go to a folder of
+    their own beside them – never into the submissions, where a batch's files would be taken for students."""
+    try:
+        entries = [p for p in out.iterdir() if not p.name.startswith(".")] if out.is_dir() else []
+    except OSError:
+        entries = []
+    if entries:
+        graded = out.parent / f"{out.name}-graded"
+        return f"if these are the class's submissions, grade them first: grade batch {out} --out {graded}, then grade stats {graded}"
+    return f"grade the class into it first: grade batch SUBMISSIONS --out {out} (a folder outside SUBMISSIONS), then grade stats {out}"
+
+
 def read_class(out: Path) -> tuple[list[StudentRow], list[str]]:
     """The rows of the students grades.csv lists, in its order, and its exercise ids; OutputError when `out` is not a
     batch's output. A student of the journal whom grades.csv does not list (an entry since removed) is left out."""
     grades, journal = out / "grades.csv", out / FILE
     if not grades.is_file() or not journal.is_file():
-        raise OutputError(f"{out}: not the output of grade batch (it has no grades.csv and {FILE}); run grade batch SUBMISSIONS --out {out} first")
+        raise OutputError(f"{out}: not the output of grade batch (it has no grades.csv and {FILE}); {_hint(out)}")
     try:
         lines = list(csv.reader(io.StringIO(grades.read_text(encoding="utf-8"), newline="")))
     except (OSError, UnicodeDecodeError, csv.Error) as e:

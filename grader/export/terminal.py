@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text as RichText
 
 from grader.course import Course
+from grader.export import items
 from grader.results import GradeResult
 from grader.text import Text, format_points, printable, shown_path
 
@@ -142,3 +143,45 @@ def _pieces(line: str) -> list[str]:
                 pieces.append(c)
             glued = True
     return pieces
+
+
+def print_analysis(console: Console, analysis: items.Analysis, language: str) -> None:
+    """`grade stats`: the checks to look at, then a table of each check's figures and one of the mistakes, in
+    `language`; the words of checks and diagnoses shown as text (rich markup in them is not read)."""
+    say = items.WORDS
+
+    def table(title: str, header: str) -> Table:
+        made = Table(title=RichText(title), title_justify="left")
+        for n, name in enumerate(h.strip() for h in say[header].render(language).strip("|").split("|")):
+            made.add_column(
+                name, overflow="fold", min_width=24 if n == 1 else None, justify="left" if n in (0, 1) or name.startswith(("flag", "标记")) else "right"
+            )
+        return made
+
+    console.print(RichText(say["checks"].render(language), style="bold"))
+    console.print(RichText(say["explained"].render(language)), style="dim")
+    flagged = [c for c in analysis.checks if c.flags]
+    if flagged:
+        console.print(RichText(say["look at"].render(language) + ":", style="bold red"))
+        for c in flagged:
+            flags = "; ".join(items.FLAGS[f].render(language) for f in c.flags)
+            console.print(RichText(f"  {c.exercise} {printable(c.check)}: {flags} (p {_shown(c.p)}, D {_shown(c.discrimination)})"))
+    if analysis.checks:
+        checks = table("", "header")
+        for c in analysis.checks:
+            figures = (_shown(x) for x in (c.p, c.mean_share, c.discrimination, c.top27_p, c.bottom27_p))
+            flags = "; ".join(items.FLAGS[f].render(language) for f in c.flags)
+            checks.add_row(c.exercise, RichText(printable(c.check)), str(c.n), *figures, RichText(flags, style="red"))
+        console.print(checks)
+    else:
+        console.print(RichText(say["none"].render(language)))
+    if analysis.left_out:
+        console.print(RichText(say["left out"].render(language).format(n=len(analysis.left_out))))
+    mistakes = table(say["mistakes"].render(language), "mistakes header")
+    for m in analysis.mistakes:
+        mistakes.add_row(m.exercise, RichText(printable(m.diagnosis.render(language))), str(m.students))
+    console.print(mistakes if analysis.mistakes else RichText(say["mistakes"].render(language) + ": " + say["no mistakes"].render(language).lstrip("- ")))
+
+
+def _shown(x: float | None) -> str:
+    return "–" if x is None else f"{x:.2f}"
