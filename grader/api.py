@@ -192,19 +192,17 @@ STATES = {
 
 
 def status(*, course: Course, submission: Path) -> list[tuple[Exercise, str]]:
-    """Each exercise as "not submitted", "not started" (its files are the stub's), "in progress" or "public checks pass" (keys of STATES)."""
+    """Each exercise as "not submitted", "not started" (its files are the stub's as released), "in progress" or "public
+    checks pass" (keys of STATES)."""
     import dataclasses
-    import filecmp
 
     from grader.grading.pipeline import Grader
+    from grader.handout.release import digest, stub_digests
 
     public = dataclasses.replace(course, public_only=True)
     present = [e for e in public.exercises if (submission / e.folder).is_dir()]
-    started = [
-        e
-        for e in present
-        if not all((submission / e.folder / n).is_file() and filecmp.cmp(submission / e.folder / n, e.stub_dir / n, shallow=False) for n in e.student_files)
-    ]
+    stubs = stub_digests(course)
+    started = [e for e in present if any(digest(submission / e.folder / n) != stubs.get(f"{e.folder}/{n}") for n in e.student_files)]
     with Grader(public, started, "cpu") as grader:
         result = grader.grade(submission)
     passing = {r.id for r in result.exercises if r.checks and all(v.passed for v in r.checks)}

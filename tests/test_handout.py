@@ -34,7 +34,7 @@ def bundle(tmp_path_factory) -> Path:
 def test_bundle_holds_the_student_material_only(bundle):
     """Does the bundle hold statements, stubs, public checks, the engine and a student README – no solutions, tests or examples?"""
     top = sorted(p.name for p in bundle.iterdir())
-    assert top == ["README.md", "course.toml", "exercises", "grader", "pyproject.toml"]
+    assert top == ["README.md", "course.toml", "exercises", "grader", "pyproject.toml", "stubs.sha256"]
     readme = (bundle / "README.md").read_text()
     assert "grade pack" in readme and "grade batch" not in readme and "solutions" not in readme
 
@@ -93,6 +93,38 @@ def test_bundle_installs_and_runs_public_checks_alone(bundle, tmp_path):
     helped = subprocess.run([venv / "bin" / "grade", "--help"], cwd=work, capture_output=True, text=True)
     assert "pack" in helped.stdout and "status" in helped.stdout
     assert not any(f"  {c} " in helped.stdout for c in ("batch", "check", "release")), helped.stdout
+
+
+def test_grade_status_in_the_installed_bundle_tells_edited_stubs_from_untouched_ones(bundle, tmp_path):
+    """Installed into a fresh venv, with the student editing the bundle's exercises/ in place, does `grade status` say
+    "not started" for an untouched ex05, "in progress" for one whose public checks fail and "public checks pass" for
+    one whose checks pass – never "not started" for edited files, compared with themselves?"""
+    venv = venv_with_torch(tmp_path / "venv", sys.executable)
+    install = subprocess.run([venv / "bin" / "pip", "install", "-q", "torch==2.13.0", str(bundle)], capture_output=True, text=True, timeout=600)
+    assert install.returncode == 0, install.stderr
+    work = tmp_path / "work"
+    subprocess.run(["cp", "-r", str(bundle), str(work)], check=True)
+    gated = work / "exercises" / "ex05_gated_steps" / "gated.py"
+    reference = (ROOT / "solutions" / "ex05_gated_steps" / "gated.py").read_text(encoding="utf-8")
+
+    def ex05_state() -> str:
+        shown = subprocess.run(
+            [venv / "bin" / "grade", "status"],
+            cwd=work,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env={"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "COLUMNS": "200"},
+        )
+        assert shown.returncode == 0, shown.stdout + shown.stderr
+        [line] = [line for line in shown.stdout.splitlines() if line.startswith("ex05 ")]
+        return line.split("ex05_gated_steps", 1)[1].strip()
+
+    assert ex05_state() == "not started"
+    gated.write_text(reference.replace("h_new = z * h + (1.0 - z) * candidate", "h_new = (1.0 - z) * h + z * candidate"), encoding="utf-8")
+    assert ex05_state() == "in progress"  # the swapped convention fails the public worked example
+    gated.write_text(reference, encoding="utf-8")
+    assert ex05_state() == "public checks pass"
 
 
 def test_pack_zips_exactly_the_edited_files_and_batch_accepts_it(tmp_path):

@@ -1,4 +1,4 @@
-"""The public checks of the answer sheets tell the truth: the course's keys, each answer's form, nothing more."""
+"""The public checks tell the truth: the answer sheets' keys and forms, nothing more; ex05's worked examples show every convention its statement warns about."""
 
 import dataclasses
 import importlib.util
@@ -9,6 +9,7 @@ import pytest
 from conftest import ROOT, graded, with_answers
 from grader.checks import Number
 from grader.course import load_course
+from mutants import named, submission
 
 SHEETS = ("ex01", "ex02", "ex03", "ex04", "ex07", "ex08", "ex10", "ex11")
 
@@ -147,3 +148,32 @@ def test_form_messages_are_in_chinese_too(course, grade):
     sheet = with_answers(reference_sheet(course, "ex11"), sigma_1="0.73")
     feedback = sheet_check(grade("ex11", {"answers.toml": sheet})).feedback.zh
     assert "sigma_1：" in feedback and "本题要求至少 4 位" in feedback
+
+
+# ex05's mistakes of convention the statement warns about (tests/mutants/ex05.py): each must show in the public
+# worked examples, so that a student sees it before hand-in.
+EX05_CONVENTIONS = (
+    "lstm sigmoid on the candidate",
+    "missing tanh on c in h",
+    "[h, x] order",
+    "coupled gates",
+    "swapped GRU convention",
+    "reset gate after the matmul",
+    "gru sigmoid on the candidate",
+    "batch reduction",
+    "square U_z untransposed",
+    "square U_h untransposed",
+    "W instead of W.T",
+)
+
+
+@pytest.mark.parametrize("name", EX05_CONVENTIONS)
+def test_each_ex05_convention_the_statement_warns_about_fails_a_public_check(course, tmp_path, sandbox, name):
+    """Does each of ex05's named mistakes of convention (the swapped GRU update, [h, x] order, U untransposed, ...)
+    fail one of ex05's public checks – its worked examples separating every convention the statement names?"""
+    folder = tmp_path / course.exercise("ex05").folder
+    folder.mkdir()
+    for file, text in submission(named("ex05", name)).items():
+        (folder / file).write_text(text, encoding="utf-8")
+    [result] = public_run(course, ["ex05"], tmp_path, sandbox).exercises
+    assert any(not v.passed for v in result.checks), [(v.name, v.passed) for v in result.checks]

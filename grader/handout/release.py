@@ -7,12 +7,16 @@ runs the public checks there.
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 from pathlib import Path
 
 from grader.course import Course
 
 _IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".*")
+# The bundle's record of its stubs as released (`sha256sum` lines): the student edits exercises/ in place, so
+# `grade status` can tell an edited stub from an untouched one only against this record.
+STUBS = "stubs.sha256"
 
 
 def build_release(*, course: Course, out: Path) -> list[Path]:
@@ -25,6 +29,8 @@ def build_release(*, course: Course, out: Path) -> list[Path]:
     shutil.copytree(root / "exercises", out / "exercises", ignore=_IGNORED)
     shutil.copytree(root / "grader", out / "grader", ignore=_IGNORED)
     shutil.copy(root / "course.toml", out / "course.toml")
+    lines = [f"{sha}  exercises/{name}" for name, sha in stub_digests(course).items()]
+    (out / STUBS).write_text("\n".join(lines) + "\n", encoding="utf-8")
     shutil.copy(Path(__file__).with_name("STUDENT_README.md"), out / "README.md")
     pyproject = (root / "pyproject.toml").read_text(encoding="utf-8")
     # The student's install is the base: no TA or test extras. The TA's pytest settings point at tests/, which
@@ -42,3 +48,18 @@ def _base_only(pyproject: str) -> str:
         if keep:
             kept.append(line)
     return "\n".join(kept).rstrip() + "\n"
+
+
+def digest(path: Path) -> str | None:
+    """The SHA-256 of a file's bytes, or None where there is no file."""
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
+
+
+def stub_digests(course: Course) -> dict[str, str | None]:
+    """{"<folder>/<file>": SHA-256} of every file a student edits, as the stubs were released: the bundle's record
+    where there is one (a student's exercises/ are the stubs edited in place), else the stub folders' files."""
+    record = course.root / STUBS
+    if record.is_file():
+        lines = record.read_text(encoding="utf-8", errors="replace").splitlines()
+        return {name.removeprefix("exercises/"): sha for sha, _, name in (line.partition("  ") for line in lines)}
+    return {f"{e.folder}/{n}": digest(e.stub_dir / n) for e in course.exercises for n in e.student_files}

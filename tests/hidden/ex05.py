@@ -207,6 +207,114 @@ def rows_alone_right(student_fn, inputs: dict, expected: dict, keys) -> bool:
     )
 
 
+# Where a wrong value no known mistake explains first goes wrong, said without the right value or the equation. A step's
+# outputs in the order they are computed: stages of outputs that depend on the inputs alone, then outputs that depend on
+# earlier ones; each output by name (English, Chinese), and for a later one what it is computed from.
+NAMES = {
+    "lstm_step": {
+        "i": ("the input gate i", "输入门 i"),
+        "f": ("the forget gate f", "遗忘门 f"),
+        "o": ("the output gate o", "输出门 o"),
+        "candidate": ("the candidate", "候选值"),
+        "c": ("c", "c"),
+        "h": ("h", "h"),
+    },
+    "gru_step": {"z": ("the update gate z", "更新门 z"), "r": ("the reset gate r", "重置门 r"), "candidate": ("the candidate", "候选值"), "h": ("h", "h")},
+}
+STAGES = {"lstm_step": (("i", "f", "o", "candidate"), ("c",), ("h",)), "gru_step": (("z", "r"), ("candidate",), ("h",))}
+SOURCES = {
+    ("lstm_step", "c"): ("your f, i, candidate and c_prev", "你的 f、i、候选值与 c_prev"),
+    ("lstm_step", "h"): ("your o and c", "你的 o 与 c"),
+    ("gru_step", "candidate"): ("x, your r and h_prev", "x、你的 r 与 h_prev"),
+    ("gru_step", "h"): ("your z, candidate and h_prev", "你的 z、候选值与 h_prev"),
+}
+
+
+def from_own(fn: str, key: str, out: dict, inputs: dict) -> torch.Tensor | None:
+    """Output `key` as the statement computes it from the student's own earlier outputs `out` (None for an output of
+    the first stage, computed from the inputs alone)."""
+    if fn == "lstm_step":
+        later = {"c": lambda: out["f"] * inputs["c"] + out["i"] * out["candidate"], "h": lambda: out["o"] * torch.tanh(out["c"])}
+    else:
+        later = {
+            "candidate": lambda: torch.tanh(inputs["x"] @ inputs["W_h"].T + (out["r"] * inputs["h"]) @ inputs["U_h"].T + inputs["b_h"]),
+            "h": lambda: out["z"] * inputs["h"] + (1 - out["z"]) * out["candidate"],
+        }
+    return later[key]() if key in later else None
+
+
+PROBED = {"lstm_step": STAGES["lstm_step"][0], "gru_step": ("z", "r", "candidate")}  # the outputs x and h enter
+# Where a wrong output of the first stages first goes wrong: the inputs zeroed in turn (all, then the states, then x).
+PROBES = (
+    (
+        ("x", "h", "c"),
+        "wrong already with x and the states zero, where only its bias and activation act",
+        "在 x 与状态都为零、只有偏置与激活函数起作用时就已出错",
+    ),
+    (
+        ("h", "c"),
+        "right from its bias alone, wrong once x is non-zero with the states zero: look at how x enters its pre-activation",
+        "只有偏置时正确，x 不为零（状态为零）时出错：检查 x 如何进入它的预激活",
+    ),
+    (
+        ("x",),
+        "right with the states zero, wrong once h is non-zero with x zero: look at how h enters its pre-activation",
+        "状态为零时正确，h 不为零（x 为零）时出错：检查 h 如何进入它的预激活",
+    ),
+)
+BOTH = ("right whenever x or the states are zero, wrong only with both non-zero", "x 或状态为零时都正确，只有两者都不为零时才出错")
+
+
+def where_wrong(student_fn, reference_fn, inputs: dict, key: str, fn: str) -> tuple[str, str] | None:
+    """Which inputs make the student's `key` (one of PROBED) go wrong: the first probe of PROBES where it differs from
+    what the statement computes there (from the student's own earlier outputs, for a later one); None where a probe
+    cannot be judged."""
+    for zeroed, en, zh in PROBES:
+        probe = inputs | {k: torch.zeros_like(inputs[k]) for k in zeroed if k in inputs}
+        try:
+            out = result_dict(student_fn(**probe), STAGES[fn][0] + STAGES[fn][1], shape=(B, D_H), dtype=torch.float64, fn=fn)
+        except (Fail, StudentError):
+            return None
+        own = from_own(fn, key, out, probe)
+        if wrong_keys(out, {key: reference_fn(**probe)[key] if own is None else own}, [key]):
+            return en, zh
+    return BOTH
+
+
+def first_wrong(student_fn, reference_fn, inputs: dict, out: dict, wrong: list[str], fn: str) -> tuple[str, str]:
+    """The feedback's sentence on where the step first goes wrong (for values no known mistake explains): the outputs
+    of the first stage that has one wrong of its own, where each goes wrong, what agrees beside them, and which later
+    outputs are wrong only through them."""
+    names = NAMES[fn]
+    own = [k for k in wrong if (value := from_own(fn, k, out, inputs)) is None or wrong_keys({k: out[k]}, {k: value}, [k])]
+    stage = next((stage for stage in STAGES[fn] if set(stage) & set(own)), None)
+    if stage is None:
+        return "", ""
+    en, zh = [], []
+    for k in (k for k in stage if k in own):
+        source = SOURCES.get((fn, k))
+        where = where_wrong(student_fn, reference_fn, inputs, k, fn) if k in PROBED[fn] else None
+        where = where or (source and (f"it does not follow from {source[0]}", f"它不能由{source[1]}得出"))
+        en.append(names[k][0] + (f" ({where[0]})" if where else ""))
+        zh.append(names[k][1] + (f"（{where[1]}）" if where else ""))
+    right = [k for k in stage if k not in wrong]
+    later = [k for s in STAGES[fn][STAGES[fn].index(stage) + 1 :] for k in s if k in wrong]
+    inherited, beyond = [k for k in later if k not in own], [k for k in later if k in own]
+    sentence_en = f" First wrong: {'; '.join(en)}."
+    sentence_zh = f"最先出错的是：{'；'.join(zh)}。"
+    if right:
+        listed_en = " and ".join(filter(None, [", ".join(names[k][0] for k in right[:-1]), names[right[-1]][0]]))
+        sentence_en += f" {listed_en[0].upper()}{listed_en[1:]} agree{'s' if len(right) == 1 else ''}."
+        sentence_zh += f"{'、'.join(names[k][1] for k in right)}一致。"
+    if inherited:
+        sentence_en += f" {', '.join(inherited)} follow{'s' if len(inherited) == 1 else ''} rightly from your values: wrong only through them."
+        sentence_zh += f"{'、'.join(inherited)}由你的数值正确地得出：只是因此出错。"
+    for k in beyond:
+        sentence_en += f" {k} is wrong beyond that: it does not follow from {SOURCES[(fn, k)][0]} either."
+        sentence_zh += f"{k}另有错误：它也不能由{SOURCES[(fn, k)][1]}得出。"
+    return sentence_en, sentence_zh
+
+
 def values_check(student_fn, reference_fn, inputs, keys, recompute, mistakes, fn) -> None:
     try:
         value = student_fn(**inputs)
@@ -224,7 +332,7 @@ def values_check(student_fn, reference_fn, inputs, keys, recompute, mistakes, fn
                 f"可能的错误：{'；以及'.join(zh for _, zh in names)}。",
             )
             if names
-            else ("", "")
+            else first_wrong(student_fn, reference_fn, inputs, out, wrong, fn)
         )
         raise Fail(
             f"{fn}: wrong values for {', '.join(wrong)} (float64, batch {B}, d_x={D_X}, d_h={D_H}).{en}",

@@ -60,7 +60,34 @@ MUTANTS += bank(
     "ex05",
     "gated.py",
     {
-        "o computed from W_f": ("o = torch.sigmoid(u @ W_o.T + b_o)", "o = torch.sigmoid(u @ W_f.T + b_o)", "wrong values for o, h"),
+        "o computed from W_f": (
+            "o = torch.sigmoid(u @ W_o.T + b_o)",
+            "o = torch.sigmoid(u @ W_f.T + b_o)",
+            "First wrong: the output gate o (right from its bias alone",
+        ),
+        # where a step no known mistake explains first goes wrong: which output, and which of its inputs make it wrong
+        "i given the forget gate's bias": (
+            "i = torch.sigmoid(u @ W_i.T + b_i)",
+            "i = torch.sigmoid(u @ W_i.T + b_f)",
+            "First wrong: the input gate i (wrong already with x",
+        ),
+        "f without its h columns": (
+            "f = torch.sigmoid(u @ W_f.T + b_f)",
+            "f = torch.sigmoid(x @ W_f[:, : x.shape[1]].T + b_f)",
+            "First wrong: the forget gate f (right with the states zero, wrong once h is non-zero",
+        ),
+        "c without the input gate": ("c_new = f * c + i * candidate", "c_new = f * c + candidate", "First wrong: c (it does not follow from your f, i"),
+        "h without the output gate": ("h_new = o * torch.tanh(c_new)", "h_new = torch.tanh(c_new)", "First wrong: h (it does not follow from your o and c)"),
+        "r given the update gate's bias": (
+            "r = torch.sigmoid(x @ W_r.T + h @ U_r.T + b_r)",
+            "r = torch.sigmoid(x @ W_r.T + h @ U_r.T + b_z)",
+            "First wrong: the reset gate r (wrong already with x",
+        ),
+        "gru h without 1 - z": (
+            "h_new = z * h + (1.0 - z) * candidate",
+            "h_new = z * h + candidate",
+            "First wrong: h (it does not follow from your z, candidate",
+        ),
         "reset gate on x as well": (
             "candidate = torch.tanh(x @ W_h.T + (r * h) @ U_h.T + b_h)",
             "candidate = torch.tanh(r * (x @ W_h.T) + (r * h) @ U_h.T + b_h)",
