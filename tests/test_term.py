@@ -378,6 +378,19 @@ def test_an_override_takes_the_id_as_grades_csv_shows_it(term, tmp_path):
     assert [line.split("  ")[3:6] for line in audit_rows(out)] == [["-bob", "ex01", "6 -> 5"], ["-bob", "ex01", "5 -> 4"]]
 
 
+def test_an_override_of_a_name_that_is_two_students_is_refused(term, tmp_path):
+    """With -bob and '-bob both in the journal (two runs into OUT), is `grade override '-bob'` – '-bob as typed, and
+    -bob as grades.csv shows it – refused naming both, where it changed the other student's points?"""
+    out = tmp_path / "out"
+    for name in ("-bob", "'-bob"):
+        klass = sheets(tmp_path / name / name, *SHEETS).parent
+        assert batch(term["course"], klass, out).returncode == 0
+    done = grade(ROOT, "override", "--reason", "r", "--", str(out), "'-bob", "ex01", "5")
+    assert done.returncode == 2, done.stderr
+    assert "'-bob is two students of its journal, '-bob and -bob (shown as '-bob in grades.csv); nothing changed" in done.stderr, done.stderr
+    assert audit_rows(out) == ["no score has changed yet"]
+
+
 def test_override_needs_a_batch_and_a_reason(tmp_path):
     """Does `grade override` refuse a folder with no journal (saying to grade first) and an override without --reason?"""
     done = grade(ROOT, "override", str(tmp_path), "bob", "ex01", "1", "--reason", "r")
@@ -681,6 +694,27 @@ def test_lms_numbers_are_written_as_people_write_them():
     assert moodle.to_csv("username", ["ex01", "ex03"], [("ada", {"ex01": 3.0000000000000004, "ex03": 2.675000001})]) == (
         "username,ex01,ex03,total\nada,3,2.68,5.68\n"
     )
+
+
+def test_lms_import_files_carry_the_exact_identifier():
+    """Do Moodle's and Canvas's import files hold -bob as -bob – the LMS matches it exactly – where they held '-bob
+    (grades.csv's quote mark), which names no LMS user?"""
+    from grader.export import canvas, moodle
+
+    text = canvas.to_csv(
+        [{"Student": "=Bob", "ID": "-102", "SIS User ID": "+s102", "SIS Login ID": "-bob", "Section": "@A"}], [("Gated", 6.0)], {0: [3.0]}, zero_missing=False
+    )
+    assert canvas_rules(text)[2] == ["=Bob", "-102", "+s102", "-bob", "@A", "3"]
+    assert moodle.to_csv("username", ["ex01"], [("-bob", {"ex01": 3.0})]) == "username,ex01,total\n-bob,3,3\n"
+
+
+def test_moodle_email_without_a_roster_is_refused_when_the_ids_are_no_emails(term, tmp_path):
+    """Is `--id-column email` without --roster, over a batch of folder names, refused naming them, nothing written –
+    where it wrote the folder names under `email` without a word?"""
+    target = tmp_path / "moodle.csv"
+    done = grade(ROOT, "export", "moodle", str(term["out"]), "--out", str(target), "--id-column", "email")
+    assert done.returncode == 1 and "--id-column email without --roster" in done.stderr and "ada, bob, cyd" in done.stderr, done.stderr
+    assert not target.exists()
 
 
 def test_moodle_import_has_one_identifier_column_and_one_per_exercise(term, tmp_path):
