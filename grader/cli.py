@@ -320,8 +320,8 @@ def batch(
     statuses = [r.status for r in result.rows]
     if result.missing:
         console.print(Text(f"sandbox degraded (--sandbox auto), without: {', '.join(result.missing)}"))
-    for problem in result.problems:
-        console.print(Text(f"warning: {problem}"))
+    for problem in result.problems:  # one line each, however narrow the terminal: a TA greps them
+        console.print(Text(f"warning: {problem}"), soft_wrap=True)
     if result.flags.get("no_submission_time"):
         console.print(Text(f"no submission time (graded without late penalty): {', '.join(result.flags['no_submission_time'])}"))
     kept = [c for c in result.changes if c.cause == "regrade under override"]
@@ -417,18 +417,21 @@ def override(out: Path, student: str, exercise: str, points: float | None, reaso
 @main.command("audit", short_help="Print the audit trail of OUT: every override, clearing and regrade that changed a score.")
 @click.argument("out", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--student", help="This student's history only.")
-def audit_trail(out: Path, student: str | None) -> None:
-    """Every change of a score in the batch OUT, oldest first: time, actor, cause, student, exercise, old -> new, reason."""
-    from grader.text import one_line
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON array of the rows, every field as the journal keeps it.")
+@click.option("--csv", "as_csv", is_flag=True, help="Print the rows as CSV (n, at, actor, cause, student, exercise, old, new, reason, hashes).")
+def audit_trail(out: Path, student: str | None, as_json: bool, as_csv: bool) -> None:
+    """Every change of a score in the batch OUT, oldest first, as a table: time, actor, cause, student, exercise,
+    old -> new, the course's and the submission's hash, reason."""
+    from grader.export import audit
 
+    if as_json and as_csv:
+        raise click.UsageError("give --json or --csv, not both")
     entries = _guard(lambda: api.audit(out=out, student=student))
-    for e in entries:
-        old, new = ("–" if x is None else f"{x:g}" for x in (e.old, e.new))
-        click.echo(
-            f"{e.at}  {e.actor}  {e.cause}  {e.student}  {e.exercise}  {old} -> {new}  {one_line(e.reason, limit=2000)}  "
-            f"(course {e.course_hash[:12] or '?'}, submission {e.submission_hash[:12] or '?'})"
-        )
-    if not entries:
+    if as_json or as_csv:
+        click.echo(audit.to_json(entries) if as_json else audit.to_csv(entries), nl=as_json)
+    elif entries:
+        click.echo(audit.to_table(entries), nl=False)
+    else:
         click.echo("no score has changed" + (f" for {student}" if student else "") + " yet")
 
 

@@ -1,5 +1,7 @@
 """`grade` from the outside: exit codes, JSON shape, and clear messages for broken submissions."""
 
+import csv
+import io
 import json
 
 import pytest
@@ -121,3 +123,54 @@ def test_release_prints_how_to_hand_the_bundle_to_students(tmp_path):
     said = " ".join(shown.output.split())
     assert shown.exit_code == 0 and (tmp_path / "bundle" / "README.md").is_file()
     assert f"cd {tmp_path / 'bundle'} && zip -r ../bundle.zip ." in said and "LMS" in said and "repository" in said and "grade pack" in said
+
+
+AUDITED = [
+    ("2026-12-04T13:17:35.907827+00:00", "ta-li", "override", "bob", "ex01", 4.8, 5.5, "c_t was right", "c" * 64, "s" * 64),
+    ("2026-12-04T14:00:00.000001+00:00", "root", "override cleared", "-alexandra", "ex10", 5.5, None, "=1+1 regraded", "", ""),
+]
+
+
+@pytest.fixture
+def audited(monkeypatch):
+    """`grade audit` over two audit rows, api.audit mocked (what it reads of the journal is tests/test_term.py's)."""
+    from grader import api
+    from grader.batch.audit import Entry
+
+    entries = [Entry(n, *row) for n, row in enumerate(AUDITED, 1)]
+    monkeypatch.setattr(api, "audit", lambda *, out, student=None: entries)
+    return entries
+
+
+def test_audit_prints_an_aligned_table_under_a_header(audited, tmp_path):
+    """Does `grade audit` print a header and each row with its columns starting where the header's do, the reason last?"""
+    lines = run("audit", str(tmp_path)).output.splitlines()
+    assert lines[0].split("  ")[0] == "at (UTC)" and lines[0].endswith("reason") and len(lines) == 3
+    for column in ("actor", "cause", "student", "exercise", "old -> new", "course", "submission", "reason"):
+        start = lines[0].index(column)
+        assert all(line[start - 2 : start] == "  " and line[start] != " " for line in lines[1:]), (column, lines)
+    assert lines[1].startswith("2026-12-04 13:17:35  ta-li") and "4.8 -> 5.5" in lines[1] and lines[1].endswith("c_t was right")
+    assert "5.5 -> –" in lines[2] and "?" in lines[2].split()  # no hash recorded
+
+
+def test_audit_json_and_csv_hold_every_field(audited, tmp_path):
+    """Do --json and --csv hold every field as kept (old/new null or empty where none), the CSV's cells never formulas?"""
+    rows = json.loads(run("audit", str(tmp_path), "--json").output)
+    assert rows[1] == {
+        "n": 2,
+        "at": AUDITED[1][0],
+        "actor": "root",
+        "cause": "override cleared",
+        "student": "-alexandra",
+        "exercise": "ex10",
+        "old": 5.5,
+        "new": None,
+        "reason": "=1+1 regraded",
+        "course_hash": "",
+        "submission_hash": "",
+    }
+    table = list(csv.DictReader(io.StringIO(run("audit", str(tmp_path), "--csv").output)))
+    assert table[0]["course_hash"] == "c" * 64 and table[0]["old"] == "4.8" and table[1]["new"] == ""
+    assert (table[1]["student"], table[1]["reason"]) == ("'-alexandra", "'=1+1 regraded")
+    both = CliRunner().invoke(main, ["audit", str(tmp_path), "--json", "--csv"])
+    assert both.exit_code == 2 and "give --json or --csv, not both" in both.output

@@ -213,7 +213,10 @@ def test_export_refuses_a_student_bundle(tmp_path):
 # -- a term on Gradescope: the due date, the late policy and each student's extension --------------------------
 
 TERM = "\n[deadlines]\ndue = 2026-12-10T23:59:00+08:00\n\n[late]\nper_day = 0.10\nmax_days = 3\n"
-EXTENSIONS = "student,exercise,due\nAda@Example.org,ex01,2026-12-12T23:59:00+08:00\nbob@example.org,*,2026-12-20T00:00:00Z\n"
+EXTENSIONS = (
+    "student,exercise,due\nAda@Example.org,ex01,2026-12-12T23:59:00+08:00\nbob@example.org,*,2026-12-20T00:00:00Z\n"
+    "dan@example.org,ex01,2026-12-11T23:59:00+08:00\n"
+)
 
 
 def term_autograder(tmp_path: Path, extensions: str | None) -> Path:
@@ -235,12 +238,13 @@ def term_autograder(tmp_path: Path, extensions: str | None) -> Path:
     return tmp_path / "autograder.zip"
 
 
-def sheet_upload(root: Path, email: str) -> None:
-    """ex01's right sheet uploaded two days after the due date (2026-12-12 10:00 UTC) by `email`."""
+def sheet_upload(root: Path, *emails: str) -> None:
+    """ex01's right sheet uploaded two days after the due date (2026-12-12 10:00 UTC) by `emails` (the submitter first)."""
     folder = root / "submission" / "ex01_cell_state"
     folder.mkdir(parents=True)
     shutil.copy(ROOT / "solutions" / "ex01_cell_state" / "answers.toml", folder / "answers.toml")
-    (root / "submission_metadata.json").write_text(json.dumps({"created_at": "2026-12-12T18:00:00+08:00", "users": [{"email": email, "id": 1, "name": "x"}]}))
+    users = [{"email": email, "id": n, "name": "x"} for n, email in enumerate(emails)]
+    (root / "submission_metadata.json").write_text(json.dumps({"created_at": "2026-12-12T18:00:00+08:00", "users": users}))
 
 
 @pytest.mark.parametrize("email, late_days", [("ada@example.org", 0), ("bob@example.org", 0), ("cyd@example.org", 2)])
@@ -252,6 +256,27 @@ def test_an_extension_exported_with_the_autograder_moves_that_students_due_date(
         assert zf.read("tests/gradescope_extensions.csv").decode() == EXTENSIONS
     root = autograder(tmp_path, autograder_zip)
     sheet_upload(root, email)
+    doc = gradescope.run(root)
+    ex01 = next(e for e in doc["extra_data"]["exercises"] if e["id"] == "ex01")
+    assert doc["extra_data"]["late_days"] == late_days
+    assert ex01["score"] == pytest.approx(6 * (1 - 0.1 * late_days)), ex01
+
+
+@pytest.mark.parametrize(
+    "emails, late_days",
+    [
+        (("bob@example.org", "cyd@example.org"), 2),
+        (("cyd@example.org", "bob@example.org"), 2),
+        (("bob@example.org", "ada@example.org"), 0),
+        (("bob@example.org", "dan@example.org"), 1),
+    ],
+)
+def test_a_groups_extension_is_the_earliest_due_date_of_its_members(tmp_path, emails, late_days):
+    """Does a group upload keep an extension only as far as every member has it: bob's listed first with cyd, who
+    has none, is two days late (it was on time on bob's extension); bob's with ada's, both extended past it, on time; and
+    bob's with dan's, whose extension ends a day before it, one day late?"""
+    root = autograder(tmp_path, term_autograder(tmp_path, EXTENSIONS))
+    sheet_upload(root, *emails)
     doc = gradescope.run(root)
     ex01 = next(e for e in doc["extra_data"]["exercises"] if e["id"] == "ex01")
     assert doc["extra_data"]["late_days"] == late_days

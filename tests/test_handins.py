@@ -202,3 +202,15 @@ def test_names_that_differ_by_more_than_case_are_two_students(tmp_path):
     found = {s.id: s for s in discover(tmp_path)}
     assert not found["strauss"].refused and not found["strauß"].refused
     assert [s.refused != "" for s in found.values() if s.id.lower() == "bob"] == [True]
+
+
+def test_names_that_grades_csv_shows_alike_are_one_student_refused(tmp_path):
+    """Are `-bob/` and `'-bob/` (both `'-bob` in grades.csv, where a leading - gets a quote mark) refused as one
+    student, naming both entries, while `bob/` is graded?"""
+    from grader.batch.run import discover
+
+    for name in ("-bob", "'-bob", "bob"):
+        (tmp_path / name).mkdir()
+    found = {s.id: s for s in discover(tmp_path)}
+    assert sorted(found) == ["'-bob", "bob"] and not found["bob"].refused
+    assert found["'-bob"].refused == "the entries '-bob and -bob of the class are all student '-bob (as grades.csv shows ids, in any capitals); keep one"

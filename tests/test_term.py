@@ -201,11 +201,13 @@ def test_a_run_without_the_term_files_keeps_the_ones_given_before(term, tmp_path
     does a file with its header alone remove them?"""
     out, done = rerun_copy(term, tmp_path, *term_files(tmp_path))
     assert done.returncode == 0 and (grades(out)["cyd"]["total"], grades(out)["bob"]["total"]) == ("5.4", "12"), done.stderr
-    one = batch(term["course"], term["class"], out, "--student", "bob")
-    assert one.returncode == 0 and "1 graded, 4 unchanged" in one.stderr, one.stderr
-    assert "--submitted-at not given: " in one.stderr and "still counts" in one.stderr
+    one = cli(term["course"], "batch", str(term["class"]), "--out", str(out), "--exercises", EXERCISES, "--student", "bob")  # stderr as printed
+    assert one.returncode == 0 and "1 graded, 4 unchanged" in " ".join(one.stderr.split()), one.stderr
+    kept = [line for line in one.stderr.splitlines() if line.startswith("warning: ")]
+    assert [line.split()[1] for line in kept] == ["--submitted-at", "--extensions"], one.stderr  # one line per kept file, however narrow
+    assert all(line.endswith("still counts; a header-only file removes it") for line in kept), one.stderr
     assert (grades(out)["cyd"]["total"], grades(out)["bob"]["total"]) == ("5.4", "12")
-    assert len([line for line in audit_rows(out) if "  late policy  " in line]) == 3  # the first run's, no more
+    assert len([e for e in audit_entries(out) if e["cause"] == "late policy"]) == 3  # the first run's, no more
     course = sheets_only(course_copy(tmp_path / "course", edit=("course.toml", 'enabled = false\nsalt = ""', 'enabled = true\nsalt = "t"')))
     reseeded = grade(course, "reseed", str(out), "bob", "--reason", "numbers leaked", "--submissions", str(term["class"]))
     assert reseeded.returncode == 0 and "regraded bob" in reseeded.stdout, reseeded.stdout + reseeded.stderr
@@ -220,12 +222,13 @@ def test_a_final_score_the_term_rules_change_is_an_audit_row(term, tmp_path):
     final points, the due date and hand-in time as the reason), written with what the run published?"""
     out, done = rerun_copy(term, tmp_path, *term_files(tmp_path))
     assert done.returncode == 0, done.stderr
-    rows = [line for line in audit_rows(out) if "  late policy  " in line]
+    rows = {(e["student"], e["exercise"]): e for e in audit_entries(out) if e["cause"] == "late policy"}
     assert len(rows) == 3, rows
-    assert any("  late policy  cyd  ex01  6 -> 5.4  Due 2026-12-10 23:59+08:00; handed in 2026-12-11 00:30+08:00: 1 day late." in line for line in rows), rows
-    assert any("  late policy  bob  ex01  4.8 -> 6  Due 2026-12-13 23:59+08:00 (your extension)" in line for line in rows), rows
+    assert (rows["cyd", "ex01"]["old"], rows["cyd", "ex01"]["new"]) == (6, 5.4)
+    assert rows["cyd", "ex01"]["reason"].startswith("Due 2026-12-10 23:59+08:00; handed in 2026-12-11 00:30+08:00: 1 day late.")
+    assert rows["bob", "ex01"]["reason"].startswith("Due 2026-12-13 23:59+08:00 (the student's extension)")  # worded for the TA, not "your"
     again = batch(term["course"], term["class"], out)
-    assert again.returncode == 0 and len([line for line in audit_rows(out) if "  late policy  " in line]) == 3
+    assert again.returncode == 0 and len([e for e in audit_entries(out) if e["cause"] == "late policy"]) == 3
 
 
 def test_an_extension_moves_that_students_due_date_alone(term, tmp_path):
@@ -311,9 +314,18 @@ def test_one_and_two_workers_give_identical_results(term, tmp_path):
 
 
 def audit_rows(out: Path, *args: str) -> list[str]:
+    """`grade audit`'s table, its header line left out (or its one line saying nothing changed)."""
     done = grade(ROOT, "audit", str(out), *args)
     assert done.returncode == 0, done.stderr
-    return done.stdout.splitlines()
+    lines = done.stdout.splitlines()
+    return lines[1:] if lines[0].startswith("at (UTC)") else lines
+
+
+def audit_entries(out: Path, *args: str) -> list[dict]:
+    """`grade audit --json`: the rows, every field as the journal keeps it."""
+    done = grade(ROOT, "audit", str(out), "--json", *args)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
 
 
 def test_an_override_replaces_the_final_points_and_is_on_record(term, tmp_path):
@@ -340,9 +352,14 @@ def test_an_override_replaces_the_final_points_and_is_on_record(term, tmp_path):
     batch(term["course"], term["class"], out)
     assert grades(out)["bob"]["ex01"] == "4.8"
     assert list(csv.reader(io.StringIO((out / "changes.csv").read_text())))[1:] == [["bob", "ex01", "5.5", "4.8", "override cleared"]]
-    rows = audit_rows(out, "--student", "bob")
-    assert len(rows) == 2 and "  ta-li  override  bob  ex01  4.8 -> 5.5  c_t was right, h_t a typo" in rows[0]
-    assert f"  {audit.login()}  override cleared  bob  ex01  5.5 -> –  regraded by hand" in rows[1] and "(course " in rows[1]
+    rows = audit_entries(out, "--student", "bob")
+    assert [(e["actor"], e["cause"], e["student"], e["exercise"], e["old"], e["new"]) for e in rows] == [
+        ("ta-li", "override", "bob", "ex01", 4.8, 5.5),
+        (audit.login(), "override cleared", "bob", "ex01", 5.5, None),
+    ]
+    assert rows[0]["reason"] == "c_t was right, h_t a typo" and rows[1]["course_hash"]
+    table = audit_rows(out, "--student", "bob")
+    assert len(table) == 2 and table[0].split()[2:7] == ["ta-li", "override", "bob", "ex01", "4.8"] and table[1].endswith("regraded by hand: the typo counts")
     assert audit_rows(out, "--student", "ada") == ["no score has changed for ada yet"]
 
 
@@ -375,7 +392,20 @@ def test_an_override_takes_the_id_as_grades_csv_shows_it(term, tmp_path):
     for shown, points in (("'-bob", "5"), ("-bob", "4")):
         done = grade(ROOT, "override", "--reason", "r", "--", str(out), shown, "ex01", points)
         assert done.returncode == 0, done.stderr
-    assert [line.split("  ")[3:6] for line in audit_rows(out)] == [["-bob", "ex01", "6 -> 5"], ["-bob", "ex01", "5 -> 4"]]
+    assert [(e["student"], e["exercise"], e["old"], e["new"]) for e in audit_entries(out)] == [("-bob", "ex01", 6, 5), ("-bob", "ex01", 5, 4)]
+
+
+def test_an_override_of_a_name_that_is_two_students_is_refused(term, tmp_path):
+    """With -bob and '-bob both in the journal (two runs into OUT), is `grade override '-bob'` – '-bob as typed, and
+    -bob as grades.csv shows it – refused naming both, where it changed the other student's points?"""
+    out = tmp_path / "out"
+    for name in ("-bob", "'-bob"):
+        klass = sheets(tmp_path / name / name, *SHEETS).parent
+        assert batch(term["course"], klass, out).returncode == 0
+    done = grade(ROOT, "override", "--reason", "r", "--", str(out), "'-bob", "ex01", "5")
+    assert done.returncode == 2, done.stderr
+    assert "'-bob is two students of its journal, '-bob and -bob (shown as '-bob in grades.csv); nothing changed" in done.stderr, done.stderr
+    assert audit_rows(out) == ["no score has changed yet"]
 
 
 def test_override_needs_a_batch_and_a_reason(tmp_path):
@@ -430,8 +460,8 @@ def test_a_new_upload_is_regraded_on_record(term, tmp_path):
     change = next(csv.DictReader(io.StringIO((out / "changes.csv").read_text())))
     assert (change["student"], change["exercise"], change["old"], change["cause"]) == ("bob", "ex01", "4.8", "new submission")
     assert float(change["new"]) == round(float(grades(out)["bob"]["raw_total"]) - 6 - 0.2 * 6, 4)  # still 2 days late
-    (row,) = audit_rows(out)
-    assert "  regrade  bob  ex01  6 -> " in row and "a new submission" in row
+    (row,) = audit_entries(out)
+    assert (row["cause"], row["student"], row["exercise"], row["old"]) == ("regrade", "bob", "ex01", 6) and "a new submission" in row["reason"]
 
 
 KEY_FIX = ("tests/hidden/ex03.py", '"direct_factor": z,', '"direct_factor": 1 - z,')  # a hidden check's key, changed
@@ -452,9 +482,9 @@ def test_a_changed_answer_key_regrades_on_record_and_keeps_an_override(term, tmp
     changed = {(c["student"], c["exercise"]): c for c in csv.DictReader(io.StringIO((out / "changes.csv").read_text()))}
     assert changed[("bob", "ex03")]["cause"] == "regrade under override" and changed[("bob", "ex03")]["old"] == "6"
     assert changed[("ada", "ex03")]["cause"] == "course changed"
-    regrades = [line for line in audit_rows(out) if "  regrade  " in line]
-    assert sorted(line.split("  ")[3] for line in regrades) == ["ada", "bob", "dan"]
-    assert all("the course changed" in line for line in regrades)
+    regrades = [e for e in audit_entries(out) if e["cause"] == "regrade"]
+    assert sorted(e["student"] for e in regrades) == ["ada", "bob", "dan"]
+    assert all("the course changed" in e["reason"] for e in regrades)
     assert "regrade under override" in (out / "changes.md").read_text()
     assert "raw points changed under an override, which stays: bob ex03 6 -> " in done.stderr
 
@@ -681,6 +711,27 @@ def test_lms_numbers_are_written_as_people_write_them():
     assert moodle.to_csv("username", ["ex01", "ex03"], [("ada", {"ex01": 3.0000000000000004, "ex03": 2.675000001})]) == (
         "username,ex01,ex03,total\nada,3,2.68,5.68\n"
     )
+
+
+def test_lms_import_files_carry_the_exact_identifier():
+    """Do Moodle's and Canvas's import files hold -bob as -bob – the LMS matches it exactly – where they held '-bob
+    (grades.csv's quote mark), which names no LMS user?"""
+    from grader.export import canvas, moodle
+
+    text = canvas.to_csv(
+        [{"Student": "=Bob", "ID": "-102", "SIS User ID": "+s102", "SIS Login ID": "-bob", "Section": "@A"}], [("Gated", 6.0)], {0: [3.0]}, zero_missing=False
+    )
+    assert canvas_rules(text)[2] == ["=Bob", "-102", "+s102", "-bob", "@A", "3"]
+    assert moodle.to_csv("username", ["ex01"], [("-bob", {"ex01": 3.0})]) == "username,ex01,total\n-bob,3,3\n"
+
+
+def test_moodle_email_without_a_roster_is_refused_when_the_ids_are_no_emails(term, tmp_path):
+    """Is `--id-column email` without --roster, over a batch of folder names, refused naming them, nothing written –
+    where it wrote the folder names under `email` without a word?"""
+    target = tmp_path / "moodle.csv"
+    done = grade(ROOT, "export", "moodle", str(term["out"]), "--out", str(target), "--id-column", "email")
+    assert done.returncode == 1 and "--id-column email without --roster" in done.stderr and "ada, bob, cyd" in done.stderr, done.stderr
+    assert not target.exists()
 
 
 def test_moodle_import_has_one_identifier_column_and_one_per_exercise(term, tmp_path):

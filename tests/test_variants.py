@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -365,27 +366,50 @@ def test_grade_check_proves_the_references_right_for_50_variants(variant_course)
 
 
 def test_gradescope_grades_the_submitter_on_their_numbers(variant_course, tmp_path):
-    """On Gradescope with variants on, is the upload graded on the numbers of submission_metadata.json's users[0]
+    """On Gradescope with variants on, is the upload graded on the numbers of submission_metadata.json's user
     (email by default, sid when course.toml says so), and alice's sheet wrong for bob?"""
-    from grader.integrations.gradescope.runner import metadata, metadata_student, run
+    from grader.integrations.gradescope.runner import metadata, metadata_students, run
 
-    course = load_course(variant_course)
-    ex01 = course.exercise("ex01")
-    root = tmp_path / "autograder"
-    shutil.copytree(variant_course, root / "source")
-    (root / "submission" / ex01.folder).mkdir(parents=True)
-    (root / "submission" / ex01.folder / "answers.toml").write_text(sheet_of(ex01, "alice@example.edu"))
+    root = gradescope_upload(variant_course, tmp_path, sheet_of(COURSE.exercise("ex01"), "alice@example.edu"))
+    course = load_course(root / "source")
     meta = root / "submission_metadata.json"
     for email, expected in (("alice@example.edu", 6.0), ("bob@example.edu", None)):
         meta.write_text(json.dumps({"users": [{"email": email, "sid": "s-1", "name": "A"}]}))
         doc = run(root)
         score = sum(t["score"] for t in doc["tests"] if t["name"].startswith("ex01"))
         assert score == expected if expected is not None else score < 6, doc["output"]
-    assert metadata_student(metadata(root), course) == "bob@example.edu"
+    assert metadata_students(metadata(root), course) == ["bob@example.edu"]
     sid = replace(course, variants=replace(course.variants, gradescope_id="sid"))
-    assert metadata_student(metadata(root), sid) == "s-1"
+    assert metadata_students(metadata(root), sid) == ["s-1"]
     meta.write_text("not json")
-    assert metadata_student(metadata(root), course) is None
+    assert metadata_students(metadata(root), course) == []
+
+
+def gradescope_upload(variant_course: Path, tmp_path: Path, sheet: str) -> Path:
+    """An /autograder layout of the variant course with `sheet` uploaded as ex01's answers.toml."""
+    root = tmp_path / "autograder"
+    shutil.copytree(variant_course, root / "source")
+    folder = root / "submission" / COURSE.exercise("ex01").folder
+    folder.mkdir(parents=True)
+    (folder / "answers.toml").write_text(sheet)
+    return root
+
+
+def test_a_group_upload_with_variants_on_is_refused_for_every_member(variant_course, tmp_path):
+    """Is a group upload – alice lists bob first and hands in bob's right answers for bob's numbers – refused with 0
+    points and a message naming both, where it was graded 6/6 on bob's numbers; and the same students listed twice
+    (Bob and bob) one student, graded?"""
+    from grader.integrations.gradescope.runner import run
+
+    root = gradescope_upload(variant_course, tmp_path, sheet_of(COURSE.exercise("ex01"), "bob@example.edu"))
+    meta = root / "submission_metadata.json"
+    meta.write_text(json.dumps({"users": [{"email": "bob@example.edu", "name": "B"}, {"email": "alice@example.edu", "name": "A"}]}))
+    doc = run(root)
+    assert doc["score"] == 0 and doc["tests"] == [], doc["output"]
+    assert doc["output"].startswith("the autograder failed: this upload is a group's (bob@example.edu, alice@example.edu)")
+    meta.write_text(json.dumps({"users": [{"email": "Bob@example.edu", "name": "B"}, {"email": "bob@example.edu", "name": "B"}]}))
+    doc = run(root)
+    assert sum(t["score"] for t in doc["tests"] if t["name"].startswith("ex01")) == 6.0, doc["output"]
 
 
 def test_nbgrader_names_the_student_by_their_folder(tmp_path):

@@ -64,8 +64,9 @@ class BatchResult:
 def discover(submissions: Path) -> list[Student]:
     """One student per folder or .zip in `submissions`, sorted by id (`student_id`: the entry's name without `.zip`).
 
-    Entries whose ids differ at most in case are one student (a TA's case-insensitive disk would merge
-    their reports), refused as "could not be read" until one is left: which one is the work is for the TA to say.
+    Entries whose ids differ at most in case (a TA's case-insensitive disk would merge their reports), or that
+    grades.csv shows alike (`-bob` and `'-bob` are both `'-bob` there, `grades.safe_cell`), are one student, refused
+    as "could not be read" until one is left: which one is the work is for the TA to say.
     """
     if not submissions.is_dir():
         raise SubmissionError(f"{submissions}: not a folder of submissions (one folder or .zip per student)")
@@ -80,13 +81,14 @@ def discover(submissions: Path) -> list[Student]:
         else:
             continue
         student = student_id(name)
-        groups.setdefault(unicodedata.normalize("NFC", student).lower(), []).append((student, entry))  # lower, not casefold: ß is not ss
+        shown = unicodedata.normalize("NFC", grades.safe_cell(student)).lower()  # lower, not casefold: ß is not ss
+        groups.setdefault(shown, []).append((student, entry))
     students = []
     for (student, path), *others in groups.values():
         refused = ""
         if others:
             names = " and ".join(student_id(p.name) for p in [path, *(p for _, p in others)])
-            refused = f"the entries {names} of the class are all student {student}; keep one"
+            refused = f"the entries {names} of the class are all student {grades.safe_cell(student)} (as grades.csv shows ids, in any capitals); keep one"
         students.append(Student(student, path, refused=refused, others=tuple(p for _, p in others)))
     return sorted(students, key=lambda s: s.id)
 

@@ -5,6 +5,10 @@ student cells copied from Canvas's own export, which is the roster), then one co
 `Title (canvas id)` to update that assignment or `Title` alone to create one, and a row whose first
 cell reads "Points Possible". Points are rounded to 2 decimals and written as people write them
 (3.0000000000000004 -> 3); an empty cell leaves Canvas's grade as it is.
+
+The student cells are the roster's, exactly: Canvas finds each student by its ID, SIS User ID or SIS Login ID
+cell as its own export wrote it, so a quote mark added before `-bob` (grades.csv's guard against spreadsheet
+formulas) would find no student, or another one. The file is an import for Canvas, not a sheet to open.
 """
 
 from __future__ import annotations
@@ -13,7 +17,6 @@ import csv
 import io
 from collections.abc import Mapping, Sequence
 
-from grader.export.grades import safe_cell
 from grader.text import format_points
 
 STUDENT_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
@@ -44,5 +47,5 @@ def to_csv(roster: Sequence[Mapping[str, str]], columns: Sequence[tuple[str, flo
     for n, student in enumerate(roster):
         values = grades.get(n)
         cells = [points(v) for v in values] if values is not None else ["0" if zero_missing else "" for _ in columns]
-        writer.writerow([safe_cell(student.get(c, "")) for c in STUDENT_COLUMNS] + cells)
+        writer.writerow([student.get(c, "") for c in STUDENT_COLUMNS] + cells)
     return out.getvalue()

@@ -1,7 +1,8 @@
 """grades.csv: one row per student (sorted), one column of points per exercise, and the total.
 
-Every cell passes through `safe_cell`, as must every CSV this package writes: an id such as
-`=HYPERLINK(...)` is data, never a formula a spreadsheet runs.
+Every cell passes through `safe_cell`, as must every CSV this package writes for people to open: an id such as
+`=HYPERLINK(...)` is data, never a formula a spreadsheet runs. The LMS import files (export/canvas.py,
+export/moodle.py) are read by the LMS, which matches their identifiers exactly: they carry them unchanged.
 """
 
 from __future__ import annotations

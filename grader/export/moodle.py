@@ -3,6 +3,8 @@
 The first column holds the Moodle user field named in its header (`username`, `email` or `idnumber`),
 which the import maps as "Map from" -> that field; each other header is a grade item to map to.
 Points are rounded to 2 decimals and written plainly (3.0000000000000004 -> 3), with `.` as the decimal point.
+The identifier is written exactly: the file is Moodle's import, read by its CSV parser, not a spreadsheet, and the
+quote mark grades.csv adds before `-bob` would name no Moodle user (or another one).
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ import io
 from collections.abc import Mapping, Sequence
 
 from grader.export.canvas import points
-from grader.export.grades import safe_cell
 
 ID_COLUMNS = ("username", "email", "idnumber")
 
@@ -23,5 +24,5 @@ def to_csv(id_column: str, exercise_ids: Sequence[str], grades: Sequence[tuple[s
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow([id_column, *exercise_ids, "total"])
     for identifier, scores in grades:
-        writer.writerow([safe_cell(identifier), *(points(scores[i]) if i in scores else "" for i in exercise_ids), points(sum(scores.values()))])
+        writer.writerow([identifier, *(points(scores[i]) if i in scores else "" for i in exercise_ids), points(sum(scores.values()))])
     return out.getvalue()

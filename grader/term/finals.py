@@ -22,7 +22,7 @@ from grader.results import Adjustment, ExerciseResult, GradeResult, Outcome, Sta
 from grader.term import overrides, times
 from grader.term.policy import Policy
 from grader.term.published import Published
-from grader.text import Text, format_points
+from grader.text import Text, format_points, shown_path
 
 
 @dataclass(frozen=True)
@@ -131,10 +131,7 @@ def remember(journal: Journal, files: TermFiles) -> tuple[TermFiles, list[str]]:
         if paths[n] is None and option in kept and kept[option][1]:
             path, _, at = kept[option]
             paths[n] = Path(path)
-            notes.append(
-                f"{option} not given: {path}, as given into this OUT on {at}, still counts (kept in its journal; "
-                f"give {option} a file with its header line alone to remove it)"
-            )
+            notes.append(f"{option} not given: {shown_path(path)} (kept in OUT since {at[:10]}) still counts; a header-only file removes it")
     submitted = (
         files.submitted_at
         if files.paths[0] is not None or "--submitted-at" not in kept
@@ -156,7 +153,7 @@ def record_changes(journal: Journal, changed: list[Change], rows: list[StudentRo
         if c.cause != "late policy":
             continue
         e = exercises[(c.student, c.exercise)]
-        reason = describe(e.adjustment, e.score).render("en") if e.adjustment else "no due date applies any more"
+        reason = describe(e.adjustment, e.score, staff=True).render("en") if e.adjustment else "no due date applies any more"
         audit.record(
             journal,
             cause="late policy",
@@ -192,14 +189,15 @@ def load(*, course: Course, journal: Journal, entries: dict[str, Path], exercise
     return term
 
 
-def describe(a: Adjustment, final: float) -> Text:
+def describe(a: Adjustment, final: float, *, staff: bool = False) -> Text:
     """What the student reads under the exercise: the due date used, when they handed in, days late, then raw points,
-    penalty and final points – or the course staff's points and why."""
+    penalty and final points – or the course staff's points and why. `staff`: worded for the TA (the audit trail)."""
     raw, penalty, shown = format_points(a.raw), format_points(a.penalty), format_points(final)
     parts = []
     if a.due:
         due = _shown(a.due, a.due)
-        parts.append(Text(f"Due {due}", f"截止时间 {due}") + (Text(" (your extension)", "（你的延期）") if a.extended else ""))
+        extension = Text(" (the student's extension)", "（该学生的延期）") if staff else Text(" (your extension)", "（你的延期）")
+        parts.append(Text(f"Due {due}", f"截止时间 {due}") + (extension if a.extended else ""))
         if a.submitted_at:
             when = _shown(a.submitted_at, a.due)
             days = Text("on time", "按时提交") if not a.days_late else Text(f"{a.days_late} day{'s' * (a.days_late != 1)} late", f"迟交 {a.days_late} 天")

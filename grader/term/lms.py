@@ -74,6 +74,7 @@ def export_moodle(*, course: Course, out: Path, target: Path, id_column: str = "
     """Write Moodle's import file `target`; return how many students it holds."""
     scores, ids = final_points(out, course)
     if roster is None:
+        _batch_ids_are(id_column, list(scores))
         identifiers = {s: s for s in scores}
     else:
         rows = [r for _, r in read_rows(roster, (), example="Username,Email address,ID number")]
@@ -89,6 +90,18 @@ def export_moodle(*, course: Course, out: Path, target: Path, id_column: str = "
         identifiers = {s: rows[n][id_header] for s, n in where.items()}
     write_atomic(target, moodle.to_csv(id_column, ids, [(identifiers[s], scores[s]) for s in sorted(identifiers)]))
     return len(identifiers)
+
+
+def _batch_ids_are(id_column: str, students: list[str]) -> None:
+    """Without a roster the batch's ids are written as the Moodle field itself: NotInRoster when they cannot be
+    (`--id-column email` over folder names that are no email address)."""
+    wrong = [s for s in students if id_column == "email" and "@" not in s]
+    if wrong:
+        shown = ", ".join(wrong[:5]) + (f" and {len(wrong) - 5} more" if len(wrong) > 5 else "")
+        raise NotInRoster(
+            f"nothing written: --id-column email without --roster writes the batch's ids as email addresses, and {shown} "
+            "is none; give --roster (Moodle's participants export) to look each student's email up, or choose --id-column username"
+        )
 
 
 def _matched(scores: dict[str, dict[str, float]], rows: list[dict[str, str]], columns: list[str], roster: Path) -> dict[str, int]:

@@ -48,6 +48,19 @@ def current(journal: Journal) -> dict[tuple[str, str], Override]:
     return {(s, e): Override(p, r, b) for s, e, p, r, b in journal.select("overrides", "SELECT * FROM overrides")}
 
 
+def _the_student(journal: Journal, name: str, out: Path) -> str:
+    """The one student `name` is, as typed or as grades.csv shows it (an id beginning = + - @ gets a quote mark there);
+    OverrideError when it is two (`'-bob` is the student `'-bob` and how grades.csv shows `-bob`)."""
+    found = [s for s in journal.students() if name in (s, safe_cell(s))]
+    if len(found) > 1:
+        matched = " and ".join(s if s == name else f"{s} (shown as {safe_cell(s)} in grades.csv)" for s in found)
+        raise OverrideError(
+            f"{out}: {name} is two students of its journal, {matched}; nothing changed "
+            "(grade batch now refuses a class with both: keep one entry and grade it into a new --out)"
+        )
+    return found[0] if found else name
+
+
 def set_points(
     *, out: Path, student: str, exercise: str, points: float | None, reason: str, by: str | None = None, course_hash: str = ""
 ) -> tuple[float | None, float | None]:
@@ -58,11 +71,8 @@ def set_points(
         raise OverrideError('--reason: say why (the student sees it: "adjusted by the course staff: <reason>")')
     journal = open_journal(out)
     try:
+        student = _the_student(journal, student, out)
         row = journal.row_of(student)
-        if row is None:  # grades.csv shows an id beginning = + - @ with a quote mark before it
-            shown = [s for s in journal.students() if safe_cell(s) == student]
-            if len(shown) == 1:
-                student, row = shown[0], journal.row_of(shown[0])
         if row is None:
             raise OverrideError(f"{out}: no student {student} in its journal (ids as grades.csv shows them)")
         found = {e.id: e for e in row.result.exercises}

@@ -82,12 +82,15 @@ def _graded(course: Course, root: Path, upload: Path) -> dict:
         label = str(submission.relative_to(root)) if submission.is_relative_to(root) else upload.name
         _say(f"grading {label} with the course in {course.root}")
         about = metadata(root)
-        student = metadata_student(about, course)
+        members = metadata_students(about, course)
+        student = members[0] if members else None
+        if course.variants.enabled and len(members) > 1:
+            raise Refused(_group_refusal(members))
         if course.variants.enabled and student is None:
-            _say(f"no student id in submission_metadata.json (users[0].{course.variants.gradescope_id}): graded on the statement's numbers")
+            _say(f"no student id in submission_metadata.json (users[*].{course.variants.gradescope_id}): graded on the statement's numbers")
         result = api.grade(course=course, exercises=list(course.exercises), submission=submission, label=label, student=student)
     if course.policy is not None:
-        result = _late(course, about, label, result, student)
+        result = _late(course, about, label, result, members)
     doc = to_dict(result)
     sandbox = _sandbox_report(result.protections, course.root)
     doc["tests"].append({"name": "autograder: sandbox", "score": 0.0, "max_score": 0.0, "status": "passed", "output": sandbox, "visibility": "hidden"})
@@ -113,9 +116,21 @@ def _graded(course: Course, root: Path, upload: Path) -> dict:
     return doc
 
 
-def _late(course: Course, about: dict, label: str, result, student: str | None):
+def _group_refusal(members: list[str]) -> Text:
+    """Why a group upload is not graded while each student has numbers of their own: Gradescope gives the one
+    results.json to every member, so one member's numbers would grade them all (a member could copy another's answers)."""
+    names = ", ".join(members)
+    return Text(
+        f"this upload is a group's ({names}), but every student has numbers of their own in this course, and a group's "
+        "upload gets one score for all its members; each of you uploads your own work alone (remove the group in Gradescope), 0 points until then",
+        f"这是小组提交（{names}），但本课程每位学生的题目数值各不相同，而小组提交只能为所有成员给出同一个分数；"
+        "请每人单独上传自己的作业（在 Gradescope 中取消小组），在此之前为 0 分",
+    )
+
+
+def _late(course: Course, about: dict, label: str, result, members: list[str]):
     """course.toml's late policy at the time Gradescope received the upload (submission_metadata.json's `created_at`),
-    the submitter's extensions (`grade gradescope export --extensions`) applied; without a time, no penalty, and the
+    the members' extensions (`grade gradescope export --extensions`) applied; without a time, no penalty, and the
     instructors' log says so."""
     from grader.term.finals import Term
     from grader.term.times import HandIn, gradescope_created_at
@@ -125,17 +140,19 @@ def _late(course: Course, about: dict, label: str, result, student: str | None):
         _say("no submission time: submission_metadata.json has no created_at with a time zone; graded without late penalty")
         return Term(policy=course.policy).final_result(label, result)
     hand_in = HandIn(when, "submission_metadata.json")
-    return Term(policy=course.policy, hand_ins={label: {e.id: hand_in for e in result.exercises}}, extensions=_extensions(course, label, student)).final_result(
+    return Term(policy=course.policy, hand_ins={label: {e.id: hand_in for e in result.exercises}}, extensions=_extensions(course, label, members)).final_result(
         label, result
     )
 
 
-def _extensions(course: Course, label: str, student: str | None) -> dict:
-    """The submitter's extensions from the exported file, keyed as the Term wants them ((label, exercise) -> due);
-    ids compared as the variants compare them (`Alice` is alice). An unreadable file: none, and the log says why."""
+def _extensions(course: Course, label: str, members: list[str]) -> dict:
+    """The upload's extensions from the exported file, keyed as the Term wants them ((label, exercise) -> due); ids
+    compared as the variants compare them (`Alice` is alice). A group's upload has an extension only as far as it holds
+    for every member: each exercise's earliest due date among them wins (a member without one has the course's).
+    An unreadable file: none, and the log says why."""
     from grader.integrations.gradescope.bundle import EXTENSIONS
     from grader.term.csvin import TermFileError
-    from grader.term.times import extensions
+    from grader.term.times import extension_of, extensions
     from grader.variants import canonical
 
     path = course.root / EXTENSIONS
@@ -146,11 +163,18 @@ def _extensions(course: Course, label: str, student: str | None) -> dict:
     except TermFileError as e:
         _say(f"extensions not applied: {e}")
         return {}
-    if student is None:
+    if not members:
         if found:
-            _say(f"no student id in submission_metadata.json (users[0].{course.variants.gradescope_id}): no extension applied")
+            _say(f"no student id in submission_metadata.json (users[*].{course.variants.gradescope_id}): no extension applied")
         return {}
-    return {(label, exercise): due for (who, exercise), due in found.items() if canonical(who) == canonical(student)}
+    keyed = {(canonical(who), exercise): due for (who, exercise), due in found.items()}
+    granted = {}
+    for exercise in course.exercises:
+        default = course.policy.due_for(exercise.id) if course.policy else None
+        dues = [d for m in members if (d := extension_of(keyed, canonical(m), exercise.id) or default) is not None]
+        if dues and min(dues) != default:
+            granted[(label, exercise.id)] = min(dues)
+    return granted
 
 
 def metadata(root: Path) -> dict:
@@ -168,13 +192,19 @@ def metadata(root: Path) -> dict:
     return found if isinstance(found, dict) else {}
 
 
-def metadata_student(about: dict, course: Course) -> str | None:
-    """The submitter's id in Gradescope's metadata (`metadata`): users[0]'s field that course.toml's [variants]
-    gradescope_id names ("email" or "sid"); None when absent."""
+def metadata_students(about: dict, course: Course) -> list[str]:
+    """The upload's students in Gradescope's metadata (`metadata`): each of `users`' field that course.toml's [variants]
+    gradescope_id names ("email" or "sid"), the submitter first, one per student as the variants compare ids; [] when
+    none says."""
+    from grader.variants import canonical
+
     users = about.get("users")
-    first = users[0] if isinstance(users, list) and users else None
-    value = first.get(course.variants.gradescope_id) if isinstance(first, dict) else None
-    return value.strip() if isinstance(value, str) and value.strip() else None
+    found: dict[str, str] = {}
+    for user in users if isinstance(users, list) else []:
+        value = user.get(course.variants.gradescope_id) if isinstance(user, dict) else None
+        if isinstance(value, str) and value.strip():
+            found.setdefault(canonical(value), value.strip())
+    return list(found.values())
 
 
 def _sandbox_report(found: list[dict] | None, course_root: Path) -> str:
