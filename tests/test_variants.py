@@ -333,6 +333,24 @@ def test_a_class_with_a_copied_sheet_and_a_reseed(variant_course, tmp_path):
     journal.close()
 
 
+def test_a_reseed_without_its_audit_row_leaves_course_toml_as_it_was(variant_course, tmp_path, monkeypatch):
+    """Does a reseed whose audit row cannot be written (the journal locked) leave course.toml as it was – never a new
+    variant number that the audit trail does not record?"""
+    import sqlite3
+
+    from grader import api
+    from grader.batch import audit
+
+    def locked(*args, **kwargs):
+        raise sqlite3.OperationalError("database is locked")
+
+    before = (variant_course / "course.toml").read_text()
+    monkeypatch.setattr(audit, "record", locked)
+    with pytest.raises(sqlite3.OperationalError):
+        api.reseed(course=load_course(variant_course), out=tmp_path / "out", student="carol", reason="sheet shared in a chat")
+    assert (variant_course / "course.toml").read_text() == before
+
+
 def test_grade_check_proves_the_references_right_for_50_variants(variant_course):
     """Does grade check's variant proof find nothing wrong in the course, and catch a check that still compares a
     numeric key with the reference sheet's own number (right for the statement's numbers only), and a range that lets
