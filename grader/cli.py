@@ -12,6 +12,7 @@ from rich.text import Text
 from grader import api
 from grader.course import DEVICES
 from grader.errors import GraderError, SubmissionError
+from grader.export.moodle import ID_COLUMNS
 from grader.results import GradeResult
 from grader.text import Text as Words  # bilingual words; `Text` here is rich's
 
@@ -478,7 +479,7 @@ def export_canvas(
 @click.option("--out", "target", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The CSV to write.")
 @click.option(
     "--id-column",
-    type=click.Choice(["username", "email", "idnumber"]),
+    type=click.Choice(list(ID_COLUMNS)),
     default="username",
     show_default=True,
     help="The Moodle user field the first column holds (map it so in Moodle's import).",
