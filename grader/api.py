@@ -1,4 +1,5 @@
-"""The programmatic API under the CLI: keyword-only functions that `grade`, bench/ and the tests call.
+"""The programmatic API under the CLI: the functions that `grade`, bench/ and the tests call – keyword-only, but for
+three small helpers that take the course or a folder first (`select`, `exercises_here`, `teaching`).
 
 Each raises a `grader.errors.GraderError` for a problem of the grader's own (never for a student's
 mistake, which is a lost point in the result).

@@ -220,7 +220,7 @@ def grade_batch(
     then, with `nbgrader_db`, write every student's scores into that nbgrader gradebook.
 
     IsolationUnavailable before anything is graded when this machine's sandbox may not run the class
-    (see `_sandbox_here`); OUT and everything in it is created readable by root alone.
+    (see `_sandbox_here`); OUT and everything in it is created readable by its owner alone (umask 077).
     """
     from grader.term.finals import read_files
 
