@@ -19,6 +19,8 @@ from click.testing import CliRunner
 from conftest import ROOT, cli, mutate
 from grader.cli import main
 
+pytestmark = pytest.mark.slow  # classes graded in pools and on Dask
+
 EXERCISES = "ex01,ex05"  # one answer sheet, one code exercise: every kind of work, in a few seconds
 CPUSETS = os.geteuid() == 0 and Path("/sys/fs/cgroup/cpuset").is_dir()  # pool workers get one each
 REFERENCE = (ROOT / "solutions" / "ex05_gated_steps" / "gated.py").read_text()

@@ -79,6 +79,7 @@ def graded(klass, tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
     return out, batch(str(klass), "--out", str(out), "--workers", "2")
 
 
+@pytest.mark.slow
 def test_every_bad_entry_is_a_row_and_the_class_is_graded(graded):
     """Does the batch exit 0 with the good student's full marks, and a row for each bad entry: 0 points, graded or "could not be read"?"""
     out, done = graded
@@ -130,6 +131,7 @@ def test_removing_a_duplicate_grades_the_one_left(klass, graded, tmp_path):
     assert rows(out)["bob"]["total"] == "6"
 
 
+@pytest.mark.slow
 def test_a_dask_cluster_grades_the_same_class_alike(klass, graded, tmp_path):
     """Does --scheduler give the grades.csv the local pool gave, exiting 0?"""
     from distributed import LocalCluster
@@ -157,6 +159,7 @@ def source(tmp_path_factory) -> Path:
 
 @pytest.mark.filterwarnings("ignore:Duplicate name")
 @pytest.mark.parametrize("case", ["deflate stream", "UTF-8 flag, invalid byte", "a/./b beside a/b"])
+@pytest.mark.slow
 def test_gradescope_says_could_not_be_read_not_internal_error(tmp_path, source, case):
     """Does a corrupt or ambiguous zip uploaded to Gradescope give score 0 and "could not be read: …" in results.json?"""
     from grader.integrations.gradescope import runner as gradescope
@@ -172,6 +175,7 @@ def test_gradescope_says_could_not_be_read_not_internal_error(tmp_path, source, 
     assert json.loads((root / "results" / "results.json").read_text()) == doc
 
 
+@pytest.mark.slow
 def test_a_large_unrelated_file_hides_no_change_from_the_journal(tmp_path):
     """After a student's answer changes, is the student graded again, even beside a file larger than what keys a row
     (the key reads what grading reads, nothing else)?"""

@@ -16,7 +16,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from conftest import ROOT, cli
+from conftest import ROOT, cli, course_toml
 from grader.course import load_course
 from grader.errors import CourseError
 from grader.term.policy import Policy
@@ -33,7 +33,7 @@ def course_copy(root: Path, term: str = TERM, *, edit: tuple[str, str, str] | No
     old, new) changes one of its files."""
     for part in ("exercises", "solutions", "tests/hidden", "tests/given"):
         shutil.copytree(ROOT / part, root / part, ignore=shutil.ignore_patterns("__pycache__"))
-    (root / "course.toml").write_text((ROOT / "course.toml").read_text() + term)
+    (root / "course.toml").write_text(course_toml() + term)
     if edit is not None:
         path = root / edit[0]
         assert edit[1] in path.read_text()
@@ -114,6 +114,7 @@ def rerun_copy(term, tmp_path: Path, *args: str, course: Path | None = None) -> 
     return out, batch(course or term["course"], term["class"], out, *args)
 
 
+@pytest.mark.slow
 def test_nbgrader_timestamps_set_each_exercises_penalty(term):
     """Does each student lose 10% of an exercise's points per started day late, as nbgrader's timestamp.txt says (the
     exercise's own before the entry's; in a folder, a zip and nbgrader's tree), and everything past 3 days?"""
@@ -195,6 +196,7 @@ def term_files(folder: Path, texts: dict[str, str] = TERM_FILES) -> list[str]:
     return args
 
 
+@pytest.mark.slow
 def test_a_run_without_the_term_files_keeps_the_ones_given_before(term, tmp_path):
     """After a run with --submitted-at and --extensions, do a run of one student (--student) and `grade reseed
     --submissions`, neither given the files, keep every student's penalties as those files make them (saying so), and
@@ -215,6 +217,7 @@ def test_a_run_without_the_term_files_keeps_the_ones_given_before(term, tmp_path
     assert (grades(out)["cyd"]["total"], grades(out)["bob"]["total"]) == ("6", "12")
 
 
+@pytest.mark.slow
 def test_a_final_score_the_term_rules_change_is_an_audit_row(term, tmp_path):
     """Is each final score that a hand-in time or an extension changed an audit row (cause "late policy", old and new
     final points, the due date and hand-in time as the reason), written with what the run published?"""
@@ -278,6 +281,7 @@ main()
 
 
 @pytest.mark.parametrize("where", ["between reports", "before the journal records what was published"])
+@pytest.mark.slow
 def test_kill_9_during_a_rerun_after_a_date_change(term, tmp_path, where):
     """Killed with SIGKILL in the middle of a rerun after a date change, does the next rerun give byte for byte the
     outputs (grades, reports, feedback, changes.csv) of an uninterrupted one, regrading no one?"""
@@ -302,6 +306,7 @@ def test_kill_9_during_a_rerun_after_a_date_change(term, tmp_path, where):
     assert outputs(killed) == outputs(whole)
 
 
+@pytest.mark.slow
 def test_one_and_two_workers_give_identical_results(term, tmp_path):
     """Does --workers 1 publish byte for byte what --workers 2 did: grades, reports, feedback and the summary?"""
     one = tmp_path / "one"
@@ -316,6 +321,7 @@ def audit_rows(out: Path, *args: str) -> list[str]:
     return done.stdout.splitlines()
 
 
+@pytest.mark.slow
 def test_an_override_replaces_the_final_points_and_is_on_record(term, tmp_path):
     """Does an override set bob's final points (no late penalty on top) at the next rerun, show its reason in his
     feedback, survive a rerun, and – cleared – give back the penalized points, each step an audit row and a change?"""
@@ -437,6 +443,7 @@ def test_a_new_upload_is_regraded_on_record(term, tmp_path):
 KEY_FIX = ("tests/hidden/ex03.py", '"direct_factor": z,', '"direct_factor": 1 - z,')  # a hidden check's key, changed
 
 
+@pytest.mark.slow
 def test_a_changed_answer_key_regrades_on_record_and_keeps_an_override(term, tmp_path):
     """After the answer key (what the hidden checks compare with) changes, is every student regraded, each raw change an audit row, and does bob's override
     stay, the raw change under it listed in changes.csv for the TA?"""
@@ -505,7 +512,7 @@ def test_a_malformed_term_file_is_a_clear_error(term, tmp_path, option, text, me
 )
 def test_course_toml_term_errors_name_the_key(tmp_path, term_text, message):
     """Are a date-time without offset, an unknown key and a share outside [0, 1] errors that name the key?"""
-    shutil.copy(ROOT / "course.toml", tmp_path / "course.toml")
+    (tmp_path / "course.toml").write_text(course_toml())
     with open(tmp_path / "course.toml", "a") as f:
         f.write(term_text)
     for exercise in load_course(ROOT).exercises:
@@ -731,6 +738,7 @@ def test_gradescope_takes_the_time_from_submission_metadata(tmp_path, created_at
         assert "no submission time" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_the_nbgrader_gradebook_gets_the_final_points(term, tmp_path):
     """Does --nbgrader-db write final points (after the penalty and an override), as grades.csv shows them?"""
     from nbgrader.api import Gradebook
