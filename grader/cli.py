@@ -82,10 +82,7 @@ def run(
     course = _course()
     if not exercise_ids and submission is None:
         exercise_ids = api.exercises_here(course, Path.cwd())
-    try:
-        exercises = api.select(course, exercise_ids)
-    except KeyError as e:
-        raise click.UsageError(f"unknown exercise {e.args[0]}; valid ids: {', '.join(course.ids)}") from None
+    exercises = _selected(course, exercise_ids)
     submission = submission or default_submission(Path.cwd(), course)
     try:
         _no_id_note(course, student, exercises)
@@ -119,10 +116,7 @@ def show(exercise_id: str, student: str | None, as_json: bool) -> None:
     import json
 
     course = _course()
-    try:
-        exercise = course.exercise(exercise_id)
-    except KeyError:
-        raise click.UsageError(f"unknown exercise {exercise_id}; valid ids: {', '.join(course.ids)}") from None
+    [exercise] = _selected(course, [exercise_id])
     variant = _guard(lambda: api.show(course=course, exercise=exercise, student=student))
     if as_json:
         doc = variant.as_dict() if variant else {"exercise": exercise.id, "student": None, "variant": None, "params": {}}
@@ -291,10 +285,7 @@ def batch(
     from grader.batch.run import default_workers
 
     course = _course()
-    try:
-        exercises = api.select(course, [i.strip() for i in exercise_list.split(",") if i.strip()] if exercise_list else ())
-    except KeyError as e:
-        raise click.UsageError(f"unknown exercise {e.args[0]}; valid ids: {', '.join(course.ids)}") from None
+    exercises = _selected(course, [i.strip() for i in exercise_list.split(",") if i.strip()] if exercise_list else ())
     console = Console(stderr=True)
     with _progress(console) as report:
         result = _guard(
@@ -564,10 +555,7 @@ def similarity(submissions: Path, out: Path, exercise_list: str | None, threshol
     """Compare every pair of students in SUBMISSIONS (the entries grade batch takes): code by winnowed fingerprints,
     the stub and the course's given code left out; answer sheets by shared wrong answers. Prints the ten most similar."""
     course = _course()
-    try:
-        exercises = api.select(course, [i.strip() for i in exercise_list.split(",") if i.strip()] if exercise_list else ())
-    except KeyError as e:
-        raise click.UsageError(f"unknown exercise {e.args[0]}; valid ids: {', '.join(course.ids)}") from None
+    exercises = _selected(course, [i.strip() for i in exercise_list.split(",") if i.strip()] if exercise_list else ())
     from grader import similarity as alike
 
     result = _guard(lambda: api.similarity(course=course, exercises=exercises, submissions=submissions, out=out, past=past, threshold=threshold))
@@ -591,6 +579,15 @@ def _message(error: GraderError) -> str:
     if isinstance(error, SandboxError) and not isinstance(error, IsolationUnavailable):
         return f"internal failure: {error}"
     return str(error)
+
+
+def _selected(course, exercise_ids):
+    """The exercises named (all of them for none), as api.select gives them; an unknown id is the one usage error
+    that names the valid ones."""
+    try:
+        return api.select(course, exercise_ids)
+    except KeyError as e:
+        raise click.UsageError(f"unknown exercise {e.args[0]}; valid ids: {', '.join(course.ids)}") from None
 
 
 def _guard(work):

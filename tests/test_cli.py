@@ -31,9 +31,19 @@ def test_list_shows_all_eleven_exercises():
     assert "Total: 100 points" in result.output
 
 
-def test_unknown_exercise_is_a_usage_error_listing_valid_ids():
-    """Is `grade run ex99` exit 2 with the valid ids listed?"""
-    result = CliRunner().invoke(main, ["run", "ex99"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["run", "ex99"],
+        ["show", "ex99"],
+        ["batch", "{tmp}", "--out", "{tmp}/out", "--exercises", "ex01,ex99"],
+        ["similarity", "{tmp}", "--out", "{tmp}/out", "--exercises", "ex99"],
+    ],
+)
+def test_unknown_exercise_is_a_usage_error_listing_valid_ids(command, tmp_path, monkeypatch):
+    """Is an unknown exercise id, in every command that takes ids, exit 2 with the valid ids listed?"""
+    monkeypatch.chdir(ROOT)
+    result = CliRunner().invoke(main, [part.format(tmp=tmp_path) for part in command])
     assert result.exit_code == 2
     assert "unknown exercise ex99" in result.output
     assert "ex01, ex02" in result.output and "ex11" in result.output
