@@ -99,6 +99,7 @@ def test_every_bad_entry_is_a_row_and_the_class_is_graded(graded):
     assert json.loads((out / "summary.json").read_text())["unreadable"] == sum(s == "unreadable" for _, s in ENTRIES.values())
 
 
+@pytest.mark.slow
 def test_ids_are_safe_in_every_output(graded):
     """Is every id a printable line of at most 200 bytes, naming its report and feedback files, with no Markdown line injected?"""
     out, _ = graded
@@ -109,6 +110,7 @@ def test_ids_are_safe_in_every_output(graded):
     assert not any(line.startswith("# heading") for line in feedback.splitlines())
 
 
+@pytest.mark.slow
 def test_a_rerun_reads_no_unchanged_entry_again(klass, graded):
     """Are the refused and the oddly named entries journaled with their keys, so that an unchanged rerun grades nobody?"""
     out, _ = graded
@@ -117,6 +119,7 @@ def test_a_rerun_reads_no_unchanged_entry_again(klass, graded):
     assert f"0 graded, {len(ENTRIES) + 1} unchanged" in again.stderr, again.stderr
 
 
+@pytest.mark.slow
 def test_removing_a_duplicate_grades_the_one_left(klass, graded, tmp_path):
     """When one of `bob/` and `bob.ZIP` is removed, is the other graded (its key changed), the rest unchanged?"""
     import shutil

@@ -16,8 +16,6 @@ from mutants import ALL, Mutant, course, submission
 
 pytestmark = pytest.mark.slow  # every bank's mutants graded
 
-pytestmark = pytest.mark.slow  # every bank's mutants graded
-
 _GRADED: dict[str, ExerciseResult] = {}  # mutant id -> its result: one grading per mutant for every test here
 
 

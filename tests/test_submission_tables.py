@@ -12,8 +12,6 @@ from mutants import course, named, reference, stub, submission
 
 pytestmark = pytest.mark.slow  # every table's submissions graded
 
-pytestmark = pytest.mark.slow  # every table's submissions graded
-
 
 def exercise_module(exercise_id: str):
     """tests/mutants/exNN.py: the exercise's bank and tables."""

@@ -126,6 +126,7 @@ def test_nbgrader_timestamps_set_each_exercises_penalty(term):
     assert (g["eve"]["ex01"], g["eve"]["late_days"]) == ("5.4", "1")
 
 
+@pytest.mark.slow
 def test_a_student_without_a_submission_time_is_named_never_silent(term):
     """Is a student with no time graded without penalty and named on stderr, in summary.md and in their report?"""
     assert grades(term["out"])["cyd"]["total"] == "6"
@@ -137,6 +138,7 @@ def test_a_student_without_a_submission_time_is_named_never_silent(term):
     assert "3 late, 0 overridden" in term["stderr"]
 
 
+@pytest.mark.slow
 def test_feedback_and_report_show_due_date_days_late_penalty_and_final_points(term):
     """Do bob's feedback and JSON report say, per exercise, the due date used, the days late, raw points, the penalty
     and the final points, the report's score being the final total?"""
@@ -161,6 +163,7 @@ def test_feedback_speaks_the_course_language():
     assert "课程教师调整了你的分数：（b）部分给分" in staff
 
 
+@pytest.mark.slow
 def test_submitted_at_comes_before_timestamp_txt(term, tmp_path):
     """With --submitted-at, does its time replace timestamp.txt's – recomputed from the journal, no one regraded – and
     does changes.csv list what moved, with the cause?"""
@@ -231,6 +234,7 @@ def test_a_final_score_the_term_rules_change_is_an_audit_row(term, tmp_path):
     assert again.returncode == 0 and len([line for line in audit_rows(out) if "  late policy  " in line]) == 3
 
 
+@pytest.mark.slow
 def test_an_extension_moves_that_students_due_date_alone(term, tmp_path):
     """Does --extensions move one student's due date for every exercise (`*`) or one, say so in their feedback, and
     leave the others' penalties as they were?"""
@@ -243,6 +247,7 @@ def test_an_extension_moves_that_students_due_date_alone(term, tmp_path):
     assert "Due 2026-12-13 23:59+08:00 (your extension); handed in" in (out / "feedback" / "bob.md").read_text()
 
 
+@pytest.mark.slow
 def test_changing_the_due_date_recomputes_everyone_and_regrades_no_one(term, tmp_path):
     """After course.toml's due date moves a day later, does a rerun give every student's new final points without
     regrading anyone (the journal untouched), and does a second rerun leave changes.csv as it was?"""
@@ -364,6 +369,7 @@ def test_an_override_replaces_the_final_points_and_is_on_record(term, tmp_path):
         (["--clear", "ada", "ex01"], "ada has no override of ex01 to clear"),
     ],
 )
+@pytest.mark.slow
 def test_an_override_that_cannot_be_is_refused(term, args, message):
     """Is an override out of the exercise's range, of an unknown student or exercise, or a clear of nothing a usage
     error (exit 2) that says so, with nothing recorded?"""
@@ -372,6 +378,7 @@ def test_an_override_that_cannot_be_is_refused(term, args, message):
     assert audit_rows(term["out"]) == ["no score has changed yet"]
 
 
+@pytest.mark.slow
 def test_an_override_takes_the_id_as_grades_csv_shows_it(term, tmp_path):
     """Is student -bob, whom grades.csv shows as '-bob (a spreadsheet would run -bob), overridden by either form?"""
     klass = sheets(tmp_path / "class" / "-bob", *SHEETS).parent
@@ -422,6 +429,7 @@ def test_an_audit_row_cannot_be_replaced_by_insert_or_replace(tmp_path):
     journal.close()
 
 
+@pytest.mark.slow
 def test_a_new_upload_is_regraded_on_record(term, tmp_path):
     """Is a student whose upload changed regraded alone, the raw change an audit row saying "a new submission" and a
     row of changes.csv, with the late penalty applied to the new points?"""
@@ -486,6 +494,7 @@ def test_a_changed_answer_key_regrades_on_record_and_keeps_an_override(term, tmp
         ("--extensions", "student,exercise,due\nbob,*,2026-12-13T23:59:00+08:00\nbob,*,2026-12-14T23:59:00+08:00\n", "line 3: a second extension of bob"),
     ],
 )
+@pytest.mark.slow
 def test_a_malformed_term_file_is_a_clear_error(term, tmp_path, option, text, message):
     """Is a malformed --submitted-at or --extensions file a usage error naming the file, the line and the problem,
     before OUT is made?"""
@@ -636,6 +645,7 @@ def canvas_rules(text: str) -> list[list[str]]:
     return rows
 
 
+@pytest.mark.slow
 def test_canvas_import_matches_the_roster_and_follows_canvas_rules(term, tmp_path):
     """Does the Canvas file match each student by SIS Login ID, then SIS User ID, then ID, hold Canvas's five student
     columns, `Title (id)` and the Points Possible row, and leave a student without a grade empty (or 0)?"""
@@ -661,6 +671,7 @@ def test_canvas_import_matches_the_roster_and_follows_canvas_rules(term, tmp_pat
     assert rows[1][5:] == ["6", "6"] and rows[3][5:] == ["4.8", "5.4"] and rows[-1][5:] == ["0", "0"]
 
 
+@pytest.mark.slow
 def test_canvas_refuses_a_graded_student_it_cannot_find_and_writes_nothing(term, tmp_path):
     """Is a graded student missing from the roster named on stderr, with exit code 1 and no file written?"""
     roster = tmp_path / "roster.csv"
@@ -690,6 +701,7 @@ def test_lms_numbers_are_written_as_people_write_them():
     )
 
 
+@pytest.mark.slow
 def test_moodle_import_has_one_identifier_column_and_one_per_exercise(term, tmp_path):
     """Does the Moodle file hold the chosen identifier (the batch ids, or looked up in a roster of Moodle's own column
     names), one column per exercise and the total?"""

@@ -20,13 +20,14 @@ import pytest
 
 from conftest import ROOT, course_toml, venv_with_torch
 
-pytestmark = pytest.mark.slow  # a second sandbox of its own
-
 SYSTEM_PYTHON = Path("/usr/bin/python3")
-pytestmark = pytest.mark.skipif(
-    sys.platform != "linux" or os.geteuid() != 0 or not SYSTEM_PYTHON.exists(),
-    reason="the uid-only mode is for root on Linux; it needs a Python every user can read",
-)
+pytestmark = [
+    pytest.mark.slow,  # a second sandbox of its own
+    pytest.mark.skipif(
+        sys.platform != "linux" or os.geteuid() != 0 or not SYSTEM_PYTHON.exists(),
+        reason="the uid-only mode is for root on Linux; it needs a Python every user can read",
+    ),
+]
 
 PROBE = """import os
 
