@@ -1,4 +1,5 @@
-"""The programmatic API under the CLI: keyword-only functions that `grade`, bench/ and the tests call.
+"""The programmatic API under the CLI: the functions that `grade`, bench/ and the tests call – keyword-only, but for
+three small helpers that take the course or a folder first (`select`, `exercises_here`, `teaching`).
 
 Each raises a `grader.errors.GraderError` for a problem of the grader's own (never for a student's
 mistake, which is a lost point in the result).
@@ -148,26 +149,27 @@ def reseed(
     path = course.root / "course.toml"
     before = path.read_text(encoding="utf-8")
     set_reseed(path, student, number)
-    try:
+    try:  # course.toml keeps the new number only once its audit row is in: a course that no longer loads, or a journal
+        # that cannot take the row, puts the file back as it was
         reseeded = load_course(course.root)
-    except CourseError:
+        out.mkdir(mode=0o700, parents=True, exist_ok=True)
+        journal = Journal(out)
+        try:  # the audit trail's row: old and new are the variant numbers, the exercises those with numbers of their own
+            with journal.transaction():
+                audit.record(
+                    journal,
+                    cause="reseed",
+                    student=student,
+                    old=was,
+                    new=number,
+                    reason=reason.strip(),
+                    exercise=",".join(e.id for e in reseeded.exercises if e.variant is not None),
+                )
+        finally:
+            journal.close()
+    except BaseException:
         path.write_text(before, encoding="utf-8")
         raise
-    out.mkdir(mode=0o700, parents=True, exist_ok=True)
-    journal = Journal(out)
-    try:  # the audit trail's row: old and new are the variant numbers, the exercises those with numbers of their own
-        with journal.transaction():
-            audit.record(
-                journal,
-                cause="reseed",
-                student=student,
-                old=number - 1,
-                new=number,
-                reason=reason.strip(),
-                exercise=",".join(e.id for e in reseeded.exercises if e.variant is not None),
-            )
-    finally:
-        journal.close()
     result = None
     if submissions is not None:
         result = batch(

@@ -3,20 +3,27 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import TypeVar
 
 import click
 from rich.console import Console
 from rich.text import Text
 
 from grader import api
-from grader.course import DEVICES
+from grader.course import DEVICES, Course, Exercise
 from grader.errors import GraderError, SubmissionError
-from grader.results import GradeResult
+from grader.export.moodle import ID_COLUMNS
+from grader.results import GradeResult, Status, StudentRow
 from grader.text import Text as Words  # bilingual words; `Text` here is rich's
 
+T = TypeVar("T")
+Report = Callable[[StudentRow, int, int], None]  # what a batch calls as each student finishes
 
-def _course():
+
+def _course() -> Course:
     return _guard(api.course)
 
 
@@ -31,10 +38,10 @@ TA_ONLY = ("batch", "check", "gradescope", "nbgrader", "release", "override", "a
 class _Commands(click.Group):
     """`grade`'s commands; in a student bundle (no tests/hidden) only those that work there."""
 
-    def list_commands(self, ctx):
+    def list_commands(self, ctx: click.Context) -> list[str]:
         return [n for n in super().list_commands(ctx) if n not in TA_ONLY or _teaching()]
 
-    def get_command(self, ctx, name):
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         return super().get_command(ctx, name) if name not in TA_ONLY or _teaching() else None
 
 
@@ -81,10 +88,7 @@ def run(
     course = _course()
     if not exercise_ids and submission is None:
         exercise_ids = api.exercises_here(course, Path.cwd())
-    try:
-        exercises = api.select(course, exercise_ids)
-    except KeyError as e:
-        raise click.UsageError(f"unknown exercise {e.args[0]}; valid ids: {', '.join(course.ids)}") from None
+    exercises = _selected(course, exercise_ids)
     submission = submission or default_submission(Path.cwd(), course)
     try:
         _no_id_note(course, student, exercises)
@@ -118,17 +122,14 @@ def show(exercise_id: str, student: str | None, as_json: bool) -> None:
     import json
 
     course = _course()
-    try:
-        exercise = course.exercise(exercise_id)
-    except KeyError:
-        raise click.UsageError(f"unknown exercise {exercise_id}; valid ids: {', '.join(course.ids)}") from None
+    [exercise] = _selected(course, [exercise_id])
     variant = _guard(lambda: api.show(course=course, exercise=exercise, student=student))
     if as_json:
         doc = variant.as_dict() if variant else {"exercise": exercise.id, "student": None, "variant": None, "params": {}}
         click.echo(json.dumps(doc, ensure_ascii=False))
         return
     lang = course.language
-    if variant is None:
+    if variant is None or exercise.variant is None:  # api.show gives a variant only where the exercise declares one
         click.echo(
             Words(
                 f"{exercise.id} has no numbers of a student's own: every student answers its statement as written",
@@ -163,7 +164,7 @@ def show(exercise_id: str, student: str | None, as_json: bool) -> None:
     )
 
 
-def _no_id_note(course, student: str | None, exercises) -> None:
+def _no_id_note(course: Course, student: str | None, exercises: Sequence[Exercise]) -> None:
     """On stderr: graded on the statement's numbers, when the course gives students their own and no id was given."""
     if course.variants.enabled and not student and any(e.variant is not None for e in exercises):
         click.echo(
@@ -294,10 +295,7 @@ def batch(
     from grader.batch.run import default_workers
 
     course = _course()
-    try:
-        exercises = api.select(course, [i.strip() for i in exercise_list.split(",") if i.strip()] if exercise_list else ())
-    except KeyError as e:
-        raise click.UsageError(f"unknown exercise {e.args[0]}; valid ids: {', '.join(course.ids)}") from None
+    exercises = _selected(course, [i.strip() for i in exercise_list.split(",") if i.strip()] if exercise_list else ())
     console = Console(stderr=True)
     with _progress(console) as report:
         result = _guard(
@@ -333,12 +331,12 @@ def batch(
     console.print(
         Text(
             f"{len(result.rows)} students: {result.graded} graded, {result.skipped} unchanged; "
-            f"{statuses.count('unreadable')} could not be read, {statuses.count('internal error')} grader errors; "
+            f"{statuses.count(Status.UNREADABLE)} could not be read, {statuses.count(Status.INTERNAL_ERROR)} grader errors; "
             f"{len(result.flags.get('late', []))} late, {len(result.flags.get('overridden', []))} overridden; "
             f"{result.seconds:.1f} s; outputs in {out}"
         )
     )
-    sys.exit(1 if "internal error" in statuses else 0)
+    sys.exit(1 if Status.INTERNAL_ERROR in statuses else 0)
 
 
 @main.command("reseed", short_help="Give one student new numbers (audited), and regrade that student alone.")
@@ -364,13 +362,13 @@ def reseed(out: Path, student: str, reason: str, submissions: Path | None, sandb
         click.echo(f"run grade batch SUBMISSIONS --out {out}: it regrades {student} alone")
 
 
-def _progress(console: Console):
+def _progress(console: Console) -> AbstractContextManager[Report]:
     """A rich progress bar (counts and ETA) on a terminal; one line per finished student otherwise."""
     import contextlib
 
     if not console.is_terminal:
 
-        def line(row, done, total):
+        def line(row: StudentRow, done: int, total: int) -> None:
             result = row.result
             console.print(Text(f"[{done}/{total}] {row.student}: {round(result.score, 4):g}/{result.max_score:g} ({row.status})"))
 
@@ -379,13 +377,13 @@ def _progress(console: Console):
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     @contextlib.contextmanager
-    def bar():
+    def bar() -> Iterator[Report]:
         with Progress(
             TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), TextColumn("{task.description}"), console=console
         ) as progress:
             task = progress.add_task("", total=None)
 
-            def update(row, done, total):
+            def update(row: StudentRow, done: int, total: int) -> None:
                 progress.update(task, completed=done, total=total, description=row.student)
 
             yield update
@@ -485,7 +483,7 @@ def export_canvas(
 @click.option("--out", "target", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The CSV to write.")
 @click.option(
     "--id-column",
-    type=click.Choice(["username", "email", "idnumber"]),
+    type=click.Choice(list(ID_COLUMNS)),
     default="username",
     show_default=True,
     help="The Moodle user field the first column holds (map it so in Moodle's import).",
@@ -570,10 +568,7 @@ def similarity(submissions: Path, out: Path, exercise_list: str | None, threshol
     """Compare every pair of students in SUBMISSIONS (the entries grade batch takes): code by winnowed fingerprints,
     the stub and the course's given code left out; answer sheets by shared wrong answers. Prints the ten most similar."""
     course = _course()
-    try:
-        exercises = api.select(course, [i.strip() for i in exercise_list.split(",") if i.strip()] if exercise_list else ())
-    except KeyError as e:
-        raise click.UsageError(f"unknown exercise {e.args[0]}; valid ids: {', '.join(course.ids)}") from None
+    exercises = _selected(course, [i.strip() for i in exercise_list.split(",") if i.strip()] if exercise_list else ())
     from grader import similarity as alike
 
     result = _guard(lambda: api.similarity(course=course, exercises=exercises, submissions=submissions, out=out, past=past, threshold=threshold))
@@ -599,7 +594,16 @@ def _message(error: GraderError) -> str:
     return str(error)
 
 
-def _guard(work):
+def _selected(course: Course, exercise_ids: Sequence[str]) -> list[Exercise]:
+    """The exercises named (all of them for none), as api.select gives them; an unknown id is the one usage error
+    that names the valid ones."""
+    try:
+        return api.select(course, tuple(exercise_ids))
+    except KeyError as e:
+        raise click.UsageError(f"unknown exercise {e.args[0]}; valid ids: {', '.join(course.ids)}") from None
+
+
+def _guard(work: Callable[[], T]) -> T:
     """`work()`, with the grader's own failures turned into clear messages, never tracebacks."""
     try:
         return work()
@@ -611,7 +615,7 @@ def _failure(error: GraderError) -> click.ClickException:
     """The one way a failure of the grader reaches the terminal: its message, and the exit code grader.errors gives
     it (2 for a usage error, such as a path that is no submission, 1 for the rest)."""
     failure = click.ClickException(_message(error))
-    failure.exit_code = error.exit_code
+    failure.exit_code = error.exit_code  # type: ignore[misc]  # click reads the instance's (its own is a ClassVar)
     return failure
 
 

@@ -8,13 +8,14 @@ import tomllib
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 from grader.errors import CourseError
 from grader.term.policy import TABLES as TERM_TABLES
 from grader.term.policy import Policy
 from grader.term.policy import load as load_policy
 from grader.text import Text
-from grader.variants import VARIANT_FILE, Settings, settings_from
+from grader.variants import VARIANT_FILE, Declaration, Settings, settings_from
 
 COURSE_FILE = "course.toml"
 DEVICES = ("cpu", "cuda", "auto")
@@ -64,11 +65,18 @@ class Exercise:
         return sorted(p.name for p in self.stub_dir.iterdir() if p.is_file() and p.name not in ("README.md", VARIANT_FILE) and not p.name.startswith("test_"))
 
     @cached_property
-    def variant(self):
+    def variant(self) -> Declaration | None:
         """The exercise's per-student parameters (`variant.toml` beside its statement), or None (everyone's the same)."""
         from grader.variants import declaration
 
         return declaration(self.stub_dir, self.id)
+
+    @property
+    def declared(self) -> Declaration:
+        """The variant declaration of an exercise known to have one (a caller that checked `variant`)."""
+        if self.variant is None:
+            raise CourseError(f"{self.id}: no {VARIANT_FILE}, so no numbers of a student's own")
+        return self.variant
 
     @cached_property
     def runs_code(self) -> bool:
@@ -125,12 +133,12 @@ class Course:
         return [self.root / "solutions", self.root / "tests"]
 
 
-_SCHEMA = {
+_SCHEMA: dict[str, dict[str, type]] = {
     "course": {"id": str, "title": str, "language": str},
     "limits": {"rtol": float, "time_limit": float, "memory_limit": int, "symbolic_limit": float, "device": str},
 }
-_EXERCISE_KEYS = {"id": str, "folder": str, "title": str, "points": float}
-_OPTIONAL_KEYS = {"title_zh": str}  # in [course] and in each exercise; "" when absent
+_EXERCISE_KEYS: dict[str, type] = {"id": str, "folder": str, "title": str, "points": float}
+_OPTIONAL_KEYS: dict[str, type] = {"title_zh": str}  # in [course] and in each exercise; "" when absent
 # Upper bounds that keep a typo from becoming a limit the operating system cannot take.
 _LIMIT_RANGES = {"rtol": 1.0, "time_limit": 3600.0, "memory_limit": 1 << 20, "symbolic_limit": 600.0}
 # Ids and folders name files and folders (tests/hidden/<id>.py, exercises/<folder>/): plain names only.
@@ -167,13 +175,13 @@ def load_course(root: Path) -> Course:
         raise CourseError(f"{path}: not valid TOML: {e}") from None
 
     _no_unknown(data, set(_SCHEMA) | {"exercises", "variants", *TERM_TABLES}, str(path))
-    tables = {}
+    tables: dict[str, dict[str, Any]] = {}
     for table, keys in _SCHEMA.items():
         section = data.get(table)
         if not isinstance(section, dict):
             raise CourseError(f"{path}: missing table [{table}]")
         tables[table] = {key: _typed(section, key, kind, f"{table}.{key}") for key, kind in keys.items()}
-        optional = _OPTIONAL_KEYS if table == "course" else {}
+        optional: dict[str, type] = _OPTIONAL_KEYS if table == "course" else {}
         tables[table] |= {key: _typed(section, key, kind, f"{table}.{key}") for key, kind in optional.items() if key in section}
         _no_unknown(section, set(keys) | set(optional), f"[{table}]")
 
@@ -192,14 +200,14 @@ def load_course(root: Path) -> Course:
     exercises = tuple(_exercise(entry, n, root) for n, entry in enumerate(entries))
     for attr in ("id", "folder"):
         seen: set[str] = set()
-        for e in exercises:
-            if getattr(e, attr) in seen:
-                raise CourseError(f"exercises: duplicate {attr} {getattr(e, attr)!r}")
-            seen.add(getattr(e, attr))
+        for exercise in exercises:
+            if getattr(exercise, attr) in seen:
+                raise CourseError(f"exercises: duplicate {attr} {getattr(exercise, attr)!r}")
+            seen.add(getattr(exercise, attr))
 
     variants = settings_from(data.get("variants"))
-    for e in exercises:
-        _ = e.variant  # a declaration that cannot be read is the course's error, said now
+    for exercise in exercises:
+        _ = exercise.variant  # a declaration that cannot be read is the course's error, said now
     return Course(**course, **limits, exercises=exercises, root=root, policy=load_policy(data, str(path)), variants=variants)
 
 
@@ -221,7 +229,7 @@ def _exercise(entry: object, n: int, root: Path) -> Exercise:
     return exercise
 
 
-def _typed(table: dict, key: str, kind: type, where: str):
+def _typed(table: dict[str, Any], key: str, kind: type, where: str) -> Any:
     if key not in table:
         raise CourseError(f"{where}: missing")
     value = table[key]
@@ -232,7 +240,7 @@ def _typed(table: dict, key: str, kind: type, where: str):
     return value
 
 
-def _no_unknown(table: dict, known: set[str], where: str) -> None:
+def _no_unknown(table: dict[str, Any], known: set[str], where: str) -> None:
     unknown = sorted(set(table) - known)
     if unknown:
         raise CourseError(f"{where}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")

@@ -284,10 +284,6 @@ class StudentRow:
     result: GradeResult
     seconds: float = 0.0
 
-    @property
-    def timeouts(self) -> int:
-        return sum(v.timed_out for e in self.result.exercises for v in e.checks)
-
     def score(self, exercise_id: str) -> float:
         """Points earned on one exercise (0 where the result lacks it)."""
         return next((e.score for e in self.result.exercises if e.id == exercise_id), 0.0)

@@ -284,7 +284,7 @@ def copied_from(course: Course, exercises: list[Exercise], workspace: Workspace,
 
 
 def _params(course: Course, exercise: Exercise, who: str | None) -> dict[str, Number]:
-    return variant_of(course.variants, exercise.variant, who).params
+    return variant_of(course.variants, exercise.declared, who).params
 
 
 def _matches(exercise: Exercise, answered: dict[str, float], rtol: dict[str, float], params: Mapping[str, Number]) -> int:
@@ -332,11 +332,11 @@ def _class_answers(settings: Settings, exercise: Exercise, classmates: tuple[str
         _CLASS.clear()
         _CLASS[klass] = {}
     answers = _CLASS[klass]
-    key = (exercise.id, str(exercise.hidden_checks), exercise.variant)
+    key = (exercise.id, str(exercise.hidden_checks), exercise.declared)
     if key not in answers:
         rows: dict[str, list[tuple[float, str]]] = {}
         for who in classmates:
-            for k, value in _expected_answers(exercise)(variant_of(settings, exercise.variant, who).params).items():
+            for k, value in _expected_answers(exercise)(variant_of(settings, exercise.declared, who).params).items():
                 if isinstance(value, int | float) and math.isfinite(value):
                     rows.setdefault(k, []).append((float(value), who))
         ordered = {k: sorted(r) for k, r in rows.items()}
@@ -354,7 +354,7 @@ def _numbers(course: Course, exercise: Exercise, workspace: Workspace) -> dict[s
     except SheetError:
         return {}
     numbers: dict[str, float] = {}
-    for key in _expected_answers(exercise)(exercise.variant.default()):
+    for key in _expected_answers(exercise)(exercise.declared.default()):
         try:
             numbers[key] = sheet.number_of(key)
         except Fail:

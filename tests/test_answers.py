@@ -434,6 +434,7 @@ def test_unknown_keys_are_listed_safely_and_bounded() -> None:
     assert "\u202e" not in fail.en and "and 20 more" in fail.en and fail.en.isprintable()
 
 
+@pytest.mark.slow
 def test_ex01_formulas_wrong_for_negative_values_lose_their_points(grade) -> None:
     """Do ex01's formula checks refuse formulas wrong for negative values that hide it behind 0*sqrt(...)?"""
     sheet_text = (ROOT / "solutions" / "ex01_cell_state" / "answers.toml").read_text(encoding="utf-8")

@@ -19,6 +19,8 @@ from click.testing import CliRunner
 from conftest import ROOT, cli, mutate
 from grader.cli import main
 
+pytestmark = pytest.mark.slow  # classes graded in pools and on Dask
+
 EXERCISES = "ex01,ex05"  # one answer sheet, one code exercise: every kind of work, in a few seconds
 CPUSETS = os.geteuid() == 0 and Path("/sys/fs/cgroup/cpuset").is_dir()  # pool workers get one each
 REFERENCE = (ROOT / "solutions" / "ex05_gated_steps" / "gated.py").read_text()
@@ -103,6 +105,24 @@ def test_hostile_students_cost_only_their_own_points(graded):
     for name in HOSTILE:
         assert g[name]["ex01"] == "6" and 0 <= float(g[name]["ex05"]) < 14, (name, g[name])
     assert g["ada"]["total"] == "20"
+
+
+def test_a_grader_failure_is_that_students_row_in_the_course_language(course, tmp_path, monkeypatch):
+    """Is a bug of the grader on one student's work that student's row – no points, why, in the course's language?"""
+    from dataclasses import replace
+    from types import SimpleNamespace
+
+    from grader.batch import worker
+    from grader.results import Status
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug")
+
+    zh = replace(course, language="zh")
+    monkeypatch.setitem(worker._STATE, "grader", SimpleNamespace(course=zh, exercises=[zh.exercise("ex05")], device="cpu", grade=broken))
+    row = worker.pool_task("ada", str(student(tmp_path / "ada")))
+    assert (row.status, row.result.language, row.result.device) == (Status.INTERNAL_ERROR, "zh", "cpu")
+    assert "RuntimeError: a bug" in row.result.failure and row.result.score == 0
 
 
 def test_hanging_and_broken_students_cost_only_their_own_points(graded):

@@ -81,6 +81,7 @@ def modules_seen(grade, exercise_id: str) -> list[str]:
 
 
 @pytest.mark.parametrize("exercise_id", sorted(FIRST_FUNCTION))
+@pytest.mark.slow
 def test_student_process_holds_only_inside_and_its_own_given_code(grade, exercise_id):
     """Does each exercise's student process hold grader.inside and that exercise's given code only – no pytest, check or reference?"""
     modules = modules_seen(grade, exercise_id)
@@ -191,6 +192,7 @@ def state_jacobian_norm(kind, step, params, T, d_x):
 """
 
 
+@pytest.mark.slow
 def test_borrowing_through_injected_code_scores_nothing_on_ex07(grade):
     """Does a decay.py that borrows through the injected step's globals, gc or sys.modules earn none of ex07's code points?"""
     sheet = (ROOT / "exercises" / "ex07_gate_bias_decay" / "answers.toml").read_text()

@@ -214,6 +214,7 @@ def pair(sandbox, tmp_path):
 
 
 @pytest.mark.parametrize("how", CHANNELS)
+@pytest.mark.slow
 def test_no_lock_reaches_another_process(pair, how):
     """Does a lock one process takes on a file both can see stay unseen by the other (POSIX, OFD, flock)?"""
     pair(0, "lock", how)
@@ -221,6 +222,7 @@ def test_no_lock_reaches_another_process(pair, how):
 
 
 @pytest.mark.parametrize("how", ["futex", "futex_wait", "futex_waitv"])
+@pytest.mark.slow
 def test_no_futex_wait_is_woken_from_another_process(pair, how):
     """Can a process wake, or count, a waiter another process queued on a word of a shared file's page? (It must not.)"""
     pair(0, "wait", how)

@@ -33,14 +33,25 @@ def test_list_shows_all_eleven_exercises():
     assert "Total: 100 points" in result.output
 
 
-def test_unknown_exercise_is_a_usage_error_listing_valid_ids():
-    """Is `grade run ex99` exit 2 with the valid ids listed?"""
-    result = CliRunner().invoke(main, ["run", "ex99"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["run", "ex99"],
+        ["show", "ex99"],
+        ["batch", "{tmp}", "--out", "{tmp}/out", "--exercises", "ex01,ex99"],
+        ["similarity", "{tmp}", "--out", "{tmp}/out", "--exercises", "ex99"],
+    ],
+)
+def test_unknown_exercise_is_a_usage_error_listing_valid_ids(command, tmp_path, monkeypatch):
+    """Is an unknown exercise id, in every command that takes ids, exit 2 with the valid ids listed?"""
+    monkeypatch.chdir(ROOT)
+    result = CliRunner().invoke(main, [part.format(tmp=tmp_path) for part in command])
     assert result.exit_code == 2
     assert "unknown exercise ex99" in result.output
     assert "ex01, ex02" in result.output and "ex11" in result.output
 
 
+@pytest.mark.slow
 def test_references_score_full_marks_as_json():
     """Does the reference score max_score > 0 in exactly one JSON object?"""
     result = run("run", "ex05", "--submission", str(ROOT / "solutions"), "--json")
@@ -62,6 +73,7 @@ def test_json_has_one_shape_for_one_exercise_or_many():
     assert two["score"] == 12 and [e["score"] for e in two["extra_data"]["exercises"]] == [6, 6]
 
 
+@pytest.mark.slow
 def test_stubs_score_zero_and_say_not_implemented():
     """Does the stub score 0 with NotImplementedError in the feedback?"""
     result = run("run", "ex05", "-s", str(ROOT / "exercises"), "--json")
@@ -81,6 +93,7 @@ def test_stubs_score_zero_and_say_not_implemented():
     ],
     ids=["syntax error", "no gru_step", "os._exit", "sys.exit"],
 )
+@pytest.mark.slow
 def test_broken_submissions_lose_points_with_a_clear_message(tmp_path, broken, message):
     """Does a broken gated.py cost its checks their points with a message, while grade exits 0?"""
     result = run("run", "ex05", "-s", submission(tmp_path, broken), "--json")
@@ -91,6 +104,7 @@ def test_broken_submissions_lose_points_with_a_clear_message(tmp_path, broken, m
     assert doc["extra_data"]["errors"] == []
 
 
+@pytest.mark.slow
 def test_human_output_has_a_table_and_a_total(tmp_path):
     """Does the default output show each check and a total line?"""
     result = run("run", "ex05", "-s", str(ROOT / "solutions"), "-v")
@@ -109,6 +123,7 @@ def test_cuda_request_without_cuda_is_a_clear_error():
     assert "CUDA is not available" in result.output
 
 
+@pytest.mark.slow
 def test_check_validates_references_and_stubs():
     """Does `grade check` pass on the shipped course?"""
     result = run("check")

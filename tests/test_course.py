@@ -1,19 +1,18 @@
 """course.toml is validated on load, with messages that name the key."""
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, course_toml
 from grader.course import CourseError, load_course
 
 
 @pytest.fixture
 def course_dir(tmp_path):
     """A copy of the real course.toml next to empty exercise folders."""
-    shutil.copy(ROOT / "course.toml", tmp_path / "course.toml")
+    (tmp_path / "course.toml").write_text(course_toml())
     for exercise in load_course(ROOT).exercises:
         (tmp_path / "exercises" / exercise.folder).mkdir(parents=True)
     return tmp_path

@@ -3,7 +3,11 @@
 import subprocess
 import sys
 
+import pytest
+
 from conftest import ROOT
+
+pytestmark = pytest.mark.slow  # the exercise's bank graded
 
 REFERENCE = (ROOT / "solutions" / "ex01_cell_state" / "answers.toml").read_text()
 

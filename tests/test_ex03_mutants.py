@@ -1,6 +1,10 @@
 """ex03 beyond its known mistakes and tables (tests/mutants/ex03.py): values swapped between keys."""
 
+import pytest
+
 from conftest import ROOT, with_answers
+
+pytestmark = pytest.mark.slow  # the exercise's bank graded
 
 REFERENCE = (ROOT / "solutions" / "ex03_gru_arithmetic" / "answers.toml").read_text()
 

@@ -3,9 +3,12 @@ reference against torch and its own sheet."""
 
 import importlib.util
 
+import pytest
 from torch import nn
 
 from conftest import ROOT, mutate
+
+pytestmark = pytest.mark.slow  # the exercise's bank graded
 
 FOLDER = ROOT / "solutions" / "ex04_param_counts"
 CODE = (FOLDER / "params.py").read_text()

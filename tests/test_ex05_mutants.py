@@ -8,6 +8,8 @@ import pytest
 from conftest import ROOT, mutate
 from mutants import ex05, named, submission
 
+pytestmark = pytest.mark.slow  # the exercise's bank graded
+
 REFERENCE = (ROOT / "solutions" / "ex05_gated_steps" / "gated.py").read_text()
 
 

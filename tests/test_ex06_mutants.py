@@ -1,7 +1,11 @@
 """ex06 beyond its known mistakes and tables (tests/mutants/ex06.py): library cells, a mistake charged once, forged
 gradient replies."""
 
+import pytest
+
 from conftest import ROOT, mutate
+
+pytestmark = pytest.mark.slow  # the exercise's bank graded
 
 REFERENCE = (ROOT / "solutions" / "ex06_framework_parity" / "parity.py").read_text()
 

@@ -4,6 +4,8 @@ import pytest
 
 from mutants import named, submission
 
+pytestmark = pytest.mark.slow  # the exercise's bank graded
+
 # At constant gates with retain 0.5 and d_h = 4, one step too few gives the Frobenius norm's value, and the Frobenius
 # norm always gives that of the gradient of sum(s_T). name of a known mistake: (its name, a name it must not be given)
 NAMED_ALONE = {

@@ -6,6 +6,8 @@ import pytest
 from conftest import ROOT, earned, mutate
 from mutants.ex08 import NO_ROWS
 
+pytestmark = pytest.mark.slow  # the exercise's bank graded
+
 SOLUTION = ROOT / "solutions" / "ex08_delayed_copy"
 REFERENCE = (SOLUTION / "protocol.py").read_text()
 ANSWERS = (SOLUTION / "answers.toml").read_text()

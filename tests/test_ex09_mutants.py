@@ -3,10 +3,13 @@ miscounted total, the reference against torch, a tensor total."""
 
 import importlib.util
 
+import pytest
 from torch import nn
 
 from conftest import ROOT, mutate
 from mutants.ex09 import MATCHING
+
+pytestmark = pytest.mark.slow  # the exercise's bank graded
 
 REFERENCE = (ROOT / "solutions" / "ex09_param_matching" / "matching.py").read_text()
 

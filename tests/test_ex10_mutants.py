@@ -8,6 +8,8 @@ import pytest
 from conftest import ROOT, mutate
 from mutants import ex10, submission
 
+pytestmark = pytest.mark.slow  # the exercise's bank graded
+
 SOLUTION = ROOT / "solutions" / "ex10_length_sweep"
 REFERENCE = (SOLUTION / "sweep.py").read_text()
 ANSWERS = (SOLUTION / "answers.toml").read_text()

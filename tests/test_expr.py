@@ -396,6 +396,7 @@ def test_equivalence_is_deterministic() -> None:
     assert {equivalent(a, b, EX02_GATE, fallback_seconds=0) for _ in range(5)} == {True}
 
 
+@pytest.mark.slow
 def test_cancellation_noise_is_not_agreement() -> None:
     """Is an answer whose value is lost to rounding (floats give 0 for it) undecided by sampling, then refuted?"""
     symbols = {"a": "positive_integer", "b": "positive_integer"}

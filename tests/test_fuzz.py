@@ -17,6 +17,7 @@ import warnings
 import zipfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_answers import CHECKS, EX01_C, nested
@@ -25,6 +26,8 @@ from conftest import ROOT, cli
 from grader.failures import Fail
 from grader.grading.answers import AnswerSheet, Boolean, Choice, Formula, Integer, Number, Shape, SheetError, load_sheet
 from grader.grading.answers.reading import MAX_SHEET_BYTES
+
+pytestmark = pytest.mark.slow  # fuzzing
 
 FUZZ = settings(max_examples=400, deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 

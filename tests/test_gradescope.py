@@ -10,13 +10,15 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from conftest import ROOT, mutate
+from conftest import ROOT, course_toml, mutate
 from grader import api
 from grader.cli import main
 from grader.course import load_course
 from grader.errors import CourseError
 from grader.integrations.gradescope import runner as gradescope
 from grader.term.csvin import TermFileError
+
+pytestmark = pytest.mark.slow  # the autograder zip built and run
 
 REFERENCE = (ROOT / "solutions" / "ex05_gated_steps" / "gated.py").read_text()
 SWAPPED = mutate(REFERENCE, "h_new = z * h + (1.0 - z) * candidate", "h_new = (1.0 - z) * h + z * candidate")
@@ -226,7 +228,7 @@ def term_autograder(tmp_path: Path, extensions: str | None) -> Path:
         shutil.copytree(ROOT / part, course / part, ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, course / name)
-    (course / "course.toml").write_text((ROOT / "course.toml").read_text() + TERM)
+    (course / "course.toml").write_text(course_toml() + TERM)
     args = ["gradescope", "export", "--out", str(tmp_path / "autograder.zip")]
     if extensions is not None:
         (tmp_path / "extensions.csv").write_text(extensions)

@@ -5,12 +5,15 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
-from conftest import ROOT, mutate
+from conftest import ROOT, course_toml, mutate
 from grader.cli import main
 from grader.course import load_course
 from grader.grading.pipeline import Grader, check_course
+
+pytestmark = pytest.mark.slow  # a twelfth exercise added and graded
 
 FOLDER = "ex12_peephole"
 STUB = '''"""ex12: the forget gate with a peephole connection."""
@@ -82,7 +85,7 @@ def twelve_exercise_course(tmp_path: Path) -> Path:
     root = tmp_path / "course"
     for part in ("exercises", "solutions", "tests/hidden", "tests/given"):
         shutil.copytree(ROOT / part, root / part, ignore=shutil.ignore_patterns("__pycache__"))
-    (root / "course.toml").write_text((ROOT / "course.toml").read_text() + ENTRY)
+    (root / "course.toml").write_text(course_toml() + ENTRY)
     for folder, text in (("exercises", STUB), ("solutions", REFERENCE)):
         (root / folder / FOLDER).mkdir()
         (root / folder / FOLDER / "peephole.py").write_text(text)

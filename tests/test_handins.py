@@ -79,6 +79,7 @@ def graded(klass, tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
     return out, batch(str(klass), "--out", str(out), "--workers", "2")
 
 
+@pytest.mark.slow
 def test_every_bad_entry_is_a_row_and_the_class_is_graded(graded):
     """Does the batch exit 0 with the good student's full marks, and a row for each bad entry: 0 points, graded or "could not be read"?"""
     out, done = graded
@@ -98,6 +99,7 @@ def test_every_bad_entry_is_a_row_and_the_class_is_graded(graded):
     assert json.loads((out / "summary.json").read_text())["unreadable"] == sum(s == "unreadable" for _, s in ENTRIES.values())
 
 
+@pytest.mark.slow
 def test_ids_are_safe_in_every_output(graded):
     """Is every id a printable line of at most 200 bytes, naming its report and feedback files, with no Markdown line injected?"""
     out, _ = graded
@@ -108,6 +110,7 @@ def test_ids_are_safe_in_every_output(graded):
     assert not any(line.startswith("# heading") for line in feedback.splitlines())
 
 
+@pytest.mark.slow
 def test_a_rerun_reads_no_unchanged_entry_again(klass, graded):
     """Are the refused and the oddly named entries journaled with their keys, so that an unchanged rerun grades nobody?"""
     out, _ = graded
@@ -116,6 +119,7 @@ def test_a_rerun_reads_no_unchanged_entry_again(klass, graded):
     assert f"0 graded, {len(ENTRIES) + 1} unchanged" in again.stderr, again.stderr
 
 
+@pytest.mark.slow
 def test_removing_a_duplicate_grades_the_one_left(klass, graded, tmp_path):
     """When one of `bob/` and `bob.ZIP` is removed, is the other graded (its key changed), the rest unchanged?"""
     import shutil
@@ -130,6 +134,7 @@ def test_removing_a_duplicate_grades_the_one_left(klass, graded, tmp_path):
     assert rows(out)["bob"]["total"] == "6"
 
 
+@pytest.mark.slow
 def test_a_dask_cluster_grades_the_same_class_alike(klass, graded, tmp_path):
     """Does --scheduler give the grades.csv the local pool gave, exiting 0?"""
     from distributed import LocalCluster
@@ -157,6 +162,7 @@ def source(tmp_path_factory) -> Path:
 
 @pytest.mark.filterwarnings("ignore:Duplicate name")
 @pytest.mark.parametrize("case", ["deflate stream", "UTF-8 flag, invalid byte", "a/./b beside a/b"])
+@pytest.mark.slow
 def test_gradescope_says_could_not_be_read_not_internal_error(tmp_path, source, case):
     """Does a corrupt or ambiguous zip uploaded to Gradescope give score 0 and "could not be read: …" in results.json?"""
     from grader.integrations.gradescope import runner as gradescope
@@ -172,6 +178,7 @@ def test_gradescope_says_could_not_be_read_not_internal_error(tmp_path, source, 
     assert json.loads((root / "results" / "results.json").read_text()) == doc
 
 
+@pytest.mark.slow
 def test_a_large_unrelated_file_hides_no_change_from_the_journal(tmp_path):
     """After a student's answer changes, is the student graded again, even beside a file larger than what keys a row
     (the key reads what grading reads, nothing else)?"""

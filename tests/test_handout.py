@@ -12,6 +12,8 @@ from click.testing import CliRunner
 from conftest import ROOT, venv_with_torch
 from grader.cli import main
 
+pytestmark = pytest.mark.slow  # a fresh venv
+
 
 def nontrivial_lines(paths) -> set[str]:
     lines = set()

@@ -28,6 +28,7 @@ def every_function_returns(stub: str, expression: str) -> str:
 
 @pytest.mark.parametrize("value", VALUES)
 @pytest.mark.parametrize("exercise_id", CODE_EXERCISES)
+@pytest.mark.slow
 def test_odd_return_values_fail_cleanly(grade, course, exercise_id, value):
     """Does every function returning this value lose all the exercise's points, with no internal error (the fixture
     asserts that)?"""

@@ -14,6 +14,8 @@ from grader.grading.expr import CONSTANTS, FUNCTIONS, ExpressionError, Undefined
 from grader.results import ExerciseResult
 from mutants import ALL, Mutant, course, submission
 
+pytestmark = pytest.mark.slow  # every bank's mutants graded
+
 _GRADED: dict[str, ExerciseResult] = {}  # mutant id -> its result: one grading per mutant for every test here
 
 

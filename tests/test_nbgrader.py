@@ -18,6 +18,8 @@ from test_handout import secret_lines
 from conftest import ROOT, cli, graded, mutate, with_answers
 from grader.cli import main
 
+pytestmark = pytest.mark.slow  # nbgrader
+
 REFERENCE = (ROOT / "solutions" / "ex05_gated_steps" / "gated.py").read_text()
 SHEET = (ROOT / "solutions" / "ex01_cell_state" / "answers.toml").read_text()
 # What each student hands in, as the files `grade run` would grade: ada the references, bob a known mistake in each.

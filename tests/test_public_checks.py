@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from conftest import ROOT, graded, with_answers
+from conftest import ROOT, course_toml, graded, with_answers
 from grader.checks import Number
 from grader.course import load_course
 from mutants import named, submission
@@ -65,7 +65,7 @@ def test_references_pass_and_stubs_fail_only_as_unanswered(course, sandbox):
 def test_a_key_typo_made_in_place_fails_the_public_check(course, tmp_path, sandbox):
     """Editing exercises/ in place (the stub IS the sheet), does a mistyped key fail the public check, naming both keys?"""
     shutil.copytree(ROOT / "exercises", tmp_path / "exercises")
-    shutil.copy(ROOT / "course.toml", tmp_path)
+    (tmp_path / "course.toml").write_text(course_toml())
     bundle = load_course(tmp_path)  # no tests/: only the public checks run, as for a student
     sheet = tmp_path / "exercises" / "ex01_cell_state" / "answers.toml"
     sheet.write_text(reference_sheet(course, "ex01").replace("c_t = 1.065", "c_tt = 1.065"), encoding="utf-8")

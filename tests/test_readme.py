@@ -24,8 +24,8 @@ def test_ci_runs_the_readme_test_command():
 
 
 def test_first_command_grades_the_bundled_example(monkeypatch):
-    """Does the first command's `grade run` grade a submission that ships with the repository, with a total and no
-    grader error?"""
+    """Does the first command's `grade run` grade a submission that ships with the repository, with no grader error, to
+    the score the quick start states?"""
     import json
 
     from click.testing import CliRunner
@@ -39,7 +39,9 @@ def test_first_command_grades_the_bundled_example(monkeypatch):
     done = CliRunner().invoke(main, [*args, "--json"])
     assert done.exit_code == 0, done.output
     report = json.loads(done.output)
-    assert 0 < report["score"] < report["max_score"] == 100 and report["extra_data"]["errors"] == []
+    assert report["extra_data"]["errors"] == [] and report["max_score"] == 100
+    stated = re.search(r"it scores ([\d.]+)/100", (ROOT / "README.md").read_text().split("## Quick start", 1)[1])
+    assert stated is not None and f"{report['score']:.2f}" == stated[1], report["score"]
 
 
 def test_pipeline_table_names_every_module():

@@ -20,6 +20,8 @@ from grader.batch.output import read_class
 from grader.cli import main
 from grader.export import report
 
+pytestmark = pytest.mark.slow  # chromium
+
 SHEET = (ROOT / "solutions" / "ex01_cell_state" / "answers.toml").read_text()
 # The statement's numbers (f = 0.75, c_prev = 1.6, g = -0.3): f*c_prev + (1-f)*g = 1.125, the coupled-gate mistake
 COUPLED = re.sub(r"^c_t = .*$", "c_t = 1.125", SHEET, flags=re.MULTILINE)

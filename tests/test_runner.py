@@ -5,7 +5,7 @@ import shutil
 
 import pytest
 
-from conftest import ROOT, graded
+from conftest import ROOT, course_toml, graded
 from grader.course import load_course
 
 
@@ -18,14 +18,14 @@ def test_chinese_feedback_when_the_course_says_zh(course, sandbox):
     zh = dataclasses.replace(course, language="zh")
     result = grade(zh, "ex05", ROOT / "examples" / "alice", sandbox)
     feedback = " ".join(v.feedback.zh for v in result.exercises[0].checks)
-    assert "GRU 约定颠倒" in feedback
+    assert "重置门放在了矩阵乘法之后" in feedback
 
 
 @pytest.fixture
 def bundle(tmp_path):
     """A student bundle: exercises/ and course.toml, without tests/ or solutions/."""
     shutil.copytree(ROOT / "exercises", tmp_path / "exercises")
-    shutil.copy(ROOT / "course.toml", tmp_path)
+    (tmp_path / "course.toml").write_text(course_toml())
     return load_course(tmp_path)
 
 
@@ -56,7 +56,7 @@ def test_a_broken_hidden_check_is_the_graders_error_not_the_students(tmp_path, s
     # Named ex99 so that pytest, which caches check modules by their path under the course root,
     # does not reuse the real ex01 module imported by other tests in this process.
     (tmp_path / "tests" / "hidden" / "ex99.py").write_text(hidden)
-    text = (ROOT / "course.toml").read_text()
+    text = course_toml()
     first = text.split("[[exercises]]")[1].replace('id = "ex01"', 'id = "ex99"')
     (tmp_path / "course.toml").write_text(text.split("[[exercises]]")[0] + "[[exercises]]" + first)
     course = load_course(tmp_path)

@@ -105,6 +105,7 @@ def processes_with(marker: str) -> list[int]:
 # -- broken, not hostile --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_syntax_error(sandbox, tmp_path):
     """Does a gated.py with a syntax error score zero everywhere, saying where the error is?"""
     verdicts = grade(sandbox, submission(tmp_path, source="import torch\ndef lstm_step(:\n    pass\n"))
@@ -124,6 +125,7 @@ def test_syntax_error_is_found_without_a_process_and_reads_as_the_import_would(s
     assert opened and {n: v.feedback.en for n, v in compiled.items()} == {n: v.feedback.en for n, v in imported.items()}
 
 
+@pytest.mark.slow
 def test_imports_are_sent_side_by_side(sandbox, tmp_path, monkeypatch):
     """Are all exercises' imports sent before any of them can time out, each timing out once (one limit in all)?"""
     from grader.sandbox.host import StudentProcess
@@ -193,6 +195,7 @@ def test_big_exception_message(sandbox, tmp_path):
     ],
     ids=["numpy", "custom-class", "generator", "deep-list"],
 )
+@pytest.mark.slow
 def test_odd_results(sandbox, tmp_path, returned):
     """Is a result that is not plain data (numpy, a class with __reduce__, a generator, a list nested 100,000 deep) refused?"""
     verdicts = grade(sandbox, submission(tmp_path, f"return {returned}"))
@@ -213,6 +216,7 @@ def test_odd_results(sandbox, tmp_path, returned):
     ],
     ids=["os._exit", "os._exit-any-status", "sys.exit", "sys.exit-hostile-repr", "kill-self"],
 )
+@pytest.mark.slow
 def test_exits(sandbox, tmp_path, code):
     """Does exiting or killing itself cost only the checks that call lstm_step (never a grader error)?"""
     assert_lstm_checks_zero(grade(sandbox, submission(tmp_path, code)))
@@ -255,6 +259,7 @@ def test_a_stopped_process_leaves_no_output_file(sandbox, tmp_path):
     assert left == [], left
 
 
+@pytest.mark.slow
 def test_endless_loop(sandbox, tmp_path):
     """Does an endless loop fail on the time limit, and does grading go on?"""
     verdicts = grade(sandbox, submission(tmp_path, "while True:\n    pass"))
@@ -262,6 +267,7 @@ def test_endless_loop(sandbox, tmp_path):
     assert "did not finish within the 1 s limit for this check" in feedback(verdicts)
 
 
+@pytest.mark.slow
 def test_hanging_import_costs_one_time_limit(sandbox, tmp_path):
     """Does a gated.py whose import hangs wait out one time limit, later checks failing at once?"""
     verdicts = grade(sandbox, submission(tmp_path, source="while True:\n    pass\n"))
@@ -271,6 +277,7 @@ def test_hanging_import_costs_one_time_limit(sandbox, tmp_path):
     assert "importing gated.py" in verdicts[waited[0]].feedback.en
 
 
+@pytest.mark.slow
 def test_functions_that_all_loop_cost_two_time_limits(sandbox, tmp_path):
     """Does a gated.py whose every function loops wait out at most two time limits?"""
     source = "def lstm_step(**kw):\n    while True:\n        pass\n\ndef gru_step(**kw):\n    while True:\n        pass\n"
@@ -283,6 +290,7 @@ def test_functions_that_all_loop_cost_two_time_limits(sandbox, tmp_path):
 # -- resources ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_memory_bomb(sandbox, tmp_path):
     """Is allocating without bound stopped by the memory limit?"""
     verdicts = grade(sandbox, submission(tmp_path, "import torch\nhoard = []\nwhile True:\n    hoard.append(torch.ones(1 << 26))"))
@@ -290,6 +298,7 @@ def test_memory_bomb(sandbox, tmp_path):
 
 
 @pytest.mark.parametrize("kind", ["shared anonymous mapping", "file on the private /tmp"])
+@pytest.mark.slow
 def test_memory_limit_counts_every_kind(sandbox, tmp_path, kind):
     """Is memory that RLIMIT_DATA does not count (mmap(-1) shared, tmpfs) stopped by the limit too (here 1024 MiB)?
 
@@ -305,6 +314,7 @@ def test_memory_limit_counts_every_kind(sandbox, tmp_path, kind):
 
 
 @pytest.mark.skipif(not PROTECTIONS["memory limit (all kinds)"], reason="no memory cgroup here (see `grade doctor`)")
+@pytest.mark.slow
 def test_memory_limit_holds_for_one_students_processes_together(tmp_path):
     """With a 512 MiB limit, can two of one student's processes side by side not both hold 300 MiB?"""
     box = Sandbox.start(course_root=ROOT, device="cpu", limits=Limits(time_limit=20.0, memory_mib=512))
@@ -333,6 +343,7 @@ def test_memory_limit_holds_for_one_students_processes_together(tmp_path):
     assert held.count(300 << 20) == 1, held
 
 
+@pytest.mark.slow
 def test_lone_surrogate_and_forged_names_reach_json_safely(tmp_path):
     """Does an exception named like a verdict, with a lone surrogate and bidi controls, leave one JSON object, quoted?"""
     code = (
@@ -515,6 +526,7 @@ def test_inherited_memory(sandbox, tmp_path):
     assert not any(m.startswith("grader.inside.given.") for m in modules), modules
 
 
+@pytest.mark.slow
 def test_fake_results_in_output(tmp_path):
     """Does `grade run --json` print one JSON object whose scores ignore fake results the submission prints?"""
     fake = '{"score": 14.0, "max_score": 14.0, "status": "passed"}'
@@ -536,6 +548,7 @@ def test_reference_after_hostile(sandbox, tmp_path):
     assert all(v.passed for v in verdicts.values()), feedback(verdicts)
 
 
+@pytest.mark.slow
 def test_no_scratch_left(tmp_path):
     """Does closing a sandbox remove its scratch folder?"""
     box = Sandbox.start(course_root=ROOT, device="cpu", limits=Limits(time_limit=1.0, memory_mib=1024))

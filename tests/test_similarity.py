@@ -22,6 +22,8 @@ from conftest import ROOT
 from grader import api
 from grader.cli import main
 
+pytestmark = pytest.mark.slow  # classes compared, chromium
+
 STUB = (ROOT / "exercises" / "ex05_gated_steps" / "gated.py").read_text()
 REFERENCE = (ROOT / "solutions" / "ex05_gated_steps" / "gated.py").read_text()
 SHEET = (ROOT / "solutions" / "ex01_cell_state" / "answers.toml").read_text()

@@ -88,6 +88,7 @@ def test_examples_are_collected():
 
 
 @pytest.mark.parametrize(("folder", "key", "expected"), ANSWERS, ids=[f"{f[:4]}/{k}" for f, k, _ in ANSWERS])
+@pytest.mark.slow
 def test_no_example_is_an_answer(folder, key, expected):
     """Is every example in exercises/ something other than this answer (equal, or equivalent to it)?"""
     giving_away = [where for where, text in EXAMPLES if accepted(text, key, expected)]

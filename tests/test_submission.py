@@ -217,6 +217,7 @@ print(json.dumps({"problems": workspace.problems, "mb": peak >> 10}))
         ("file", 500_000, "cannot be read as Python"),
     ],
 )
+@pytest.mark.slow
 def test_parsing_student_text_costs_the_grader_little_memory(kind, items, said):
     """Does a hand-in whose one list literal would take GBs to parse cost the grading process under 250 MB, and say why?"""
     done = subprocess.run([sys.executable, "-c", MEASURE, str(ROOT), kind, str(items)], capture_output=True, text=True, timeout=300, cwd=ROOT)
@@ -238,6 +239,7 @@ def test_bounded_reading_gives_the_same_result_in_a_child(course, tmp_path, monk
     assert from_notebook(course, tmp_path / "child", "ex05", text) == here
 
 
+@pytest.mark.slow
 def test_a_child_that_runs_too_long_or_fails_is_said_so(monkeypatch):
     """Does bounded.run stop a child at its deadline (TooCostly), and raise a reader's own bug as the grader's?"""
     from grader.submissions import bounded

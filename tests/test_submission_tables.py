@@ -10,6 +10,8 @@ import pytest
 from conftest import assert_named, earned, mutate
 from mutants import course, named, reference, stub, submission
 
+pytestmark = pytest.mark.slow  # every table's submissions graded
+
 
 def exercise_module(exercise_id: str):
     """tests/mutants/exNN.py: the exercise's bank and tables."""

@@ -16,7 +16,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from conftest import ROOT, cli
+from conftest import ROOT, cli, course_toml
 from grader.course import load_course
 from grader.errors import CourseError
 from grader.term.policy import Policy
@@ -33,7 +33,7 @@ def course_copy(root: Path, term: str = TERM, *, edit: tuple[str, str, str] | No
     old, new) changes one of its files."""
     for part in ("exercises", "solutions", "tests/hidden", "tests/given"):
         shutil.copytree(ROOT / part, root / part, ignore=shutil.ignore_patterns("__pycache__"))
-    (root / "course.toml").write_text((ROOT / "course.toml").read_text() + term)
+    (root / "course.toml").write_text(course_toml() + term)
     if edit is not None:
         path = root / edit[0]
         assert edit[1] in path.read_text()
@@ -114,6 +114,7 @@ def rerun_copy(term, tmp_path: Path, *args: str, course: Path | None = None) -> 
     return out, batch(course or term["course"], term["class"], out, *args)
 
 
+@pytest.mark.slow
 def test_nbgrader_timestamps_set_each_exercises_penalty(term):
     """Does each student lose 10% of an exercise's points per started day late, as nbgrader's timestamp.txt says (the
     exercise's own before the entry's; in a folder, a zip and nbgrader's tree), and everything past 3 days?"""
@@ -125,6 +126,7 @@ def test_nbgrader_timestamps_set_each_exercises_penalty(term):
     assert (g["eve"]["ex01"], g["eve"]["late_days"]) == ("5.4", "1")
 
 
+@pytest.mark.slow
 def test_a_student_without_a_submission_time_is_named_never_silent(term):
     """Is a student with no time graded without penalty and named on stderr, in summary.md and in their report?"""
     assert grades(term["out"])["cyd"]["total"] == "6"
@@ -136,6 +138,7 @@ def test_a_student_without_a_submission_time_is_named_never_silent(term):
     assert "3 late, 0 overridden" in term["stderr"]
 
 
+@pytest.mark.slow
 def test_feedback_and_report_show_due_date_days_late_penalty_and_final_points(term):
     """Do bob's feedback and JSON report say, per exercise, the due date used, the days late, raw points, the penalty
     and the final points, the report's score being the final total?"""
@@ -160,6 +163,7 @@ def test_feedback_speaks_the_course_language():
     assert "课程教师调整了你的分数：（b）部分给分" in staff
 
 
+@pytest.mark.slow
 def test_submitted_at_comes_before_timestamp_txt(term, tmp_path):
     """With --submitted-at, does its time replace timestamp.txt's – recomputed from the journal, no one regraded – and
     does changes.csv list what moved, with the cause?"""
@@ -195,6 +199,7 @@ def term_files(folder: Path, texts: dict[str, str] = TERM_FILES) -> list[str]:
     return args
 
 
+@pytest.mark.slow
 def test_a_run_without_the_term_files_keeps_the_ones_given_before(term, tmp_path):
     """After a run with --submitted-at and --extensions, do a run of one student (--student) and `grade reseed
     --submissions`, neither given the files, keep every student's penalties as those files make them (saying so), and
@@ -217,6 +222,7 @@ def test_a_run_without_the_term_files_keeps_the_ones_given_before(term, tmp_path
     assert (grades(out)["cyd"]["total"], grades(out)["bob"]["total"]) == ("6", "12")
 
 
+@pytest.mark.slow
 def test_a_final_score_the_term_rules_change_is_an_audit_row(term, tmp_path):
     """Is each final score that a hand-in time or an extension changed an audit row (cause "late policy", old and new
     final points, the due date and hand-in time as the reason), written with what the run published?"""
@@ -231,6 +237,7 @@ def test_a_final_score_the_term_rules_change_is_an_audit_row(term, tmp_path):
     assert again.returncode == 0 and len([e for e in audit_entries(out) if e["cause"] == "late policy"]) == 3
 
 
+@pytest.mark.slow
 def test_an_extension_moves_that_students_due_date_alone(term, tmp_path):
     """Does --extensions move one student's due date for every exercise (`*`) or one, say so in their feedback, and
     leave the others' penalties as they were?"""
@@ -243,6 +250,7 @@ def test_an_extension_moves_that_students_due_date_alone(term, tmp_path):
     assert "Due 2026-12-13 23:59+08:00 (your extension); handed in" in (out / "feedback" / "bob.md").read_text()
 
 
+@pytest.mark.slow
 def test_changing_the_due_date_recomputes_everyone_and_regrades_no_one(term, tmp_path):
     """After course.toml's due date moves a day later, does a rerun give every student's new final points without
     regrading anyone (the journal untouched), and does a second rerun leave changes.csv as it was?"""
@@ -281,6 +289,7 @@ main()
 
 
 @pytest.mark.parametrize("where", ["between reports", "before the journal records what was published"])
+@pytest.mark.slow
 def test_kill_9_during_a_rerun_after_a_date_change(term, tmp_path, where):
     """Killed with SIGKILL in the middle of a rerun after a date change, does the next rerun give byte for byte the
     outputs (grades, reports, feedback, changes.csv) of an uninterrupted one, regrading no one?"""
@@ -305,6 +314,7 @@ def test_kill_9_during_a_rerun_after_a_date_change(term, tmp_path, where):
     assert outputs(killed) == outputs(whole)
 
 
+@pytest.mark.slow
 def test_one_and_two_workers_give_identical_results(term, tmp_path):
     """Does --workers 1 publish byte for byte what --workers 2 did: grades, reports, feedback and the summary?"""
     one = tmp_path / "one"
@@ -328,6 +338,7 @@ def audit_entries(out: Path, *args: str) -> list[dict]:
     return json.loads(done.stdout)
 
 
+@pytest.mark.slow
 def test_an_override_replaces_the_final_points_and_is_on_record(term, tmp_path):
     """Does an override set bob's final points (no late penalty on top) at the next rerun, show its reason in his
     feedback, survive a rerun, and – cleared – give back the penalized points, each step an audit row and a change?"""
@@ -375,6 +386,7 @@ def test_an_override_replaces_the_final_points_and_is_on_record(term, tmp_path):
         (["--clear", "ada", "ex01"], "ada has no override of ex01 to clear"),
     ],
 )
+@pytest.mark.slow
 def test_an_override_that_cannot_be_is_refused(term, args, message):
     """Is an override out of the exercise's range, of an unknown student or exercise, or a clear of nothing a usage
     error (exit 2) that says so, with nothing recorded?"""
@@ -383,6 +395,7 @@ def test_an_override_that_cannot_be_is_refused(term, args, message):
     assert audit_rows(term["out"]) == ["no score has changed yet"]
 
 
+@pytest.mark.slow
 def test_an_override_takes_the_id_as_grades_csv_shows_it(term, tmp_path):
     """Is student -bob, whom grades.csv shows as '-bob (a spreadsheet would run -bob), overridden by either form?"""
     klass = sheets(tmp_path / "class" / "-bob", *SHEETS).parent
@@ -446,6 +459,7 @@ def test_an_audit_row_cannot_be_replaced_by_insert_or_replace(tmp_path):
     journal.close()
 
 
+@pytest.mark.slow
 def test_a_new_upload_is_regraded_on_record(term, tmp_path):
     """Is a student whose upload changed regraded alone, the raw change an audit row saying "a new submission" and a
     row of changes.csv, with the late penalty applied to the new points?"""
@@ -467,6 +481,7 @@ def test_a_new_upload_is_regraded_on_record(term, tmp_path):
 KEY_FIX = ("tests/hidden/ex03.py", '"direct_factor": z,', '"direct_factor": 1 - z,')  # a hidden check's key, changed
 
 
+@pytest.mark.slow
 def test_a_changed_answer_key_regrades_on_record_and_keeps_an_override(term, tmp_path):
     """After the answer key (what the hidden checks compare with) changes, is every student regraded, each raw change an audit row, and does bob's override
     stay, the raw change under it listed in changes.csv for the TA?"""
@@ -509,6 +524,7 @@ def test_a_changed_answer_key_regrades_on_record_and_keeps_an_override(term, tmp
         ("--extensions", "student,exercise,due\nbob,*,2026-12-13T23:59:00+08:00\nbob,*,2026-12-14T23:59:00+08:00\n", "line 3: a second extension of bob"),
     ],
 )
+@pytest.mark.slow
 def test_a_malformed_term_file_is_a_clear_error(term, tmp_path, option, text, message):
     """Is a malformed --submitted-at or --extensions file a usage error naming the file, the line and the problem,
     before OUT is made?"""
@@ -535,7 +551,7 @@ def test_a_malformed_term_file_is_a_clear_error(term, tmp_path, option, text, me
 )
 def test_course_toml_term_errors_name_the_key(tmp_path, term_text, message):
     """Are a date-time without offset, an unknown key and a share outside [0, 1] errors that name the key?"""
-    shutil.copy(ROOT / "course.toml", tmp_path / "course.toml")
+    (tmp_path / "course.toml").write_text(course_toml())
     with open(tmp_path / "course.toml", "a") as f:
         f.write(term_text)
     for exercise in load_course(ROOT).exercises:
@@ -659,6 +675,7 @@ def canvas_rules(text: str) -> list[list[str]]:
     return rows
 
 
+@pytest.mark.slow
 def test_canvas_import_matches_the_roster_and_follows_canvas_rules(term, tmp_path):
     """Does the Canvas file match each student by SIS Login ID, then SIS User ID, then ID, hold Canvas's five student
     columns, `Title (id)` and the Points Possible row, and leave a student without a grade empty (or 0)?"""
@@ -684,6 +701,7 @@ def test_canvas_import_matches_the_roster_and_follows_canvas_rules(term, tmp_pat
     assert rows[1][5:] == ["6", "6"] and rows[3][5:] == ["4.8", "5.4"] and rows[-1][5:] == ["0", "0"]
 
 
+@pytest.mark.slow
 def test_canvas_refuses_a_graded_student_it_cannot_find_and_writes_nothing(term, tmp_path):
     """Is a graded student missing from the roster named on stderr, with exit code 1 and no file written?"""
     roster = tmp_path / "roster.csv"
@@ -725,6 +743,7 @@ def test_lms_import_files_carry_the_exact_identifier():
     assert moodle.to_csv("username", ["ex01"], [("-bob", {"ex01": 3.0})]) == "username,ex01,total\n-bob,3,3\n"
 
 
+@pytest.mark.slow
 def test_moodle_email_without_a_roster_is_refused_when_the_ids_are_no_emails(term, tmp_path):
     """Is `--id-column email` without --roster, over a batch of folder names, refused naming them, nothing written –
     where it wrote the folder names under `email` without a word?"""
@@ -734,6 +753,7 @@ def test_moodle_email_without_a_roster_is_refused_when_the_ids_are_no_emails(ter
     assert not target.exists()
 
 
+@pytest.mark.slow
 def test_moodle_import_has_one_identifier_column_and_one_per_exercise(term, tmp_path):
     """Does the Moodle file hold the chosen identifier (the batch ids, or looked up in a roster of Moodle's own column
     names), one column per exercise and the total?"""
@@ -782,6 +802,7 @@ def test_gradescope_takes_the_time_from_submission_metadata(tmp_path, created_at
         assert "no submission time" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_the_nbgrader_gradebook_gets_the_final_points(term, tmp_path):
     """Does --nbgrader-db write final points (after the penalty and an override), as grades.csv shows them?"""
     from nbgrader.api import Gradebook

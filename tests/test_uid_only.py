@@ -18,13 +18,16 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, venv_with_torch
+from conftest import ROOT, course_toml, venv_with_torch
 
 SYSTEM_PYTHON = Path("/usr/bin/python3")
-pytestmark = pytest.mark.skipif(
-    sys.platform != "linux" or os.geteuid() != 0 or not SYSTEM_PYTHON.exists(),
-    reason="the uid-only mode is for root on Linux; it needs a Python every user can read",
-)
+pytestmark = [
+    pytest.mark.slow,  # a second sandbox of its own
+    pytest.mark.skipif(
+        sys.platform != "linux" or os.geteuid() != 0 or not SYSTEM_PYTHON.exists(),
+        reason="the uid-only mode is for root on Linux; it needs a Python every user can read",
+    ),
+]
 
 PROBE = """import os
 
@@ -111,7 +114,7 @@ def private_course(shared_tmp) -> Path:
     course.mkdir()
     for part in ("exercises", "solutions", "tests/hidden", "tests/given"):
         shutil.copytree(ROOT / part, course / part)
-    toml = (ROOT / "course.toml").read_text()
+    toml = course_toml()
     assert "memory_limit = 4096 " in toml
     (course / "course.toml").write_text(toml.replace("memory_limit = 4096 ", "memory_limit = 512 "))
     for secret in ("solutions", "tests"):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, course_toml
 from grader.checks import course_code
 from grader.course import CourseError, load_course
 from grader.grading.pipeline import Grader
@@ -126,7 +126,7 @@ def test_every_variant_keeps_its_answers_apart(exercise):
 def test_variants_table_is_validated(tmp_path):
     """Is an unknown key in [variants], or variants enabled without a salt, an error naming it?"""
     shutil.copytree(ROOT / "exercises", tmp_path / "exercises")
-    text = (ROOT / "course.toml").read_text()
+    text = course_toml()
     (tmp_path / "course.toml").write_text(text.replace("enabled = false", "enabled = false\nsalty = 1"))
     with pytest.raises(CourseError, match="unknown key.*salty"):
         load_course(tmp_path)
@@ -156,6 +156,7 @@ def sheet_of(exercise, student: str) -> str:
 
 
 @pytest.mark.parametrize("exercise", DECLARED, ids=lambda e: e.id)
+@pytest.mark.slow
 def test_own_answers_score_full_and_anothers_less(tmp_path, exercise, sandbox):
     """Does alice's right sheet earn full marks for alice, and less for bob (whose numbers differ)?"""
     alice = sheet_of(exercise, "alice")
@@ -229,7 +230,7 @@ def test_a_reseed_changes_one_student_only():
 def course_with_variants(tmp_path, monkeypatch):
     """A copy of the course's statements with [variants] on, as the working directory."""
     shutil.copytree(ROOT / "exercises", tmp_path / "exercises")
-    text = (ROOT / "course.toml").read_text().replace('enabled = false\nsalt = ""', 'enabled = true\nsalt = "test-salt"')
+    text = course_toml().replace('enabled = false\nsalt = ""', 'enabled = true\nsalt = "test-salt"')
     (tmp_path / "course.toml").write_text(text)
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("GRADE_STUDENT", raising=False)
@@ -277,7 +278,7 @@ def variant_course(tmp_path):
     root = tmp_path / "course"
     for part in ("exercises", "solutions", "tests/hidden", "tests/given"):
         shutil.copytree(ROOT / part, root / part)
-    text = (ROOT / "course.toml").read_text().replace('enabled = false\nsalt = ""', 'enabled = true\nsalt = "test-salt"')
+    text = course_toml().replace('enabled = false\nsalt = ""', 'enabled = true\nsalt = "test-salt"')
     (root / "course.toml").write_text(text)
     return root
 
@@ -288,6 +289,7 @@ def hand_in(klass, student: str, sheets: dict) -> None:
         (klass / student / exercise.folder / "answers.toml").write_text(sheet)
 
 
+@pytest.mark.slow
 def test_a_class_with_a_copied_sheet_and_a_reseed(variant_course, tmp_path):
     """In a batch, does each student score on their own numbers (the entry's name is the id), bob's copy of alice's
     sheet show in the summary as answers of alice's variant, dave's zip packed under alice's id show too, the journal
@@ -334,6 +336,25 @@ def test_a_class_with_a_copied_sheet_and_a_reseed(variant_course, tmp_path):
     journal.close()
 
 
+def test_a_reseed_without_its_audit_row_leaves_course_toml_as_it_was(variant_course, tmp_path, monkeypatch):
+    """Does a reseed whose audit row cannot be written (the journal locked) leave course.toml as it was – never a new
+    variant number that the audit trail does not record?"""
+    import sqlite3
+
+    from grader import api
+    from grader.batch import audit
+
+    def locked(*args, **kwargs):
+        raise sqlite3.OperationalError("database is locked")
+
+    before = (variant_course / "course.toml").read_text()
+    monkeypatch.setattr(audit, "record", locked)
+    with pytest.raises(sqlite3.OperationalError):
+        api.reseed(course=load_course(variant_course), out=tmp_path / "out", student="carol", reason="sheet shared in a chat")
+    assert (variant_course / "course.toml").read_text() == before
+
+
+@pytest.mark.slow
 def test_grade_check_proves_the_references_right_for_50_variants(variant_course):
     """Does grade check's variant proof find nothing wrong in the course, and catch a check that still compares a
     numeric key with the reference sheet's own number (right for the statement's numbers only), and a range that lets
@@ -365,6 +386,7 @@ def test_grade_check_proves_the_references_right_for_50_variants(variant_course)
 # -- Gradescope and nbgrader -------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_gradescope_grades_the_submitter_on_their_numbers(variant_course, tmp_path):
     """On Gradescope with variants on, is the upload graded on the numbers of submission_metadata.json's user
     (email by default, sid when course.toml says so), and alice's sheet wrong for bob?"""

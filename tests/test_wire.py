@@ -122,6 +122,7 @@ _JSONISH = st.recursive(
 
 @settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(body=st.one_of(st.binary(max_size=400), _JSONISH.map(lambda d: __import__("json").dumps(d).encode())), blob=st.binary(max_size=200))
+@pytest.mark.slow
 def test_any_reply_bytes_decode_or_raise_wire_error(body, blob):
     """Whatever bytes a student process sends, does decoding under the reply bounds give plain data or a WireError only?"""
     data = wire._HEADER.pack(len(body), len(blob)) + body + blob
@@ -133,6 +134,7 @@ def test_any_reply_bytes_decode_or_raise_wire_error(body, blob):
 
 @settings(max_examples=200, deadline=None, derandomize=True)
 @given(value=_JSONISH)
+@pytest.mark.slow
 def test_plain_values_round_trip(value):
     """Does every plain value (lists, dicts, numbers within 64 bits, strings) come back equal after pack/unpack?"""
     import math

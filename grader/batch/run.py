@@ -222,7 +222,7 @@ def grade_batch(
     then, with `nbgrader_db`, write every student's scores into that nbgrader gradebook.
 
     IsolationUnavailable before anything is graded when this machine's sandbox may not run the class
-    (see `_sandbox_here`); OUT and everything in it is created readable by root alone.
+    (see `_sandbox_here`); OUT and everything in it is created readable by its owner alone (umask 077).
     """
     from grader.term.finals import read_files
 
@@ -419,7 +419,7 @@ def _grade_all(
         return
     args = (str(course.root), [e.id for e in exercises], device, strict)
     if scheduler is not None:
-        yield from _on_dask(todo, scheduler, args, exercises, classmates)
+        yield from _on_dask(todo, scheduler, args, course, exercises, classmates)
         return
     from concurrent.futures import ProcessPoolExecutor
 
@@ -456,7 +456,7 @@ def _pool_context() -> ForkServerContext:
 
 
 def _on_dask(
-    todo: list[Student], scheduler: str, args: tuple[str, list[str], str, bool], exercises: list[Exercise], classmates: tuple[str, ...] = ()
+    todo: list[Student], scheduler: str, args: tuple[str, list[str], str, bool], course: Course, exercises: list[Exercise], classmates: tuple[str, ...] = ()
 ) -> Iterator[StudentRow]:
     """Each student as a task on the cluster; a task that fails (its worker lost, say) is that student's grader error."""
     from grader.errors import need
@@ -466,6 +466,7 @@ def _on_dask(
 
     from grader.batch.worker import dask_task, failed_row
 
+    device = args[2]
     with Client(scheduler) as client:
         # One key per (student, content and course): a changed upload or a fixed check is never deduplicated away.
         futures = {client.submit(dask_task, s.id, str(s.path), *args, classmates, key=f"grade-{s.id}-{s.key[:16]}", pure=False): s.id for s in todo}
@@ -473,7 +474,7 @@ def _on_dask(
             try:
                 row = future.result()
             except Exception as e:  # noqa: BLE001  (whatever the cluster raised, the other students go on)
-                row = failed_row(futures[future], exercises, f"the Dask task failed: {type(e).__name__}: {e}")
+                row = failed_row(course, exercises, device, futures[future], f"the Dask task failed: {type(e).__name__}: {e}")
             yield row
 
 

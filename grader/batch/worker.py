@@ -87,18 +87,19 @@ def pool_task(student: str, path: str, classmates: tuple[str, ...] = ()) -> Stud
     from grader.errors import GraderError
 
     grader = _STATE["grader"]
-    exercises = grader.exercises
     try:
         return grade_one(grader, student, Path(path), tuple(classmates))
     except GraderError as e:
-        return failed_row(student, exercises, str(e))
+        why = str(e)
     except Exception as e:  # noqa: BLE001 – a bug of the grader that this student's work set off: theirs alone
-        return failed_row(student, exercises, f"the grader failed: {type(e).__name__}: {e}")
+        why = f"the grader failed: {type(e).__name__}: {e}"
+    return failed_row(grader.course, grader.exercises, grader.device, student, why)
 
 
-def failed_row(student: str, exercises: Sequence[Exercise], message: str) -> StudentRow:
-    """The row of a student the grader itself could not grade: no points, why, and graded again next run."""
-    return StudentRow(student, Status.INTERNAL_ERROR, GradeResult.of_failure(student, exercises, message))
+def failed_row(course: Course, exercises: Sequence[Exercise], device: str, student: str, message: str) -> StudentRow:
+    """The row of a student the grader itself could not grade: no points, why (in the course's language), and graded
+    again next run."""
+    return StudentRow(student, Status.INTERNAL_ERROR, GradeResult.of_failure(student, exercises, message, language=course.language, device=device))
 
 
 # -- a Dask task --------------------------------------------------------------------------------
@@ -122,15 +123,16 @@ def dask_task(student: str, path: str, course_root: str, exercise_ids: list[str]
     )
     done = subprocess.run([sys.executable, "-m", "grader.batch.worker"], input=job, capture_output=True, text=True, check=False)
     if done.returncode != 0:
-        return failed_row(student, _exercises(course_root, exercise_ids), f"grading {student} failed on the worker: {done.stderr[-2000:]}")
+        return failed_row(*_course(course_root, exercise_ids), device, student, f"grading {student} failed on the worker: {done.stderr[-2000:]}")
     return StudentRow.from_json(done.stdout)
 
 
-def _exercises(course_root: str, exercise_ids: list[str]) -> list[Exercise]:
+def _course(course_root: str, exercise_ids: list[str]) -> tuple[Course, list[Exercise]]:
+    """The course at `course_root` and those of its exercises a batch grades."""
     from grader.course import load_course
 
     course = load_course(Path(course_root))
-    return [course.exercise(i) for i in exercise_ids]
+    return course, [course.exercise(i) for i in exercise_ids]
 
 
 def _main() -> None:
@@ -145,7 +147,7 @@ def _main() -> None:
         if found is not None and not active(found, "no network"):
             raise IsolationUnavailable(f"this Dask worker may not grade: {NETWORK_NEEDED}")
     except GraderError as e:
-        row = failed_row(fields["student"], _exercises(fields["course_root"], fields["exercise_ids"]), str(e))
+        row = failed_row(*_course(fields["course_root"], fields["exercise_ids"]), fields["device"], fields["student"], str(e))
     else:
         row = pool_task(fields["student"], fields["path"], tuple(fields.get("classmates", ())))
     sys.stdout.write(row.to_json())

@@ -15,7 +15,9 @@ from collections.abc import Mapping, Sequence
 
 from grader.export.canvas import points
 
-ID_COLUMNS = ("username", "email", "idnumber")
+# The Moodle user fields an import maps from, each with the headers a roster names it by: Moodle's participant export
+# names the columns so; a hand-made roster may use the field names themselves.
+ID_COLUMNS = {"username": ("username",), "email": ("email address", "email"), "idnumber": ("id number", "idnumber")}
 
 
 def to_csv(id_column: str, exercise_ids: Sequence[str], grades: Sequence[tuple[str, Mapping[str, float]]]) -> str:

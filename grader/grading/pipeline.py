@@ -240,7 +240,7 @@ def check_variants(*, course: Course, device: str, count: int = VARIANTS_CHECKED
         for student in students:
             folder = scratch / student
             for e in declared:
-                params = variant_of(settings, e.variant, student).params
+                params = variant_of(settings, e.declared, student).params
                 (folder / e.folder).mkdir(parents=True)
                 (folder / e.folder / "answers.toml").write_text(reference_sheet(e, params), encoding="utf-8")
                 problems += _mistakes_apart(course, e, params)

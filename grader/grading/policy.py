@@ -30,6 +30,8 @@ import ast
 import sys
 import types
 
+from grader.inside import given
+
 # Classes and operators of library recurrent cells, and the namespaces that hold raw operators.
 LIBRARY_NAMES = frozenset(
     {
@@ -41,19 +43,14 @@ LIBRARY_NAMES = frozenset(
         "RNN",
         "RNNBase",
         "RNNCellBase",
-        "lstm_cell",
-        "gru_cell",
-        "rnn_tanh_cell",
-        "rnn_relu_cell",
-        "_thnn_fused_lstm_cell",
-        "_thnn_fused_gru_cell",
+        *given.CELL_OPS,
         "_VF",
         "_VariableFunctions",
         "_VariableFunctionsClass",
     }
 )
 # Sequence operators: flagged as attributes of torch's operator namespaces only (`torch.lstm`, `aten.gru`).
-SEQUENCE_OPS = frozenset({"lstm", "gru", "rnn_tanh", "rnn_relu"})
+SEQUENCE_OPS = frozenset(given.SEQUENCE_OPS)
 OPERATOR_NAMESPACES = frozenset({"torch", "_VF", "aten", "_C", "_VariableFunctions", "ops"})
 # Ways of reaching modules and objects the source does not name (the grader's own runtime among them).
 INDIRECT = frozenset(

@@ -66,10 +66,6 @@ def export_canvas(
     return len(rows)
 
 
-# Moodle's participant export names these columns so; a hand-made roster may use the field names themselves.
-_MOODLE_HEADERS = {"username": ("username",), "email": ("email address", "email"), "idnumber": ("id number", "idnumber")}
-
-
 def export_moodle(*, course: Course, out: Path, target: Path, id_column: str = "username", roster: Path | None = None) -> int:
     """Write Moodle's import file `target`; return how many students it holds."""
     scores, ids = final_points(out, course)
@@ -79,11 +75,11 @@ def export_moodle(*, course: Course, out: Path, target: Path, id_column: str = "
     else:
         rows = [r for _, r in read_rows(roster, (), example="Username,Email address,ID number")]
         names = {h.lower(): h for h in (rows[0] if rows else {})}
-        columns = {field: next((names[h] for h in headers if h in names), None) for field, headers in _MOODLE_HEADERS.items()}
+        columns = {field: next((names[h] for h in headers if h in names), None) for field, headers in moodle.ID_COLUMNS.items()}
         id_header = columns[id_column]
         if id_header is None:
             raise TermFileError(
-                f"{roster}, line 1: no column for {id_column} (one of: {', '.join(_MOODLE_HEADERS[id_column])}); choose another --id-column or add it"
+                f"{roster}, line 1: no column for {id_column} (one of: {', '.join(moodle.ID_COLUMNS[id_column])}); choose another --id-column or add it"
             )
         order = [c for c in (columns["username"], columns["idnumber"], columns["email"]) if c is not None]
         where = _matched(scores, rows, order, roster)

@@ -1,23 +1,11 @@
-"""Alice's ex05 (an example submission): her GRU uses seed 000's convention by mistake.
+"""ex05 – Alice's hand-in (an example submission, written from the statement, not from the answer key).
 
-Rows are samples: x is (B, d_x), states are (B, d_h). LSTM weights act on u = [x, h];
-GRU weights W_* act on x and U_* on h. The GRU uses h_new = z*h + (1 - z)*candidate.
+Her mistakes, as the grader finds them: gru_step applies the reset gate after the matmul, as the PyTorch
+docs of nn.GRUCell write it, and neither step checks the weights' shapes.
 """
 
 import torch
 from torch import Tensor
-
-
-def _check_states(x: Tensor, h: Tensor) -> None:
-    if x.ndim != 2 or h.ndim != 2:
-        raise ValueError(f"x and h must be 2-D (batch, features), got {tuple(x.shape)} and {tuple(h.shape)}")
-    if x.shape[0] != h.shape[0]:
-        raise ValueError(f"x and h have different batch sizes: {x.shape[0]} and {h.shape[0]}")
-
-
-def _check_weight(name: str, w: Tensor, shape: tuple[int, ...]) -> None:
-    if tuple(w.shape) != shape:
-        raise ValueError(f"{name} must have shape {shape}, got {tuple(w.shape)}")
 
 
 def lstm_step(
@@ -25,27 +13,23 @@ def lstm_step(
     W_i: Tensor, W_f: Tensor, W_o: Tensor, W_c: Tensor,
     b_i: Tensor, b_f: Tensor, b_o: Tensor, b_c: Tensor,
 ) -> dict[str, Tensor]:
-    """One LSTM step.
-
-    x: (B, d_x); h, c: (B, d_h); W_*: (d_h, d_x + d_h) acting on [x, h]; b_*: (d_h,).
-    Returns {"i", "f", "o", "candidate", "c", "h"}, each (B, d_h).
-    """
-    _check_states(x, h)
+    # rows are samples, so x and h need the same number of rows
+    if x.dim() != 2 or h.dim() != 2:
+        raise ValueError("x and h should be matrices (batch, features)")
+    if x.size(0) != h.size(0):
+        raise ValueError("x and h need the same batch size")
     if c.shape != h.shape:
-        raise ValueError(f"c must have the shape of h {tuple(h.shape)}, got {tuple(c.shape)}")
-    d_h, d = h.shape[1], x.shape[1] + h.shape[1]
-    for name, w in (("W_i", W_i), ("W_f", W_f), ("W_o", W_o), ("W_c", W_c)):
-        _check_weight(name, w, (d_h, d))
-    for name, b in (("b_i", b_i), ("b_f", b_f), ("b_o", b_o), ("b_c", b_c)):
-        _check_weight(name, b, (d_h,))
-    u = torch.cat([x, h], dim=-1)
-    i = torch.sigmoid(u @ W_i.T + b_i)
-    f = torch.sigmoid(u @ W_f.T + b_f)
-    o = torch.sigmoid(u @ W_o.T + b_o)
-    candidate = torch.tanh(u @ W_c.T + b_c)
-    c_new = f * c + i * candidate
-    h_new = o * torch.tanh(c_new)
-    return {"i": i, "f": f, "o": o, "candidate": candidate, "c": c_new, "h": h_new}
+        raise ValueError("c and h must have the same shape")
+
+    xh = torch.cat((x, h), dim=1)  # [x, h], the order in the statement
+    gate_i = torch.sigmoid(xh @ W_i.t() + b_i)
+    gate_f = torch.sigmoid(xh @ W_f.t() + b_f)
+    gate_o = torch.sigmoid(xh @ W_o.t() + b_o)
+    g = torch.tanh(xh @ W_c.t() + b_c)
+
+    c_next = gate_f * c + gate_i * g
+    h_next = gate_o * torch.tanh(c_next)
+    return {"i": gate_i, "f": gate_f, "o": gate_o, "candidate": g, "c": c_next, "h": h_next}
 
 
 def gru_step(
@@ -53,21 +37,14 @@ def gru_step(
     W_z: Tensor, U_z: Tensor, W_r: Tensor, U_r: Tensor, W_h: Tensor, U_h: Tensor,
     b_z: Tensor, b_r: Tensor, b_h: Tensor,
 ) -> dict[str, Tensor]:
-    """One GRU step, h_new = z*h + (1 - z)*candidate.
+    if x.dim() != 2 or h.dim() != 2:
+        raise ValueError("x and h should be matrices (batch, features)")
+    if x.size(0) != h.size(0):
+        raise ValueError("x and h need the same batch size")
 
-    x: (B, d_x); h: (B, d_h); W_*: (d_h, d_x); U_*: (d_h, d_h); b_*: (d_h,).
-    Returns {"z", "r", "candidate", "h"}, each (B, d_h).
-    """
-    _check_states(x, h)
-    d_x, d_h = x.shape[1], h.shape[1]
-    for name, w in (("W_z", W_z), ("W_r", W_r), ("W_h", W_h)):
-        _check_weight(name, w, (d_h, d_x))
-    for name, w in (("U_z", U_z), ("U_r", U_r), ("U_h", U_h)):
-        _check_weight(name, w, (d_h, d_h))
-    for name, b in (("b_z", b_z), ("b_r", b_r), ("b_h", b_h)):
-        _check_weight(name, b, (d_h,))
-    z = torch.sigmoid(x @ W_z.T + h @ U_z.T + b_z)
-    r = torch.sigmoid(x @ W_r.T + h @ U_r.T + b_r)
-    candidate = torch.tanh(x @ W_h.T + (r * h) @ U_h.T + b_h)
-    h_new = (1.0 - z) * h + z * candidate
-    return {"z": z, "r": r, "candidate": candidate, "h": h_new}
+    z = torch.sigmoid(x @ W_z.t() + h @ U_z.t() + b_z)
+    r = torch.sigmoid(x @ W_r.t() + h @ U_r.t() + b_r)
+    h_tilde = torch.tanh(x @ W_h.t() + r * (h @ U_h.t()) + b_h)
+    # z keeps the old state, 1 - z lets the candidate in (this exercise's convention)
+    h_next = z * h + (1 - z) * h_tilde
+    return {"z": z, "r": r, "candidate": h_tilde, "h": h_next}
