@@ -408,6 +408,7 @@ def test_an_override_takes_the_id_as_grades_csv_shows_it(term, tmp_path):
     assert [(e["student"], e["exercise"], e["old"], e["new"]) for e in audit_entries(out)] == [("-bob", "ex01", 6, 5), ("-bob", "ex01", 5, 4)]
 
 
+@pytest.mark.slow
 def test_an_override_of_a_name_that_is_two_students_is_refused(term, tmp_path):
     """With -bob and '-bob both in the journal (two runs into OUT), is `grade override '-bob'` – '-bob as typed, and
     -bob as grades.csv shows it – refused naming both, where it changed the other student's points?"""
