@@ -20,7 +20,7 @@ from grader.grading.equivalence import equivalent
 from grader.grading.expr import MAX_LENGTH, Domain, Expr, ExpressionError, UndefinedError, UnknownSymbolError, evaluate, free_symbols, parse
 from grader.text import Text, one_line
 
-COARSE_FACTOR = 10  # an answer within this many tolerances is "close, give more digits"
+COARSE_FACTOR = 10  # a short decimal within this many tolerances is "close, give more digits"
 LISTED_KEYS = 10  # unknown keys named in a message, the rest counted
 
 Diagnosis = str | tuple[str, str]  # a named mistake: English, or (English, Chinese)
@@ -125,8 +125,9 @@ class AnswerSheet:
         for wrong, diagnosis in mistakes.items():
             if close(got, wrong, tolerance) or (rounds_to(got, wrong, digits) and not coarse_right):
                 raise self._diagnosis(key, diagnosis)
-        if close(got, expected, COARSE_FACTOR * tolerance) or rounds_to(got, expected, digits):
-            needed = max(2, math.ceil(-math.log10(tolerance)) + 1)
+        needed = max(2, math.ceil(-math.log10(tolerance)) + 1)
+        # more digits is advice for a short decimal only: an expression or a decimal of `needed` digits is exact as typed
+        if digits is not None and digits < needed and (close(got, expected, COARSE_FACTOR * tolerance) or rounds_to(got, expected, digits)):
             raise self._fail(
                 key,
                 f"{show(value)} is close but not within the relative tolerance {tolerance:g}; give at least {needed} significant digits",
