@@ -140,6 +140,15 @@ def test_number_near_miss_with_digits_enough_is_wrong(value: object) -> None:
     assert "significant digits" not in fail.en and "有效数字" not in fail.zh
 
 
+def test_number_names_both_mistakes_that_give_its_value() -> None:
+    """Where two named mistakes give the same value at a student's numbers (tanh outside and the old cell state, 0.04 %
+    apart), is a value within tolerance of both named as either – not as whichever the check lists first?"""
+    mistakes = {0.48201: "tanh outside the product", 0.48221: "used the old cell state", 0.75: "forgot the tanh"}
+    fail = failure(sheet(h_t=0.4821).number, "h_t", H_T, mistakes=mistakes)
+    assert "tanh outside the product; or used the old cell state" in fail.en and "；或used the old cell state" in fail.zh
+    assert [d.en for d in fail.diagnosis] == ["tanh outside the product", "used the old cell state"]
+
+
 @pytest.mark.parametrize(("value", "diagnosis"), [(0.75, "forgot the tanh"), ("0.635", "tanh outside"), ("0.5*tanh(2)", "old cell state")])
 def test_number_names_known_mistake_without_reference(value: object, diagnosis: str) -> None:
     """Is a known wrong value diagnosed by name, without printing the reference answer?"""
