@@ -69,11 +69,13 @@ class Parameter:
 
 @dataclass(frozen=True)
 class Declaration:
-    """An exercise's parameters, and the groups whose values must differ (gates told apart, d_x ≠ d_h)."""
+    """An exercise's parameters, the groups whose values must differ (gates told apart, d_x ≠ d_h), and the values
+    never drawn together (where a named mistake gives the right answer, or two give the same)."""
 
     exercise: str
     parameters: tuple[Parameter, ...]
     distinct: tuple[tuple[str, ...], ...] = ()
+    exclude: tuple[tuple[tuple[str, Number], ...], ...] = ()
 
     def default(self) -> dict[str, Number]:
         return {p.name: p.default for p in self.parameters}
@@ -82,7 +84,8 @@ class Declaration:
         return {p.name: p.example for p in self.parameters}
 
     def accepts(self, values: dict[str, Number]) -> bool:
-        return all(len({values[n] for n in group}) == len(group) for group in self.distinct)
+        apart = all(len({values[n] for n in group}) == len(group) for group in self.distinct)
+        return apart and not any(all(values[n] == v for n, v in together) for together in self.exclude)
 
 
 @dataclass(frozen=True)
@@ -123,7 +126,7 @@ def declaration(folder: Path, exercise: str) -> Declaration | None:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise CourseError(f"{where}: not valid TOML: {e}") from None
-    _no_unknown(data, {"params", "distinct"}, where)
+    _no_unknown(data, {"params", "distinct", "exclude"}, where)
     tables = data.get("params")
     if not isinstance(tables, dict) or not tables:
         raise CourseError(f"{where}: no [params.<name>] tables")
@@ -131,11 +134,21 @@ def declaration(folder: Path, exercise: str) -> Declaration | None:
     distinct = data.get("distinct", [])
     if not (isinstance(distinct, list) and all(isinstance(g, list) and all(n in tables for n in g) for g in distinct)):
         raise CourseError(f"{where}: distinct must be a list of lists of parameter names")
-    declared = Declaration(exercise, parameters, tuple(tuple(g) for g in distinct))
+    exclude = data.get("exclude", [])
+    if not (isinstance(exclude, list) and all(_values_of(t, tables) for t in exclude)):
+        raise CourseError(f"{where}: exclude must be a list of tables of parameter = number, e.g. {{d_x = 4, d_h = 2}}")
+    declared = Declaration(exercise, parameters, tuple(tuple(g) for g in distinct), tuple(tuple(t.items()) for t in exclude))
     for label, values in (("default", declared.default()), ("example", declared.example())):
         if not declared.accepts(values):
-            raise CourseError(f"{where}: the {label} values break a distinct group")
+            raise CourseError(f"{where}: the {label} values break a distinct group or are excluded")
     return declared
+
+
+def _values_of(table: object, parameters: dict[str, object]) -> bool:
+    """Whether `table` is one entry of `exclude`: some of the parameters, each with a number."""
+    return (
+        isinstance(table, dict) and bool(table) and all(n in parameters and isinstance(v, (int, float)) and not isinstance(v, bool) for n, v in table.items())
+    )
 
 
 def _parameter(name: str, table: object, where: str) -> Parameter:
@@ -174,7 +187,7 @@ def seed(salt: str, student: str, exercise: str, number: int) -> bytes:
 
 def draw(declared: Declaration, *, salt: str, student: str, number: int) -> dict[str, Number]:
     """The student's values: each parameter's grid index from a hash of the seed, the parameter and the try, redrawn
-    until every distinct group holds distinct values."""
+    until every distinct group holds distinct values and no excluded values are drawn together."""
     return dict(_draw(declared, salt, student, number))
 
 
@@ -188,7 +201,7 @@ def _draw(declared: Declaration, salt: str, student: str, number: int) -> dict[s
             values[p.name] = p.value(int.from_bytes(digest[:8], "big") % p.count)
         if declared.accepts(values):
             return values
-    raise CourseError(f"{declared.exercise}: {VARIANT_FILE} cannot be satisfied: its distinct groups reject every draw")
+    raise CourseError(f"{declared.exercise}: {VARIANT_FILE} cannot be satisfied: its distinct groups and exclusions reject every draw")
 
 
 def canonical(student: str) -> str:

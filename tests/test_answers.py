@@ -125,10 +125,28 @@ def test_number_accepts_other_written_forms(value: object, expected: float) -> N
 
 def test_number_coarse_answer_asks_for_more_digits() -> None:
     """Does a right-but-rounded answer get 'give more significant digits' without the reference?"""
-    for value in (0.45, "0.45", 0.4535):
+    for value in (0.45, "0.45", 0.452):
         fail = failure(sheet(h_t=value).number, "h_t", H_T)
         assert "give at least 4 significant digits" in fail.en and "有效数字" in fail.zh
         assert "0.4525" not in fail.en
+
+
+@pytest.mark.parametrize("value", [0.4535, "0.4535", "0.5*tanh(1.5 + 0.02)", "0.5*tanh(1.5)*1.003"])
+def test_number_near_miss_with_digits_enough_is_wrong(value: object) -> None:
+    """Is a wrong value within 1 % that already has 4 significant digits, or is an exact expression, told it is not
+    correct – not to give more digits, which it has?"""
+    fail = failure(sheet(h_t=value).number, "h_t", H_T)
+    assert "is not correct" in fail.en and "不正确" in fail.zh
+    assert "significant digits" not in fail.en and "有效数字" not in fail.zh
+
+
+def test_number_names_both_mistakes_that_give_its_value() -> None:
+    """Where two named mistakes give the same value at a student's numbers (tanh outside and the old cell state, 0.04 %
+    apart), is a value within tolerance of both named as either – not as whichever the check lists first?"""
+    mistakes = {0.48201: "tanh outside the product", 0.48221: "used the old cell state", 0.75: "forgot the tanh"}
+    fail = failure(sheet(h_t=0.4821).number, "h_t", H_T, mistakes=mistakes)
+    assert "tanh outside the product; or used the old cell state" in fail.en and "；或used the old cell state" in fail.zh
+    assert [d.en for d in fail.diagnosis] == ["tanh outside the product", "used the old cell state"]
 
 
 @pytest.mark.parametrize(("value", "diagnosis"), [(0.75, "forgot the tanh"), ("0.635", "tanh outside"), ("0.5*tanh(2)", "old cell state")])

@@ -129,3 +129,13 @@ def test_the_right_answer_with_too_few_digits_is_no_mistake_and_carries_nothing(
     assert "significant digits" in said and "coupled gate" not in said, said
     assert lost(result) == {"c_t: the new cell state": 1, "h_t: the new hidden state": 2}
     assert carried(result) == []
+
+
+def test_an_exact_expression_near_the_answer_is_wrong_not_short_of_digits(grade):
+    """Is h_t with tanh applied to g a second time – an exact expression within 1 % of the right 0.6·tanh(1.065) – told
+    it is not correct, never to give at least 4 significant digits (issue 28 §3)?"""
+    sheet = with_answers(reference("ex01_cell_state"), h_t='"0.6*tanh(0.75*1.6 + 0.45*tanh(-0.3))"')
+    result = grade("ex01", {"answers.toml": sheet})
+    said = " ".join(v.feedback.en for v in result.checks if not v.passed)
+    assert "is not correct" in said and "significant digits" not in said, said
+    assert lost(result) == {"h_t: the new hidden state": 2}

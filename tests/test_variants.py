@@ -92,6 +92,29 @@ def test_draws_are_reproducible():
     assert draw(ex01, salt="test-salt", student="alice", number=1) != draw(ex01, salt="test-salt", student="alice", number=0)
 
 
+def test_a_stack_never_draws_d_x_twice_d_h():
+    """Does student18, whose ex04 stack drew d_x = 6, d_h = 3 before (where "d_x used for every layer" gives the right
+    count), now draw other sizes – and does an excluded pair of values make the draw try again?"""
+    ex04 = COURSE.exercise("ex04").variant
+    drawn = draw(ex04, salt="test-salt", student="student18", number=0)
+    assert (drawn["stack_d_x"], drawn["stack_d_h"]) == (5, 7)
+    assert not ex04.accepts(drawn | {"stack_d_x": 8, "stack_d_h": 5}) and ex04.accepts(drawn | {"stack_d_x": 9, "stack_d_h": 5})
+
+
+def test_an_exclusion_naming_no_parameter_is_an_error(tmp_path):
+    """Is an `exclude` entry that names an unknown parameter, or holds no number, an error naming the file?"""
+    from grader.variants import declaration
+
+    text = (COURSE.exercise("ex04").stub_dir / "variant.toml").read_text()
+    for bad in ("{stack_d_x = 4, stack_size = 6}", '{stack_d_x = "4"}', "{}"):
+        (tmp_path / "variant.toml").write_text(text.replace("{stack_d_x = 4, stack_d_h = 6}", bad))
+        with pytest.raises(CourseError, match="variant.toml: exclude must be"):
+            declaration(tmp_path, "ex04")
+    (tmp_path / "variant.toml").write_text(text.replace("{stack_d_x = 4, stack_d_h = 6}", "{stack_d_x = 5, stack_d_h = 8}"))
+    with pytest.raises(CourseError, match="default values break a distinct group or are excluded"):
+        declaration(tmp_path, "ex04")
+
+
 @pytest.mark.parametrize("exercise", DECLARED, ids=lambda e: e.id)
 def test_two_students_have_different_numbers(exercise):
     """Do two students get different numbers, and a student without an id (or variants off) the statement's?"""
@@ -103,11 +126,11 @@ def test_two_students_have_different_numbers(exercise):
 
 @pytest.mark.parametrize("exercise", DECLARED, ids=lambda e: e.id)
 def test_every_variant_keeps_its_answers_apart(exercise):
-    """For 300 students, is every named mistake more than three tolerances from the right answer (a count: not equal
-    to it), and every right answer finite and non-zero, so that no answer within tolerance of one is also within
-    tolerance of the other?"""
+    """For 5,000 students (a mistake that meets the key at 1 draw in 200 shows), is every named mistake more than three
+    tolerances from the right answer (a count: not equal to it), and every right answer finite and non-zero, so that no
+    answer within tolerance of one is also within tolerance of the other?"""
     module = hidden(exercise)
-    for n in range(300):
+    for n in range(5000):
         params = variant_of(ON, exercise.variant, f"student{n}").params
         right, wrong = module.expected(params), module.mistakes(params)
         for key, value in right.items():
@@ -357,8 +380,9 @@ def test_a_reseed_without_its_audit_row_leaves_course_toml_as_it_was(variant_cou
 @pytest.mark.slow
 def test_grade_check_proves_the_references_right_for_50_variants(variant_course):
     """Does grade check's variant proof find nothing wrong in the course, and catch a check that still compares a
-    numeric key with the reference sheet's own number (right for the statement's numbers only), and a range that lets
-    a named mistake (the other GRU convention, at z = 0.5) equal the right answer?"""
+    numeric key with the reference sheet's own number (right for the statement's numbers only), and ranges that let
+    a named mistake equal the right answer (the other GRU convention at z = 0.5; ex04's "d_x used for every layer" at
+    a stack's d_x = 2·d_h, about 1 student in 20 of the old range)?"""
     from grader.grading.pipeline import check_variants
 
     def edit(path, old, new):
@@ -370,6 +394,7 @@ def test_grade_check_proves_the_references_right_for_50_variants(variant_course)
     edit("tests/hidden/ex01.py", 'answers.number, (expected(variant)["c_t"]', "answers.number, (1.065")
     edit("exercises/ex03_gru_arithmetic/variant.toml", "range = [0.60, 0.80]", "range = [0.50, 0.51]")
     edit("exercises/ex03_gru_arithmetic/variant.toml", "default = 0.7\n", "default = 0.51\n")
+    edit("exercises/ex04_param_counts/variant.toml", "range = [5, 12]", "range = [2, 9]")  # d_x = 2·d_h drawn again
     code = (
         "import json, sys; from pathlib import Path; from grader.course import load_course; "
         "from grader.grading.pipeline import check_variants; "
@@ -380,7 +405,8 @@ def test_grade_check_proves_the_references_right_for_50_variants(variant_course)
     problems = json.loads(done.stdout.splitlines()[-1])
     assert any(p.startswith("ex01: the reference sheet for grade-check-") for p in problems), problems
     assert any(p.startswith("ex03: at {'z': 0.5") and "h_t" in p for p in problems), problems
-    assert all(p.startswith(("ex01: ", "ex03: ")) for p in problems), problems
+    assert any(p.startswith("ex04: at {") and "lstm_stack_count_torch" in p for p in problems), problems
+    assert all(p.startswith(("ex01: ", "ex03: ", "ex04: ")) for p in problems), problems
 
 
 # -- Gradescope and nbgrader -------------------------------------------------------------------------------------------

@@ -215,13 +215,15 @@ def check_course(*, course: Course, device: str) -> tuple[list[GradeResult], lis
     return graded, problems + check_variants(course=course, device=device)
 
 
-VARIANTS_CHECKED = 50
+VARIANTS_CHECKED = 50  # students whose reference sheets are graded
+VARIANTS_APART = 5000  # students whose named mistakes are compared with the right answers (no grading: cheap)
 
 
-def check_variants(*, course: Course, device: str, count: int = VARIANTS_CHECKED) -> list[str]:
+def check_variants(*, course: Course, device: str, count: int = VARIANTS_CHECKED, apart: int = VARIANTS_APART) -> list[str]:
     """For `count` students' numbers (course.toml's salt, or one of the check's own while variants are off), whether
-    each exercise's reference sheet for those numbers earns every point of its sheet checks, the next student's sheet
-    does not, and no named mistake lies within the tolerance of a right answer. The problems found."""
+    each exercise's reference sheet for those numbers earns every point of its sheet checks and the next student's sheet
+    does not; for `apart` students' (a mistake that meets the key at 1 draw in 200 shows), whether any named mistake
+    lies within the tolerance of a right answer. The problems found."""
     import dataclasses
     import shutil
     import tempfile
@@ -234,7 +236,12 @@ def check_variants(*, course: Course, device: str, count: int = VARIANTS_CHECKED
     settings = Settings(True, course.variants.salt or "grade check", course.variants.reseed)
     variants = dataclasses.replace(course, variants=settings)
     students = [f"grade-check-{n}" for n in range(count + 1)]
-    problems: list[str] = []
+    problems = [
+        p
+        for e in declared
+        for n in range(max(apart, count + 1))
+        for p in _mistakes_apart(course, e, variant_of(settings, e.variant, f"grade-check-{n}").params)
+    ]
     scratch = Path(tempfile.mkdtemp(prefix="grade-check-"))
     try:
         for student in students:
@@ -243,7 +250,6 @@ def check_variants(*, course: Course, device: str, count: int = VARIANTS_CHECKED
                 params = variant_of(settings, e.declared, student).params
                 (folder / e.folder).mkdir(parents=True)
                 (folder / e.folder / "answers.toml").write_text(reference_sheet(e, params), encoding="utf-8")
-                problems += _mistakes_apart(course, e, params)
         with Grader(variants, declared, device, sheet_only=True) as grader:
             for mine, next_one in zip(students, students[1:]):
                 own = grader.grade(scratch / mine, student=mine)

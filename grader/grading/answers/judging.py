@@ -20,7 +20,7 @@ from grader.grading.equivalence import equivalent
 from grader.grading.expr import MAX_LENGTH, Domain, Expr, ExpressionError, UndefinedError, UnknownSymbolError, evaluate, free_symbols, parse
 from grader.text import Text, one_line
 
-COARSE_FACTOR = 10  # an answer within this many tolerances is "close, give more digits"
+COARSE_FACTOR = 10  # a short decimal within this many tolerances is "close, give more digits"
 LISTED_KEYS = 10  # unknown keys named in a message, the rest counted
 
 Diagnosis = str | tuple[str, str]  # a named mistake: English, or (English, Chinese)
@@ -122,11 +122,12 @@ class AnswerSheet:
         if close(got, expected, tolerance):
             return
         coarse_right = rounds_to(got, expected, digits)  # the right answer too few digits: no mistake's to claim
-        for wrong, diagnosis in mistakes.items():
-            if close(got, wrong, tolerance) or (rounds_to(got, wrong, digits) and not coarse_right):
-                raise self._diagnosis(key, diagnosis)
-        if close(got, expected, COARSE_FACTOR * tolerance) or rounds_to(got, expected, digits):
-            needed = max(2, math.ceil(-math.log10(tolerance)) + 1)
+        named = [d for wrong, d in mistakes.items() if close(got, wrong, tolerance) or (rounds_to(got, wrong, digits) and not coarse_right)]
+        if named:  # two mistakes that give this value here are both named: either explains it
+            raise self._diagnosis(key, *dict.fromkeys(named))
+        needed = max(2, math.ceil(-math.log10(tolerance)) + 1)
+        # more digits is advice for a short decimal only: an expression or a decimal of `needed` digits is exact as typed
+        if digits is not None and digits < needed and (close(got, expected, COARSE_FACTOR * tolerance) or rounds_to(got, expected, digits)):
             raise self._fail(
                 key,
                 f"{show(value)} is close but not within the relative tolerance {tolerance:g}; give at least {needed} significant digits",
@@ -205,9 +206,10 @@ class AnswerSheet:
     def _fail(self, key: str, en: str, zh: str) -> Fail:
         return Fail(f"{self.label}, {key}: {en}", f"{self.label}，{key}：{zh}")
 
-    def _diagnosis(self, key: str, diagnosis: Diagnosis) -> Fail:
-        en, zh = (diagnosis, diagnosis) if isinstance(diagnosis, str) else diagnosis
-        return Fail(f"{self.label}, {key}: not correct: {en}", f"{self.label}，{key}：不正确：{zh}", diagnosis=(en, zh))
+    def _diagnosis(self, key: str, *diagnoses: Diagnosis) -> Fail:
+        both = [(d, d) if isinstance(d, str) else d for d in diagnoses]
+        en, zh = "; or ".join(en for en, _ in both), "；或".join(zh for _, zh in both)
+        return Fail(f"{self.label}, {key}: not correct: {en}", f"{self.label}，{key}：不正确：{zh}", diagnosis=tuple(both))
 
     def _answer(self, key: str) -> object:
         """The answer to `key`; a missing or blank one fails as unanswered (0 points, not an error), an
