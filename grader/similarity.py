@@ -27,7 +27,7 @@ import html
 import io
 import itertools
 import os
-import re
+import tokenize
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -46,7 +46,7 @@ SHEET = "answers.toml"
 MIN_SHARED_WRONG = 2  # identical wrong answers that make a pair worth a look
 SHOWN_SIDE_BY_SIDE = 50  # pairs at or above the threshold shown in full in similarity.html (all are in the CSV)
 PRINTED = 10
-FINGERPRINTED = 32 << 10  # bytes of a file compared: six times the longest reference file (ex08's protocol.py)
+FINGERPRINTED = 16 << 10  # bytes of a file compared: three times the longest reference file (ex08's protocol.py)
 
 
 @dataclass(frozen=True)
@@ -141,7 +141,7 @@ def read_texts(
             continue
         try:
             with opened(student.path) as root:
-                workspace = load_submission(root, list(exercises))
+                workspace = load_submission(root, list(exercises), parsed=False)
         except SubmissionError as e:
             unread.append((who, str(e)))
             continue
@@ -173,13 +173,24 @@ def _text(data: bytes) -> str:
 
 
 def _cut(data: bytes) -> bytes:
-    """At most FINGERPRINTED bytes of a code file: up to its last top-level statement that starts within them (so that
-    what is kept still parses) where that keeps half of them or more, else up to a line's end, else the bytes as they
-    come (a character cut in two is replaced when read)."""
-    head = data[: FINGERPRINTED + 1]
-    statement = max((m.start() + 1 for m in re.finditer(rb"\n(?=[A-Za-z_@])", head)), default=0)
-    line = head.rfind(b"\n", 0, FINGERPRINTED) + 1
-    return data[: statement if statement >= FINGERPRINTED // 2 else line or FINGERPRINTED]
+    """At most FINGERPRINTED bytes of a code file: up to its last top-level statement that starts within them (found by
+    Python's tokenizer, so that what is kept still parses) where that keeps half of them or more, else up to a line's
+    end, else the bytes as they come (a character cut in two is replaced when read)."""
+    head = data[:FINGERPRINTED]
+    line = head.rfind(b"\n") + 1 or FINGERPRINTED
+    starts = [0, *itertools.accumulate(len(text) + 1 for text in head[:line].split(b"\n"))]  # each line's, as readline splits
+    statement, after = 0, True  # the last top-level statement's first line; whether a logical line just ended
+    try:
+        for t in tokenize.tokenize(io.BytesIO(head[:line]).readline):
+            if after and t.start[1] == 0 and t.type not in _BETWEEN:
+                statement = starts[t.start[0] - 1]
+            after = t.type in (tokenize.NEWLINE, *_BETWEEN) and (after or t.type == tokenize.NEWLINE)
+    except (tokenize.TokenError, SyntaxError):  # the kept text ends inside a bracket or a string, or is no Python
+        pass
+    return data[: statement if statement >= FINGERPRINTED // 2 else line]
+
+
+_BETWEEN = (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING)  # tokens between statements
 
 
 NOTES = {

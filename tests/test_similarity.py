@@ -358,14 +358,14 @@ def test_independent_solutions_stay_low_by_text_and_by_syntax_tree(tmp_path):
 
 
 def test_a_huge_file_is_compared_in_part_and_a_broken_one_by_its_text(tmp_path, monkeypatch):
-    """In a class with a 1 MB copy (the reference, then filler), a file that does not parse and a 1 MB list literal (the
-    workspace's limit is 1 MiB a file),
-    is the copy still found in its first FINGERPRINTED bytes, the broken file scored by its text alone, and is each
-    named with why in the result, the page and the printed summary?"""
+    """In a class with a 1 MB copy (the reference, then filler whose lines inside brackets start at column 0), a file
+    that does not parse and a 1 MB list literal (the workspace's limit is 1 MiB a file), is the copy still found by
+    both scores in its first FINGERPRINTED bytes (cut where a statement starts), the broken file scored by its text
+    alone, and is each named with why in the result, the page and the printed summary?"""
     from grader import similarity
 
     course = api.course(root=ROOT)
-    filler = "".join(f"def extra_{n}(t):\n    return t * {n} + {n % 7}\n\n\n" for n in range(30000))
+    filler = "".join(f"def extra_{n}(\nt,\n):\n    return t * {n}\n\n\n" for n in range(30000))
     files = {
         "ada": REFERENCE,
         "big": (REFERENCE + "\n\n" + filler)[:1_000_000],
