@@ -565,8 +565,9 @@ def stats(out: Path, exercise: str | None, as_json: bool) -> None:
     "--past", "past", type=click.Path(path_type=Path), multiple=True, help="An earlier term's submissions, compared with this class as references (repeatable)."
 )
 def similarity(submissions: Path, out: Path, exercise_list: str | None, threshold: float, past: tuple[Path, ...]) -> None:
-    """Compare every pair of students in SUBMISSIONS (the entries grade batch takes): code by winnowed fingerprints,
-    the stub and the course's given code left out; answer sheets by shared wrong answers. Prints the ten most similar."""
+    """Compare every pair of students in SUBMISSIONS (the entries grade batch takes): code by winnowed fingerprints of
+    its text and of its syntax tree, the stub and the course's given code left out; answer sheets by shared wrong
+    answers. Prints the ten most similar, and the files not read or compared in part."""
     course = _course()
     exercises = _selected(course, [i.strip() for i in exercise_list.split(",") if i.strip()] if exercise_list else ())
     from grader import similarity as alike
@@ -578,9 +579,10 @@ def similarity(submissions: Path, out: Path, exercise_list: str | None, threshol
     click.echo(
         Words(
             f"{result.students} students, {above} pairs at or above {threshold:g}, {len(result.shared)} sharing "
-            f"wrong answers, {len(result.unread)} files or entries not read; outputs in {out}",
+            f"wrong answers, {len(result.unread)} files or entries not read, {len(result.notes)} files compared in part; "
+            f"outputs in {out}",
             f"{result.students} 名学生，{above} 对相似度不低于 {threshold:g}，{len(result.shared)} 对有相同错误答案，"
-            f"{len(result.unread)} 个文件或提交无法读取；输出在 {out}",
+            f"{len(result.unread)} 个文件或提交无法读取，{len(result.notes)} 个文件只比较了一部分；输出在 {out}",
         ).render(course.language),
         err=True,
     )

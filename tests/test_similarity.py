@@ -1,5 +1,6 @@
 """`grade similarity`: a copy disguised by renaming, re-commenting and reordering ranks first among independent
-solutions, what only the stub shares scores nothing, entries are read as grade batch reads them and never run, past
+solutions, and so does one padded with statements that do nothing; what only the stub shares scores nothing, a huge
+file is compared in part and a broken one by its text, both said, entries are read as grade batch reads them and never run, past
 terms are references, shared wrong answers are found by the course's judge, and every output escapes student text."""
 
 import ast
@@ -21,6 +22,7 @@ import browser
 from conftest import ROOT
 from grader import api
 from grader.cli import main
+from mutants import ex05
 
 pytestmark = pytest.mark.slow  # classes compared, chromium
 
@@ -166,6 +168,47 @@ def test_the_disguise_is_still_python_and_no_longer_the_text():
     assert all(len(line) <= 3 or line in stub for line in shared), shared - stub
 
 
+class _NoOps(ast.NodeTransformer):
+    """`...` before every statement, a docstring and `pass` opening every function, f-strings as plain strings, every
+    local, parameter and helper renamed."""
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        super().generic_visit(node)
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(node, name, None)
+            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                block = [s for statement in block for s in (ast.Expr(ast.Constant(...)), statement)]
+                if isinstance(node, ast.FunctionDef) and name == "body":
+                    block = [ast.Expr(ast.Constant("Computes what was asked, carefully.")), ast.Pass(), *block]
+                setattr(node, name, block)
+        return node
+
+    def visit_JoinedStr(self, node: ast.JoinedStr) -> ast.AST:
+        return ast.Constant("the inputs have the wrong shape")
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        node.id = self.names.get(node.id, node.id)
+        return node
+
+    def visit_arg(self, node: ast.arg) -> ast.AST:
+        node.arg = self.names.get(node.arg, node.arg)
+        return node
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        node.name = self.names.get(node.name, node.name)
+        return self.generic_visit(node)
+
+    def __call__(self, source: str) -> str:
+        tree = ast.parse(source)
+        self.names = {n.id: f"my_{n.id}" for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        self.names |= {a.arg: f"my_{a.arg}" for a in ast.walk(tree) if isinstance(a, ast.arg)}
+        self.names |= {f.name: f"my{f.name}" for f in tree.body if isinstance(f, ast.FunctionDef) and f.name.startswith("_")}
+        return ast.unparse(ast.fix_missing_locations(self.visit(tree)))
+
+
+with_no_ops = _NoOps()
+
+
 def notebook(code: str) -> str:
     return nbformat.writes(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)]))
 
@@ -268,11 +311,88 @@ def test_the_outputs_rank_pairs_and_escape_nothing_into_markup(compared):
     """Is similarity.csv sorted most similar first with the asked columns, and shared_answers.csv written?"""
     _, out = compared
     rows = list(csv.DictReader(io.StringIO((out / "similarity.csv").read_text())))
-    assert list(rows[0]) == ["exercise", "student_a", "student_b", "similarity", "shared_lines"]
+    assert list(rows[0]) == ["exercise", "file", "student_a", "student_b", "similarity", "text", "ast", "shared_lines"]
     assert [float(r["similarity"]) for r in rows] == sorted((float(r["similarity"]) for r in rows), reverse=True)
     assert {rows[0]["student_a"], rows[0]["student_b"]} == {"ada", "bob"} and int(rows[0]["shared_lines"]) > 10
+    assert all(float(r["similarity"]) == max(float(r["text"]), float(r["ast"] or 0)) for r in rows)
     assert "cyd,eve,2" in (out / "shared_answers.csv").read_text()
     assert {p.stat().st_mode & 0o777 for p in out.iterdir()} == {0o600} and out.stat().st_mode & 0o777 == 0o700
+
+
+def hand_in_all(folder: Path, files: dict[str, str]) -> Path:
+    """A class folder: each student's text as their ex05 gated.py."""
+    for name, text in files.items():
+        (folder / name / "ex05_gated_steps").mkdir(parents=True)
+        (folder / name / "ex05_gated_steps" / "gated.py").write_text(text)
+    return folder
+
+
+def test_statements_that_do_nothing_hide_no_copy(tmp_path):
+    """Does the reference padded with `...` before every statement, a docstring and `pass` in every function, plain
+    strings for its f-strings and every local renamed (the text score drops to about 0.2) score 0.8 or more by its
+    syntax tree – alone and on top of the reordering disguise – while an independent solution stays below 0.5?"""
+    course = api.course(root=ROOT)
+    copies = {"ada": REFERENCE, "hal": with_no_ops(REFERENCE), "ivy": with_no_ops(disguised(REFERENCE)), "cyd": filled(B_LSTM, B_GRU)}
+    assert "..." in copies["hal"] and "my_d_h" in copies["hal"] and not any(isinstance(n, ast.JoinedStr) for n in ast.walk(ast.parse(copies["hal"])))
+    result = api.similarity(course=course, exercises=api.select(course, ["ex05"]), submissions=hand_in_all(tmp_path / "c", copies), out=tmp_path / "o")
+    scores = {(p.student_a, p.student_b): p for p in result.pairs}
+    for pair in (("ada", "hal"), ("ada", "ivy"), ("hal", "ivy")):
+        assert scores[pair].ast is not None and scores[pair].ast >= 0.8 and scores[pair].similarity >= 0.8, scores[pair]
+    assert all(p.similarity < THRESHOLD for p in result.pairs if "cyd" in (p.student_a, p.student_b)), ranked(result)
+
+
+INDEPENDENT = {
+    "ada": REFERENCE,
+    "cyd": filled(B_LSTM, B_GRU),
+    "dan": filled(C_LSTM, C_GRU),
+    **{f"acc{n}": files["gated.py"] for n, files in enumerate(ex05.ACCEPTED.values())},
+}
+
+
+def test_independent_solutions_stay_low_by_text_and_by_syntax_tree(tmp_path):
+    """Do five independent right solutions of ex05 (the reference, the two above, the bank's accepted forms) score
+    below the threshold against one another by both scores (README: 0.07–0.33 by text, 0.12–0.31 by syntax tree)?"""
+    course = api.course(root=ROOT)
+    folder = hand_in_all(tmp_path / "c", INDEPENDENT)
+    result = api.similarity(course=course, exercises=api.select(course, ["ex05"]), submissions=folder, out=tmp_path / "o")
+    assert len(result.pairs) == 10 and result.notes == [], result.notes
+    assert all(p.text < THRESHOLD and p.ast is not None and p.ast < THRESHOLD for p in result.pairs), result.pairs
+
+
+def test_a_huge_file_is_compared_in_part_and_a_broken_one_by_its_text(tmp_path, monkeypatch):
+    """In a class with a 1 MB copy (the reference, then filler whose lines inside brackets start at column 0), a file
+    that does not parse and a 1 MB list literal (the workspace's limit is 1 MiB a file), is the copy still found by
+    both scores in its first FINGERPRINTED bytes (cut where a statement starts), the broken file scored by its text
+    alone, and is each named with why in the result, the page and the printed summary?"""
+    from grader import similarity
+
+    course = api.course(root=ROOT)
+    filler = "".join(f"def extra_{n}(\nt,\n):\n    return t * {n}\n\n\n" for n in range(30000))
+    files = {
+        "ada": REFERENCE,
+        "big": (REFERENCE + "\n\n" + filler)[:1_000_000],
+        "bad": REFERENCE.replace("def gru_step(", "def gru_step(("),
+        "lit": "DATA = [\n" + "    1.0,\n" * 100_000 + "]\n",
+    }
+    folder = hand_in_all(tmp_path / "c", files)
+    result = api.similarity(course=course, exercises=api.select(course, ["ex05"]), submissions=folder, out=tmp_path / "o")
+    notes = {n.student: n.why.en for n in result.notes}
+    assert set(notes) == {"big", "bad", "lit"} and len([n for n in result.notes if n.student == "lit"]) == 2, notes
+    size = len(files["big"].encode())
+    assert "fingerprinted its first" in notes["big"] and f"of {size:,} bytes" in notes["big"], notes["big"]
+    line = REFERENCE[: REFERENCE.index("def gru_step(")].count("\n") + 1
+    assert "does not parse" in notes["bad"] and f"line {line}:" in notes["bad"], notes["bad"]
+    scores = {(p.student_a, p.student_b): p for p in result.pairs}
+    assert scores["ada", "big"].similarity > 0.95 and scores["ada", "big"].ast is not None and len(scores["ada", "big"].text_b) <= similarity.FINGERPRINTED
+    assert scores["ada", "bad"].ast is None and scores["ada", "bad"].similarity == scores["ada", "bad"].text > 0.9
+    page = (tmp_path / "o" / "similarity.html").read_text()
+    assert "Compared in part" in page and "does not parse" in page and f"of {size:,} bytes" in page
+    monkeypatch.chdir(ROOT)
+    done = CliRunner().invoke(main, ["similarity", str(folder), "--out", str(tmp_path / "o2"), "--exercises", "ex05"])
+    assert done.exit_code == 0, done.output
+    named = [line for line in done.output.splitlines() if line.startswith("compared in part: ")]
+    assert len(named) == 4 and all("ex05 gated.py" in line for line in named), done.output
+    assert "4 files compared in part" in done.output
 
 
 def test_past_terms_are_references_only(klass, tmp_path):

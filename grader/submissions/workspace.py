@@ -53,20 +53,22 @@ def default_submission(cwd: Path, course: Course) -> Path:
     return cwd / "exercises"
 
 
-def load_submission(path: Path, exercises: list[Exercise]) -> Workspace:
-    """Copy each exercise's student files from `path` into a new workspace."""
+def load_submission(path: Path, exercises: list[Exercise], *, parsed: bool = True) -> Workspace:
+    """Copy each exercise's student files from `path` into a new workspace; with `parsed`, each .py file checked to
+    parse at a bounded cost (grading imports it), without it read as text alone (`grade similarity` bounds its own
+    parse of each file's first part: parsing a whole 1 MiB file here would cost it more than the comparing)."""
     if not path.is_dir():
         raise SubmissionError(f"{path}: not a folder; a submission is a folder laid out like exercises/")
     workspace = Workspace(root=Path(tempfile.mkdtemp(prefix="grade-workspace-")))
     try:
-        _fill(workspace, path, exercises)
+        _fill(workspace, path, exercises, parsed=parsed)
     except BaseException:
         workspace.remove()
         raise
     return workspace
 
 
-def _fill(workspace: Workspace, path: Path, exercises: list[Exercise]) -> None:
+def _fill(workspace: Workspace, path: Path, exercises: list[Exercise], *, parsed: bool) -> None:
     for exercise in exercises:
         notebooks = notebook.find(path, exercise)
         if not notebooks and not (path / exercise.folder).exists() and not (path / exercise.folder).is_symlink():
@@ -75,16 +77,16 @@ def _fill(workspace: Workspace, path: Path, exercises: list[Exercise]) -> None:
         dest = workspace.folder(exercise)
         dest.mkdir()
         if notebooks:  # a notebook, where one is handed in, is the exercise's work
-            problems = _from_notebook(notebooks, exercise, dest, inside=path)
+            problems = _from_notebook(notebooks, exercise, dest, inside=path, parsed=parsed)
             workspace.problems.update({f"{exercise.id}/{name}": why for name, why in problems.items()})
             continue
         for name in exercise.student_files:
-            problem = _copy(path / exercise.folder / name, dest / name, inside=path, shown=f"{exercise.folder}/{name}")
+            problem = _copy(path / exercise.folder / name, dest / name, inside=path, shown=f"{exercise.folder}/{name}", parsed=parsed)
             if problem:
                 workspace.problems[f"{exercise.id}/{name}"] = problem
 
 
-def _from_notebook(notebooks: list[Path], exercise: Exercise, dest: Path, *, inside: Path) -> dict[str, str]:
+def _from_notebook(notebooks: list[Path], exercise: Exercise, dest: Path, *, inside: Path, parsed: bool) -> dict[str, str]:
     """Write the exercise's files from its notebook into `dest`; return why any could not be written, by file name."""
     shown = [str(p.relative_to(inside)) for p in notebooks]
     if len(notebooks) > 1:
@@ -94,7 +96,7 @@ def _from_notebook(notebooks: list[Path], exercise: Exercise, dest: Path, *, ins
         return {name: problem for name in exercise.student_files}
     files, problems = notebook.student_files(data, exercise, shown[0], limit=HANDIN_FILE_BYTES)
     for name, content in files.items():
-        problem = _python_problem(name, content, f"{name} (built from {shown[0]})")
+        problem = _python_problem(name, content, f"{name} (built from {shown[0]})") if parsed else None
         if problem:
             problems[name] = problem
         else:
@@ -102,10 +104,10 @@ def _from_notebook(notebooks: list[Path], exercise: Exercise, dest: Path, *, ins
     return problems
 
 
-def _copy(src: Path, dest: Path, *, inside: Path, shown: str) -> str | None:
+def _copy(src: Path, dest: Path, *, inside: Path, shown: str, parsed: bool) -> str | None:
     """Copy one student file; return why it was refused (naming it as `shown`, relative to the submission), or None."""
     data, problem = _read(src, inside=inside, shown=shown, limit=HANDIN_FILE_BYTES)
-    problem = problem or _python_problem(src.name, data, shown)
+    problem = problem or (_python_problem(src.name, data, shown) if parsed else None)
     if problem is None:
         dest.write_bytes(data)
     return problem
