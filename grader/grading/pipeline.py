@@ -240,7 +240,7 @@ def check_variants(*, course: Course, device: str, count: int = VARIANTS_CHECKED
         p
         for e in declared
         for n in range(max(apart, count + 1))
-        for p in _mistakes_apart(course, e, variant_of(settings, e.variant, f"grade-check-{n}").params)
+        for p in _mistakes_apart(course, e, variant_of(settings, e.declared, f"grade-check-{n}").params)
     ]
     scratch = Path(tempfile.mkdtemp(prefix="grade-check-"))
     try:
