@@ -35,6 +35,7 @@ from grader.grading.expr import Domain, UndefinedError, evaluate, parse
 from grader.inside.wire import Inject
 from grader.results import Outcome
 from grader.sandbox.proxy import ExerciseProcess, StudentModule, memo
+from grader.sandbox.services import Refusal, Service
 from grader.text import Text, quoted
 
 if TYPE_CHECKING:
@@ -53,6 +54,8 @@ __all__ = [
     "Integer",
     "Number",
     "Outcome",
+    "Refusal",
+    "Service",
     "Shape",
     "StudentError",
     "Text",

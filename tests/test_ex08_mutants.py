@@ -1,5 +1,7 @@
 """ex08 beyond its known mistakes and tables (tests/mutants/ex08.py): the data points of a protocol that reports no rows,
-forged bench records."""
+protocols that forge what the bench would have seen."""
+
+import textwrap
 
 import pytest
 
@@ -22,65 +24,93 @@ def test_no_rows_earn_only_the_data_points(grade):
     assert all(name.startswith(("make_delayed_copy", "make_splits")) for name in got), got
 
 
-# The bench's record is made in the student process: whatever it says is checked against the grader's own splits and
-# seeded rebuild. name: (the change to the reference's run_comparison, words the feedback must contain)
-FORGED_RECORDS = {
-    "a record replaced by junk": (
-        "    rows = []\n",
-        '    rows = []\n    bench.record = lambda: {"calls": "all fine"}\n',
-        "record of its train calls came back malformed",
-    ),
-    "a record of made-up calls": (
-        "    rows = []\n",
-        '    rows = []\n    bench.record = lambda: {"calls": [{"cell": c, "d_h": d, "seed": s, "data": [train_x, train_y], '
-        '"batch_size": settings["batch_size"], "updates": settings["updates"], "lr": settings["lr"], "initial": {}} '
-        'for c, d in widths.items() for s in settings["seeds"]]}\n',
-        "does not explain the test accuracy",
-    ),
-    "a record emptied after training on test": (
-        "bench.train(model, (train_x, train_y),",
-        "bench.calls.clear() or bench.train(model, (test_x, test_y),",
-        "trained on test sequences",
-    ),
-}
+# The bench stays in the grader: what the student process holds of it is a handle on its calls. A protocol that never
+# trains, whose model's forward and accuracy are stubs, that reads whatever the bench object shows and reports rows of
+# plausible numbers (the old simulated bench's documented units, a formula's parameter count) earns nothing for the
+# protocol: the grader's bench saw no run, no clock interval and no prediction.
+FORGER = """
+class CopyModel(nn.Module):
+    def __init__(self, cell, vocab, d_e, d_h):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab, d_e)
+        self.rnn = {"rnn": nn.RNN, "gru": nn.GRU, "lstm": nn.LSTM}[cell](d_e, d_h, batch_first=True)
+        self.head = nn.Linear(d_h, vocab)
+
+    def forward(self, x):
+        raise NotImplementedError
 
 
-@pytest.mark.parametrize("name", FORGED_RECORDS)
-def test_forged_bench_record_earns_nothing_for_the_protocol(grade, name):
-    """Does a run_comparison that rewrites the bench's record of its train calls lose the training-protocol check's
-    points it forged (the record is checked against the grader's own splits and seeded rebuild), with no internal error?"""
-    old, new, diagnosis = FORGED_RECORDS[name]
-    result = grade("ex08", {"protocol.py": mutate(REFERENCE, old, new), "answers.toml": ANSWERS})
-    protocol = next(v for v in result.checks if v.name.startswith("Each run trains once"))
-    assert protocol.earned < protocol.points and diagnosis in protocol.feedback.en, protocol.feedback.en
+def build_model(cell, vocab, d_e, d_h):
+    return CopyModel(cell, vocab, d_e, d_h)
 
 
-FORGED_RECORD = (
-    "            except Exception:\n                continue\n",
-    "            except Exception:\n                continue\n"
-    "            finally:  # the bench's record rewritten to show the train split and a seeded build\n"
-    "                calls = getattr(bench, 'calls', None)\n"
-    "                if calls and isinstance(calls[-1], dict) and 'data' in calls[-1]:\n"
-    "                    calls[-1]['data'] = [train_x.detach().cpu().clone(), train_y.detach().cpu().clone()]\n"
-    "                    with torch.random.fork_rng(devices=[]):\n"
-    "                        torch.manual_seed(seed)\n"
-    "                        twin = build_model(cell, settings['vocab'], settings['d_e'], d_h)\n"
-    "                    calls[-1]['initial'] = {k: v.detach().cpu().clone() for k, v in twin.state_dict().items()}\n",
+def accuracy(model, inputs, targets, delay):
+    raise NotImplementedError
+
+
+def run_comparison(bench, splits, widths, settings):
+    seen = {name: repr(getattr(bench, name, None)) for name in ("calls", "train_unit", "predict_unit", "diverge", "fail", "now")}
+    seen["service"] = repr(vars(getattr(bench, "_service", None) or bench))
+    rows = []
+    for cell, d_h in widths.items():
+        for seed in settings["seeds"]:
+            torch.manual_seed(seed)
+            params = sum(p.numel() for p in build_model(cell, settings["vocab"], settings["d_e"], d_h).parameters())
+            start = bench.clock()
+            rows.append(dict(cell=cell, d_h=d_h, seed=seed, status="ok", params=params, batch_size=settings["batch_size"],
+                             updates=settings["updates"], lr=settings["lr"],
+                             cell_calls=settings["updates"] * settings["batch_size"] * splits["train"][0].shape[1],
+                             test_acc=0.2, train_time=settings["updates"] * settings["batch_size"] * 2.0**-12,
+                             predict_time=bench.clock() - start + 512 * 2.0**-14, peak_memory=16 * params))
+    return rows
+
+
+def comparison_tables(bench, splits, settings, d_h, matched_widths):
+    return {"equal_width": run_comparison(bench, splits, {c: d_h for c in matched_widths}, settings),
+            "matched_params": run_comparison(bench, splits, dict(matched_widths), settings)}
+"""
+
+
+def test_a_protocol_that_trains_nothing_earns_nothing_for_it(grade):
+    """Does a protocol that never trains, with a stub forward and accuracy, reporting rows of plausible numbers, keep
+    only the data and answer-sheet points (3 of 10), with no internal error?"""
+    source = REFERENCE.split("class CopyModel")[0] + FORGER
+    result = grade("ex08", {"protocol.py": source, "answers.toml": ANSWERS})
+    got = earned(result)
+    assert sorted(got.values()) == [1, 1, 1], got
+    assert all(name.startswith(("make_delayed_copy", "make_splits", "What equal widths")) for name in got), got
+    assert not any(v.internal_error for v in result.checks)
+
+
+# Calls of the bench's handle written by hand: a train call with the right data and a seeded model's weights (which is
+# the work of a run, and counts for it), then a prediction reported with logits that are not the trained model's and a
+# test accuracy that no prediction gave. name: (the change to the reference's run_comparison)
+BY_HAND = (
+    'result = bench.train(model, (train_x, train_y), batch_size=settings["batch_size"],\n'
+    '                                     updates=settings["updates"], lr=settings["lr"], seed=seed)\n',
+    textwrap.indent(
+        textwrap.dedent("""\
+            got = bench._service.call("train", cell=cell, d_h=d_h, seed=seed, data=[train_x, train_y],
+                                      batch_size=settings["batch_size"], updates=settings["updates"],
+                                      lr=settings["lr"], initial=model.state_dict())
+            row["train_time"] = bench.clock() - start
+            start = bench.clock()
+            bench._service.call("forward", run=got["run"], inputs=test_x[:PREDICT_SEQUENCES].cpu(),
+                                logits=torch.zeros(PREDICT_SEQUENCES, test_x.shape[1], settings["vocab"]))
+            row.update(predict_time=bench.clock() - start, test_acc=0.2, peak_memory=got["peak_memory"], status="ok")
+            continue
+        """),
+        " " * 16,
+    ).lstrip(),
 )
-WRONG_PROTOCOL = [
-    ("            torch.manual_seed(seed)\n            model = build_model(", "            model = build_model("),
-    ("result = bench.train(model, (train_x, train_y),", "result = bench.train(model, (test_x, test_y),"),
-]
 
 
-def test_a_forged_bench_record_earns_no_more_than_the_truth(grade):
-    """Does a run_comparison that trains an unseeded model on the test split, then rewrites the bench's record to show
-    the train split and a seeded build, earn no more than the same protocol with its record left alone?"""
-    honest = REFERENCE
-    for old, new in WRONG_PROTOCOL:
-        honest = mutate(honest, old, new)
-    forged = mutate(honest, *FORGED_RECORD)
-    told = grade("ex08", {"protocol.py": honest, "answers.toml": ANSWERS})
-    hidden = grade("ex08", {"protocol.py": forged, "answers.toml": ANSWERS})
-    assert told.score < told.max_score and hidden.score <= told.score, (told.score, hidden.score)
-    assert not any(v.internal_error for v in hidden.checks)
+def test_calls_of_the_bench_written_by_hand_earn_no_prediction_or_accuracy(grade):
+    """Does a protocol that calls the bench's handle itself – a real train call, then a prediction with made-up logits
+    and a made-up test accuracy – lose the prediction-timing and row-metric points, with no internal error?"""
+    result = grade("ex08", {"protocol.py": mutate(REFERENCE, *BY_HAND), "answers.toml": ANSWERS})
+    timing = next(v for v in result.checks if v.name.startswith("Prediction time"))
+    metrics = next(v for v in result.checks if v.name.startswith("Test accuracy"))
+    assert timing.earned == 0 and "no verified call" in timing.feedback.en, timing.feedback.en
+    assert metrics.earned < metrics.points and "saw no such call" in metrics.feedback.en, metrics.feedback.en
+    assert not any(v.internal_error for v in result.checks)

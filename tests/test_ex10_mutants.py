@@ -122,3 +122,25 @@ def test_each_selection_mistake_costs_one_judged_pair():
     for name, (options, alone) in hidden.SELECTION_MISTAKES.items():
         picked = hidden._variant(rows, **options)
         assert [k for k in judged if picked[k] != right[k]] == [alone], name
+
+
+# train_fn is a handle on a trainer that stays in the grader: a run_sweep that reads whatever train_fn holds and reports
+# rows of plausible values without calling it holds no outcome the trainer returned.
+NEVER_CALLED = """
+def run_sweep(train_fn, models, lengths, lrs, seeds):
+    held = repr([getattr(c, "cell_contents", None) for c in (train_fn.__closure__ or ())])
+    return [dict(model=m, length=n, lr=lr, seed=s, status="ok", val_acc=0.5, test_acc=0.5, final_loss=0.5,
+                 train_seconds=1.0, predict_seconds=0.1, peak_memory=4096, grad_norm=0.5, updates=200, held=held)
+            for m in models for n in lengths for lr in lrs for s in seeds]
+"""
+
+
+def test_rows_train_fn_never_returned_earn_nothing_for_the_sweep(grade):
+    """Does a run_sweep that never calls train_fn, reporting a plausible row for every run, lose every point of the
+    full grid and the real sweep, with no internal error?"""
+    source = REFERENCE.split("def run_sweep")[0] + NEVER_CALLED + "\n\ndef _counted" + REFERENCE.split("def _counted", 1)[1]
+    result = grade("ex10", {"sweep.py": source, "answers.toml": ANSWERS})
+    grid = next(v for v in result.checks if v.name.startswith("run_sweep: one row"))
+    real = next(v for v in result.checks if v.name.startswith("One real tiny sweep"))
+    assert grid.earned == 0 and real.earned == 0, (grid.feedback.en, real.feedback.en)
+    assert not any(v.internal_error for v in result.checks)

@@ -1,19 +1,41 @@
 """Public checks for ex08 (worth no points; the graded checks are hidden). Run: grade run ex08
 
 They check the form of the answer sheet (the course's keys, each one of the options A–D), of the data
-and of one comparison row, with the simulated bench of grader/inside/given/ex08.py (fake_bench).
-Whether the answers and values are right is decided by the hidden checks.
+and of one comparison row, with a bench of their own (`FormBench` below: the given Bench of
+grader/inside/given/ex08.py calls it, as the graded checks' benches are called). Whether the answers
+and values are right is decided by the hidden checks.
 """
 
 import torch
 
-from grader.checks import Choice, check_sheet_form, expect_tensor, inject, require, student_module
+from grader.checks import Choice, Service, check_sheet_form, expect_tensor, inject, require, student_module
 
 protocol = student_module("protocol")
 
 ROW_KEYS = ("cell", "d_h", "seed", "status", "params", "batch_size", "updates", "lr", "cell_calls",
             "test_acc", "train_time", "predict_time", "peak_memory")
 FORMS = {"equal_width_shows": Choice(), "equal_params_shows": Choice()}
+
+
+class FormBench(Service):
+    """A bench for the form of a row: a clock that train moves by 1 s and each call of the trained model by 1 ms
+    per sequence, and "training" that hands the weights back as they were."""
+
+    methods = frozenset({"clock", "train", "forward"})
+
+    def __init__(self):
+        self.now = 0.0
+
+    def clock(self):
+        return self.now
+
+    def train(self, *, initial, **settings):
+        self.now += 1.0
+        return {"run": 0, "weights": initial, "final_loss": 0.5,
+                "peak_memory": 16 * sum(v.numel() for v in initial.values())}
+
+    def forward(self, *, run, inputs, logits):
+        self.now += 0.001 * len(inputs)
 
 
 def test_sheet_form(answers):
@@ -47,7 +69,7 @@ def test_one_comparison_row(protocol, device):
         splits[name] = [expect_tensor(t, name=f"make_splits()[{name!r}]", shape=(n, 5), dtype=torch.int64).to(device)
                         for t in pair]
     settings = {"vocab": 6, "d_e": 3, "delay": 1, "seeds": [0], "batch_size": 4, "updates": 2, "lr": 0.01}
-    bench = inject("fake_bench", train_unit=0.001, predict_unit=0.0001)
+    bench = inject("bench", service=FormBench())
     rows = protocol.run_comparison(bench, splits, {"gru": 5}, settings)
     require(isinstance(rows, list) and len(rows) == 1 and isinstance(rows[0], dict),
             "one cell × one seed gives one row (a dict)", "一种单元 × 一个随机种子得到一行（一个 dict）")

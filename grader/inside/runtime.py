@@ -1,8 +1,9 @@
 """The student process's runtime: import the submission, run the functions the grader asks for, reply with plain data.
 
 Runs only in a student process, after isolation. Arguments may hold `Inject` records, which become
-the exercise's given course code (`grader.inside.given`); gradients are vector-Jacobian products
-taken here. Nothing this module reports is trusted: the grader checks every reply.
+the exercise's given course code (`grader.inside.given`), and `Remote` records, which become handles on
+course objects that stay in the grader (ex08's bench, ex10's trainer); gradients are vector-Jacobian
+products taken here. Nothing this module reports is trusted: the grader checks every reply.
 """
 
 from __future__ import annotations
@@ -19,6 +20,21 @@ from grader.inside import given, wire
 _TEXT_LIMIT = 2000
 
 
+class RemoteHandle:
+    """A course object that stays in the grader: `call(method, **kwargs)` sends the call over the channel and waits
+    for its answer. The grader answers only the methods the object declares, and believes nothing it is sent."""
+
+    def __init__(self, channel: socket.socket, index: int):
+        self._channel, self._index = channel, index
+
+    def call(self, method: str, **kwargs):
+        self._channel.sendall(wire.pack({wire.CALLBACK: self._index, "method": method, "kwargs": kwargs}))
+        answer = wire.recv(self._channel, timeout=None)
+        if not answer["ok"]:
+            raise RuntimeError(answer["message"])
+        return answer["value"]
+
+
 def serve(channel: socket.socket, workspace: Path, request: dict) -> None:
     """Answer `call` requests until the grader closes the channel."""
     sys.path.insert(0, str(workspace))
@@ -32,7 +48,7 @@ def serve(channel: socket.socket, workspace: Path, request: dict) -> None:
             message = wire.recv(channel, timeout=None)
         except (EOFError, OSError):
             return
-        reply = _call(message, modules, workspace, device)
+        reply = _call(message, modules, workspace, device, channel)
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
@@ -45,7 +61,7 @@ def serve(channel: socket.socket, workspace: Path, request: dict) -> None:
         channel.sendall(data)
 
 
-def _call(message: dict, modules: dict, workspace: Path, device) -> dict:
+def _call(message: dict, modules: dict, workspace: Path, device, channel: socket.socket) -> dict:
     """Run one requested function of the submission and return its result or what went wrong."""
     module_name, function = message["module"], message["function"]
     try:
@@ -61,10 +77,9 @@ def _call(message: dict, modules: dict, workspace: Path, device) -> dict:
     if not callable(fn):
         return _error("missing", f"'{function}' in {module_name}.py is not a function")
 
-    built: list = []  # the given course code this call's injects became: what each records comes back
     try:
-        args = _to_device(message["args"], device, built)
-        kwargs = _to_device(message["kwargs"], device, built)
+        args = _to_device(message["args"], device, channel)
+        kwargs = _to_device(message["kwargs"], device, channel)
     except ValueError as e:  # the grader checked its injects before sending: whatever this says is the submission's
         return _error("arguments", f"the grader sent arguments that could not be built: {e}")
     cotangent = message.get("cotangent")
@@ -73,10 +88,9 @@ def _call(message: dict, modules: dict, workspace: Path, device) -> dict:
     try:
         value = fn(*args, **kwargs)
         grads = None if cotangent is None else _gradients(value, _to_device(cotangent, device), args, kwargs)
-        records = [obj.record() if callable(getattr(obj, "record", None)) else None for obj in built]
     except BaseException as e:  # the submission may raise anything, SystemExit included
         return {"ok": False, "error": _exception_info(e, workspace)}
-    return {"ok": True, "value": value, "grads": grads, "records": records}
+    return {"ok": True, "value": value, "grads": grads}
 
 
 class _SubmissionError(Exception):
@@ -136,19 +150,18 @@ def _text(e: BaseException) -> str:
         return "<message could not be read>"
 
 
-def _to_device(obj, device, built: list | None = None):
-    """Tensors moved to `device`, and each `Inject` replaced by the public course code it stands for (appended to
-    `built`: an object with a `record()` method reports what the submission did with it, e.g. ex08's bench)."""
+def _to_device(obj, device, channel: socket.socket | None = None):
+    """Tensors moved to `device`, each `Inject` replaced by the public course code it stands for, and each `Remote`
+    by a handle that calls the grader over `channel`."""
     import torch
 
     def leaf(v):
         if isinstance(v, torch.Tensor):
             return v.to(device)
         if isinstance(v, wire.Inject):
-            obj = given.build(wire.Inject(v.name, _to_device(v.args, device)), device)
-            if built is not None:
-                built.append(obj)
-            return obj
+            return given.build(wire.Inject(v.name, _to_device(v.args, device, channel)), device)
+        if isinstance(v, wire.Remote) and channel is not None:
+            return RemoteHandle(channel, v.index)
         return v
 
     return wire.map_leaves(obj, leaf)

@@ -3,12 +3,12 @@
 A message is a 16-byte header (JSON length, tensor-blob length), a JSON document and one
 safetensors blob. In the JSON, a tensor is `{"$tensor": name}` (its data in the blob), a tuple is
 `{"$tuple": [...]}`, a dict whose keys are not all plain strings is `{"$dict": [[key, value], ...]}`
-(so tuple keys round-trip) and an `Inject` is `{"$inject": name, "args": ...}`.
+(so tuple keys round-trip), an `Inject` is `{"$inject": name, "args": ...}` and a `Remote` is `{"$remote": index}`.
 
 Both sides use this module. The grader decodes a reply under `Bounds` checked before anything is
 built – bytes, containers, nesting depth, integer size, tensor dtypes – so a student process that
 writes its own bytes costs the grader bounded time and memory. Unpacking only ever builds dicts,
-lists, tuples, strings, numbers, tensors and inert `Inject` records.
+lists, tuples, strings, numbers, tensors and inert `Inject` and `Remote` records.
 """
 
 from __future__ import annotations
@@ -21,7 +21,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 _HEADER = struct.Struct("<QQ")
-_TENSOR, _TUPLE, _DICT, _INJECT = "$tensor", "$tuple", "$dict", "$inject"
+_TENSOR, _TUPLE, _DICT, _INJECT, _REMOTE = "$tensor", "$tuple", "$dict", "$inject", "$remote"
+# The key of a message a student process sends in the middle of a call: a call of a course object that stays in the
+# grader (a `Remote`), answered before the call goes on.
+CALLBACK = "callback"
 # Tensor dtypes a reply may hold: those every check can compare, print and test for finiteness.
 REPLY_DTYPES = ("BOOL", "U8", "I8", "I16", "I32", "I64", "F16", "BF16", "F32", "F64")
 
@@ -36,6 +39,14 @@ class Inject:
 
     name: str
     args: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Remote:
+    """A course object that stays in the grader (grader.sandbox.services.Service), by its index in the call's list:
+    the student process gets a handle whose calls are sent back to the grader and answered there."""
+
+    index: int
 
 
 @dataclass(frozen=True)
@@ -199,6 +210,8 @@ def _flatten(obj: object, tensors: dict, where: str) -> object:
         return {_TUPLE: [_flatten(v, tensors, f"{where}[{i}]") for i, v in enumerate(obj)]}
     if isinstance(obj, Inject):
         return {_INJECT: obj.name, "args": _flatten(obj.args, tensors, f"{where}.args")}
+    if isinstance(obj, Remote):
+        return {_REMOTE: obj.index}
     if isinstance(obj, dict):
         if all(isinstance(k, str) and not k.startswith("$") for k in obj):
             return {k: _flatten(v, tensors, f"{where}[{k!r}]") for k, v in obj.items()}
@@ -254,4 +267,6 @@ def _restore(doc: object, tensors: dict, depth: int) -> object:
         return out
     if set(doc) == {_INJECT, "args"} and isinstance(doc[_INJECT], str) and isinstance(doc["args"], dict):
         return Inject(doc[_INJECT], _restore(doc["args"], tensors, depth - 1))
+    if len(doc) == 1 and _REMOTE in doc and type(doc[_REMOTE]) is int:
+        return Remote(doc[_REMOTE])
     return {k: _restore(v, tensors, depth - 1) for k, v in doc.items()}

@@ -28,6 +28,7 @@ from grader.failures import StudentError
 from grader.inside import wire
 from grader.inside.zygote import SETUP_FAILED_FILE
 from grader.results import Outcome
+from grader.sandbox.services import MAX_CALLBACKS, Service, answer
 from grader.text import printable
 
 # What a reply from a student process may hold (sized to the largest legitimate reply of any check).
@@ -239,8 +240,9 @@ class StudentProcess:
         except OSError:
             return 0
 
-    def call(self, module: str, function: str, args: list, kwargs: dict, cotangent=None) -> dict:
-        """Run `module.function(*args, **kwargs)` there; return the reply `{"value", "grads"}`.
+    def call(self, module: str, function: str, args: list, kwargs: dict, cotangent=None, services: Sequence[Service] = ()) -> dict:
+        """Run `module.function(*args, **kwargs)` there; return the reply `{"value", "grads"}`. The calls it makes of
+        `services` (the `Remote`s in its arguments) are answered here while it runs.
 
         Raises StudentError when the submission raised, hung, died or replied with junk.
         """
@@ -257,16 +259,26 @@ class StudentProcess:
             self._exchange(f"importing {module}.py", {"module": module, "function": None}, importing=True)
             self._imported.add(module)
         request = {"module": module, "function": function, "args": args, "kwargs": kwargs, "cotangent": cotangent}
-        return self._exchange(f"{module}.{function}", request, importing=False)
+        return self._exchange(f"{module}.{function}", request, importing=False, services=list(services))
 
-    def _exchange(self, label: str, request: dict | None, *, importing: bool, deadline: float | None = None) -> dict:
-        """Send `request` (None: it was sent ahead) and read its reply by `deadline` (default: the check's)."""
+    def _exchange(self, label: str, request: dict | None, *, importing: bool, deadline: float | None = None, services: list[Service] | None = None) -> dict:
+        """Send `request` (None: it was sent ahead) and read its reply by `deadline` (default: the check's), answering
+        the calls of `services` that come first."""
         deadline = self._deadline if deadline is None else deadline
         try:
             if request is not None:
                 self._channel.settimeout(max(1e-3, deadline - time.monotonic()))
                 self._channel.sendall(wire.pack(request))
             reply = wire.recv(self._channel, timeout=max(0.0, deadline - time.monotonic()), bounds=REPLY_BOUNDS)
+            for _ in range(MAX_CALLBACKS):
+                if not (isinstance(reply, dict) and wire.CALLBACK in reply):
+                    break
+                answered = answer(services or [], reply)
+                self._channel.settimeout(max(1e-3, deadline - time.monotonic()))
+                self._channel.sendall(wire.pack(answered))
+                reply = wire.recv(self._channel, timeout=max(0.0, deadline - time.monotonic()), bounds=REPLY_BOUNDS)
+            else:
+                raise wire.WireError(f"more than {MAX_CALLBACKS:,} calls of the course code in one call")
         except TimeoutError:
             self._stop()
             limit = self._sandbox.limits.time_limit

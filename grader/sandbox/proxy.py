@@ -14,6 +14,7 @@ from grader.failures import StudentError
 from grader.inside.wire import Inject, leaves, map_leaves
 from grader.results import Outcome
 from grader.sandbox.host import StudentTimeout
+from grader.sandbox.services import Service, remotes
 from grader.text import Text
 
 
@@ -65,26 +66,12 @@ class StudentFunction:
         named = {f"arg{i}": g for i, g in enumerate(grads["args"])} | grads["kwargs"]
         return reply["value"], named
 
-    def recorded(self, *args, **kwargs):
-        """Call, and return (value, records): what each injected object with a `record()` method recorded of the
-        call (ex08's bench: every training call), in the order of the injects; None for one that records nothing.
-
-        The records come from the student process: plain data to verify, never to believe.
-        """
-        reply = self._run(list(args), kwargs, None)
-        records = reply.get("records")
-        if not isinstance(records, list):
-            raise StudentError(
-                f"{self._module}.{self._function}: malformed reply (no records of the injected course code)",
-                f"{self._module}.{self._function}：应答格式错误（缺少所注入课程代码的记录）",
-                outcome=Outcome.CRASHED,
-            )
-        return reply["value"], records
-
     def _run(self, args: list, kwargs: dict, cotangent) -> dict:
         self._process.check_injects([v for v in leaves([args, kwargs]) if isinstance(v, Inject)])
         self._process.check_compiles(self._module)
-        reply = self._process.call(self._module, self._function, args, kwargs, cotangent)
+        services: list[Service] = []
+        args, kwargs = remotes(args, services), remotes(kwargs, services)
+        reply = self._process.call(self._module, self._function, args, kwargs, cotangent, services)
         return _to_device(reply, self._device)
 
 
@@ -175,7 +162,7 @@ class ExerciseProcess:
             self._syntax[module] = syntax_error(self._folder / f"{module}.py")
         return self._syntax[module]
 
-    def call(self, module: str, function: str, args: list, kwargs: dict, cotangent) -> dict:
+    def call(self, module: str, function: str, args: list, kwargs: dict, cotangent, services: list) -> dict:
         """`module.function(...)` in this exercise's student process, under the one timeout policy: a function that
         timed out is not called again, nor any function of a module whose import timed out or two of whose
         functions did (NOT_RUN, at once); a call that times out is recorded as such."""
@@ -203,7 +190,7 @@ class ExerciseProcess:
                 outcome=Outcome.NOT_RUN,
             )
         try:
-            return self.get().call(module, function, args, kwargs, cotangent)
+            return self.get().call(module, function, args, kwargs, cotangent, services)
         except StudentTimeout as e:
             self.timed_out.add(f"{module}.py" if e.importing else label)
             raise

@@ -1,24 +1,33 @@
 """Hidden checks for ex08: the delayed-copy data and the comparison protocol (10 points).
 
-The protocol is graded with the given fake_bench (grader/inside/given/ex08.py): a simulated clock
-and a "trainer" whose outputs are documented functions of what it was given (training time =
-updates × batch size × unit, one prediction unit per sequence predicted, peak memory = 16 bytes per
-parameter, predicted class k from the settings), so every number a correct protocol reports is known here exactly. One
-real tiny run (the given tiny_bench) shows that the protocol also works when something trains.
-The checks of the default comparison (training protocol, settings, parameter counts, prediction
-timing, row metrics) judge one run of it (`once`), as a student who runs the comparison once would see it.
-The bench records what each `train` call got – the sequences and the model's initial weights – in the
-student process: student-controlled data, so every verdict compares it with what is computed here (the
-splits by content; the weights of a model built here right after torch.manual_seed(seed)).
+The protocol is graded with a bench that stays here (`SimulatedBench`, a `Service`): the student
+process holds only the given `Bench` (grader/inside/given/ex08.py), whose `clock` and `train` are
+calls of this process, and whose trained model reports each call `model(x)` with its logits. So the
+clock, the units, the runs that diverge or fail, the weights "training" hands out and the record of
+every call never enter the student process, and a row counts only for what the bench saw happen: a
+run trained through `bench.train`, a time that is the difference of two clock readings around it, a
+test accuracy of predictions the trained model verifiably made on the test split (its logits checked
+against the model's, computed here). One real tiny run (`RealBench`: Adam for a few updates, run
+here on the weights sent) shows the protocol also works when something trains; one check runs the
+submission's own build_model and accuracy on a model whose weights are chosen here. The checks of the
+default comparison judge one run of it (`once`), as a student who runs the comparison once would see it.
 """
 
+from __future__ import annotations
+
+import bisect
 import functools
 import itertools
+import math
+import time
+import zlib
 
 import torch
 
 from grader.checks import (
     Fail,
+    Refusal,
+    Service,
     StudentError,
     Text,
     check,
@@ -34,13 +43,13 @@ from grader.checks import (
 )
 
 protocol = student_module("protocol")
+TRAINING = given_code("training")  # the real training loop: run here, never in a student process
 reference = reference_module("protocol")
 
 GATES = {"rnn": 1, "gru": 3, "lstm": 4}
 T, DELAY, VOCAB, D_E, D_H = 6, 2, 6, 4, 8
 SIZES = {"train": 48, "val": 16, "test": 600}
 SETTINGS = {"vocab": VOCAB, "d_e": D_E, "delay": DELAY, "seeds": [3, 7], "batch_size": 16, "updates": 40, "lr": 0.01}
-TRAIN_UNIT, PREDICT_UNIT = 2.0**-12, 2.0**-14  # exact in binary, so simulated times add up exactly
 PREDICT = 512
 ROW_KEYS = ("cell", "d_h", "seed", "status", "params", "batch_size", "updates", "lr", "cell_calls", "test_acc", "train_time", "predict_time", "peak_memory")
 # What the checks hash, sort, index or compare must be plain values; test_acc and the times go through number().
@@ -78,20 +87,6 @@ def _splits(reference, device) -> dict:
     return {name: (x.to(device), y.to(device)) for name, (x, y) in made.items()}
 
 
-def fake_bench(**failures):
-    return inject("fake_bench", train_unit=TRAIN_UNIT, predict_unit=PREDICT_UNIT, **failures)
-
-
-def fake_class(cell: str, d_h: int, seed: int, call: dict | None = None) -> int:
-    """The class fake_bench's "training" makes a model predict (its documented rule), for the batch size, update
-    count, data and initial weights of the recorded train call (the shared settings where there is none). A record
-    altered after the call (say, to show the train split where the test split was trained on) gives another class than
-    the model predicted: forging the record costs the row's test accuracy."""
-    s = call or SETTINGS
-    fp = given_code("ex08").fingerprint(call.get("data"), call.get("initial")) if call else 0
-    return 1 + (seed + 3 * d_h + 5 * s["batch_size"] + 7 * s["updates"] + 11 * GATES[cell] + 13 * fp) % (VOCAB - 1)
-
-
 def rows_of(value, fn: str) -> list[dict]:
     if not isinstance(value, list) or not all(isinstance(r, dict) for r in value):
         raise Fail(
@@ -114,55 +109,15 @@ def pair(value, fn: str, shape: tuple) -> tuple:
     return tuple(expect_tensor(v, name=f"{fn}: {what}", shape=shape, dtype=torch.int64).cpu() for v, what in zip(value, ("inputs", "targets")))
 
 
-def compare(protocol, reference, device, widths=None, bench=None) -> list[dict]:
-    if widths is None and bench is None:
-        return default_run(protocol, reference, device)[0]
-    return _compare(protocol, reference, device, widths or {c: D_H for c in GATES}, bench or fake_bench())
+def default_run(protocol, reference, device) -> tuple[list[dict], Bench]:
+    """The one comparison five checks judge, run once per submission: its rows, and the bench it ran on."""
+    return once(protocol, "comparison", lambda: run(protocol, reference, device, {c: D_H for c in GATES}, SimulatedBench()))
 
 
-def default_run(protocol, reference, device) -> tuple[list[dict], list]:
-    """The one comparison five checks judge, run once per submission: its rows, and what the bench recorded."""
-    return once(protocol, "comparison", lambda: _run(protocol, reference, device, {c: D_H for c in GATES}, fake_bench()))
-
-
-def training_calls(protocol, reference, device) -> list[dict]:
-    """What the bench recorded of each bench.train call in the default comparison, checked to be plain data."""
-    _, records = default_run(protocol, reference, device)
-    record = records[0] if records else None
-    calls = record.get("calls") if isinstance(record, dict) else None
-    malformed = Fail(
-        "the bench's record of its train calls came back malformed (was the bench altered?)", "bench 对 train 调用的记录格式错误（bench 被改动了吗？）"
-    )
-    if not isinstance(calls, list):
-        raise malformed
-    for call in calls:
-        if not (
-            isinstance(call, dict)
-            and call.get("cell") in GATES
-            and type(call.get("d_h")) is int
-            and type(call.get("seed")) is int
-            and isinstance(call.get("initial"), dict)
-            and type(call.get("batch_size")) is int
-            and type(call.get("updates")) is int
-            and type(call.get("lr")) is float
-            and all(isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in call["initial"].items())
-            and (
-                call.get("data") is None
-                or (isinstance(call["data"], list) and len(call["data"]) == 2 and all(isinstance(t, torch.Tensor) for t in call["data"]))
-            )
-        ):
-            raise malformed
-    return calls
-
-
-def _compare(protocol, reference, device, widths: dict, bench) -> list[dict]:
-    return _run(protocol, reference, device, widths, bench)[0]
-
-
-def _run(protocol, reference, device, widths: dict, bench) -> tuple[list[dict], list]:
-    """The rows of run_comparison, and the records of the injected bench (its train calls)."""
+def run(protocol, reference, device, widths: dict, bench: Bench) -> tuple[list[dict], Bench]:
+    """The rows of run_comparison on `bench`, and the bench (what it saw happen)."""
     try:
-        value, records = protocol.run_comparison.recorded(bench, splits(reference, device), widths, SETTINGS)
+        value = protocol.run_comparison(inject("bench", service=bench), splits(reference, device), widths, SETTINGS)
     except StudentError as e:
         if "simulated failure" in e.en:
             raise e.with_hint(
@@ -172,7 +127,7 @@ def _run(protocol, reference, device, widths: dict, bench) -> tuple[list[dict], 
                 )
             ) from None
         raise
-    return rows_of(value, "run_comparison"), records
+    return rows_of(value, "run_comparison"), bench
 
 
 def complete(rows: list[dict]) -> list[dict]:
@@ -188,15 +143,19 @@ def complete(rows: list[dict]) -> list[dict]:
     return rows
 
 
-def recorded_call(calls: list[dict], row: dict) -> dict | None:
-    """The bench's record of the train call of the row's run (cell, d_h and seed), if there was one."""
-    return next((c for c in calls if (c["cell"], c["d_h"], c["seed"]) == (row["cell"], row["d_h"], row["seed"])), None)
+UNTRAINED = (
+    "the row's run never trained with bench.train: what a row reports counts only for a run the bench saw (see the check on the training protocol)",
+    "该行的运行从未用 bench.train 训练：只有 bench 见到的运行，其行报告的内容才计分（见训练协议检查）",
+)
 
 
-def trained_time(call: dict | None) -> float:
-    """The fake bench's training time for a recorded call (updates × batch size × unit), or for the shared settings."""
-    got = call or SETTINGS
-    return got["updates"] * got["batch_size"] * TRAIN_UNIT
+def trained_runs(bench: Bench, rows: list[dict]) -> list[tuple[dict, dict]]:
+    """Each row with the bench's record of its run's train call; Fail where a row's run never trained."""
+    found = [(r, run_of(bench, r)) for r in rows]
+    missing = [f"({r['cell']}, {r['seed']})" for r, c in found if c is None]
+    if missing:
+        raise Fail(f"the run(s) {', '.join(missing)}: {UNTRAINED[0]}", f"运行 {', '.join(missing)}：{UNTRAINED[1]}")
+    return [(r, c) for r, c in found if c is not None]
 
 
 def by_run(rows: list[dict]) -> dict:
@@ -217,9 +176,225 @@ def close(value, expected: float, rtol: float = 1e-9) -> bool:
 ACC_RTOL = 1e-6
 
 
-def accuracy_is(value, k: int, targets: torch.Tensor) -> bool:
-    """Whether `value` is the share of `targets` equal to class k, computed in float64 or float32."""
-    return close(value, (targets == k).double().mean().item(), rtol=ACC_RTOL)
+# -- the benches: kept here, called by the student process --------------------------------------------
+
+CELLS = {"rnn": torch.nn.RNN, "gru": torch.nn.GRU, "lstm": torch.nn.LSTM}
+TRAIN_UNIT, PREDICT_UNIT = 2.0**-12, 2.0**-14  # exact in binary, so simulated times add up exactly; never sent
+CLOCK_START = 1000.0
+WEIGHTS_KEY = "ex08 bench weights"  # with each run's own numbers, seeds the weights the simulated bench hands out
+
+
+MAX_D_H = 256  # the widths a bench takes: ex09's rule gives at most this here
+
+
+class CopyModel(torch.nn.Module):
+    """ex08's model, here: embedding → rnn → head, the logits of every position."""
+
+    def __init__(self, cell: str, d_h: int):
+        super().__init__()
+        self.embedding = torch.nn.Embedding(VOCAB, D_E)
+        self.rnn = CELLS[cell](D_E, d_h, batch_first=True)
+        self.head = torch.nn.Linear(d_h, VOCAB)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.rnn(self.embedding(x))[0])
+
+
+def copy_model(cell: str, d_h: int, weights: dict) -> CopyModel | None:
+    """ex08's model with these weights, in float64; None when they are not the weights of its parts."""
+    model = CopyModel(cell, d_h).double()
+    own = model.state_dict()
+    if set(weights) != set(own) or any(weights[k].shape != v.shape for k, v in own.items()):
+        return None
+    model.load_state_dict({k: v.double() for k, v in weights.items()})
+    return model
+
+
+def logits_of(model: CopyModel, inputs: torch.Tensor) -> torch.Tensor:
+    with torch.no_grad():
+        return model(inputs)
+
+
+def plain_call(cell, d_h, seed, data, batch_size, updates, lr, initial) -> dict:
+    """A train call as the student process sent it, checked to be plain data of the right kinds (Refusal if not)."""
+    ok = (
+        cell in GATES
+        and all(type(v) is int for v in (d_h, seed, batch_size, updates))
+        and 1 <= d_h <= MAX_D_H
+        and type(lr) is float
+        and isinstance(initial, dict)
+        and all(isinstance(k, str) and isinstance(v, torch.Tensor) and v.is_floating_point() for k, v in initial.items())
+        and (data is None or (isinstance(data, list) and len(data) == 2 and all(isinstance(t, torch.Tensor) for t in data)))
+    )
+    if not ok:
+        raise Refusal("bench.train got arguments it cannot take (was the bench altered?)")
+    return {"cell": cell, "d_h": d_h, "seed": seed, "data": data, "batch_size": batch_size, "updates": updates, "lr": lr, "initial": initial}
+
+
+class Bench(Service):
+    """A bench the grader keeps: its clock, and every event the student process caused, in order.
+
+    `events` holds ("clock", value), ("train", call index) and ("forward", forward index); `calls` what each
+    `train` call got (its run is its index) and what it gave back; `forwards` each reported call of a trained
+    model: its run, inputs, the logits it gave and whether they are the model's own (`verified`)."""
+
+    methods = frozenset({"clock", "train", "forward"})
+
+    def __init__(self) -> None:
+        self.calls: list[dict] = []
+        self.forwards: list[dict] = []
+        self.events: list[tuple[str, float | int]] = []
+
+    def clock(self) -> float:
+        value = self.now()
+        self.events.append(("clock", value))
+        return value
+
+    def now(self) -> float:
+        raise NotImplementedError
+
+    def train(self, **sent) -> dict:
+        call = plain_call(**sent)
+        call["run"] = len(self.calls)
+        self.calls.append(call)
+        self.events.append(("train", call["run"]))
+        outcome = self.trained(call)
+        call["outcome"] = outcome
+        if "raise" in outcome:
+            raise Refusal(outcome["raise"])
+        return {"run": call["run"], **outcome}
+
+    def trained(self, call: dict) -> dict:
+        raise NotImplementedError
+
+    def forward(self, run=None, inputs=None, logits=None) -> None:
+        call = self.calls[run] if type(run) is int and 0 <= run < len(self.calls) else None
+        weights = (call or {}).get("outcome", {}).get("weights")
+        ok = weights is not None and isinstance(inputs, torch.Tensor) and inputs.ndim == 2 and not inputs.is_floating_point()
+        ok = ok and isinstance(logits, torch.Tensor) and logits.shape == (*inputs.shape, VOCAB) and bool((inputs >= 0).all() and (inputs < VOCAB).all())
+        model = copy_model(call["cell"], call["d_h"], weights) if ok else None
+        verified = model is not None and torch.allclose(logits.double(), logits_of(model, inputs), rtol=1e-3, atol=1e-4)
+        self.forwards.append({"run": run, "inputs": inputs if ok else None, "logits": logits if ok else None, "verified": verified})
+        self.events.append(("forward", len(self.forwards) - 1))
+        if verified:
+            self.advanced(inputs.shape[0])
+
+    def advanced(self, sequences: int) -> None:
+        """A verified prediction of `sequences` sequences happened (the simulated clock moves)."""
+
+
+class SimulatedBench(Bench):
+    """The simulated bench: a clock that train moves by updates × batch size × TRAIN_UNIT and a verified prediction by
+    sequences × PREDICT_UNIT; "training" hands out weights drawn from the run's own numbers, so what the trained model
+    predicts is known here and found out there only by calling it. `diverge` lists (cell, seed, loss) – NaN or
+    infinite – and `fail` (cell, seed) runs that raise."""
+
+    def __init__(self, diverge=(), fail=()) -> None:
+        super().__init__()
+        self.time = CLOCK_START
+        self.diverge = {(c, s): loss for c, s, loss in diverge}
+        self.fail = set(fail)
+
+    def now(self) -> float:
+        return self.time
+
+    def trained(self, call: dict) -> dict:
+        cell, seed = call["cell"], call["seed"]
+        if (cell, seed) in self.fail:
+            return {"raise": f"simulated failure of the {cell} run with seed {seed}"}
+        self.time += call["updates"] * call["batch_size"] * TRAIN_UNIT
+        g = torch.Generator().manual_seed(zlib.crc32(f"{WEIGHTS_KEY} {cell} {call['d_h']} {seed} {call['run']}".encode()))
+        weights = {k: torch.randn(v.shape, generator=g, dtype=torch.float64).to(v.dtype) for k, v in call["initial"].items()}
+        return {
+            "weights": weights,
+            "final_loss": self.diverge.get((cell, seed), 0.5),
+            "peak_memory": 16 * sum(v.numel() for v in call["initial"].values()),
+        }
+
+    def advanced(self, sequences: int) -> None:
+        self.time += sequences * PREDICT_UNIT
+
+
+class RealBench(Bench):
+    """The real bench: time.perf_counter here, and a few updates of Adam on the data sent, run here on ex08's model
+    with the weights sent (the shared training loop of grader.inside.given.training)."""
+
+    def now(self) -> float:
+        return time.perf_counter()
+
+    def trained(self, call: dict) -> dict:
+        model, data = copy_model(call["cell"], call["d_h"], call["initial"]), call["data"]
+        if model is None or data is None or pairs(data) is None or not bool(((data[0] >= 0) & (data[0] < VOCAB) & (data[1] >= 0) & (data[1] < VOCAB)).all()):
+            return {"raise": "the real bench trains ex08's model (embedding → rnn → head) on (inputs, targets) of tokens 0..vocab−1"}
+        if not (1 <= call["batch_size"] <= 1024 and 1 <= call["updates"] <= 100 and data[0].shape[1] <= 64):
+            return {"raise": "the real bench runs 1 to 100 updates of 1 to 1024 sequences of at most 64 steps"}
+        inputs, targets = data
+        done = TRAINING.train_copy_model(model, inputs, targets, batch_size=call["batch_size"], updates=call["updates"], lr=call["lr"], seed=call["seed"])
+        weights = {k: v.to(call["initial"][k].dtype) for k, v in model.state_dict().items()}
+        return {"weights": weights, "final_loss": done["final_loss"], "peak_memory": 16 * sum(v.numel() for v in weights.values())}
+
+
+class KnownModel(Bench):
+    """A model the grader knows (its weights), built in the student process by the submission's own build_model: its
+    forward calls are reported and verified as a trained model's are."""
+
+    def __init__(self, cell: str, d_h: int, weights: dict) -> None:
+        super().__init__()
+        self.calls = [{"run": 0, "cell": cell, "d_h": d_h, "outcome": {"weights": weights}}]
+
+    def now(self) -> float:
+        return 0.0
+
+
+def run_of(bench: Bench, row: dict) -> dict | None:
+    """The bench's record of the train call of the row's run (cell, d_h and seed): the last, if there were several."""
+    found = [c for c in bench.calls if (c["cell"], c["d_h"], c["seed"]) == (row["cell"], row["d_h"], row["seed"])]
+    return found[-1] if found else None
+
+
+def intervals(bench: Bench, value) -> list[tuple[int, int]]:
+    """The pairs of clock readings (their places among the bench's events) whose difference is `value`: where a
+    reported time can have come from."""
+    got = number(value)
+    if got is None or not math.isfinite(got) or got < 0:
+        return []
+    readings = [(i, float(v)) for i, (kind, v) in enumerate(bench.events) if kind == "clock"]
+    values = [v for _, v in readings]  # a clock never goes back: sorted
+    tolerance = 1e-9 * max(1.0, got)
+    found = []
+    for b, (j, later) in enumerate(readings):
+        lo = bisect.bisect_left(values, later - got - tolerance, 0, b)
+        hi = bisect.bisect_right(values, later - got + tolerance, 0, b)
+        found += [(readings[a][0], j) for a in range(lo, hi)]
+        if len(found) > 100:
+            break
+    return found
+
+
+def predicted(bench: Bench, run: int, between: tuple[int, int] | None = None) -> list[torch.Tensor]:
+    """The inputs of each verified call of the run's trained model (between two events, or at any time)."""
+    lo, hi = between or (0, len(bench.events))
+    places = [v for kind, v in bench.events[lo:hi] if kind == "forward"]
+    return [bench.forwards[p]["inputs"] for p in places if bench.forwards[p]["verified"] and bench.forwards[p]["run"] == run]
+
+
+def predictions(bench: Bench, run: int) -> dict:
+    """What the run's trained model predicted for each input sequence it was verifiably called on (argmax of the logits
+    it reported), by the sequence's tokens."""
+    out = {}
+    for f in bench.forwards:
+        if f["verified"] and f["run"] == run:
+            for x, y in zip(f["inputs"].tolist(), f["logits"].argmax(-1)):
+                out[tuple(x)] = y
+    return out
+
+
+def share_right(predicted_by: dict, x: torch.Tensor, y: torch.Tensor, start: int) -> float | None:
+    """The share of positions t ≥ start of (x, y) that the predictions get right; None where a sequence was not predicted."""
+    rows = [predicted_by.get(tuple(r)) for r in x.tolist()]
+    if any(r is None for r in rows):
+        return None
+    return (torch.stack(rows)[:, start:] == y[:, start:].cpu()).double().mean().item()
 
 
 # -- the data ----------------------------------------------------------------------------------------
@@ -281,8 +456,8 @@ def test_delayed_copy(protocol, reference):
 
 @check(points=1)
 def test_splits(protocol):
-    """make_splits: exact sizes, no sequence repeated or shared between splits, reproducible, ValueError when impossible
-    make_splits：规模准确，序列不重复、不跨集合共享，可复现，无法满足时抛出 ValueError"""
+    """make_splits: exact sizes, no sequence repeated or shared between splits, reproducible, ValueError when impossible, splits alike
+    make_splits：规模准确，序列不重复、不跨集合共享，可复现，无法满足时抛出 ValueError，各划分分布一致"""
     sizes, t, delay, vocab = {"train": 40, "val": 20, "test": 20}, 7, 2, 3  # 80 of only 2**7 = 128 sequences
     got = protocol.make_splits(sizes, t, delay, vocab, 4)
     if not isinstance(got, dict) or set(got) != set(sizes):
@@ -351,7 +526,27 @@ def test_splits(protocol):
             ) from None
         raise Fail("asking for 140 distinct sequences where only 128 exist must raise ValueError", "只存在 128 个不同序列却要求 140 个时应抛出 ValueError")
 
-    partial([valid, no_repeats, disjoint, working(seeded), working(impossible)])
+    def fair():
+        """Sequences go to the splits in the order they are drawn (or shuffled): each split then holds every token at
+        each position about as often as the others. Sorting (torch.unique(dim=0) does) gives the train split the
+        sequences that start with small tokens and the test split those that start with large ones."""
+        big = {"train": 300, "val": 100, "test": 100}  # of 4**8 = 65,536 sequences: one draw's shares differ by < 0.25
+        got = protocol.make_splits(big, 8, 2, 5, 6)
+        if not isinstance(got, dict) or set(got) != set(big):
+            raise Fail("make_splits must return a dict with the keys of sizes: train, val, test", "make_splits 应返回与 sizes 同键（train、val、test）的 dict")
+        shares = {}
+        for name, n in big.items():
+            x, _ = pair(got[name], f"make_splits()[{name!r}]", (n, 8))
+            shares[name] = torch.stack([(x == token).double().mean(0) for token in range(1, 5)])  # (token, position)
+        apart = max((shares[a] - shares[b]).abs().max().item() for a in big for b in big)
+        if apart > 0.25:
+            raise Fail(
+                "the splits hold different tokens at the same position (sorted sequences?): assign sequences to the splits "
+                "in the order they are drawn, or shuffled – torch.unique(dim=0) sorts them",
+                "各划分在同一位置上的 token 分布不同（序列被排序了？）：应按抽取顺序（或打乱后）把序列分入各划分——torch.unique(dim=0) 会对序列排序",
+            )
+
+    partial([valid, no_repeats, disjoint, working(seeded), working(impossible), working(fair)])
 
 
 # -- the protocol, with the simulated bench --------------------------------------------------------
@@ -369,7 +564,6 @@ NOT_SEEDED = (
     "right before building its model, so every model starts from its own seed's weights",
     "初始权重不是在 torch.manual_seed(seed) 之下建立的：每个 (cell, seed) 运行都应在建模型之前调用 torch.manual_seed(seed)，使每个模型都从它自己种子的权重开始",
 )
-CELLS = {"rnn": torch.nn.RNN, "gru": torch.nn.GRU, "lstm": torch.nn.LSTM}
 
 
 @functools.cache
@@ -414,12 +608,12 @@ def pairs(data) -> set | None:
 def test_training_protocol(protocol, reference, device):
     """Each run trains once, on the train split only, a model built right after torch.manual_seed(seed)
     每次运行只训练一次、只用训练集，模型在 torch.manual_seed(seed) 之后立即构建"""
-    rows = complete(compare(protocol, reference, device))
-    calls = training_calls(protocol, reference, device)
+    rows, bench = default_run(protocol, reference, device)
+    rows = complete(rows)
     made = {name: {(tuple(a), tuple(b)) for a, b in zip(x.tolist(), y.tolist())} for name, (x, y) in _splits(reference, device).items()}
     inputs = {name: {a for a, _ in got} for name, got in made.items()}
     runs = [(r["cell"], r["seed"]) for r in rows]  # the runs reported (which ought to be: the checks on all runs and settings)
-    by_run = {run: [c for c in calls if (c["cell"], c["seed"]) == run] for run in runs}
+    by_run = {run: [c for c in bench.calls if (c["cell"], c["seed"]) == run] for run in runs}
     missing = [run for run, mine in by_run.items() if not mine]
 
     def data():
@@ -474,42 +668,14 @@ def test_training_protocol(protocol, reference, device):
         if wrong:
             raise Fail(f"the run(s) {wrong}: {NOT_SEEDED[0]}", f"运行 {wrong}：{NOT_SEEDED[1]}", diagnosis=NOT_SEEDED)
 
-    unexplained = [
-        run for run in runs if by_run[run] and not explains(by_run[run][0], next(r for r in rows if (r["cell"], r["seed"]) == run), _splits(reference, device))
-    ]
-    if unexplained:  # the record is believed only where it explains what the run reported
-        where = ", ".join(map(str, unexplained))
-        raise Fail(
-            f"the run(s) {where}: the bench's record of the train call does not explain the test accuracy the run reported (was the record altered?)",
-            f"运行 {where}：bench 对 train 调用的记录无法解释该运行报告的测试准确率（记录被改动了吗？）",
-        )
     partial([data, seeding])
-
-
-def explains(call: dict, row: dict, splits: dict) -> bool:
-    """Whether the class the recorded call makes the model predict gives the row's test accuracy as some way of
-    measuring it would: on any split's first n sequences (all of them, or the 512 predicted), from position delay, one
-    off it, or 0 – each a mistake of its own for the row-metrics check to charge, never a reason to doubt the record.
-    A record rewritten after the call gives another class, whose shares none of these are."""
-    got = number(row.get("test_acc"))
-    if row.get("status") != "ok" or got is None:
-        return True  # no accuracy to explain
-    k = fake_class(call["cell"], call["d_h"], call["seed"], call)
-    for _, y in splits.values():
-        for start in (DELAY, DELAY - 1, DELAY + 1, 0):
-            hits = (y[:, start:].cpu() == k).double().sum(1).cumsum(0)  # of the first 1, 2, … n sequences
-            shares = hits / (torch.arange(1, len(y) + 1, dtype=torch.float64) * (y.shape[1] - start))
-            if bool(((shares - got).abs() <= ACC_RTOL).any()):
-                return True
-    return False
 
 
 @check(points=1)
 def test_shared_settings(protocol, reference, device):
     """Every model runs with the same seed set, batch size, update count and learning rate
     所有模型使用相同的随机种子集合、批量大小、更新次数与学习率"""
-    rows = compare(protocol, reference, device)
-    calls = training_calls(protocol, reference, device)
+    rows, bench = default_run(protocol, reference, device)
     problems = []
     for cell in GATES:
         mine = [r for r in rows if r["cell"] == cell]
@@ -518,7 +684,7 @@ def test_shared_settings(protocol, reference, device):
         for key in ("batch_size", "updates", "lr"):
             if any(r[key] != SETTINGS[key] for r in mine):
                 problems.append((f"the {cell} rows report a different {key} from the shared settings", f"{cell} 的行报告的 {key} 与共享设置不同"))
-        trained = [recorded_call(calls, r) for r in mine]
+        trained = [run_of(bench, r) for r in mine]
         if not mine or None in trained:
             problems.append(
                 (
@@ -526,36 +692,116 @@ def test_shared_settings(protocol, reference, device):
                     f"{cell} 的每次运行都用 bench.train 训练后才计分（见训练协议检查）",
                 )
             )
-        elif any(c[k] != SETTINGS[k] for c in trained for k in ("batch_size", "updates")):
+        elif any(c[k] != SETTINGS[k] for c in trained if c for k in ("batch_size", "updates")):
             problems.append(
                 (
                     f"the {cell} runs were trained with a different batch size or update count than the others",
                     f"{cell} 的训练使用了与其他模型不同的批量大小或更新次数",
                 )
             )
-        elif any(c["lr"] != SETTINGS["lr"] for c in trained):
+        elif any(c["lr"] != SETTINGS["lr"] for c in trained if c):
             problems.append((f"the {cell} runs were trained with a different lr than the others", f"{cell} 的训练使用了与其他模型不同的学习率"))
     if problems:
         raise Fail("settings differ across models: " + "; ".join(p[0] for p in problems), "各模型的设置不一致：" + "；".join(p[1] for p in problems))
 
 
+# -- the model and accuracy, on a model the grader knows ---------------------------------------------
+
+KNOWN_CELL = "gru"
+BLANKS = (
+    "test_acc: counted the blank positions t < delay; score only positions t ≥ delay",
+    "test_acc：把 t < delay 的空白位置也算进去了；只统计 t ≥ delay 的位置",
+)
+
+
+@functools.cache
+def known_weights() -> dict:
+    """Weights of ex08's model (the GRU at D_H) drawn here: what the submission's build_model is loaded with."""
+    g = torch.Generator().manual_seed(zlib.crc32(b"ex08 known model"))
+    return {k: torch.randn(v.shape, generator=g) for k, v in CopyModel(KNOWN_CELL, D_H).state_dict().items()}
+
+
+def known_data(reference) -> tuple[torch.Tensor, torch.Tensor]:
+    return reference.make_delayed_copy(64, T, DELAY, VOCAB, 9)
+
+
+def known_accuracy(protocol, reference, device) -> tuple[object, KnownModel, torch.Tensor]:
+    """accuracy(model, x, y, DELAY) for the submission's build_model loaded with known weights, once per submission:
+    what it returned, what the model's calls showed, and which positions the model got right – by the logits it gave,
+    where it was called on x (a wrong forward is charged once, by its own part), else by the known model's."""
+
+    def measure():
+        probe = KnownModel(KNOWN_CELL, D_H, known_weights())
+        x, y = known_data(reference)
+        model = inject("known_model", cell=KNOWN_CELL, vocab=VOCAB, d_e=D_E, d_h=D_H, weights=known_weights(), service=probe)
+        return protocol.accuracy(model, x.to(device), y.to(device), DELAY), probe
+
+    value, probe = once(protocol, "known model", measure)
+    x, y = known_data(reference)
+    reported = [f["logits"] for f in probe.forwards if f["inputs"] is not None and torch.equal(f["inputs"], x)]
+    logits = reported[-1] if reported else logits_of(copy_model(KNOWN_CELL, D_H, known_weights()), x)
+    return value, probe, logits.argmax(-1) == y
+
+
+def counts_blanks(protocol, reference, device) -> bool:
+    """Whether the submission's accuracy counts the blank positions (charged by the check of accuracy alone)."""
+    try:
+        value, _, hits = known_accuracy(protocol, reference, device)
+    except StudentError:
+        return False
+    return close(value, hits.double().mean().item(), ACC_RTOL) and not close(value, hits[:, DELAY:].double().mean().item(), ACC_RTOL)
+
+
 @check(points=1)
+def test_model_and_accuracy(protocol, reference, device):
+    """build_model's model gives the logits of its parts, and accuracy scores positions t ≥ delay (on a model the grader knows)
+    build_model 的模型给出其各部分的 logits，accuracy 只统计 t ≥ delay 的位置（在评分程序已知的模型上）"""
+    value, probe, hits = known_accuracy(protocol, reference, device)
+
+    def forward():
+        if not probe.forwards:
+            raise Fail(
+                "accuracy never called the model as model(inputs): measure what the model predicts by calling it",
+                "accuracy 从未以 model(inputs) 的方式调用模型：应调用模型来得到它的预测",
+            )
+        if not any(f["verified"] for f in probe.forwards):
+            raise Fail(
+                "model(x) does not give the logits of head(rnn(embedding(x))) at every position, (B, T, vocab)",
+                "model(x) 给出的不是每个位置上 head(rnn(embedding(x))) 的 logits，形状应为 (B, T, vocab)",
+            )
+
+    def scored():
+        if close(value, hits[:, DELAY:].double().mean().item(), ACC_RTOL):
+            return
+        if close(value, hits.double().mean().item(), ACC_RTOL):
+            raise Fail(*BLANKS)
+        raise Fail(
+            "accuracy is not the share of positions t ≥ delay where the argmax of the logits equals the target",
+            "accuracy 不是 t ≥ delay 的位置中 logits 的 argmax 等于目标的比例",
+        )
+
+    partial([forward, scored])
+
+
+# -- what each row reports ---------------------------------------------------------------------------
+
+
+@check(points=0.5)
 def test_parameter_counts(protocol, reference, device):
     """Reported parameter counts are the modules' own, sum(p.numel() for p in model.parameters())
     报告的参数量是模块自身的 sum(p.numel() for p in model.parameters())"""
-    rows = complete(compare(protocol, reference, device))
-    for r in rows:
-        expected = total_params(r["cell"], D_H)
-        actual = number(r["peak_memory"]) / 16 if number(r["peak_memory"]) else None  # the bench saw this many
-        if actual is not None and actual != expected:
+    rows, bench = default_run(protocol, reference, device)
+    for r, call in trained_runs(bench, complete(rows)):
+        own = sum(v.numel() for v in call["initial"].values())  # the model the bench was given
+        if own != total_params(r["cell"], r["d_h"]):
             raise Fail(
                 f"the {r['cell']} model is not Embedding(vocab, d_e) → {r['cell'].upper()}(d_e, d_h) → Linear(d_h, vocab)",
                 f"{r['cell']} 模型不是 Embedding(vocab, d_e) → {r['cell'].upper()}(d_e, d_h) → Linear(d_h, vocab)",
             )
-        if r["params"] != expected:
-            recurrent = GATES[r["cell"]] * D_H * (D_E + D_H + 2)
+        if r["params"] != own:
+            recurrent = GATES[r["cell"]] * r["d_h"] * (D_E + r["d_h"] + 2)
             known = {
-                GATES[r["cell"]] * D_H * (D_E + D_H + 1) + expected - recurrent: "one bias per block (PyTorch has two)",
+                GATES[r["cell"]] * r["d_h"] * (D_E + r["d_h"] + 1) + own - recurrent: "one bias per block (PyTorch has two)",
                 recurrent: "the recurrent layer alone (embedding and head left out)",
             }
             why = known.get(r["params"], "")
@@ -566,49 +812,75 @@ def test_parameter_counts(protocol, reference, device):
             )
 
 
-@check(points=1)
+def timed_predictions(bench: Bench, call: dict, value) -> list[int]:
+    """For each pair of clock readings `value` apart, how many sequences the run's trained model verifiably predicted
+    between them, when they were the first ones of the test split."""
+    return [sum(len(x) for x in predicted(bench, call["run"], (i, j))) for i, j in intervals(bench, value)]
+
+
+@check(points=0.5)
 def test_prediction_timing(protocol, reference, device):
-    """Prediction time is measured on exactly 512 test sequences
-    预测时间恰好在 512 个测试序列上测量"""
-    for r in complete(compare(protocol, reference, device)):
-        got = number(r["predict_time"])
-        if got is None:
-            raise Fail(f"the {r['cell']} row has no prediction time", f"{r['cell']} 行没有预测时间")
-        sequences = got / PREDICT_UNIT
-        if not abs(sequences - PREDICT) <= 1e-6:  # NaN is wrong too
-            what = {500.0: "500 sequences", float(SIZES["test"]): "all test sequences"}.get(round(sequences, 6), f"{sequences:g} sequences")
+    """Prediction time is measured with bench.clock() around a prediction of exactly 512 test sequences
+    预测时间用 bench.clock() 对恰好 512 个测试序列的一次预测计时"""
+    rows, bench = default_run(protocol, reference, device)
+    test_x = _splits(reference, device)["test"][0].cpu()
+    for r, call in trained_runs(bench, complete(rows)):
+        spans = intervals(bench, r["predict_time"])
+        if not spans:
             raise Fail(
-                f"the prediction time covers {what}, not exactly 512: time model(test_inputs[:512]) and nothing else",
-                f"预测时间覆盖了 {what}，而不是恰好 512 个序列：只计时 model(test_inputs[:512])",
+                f"the {r['cell']} row's prediction time is not the difference of two readings of bench.clock()",
+                f"{r['cell']} 行的预测时间不是 bench.clock() 两次读数之差",
+            )
+        counts = []
+        for i, j in spans:
+            seen = predicted(bench, call["run"], (i, j))
+            got = torch.cat(seen) if seen else torch.zeros(0, T, dtype=torch.int64)
+            if len(got) == PREDICT and torch.equal(got, test_x[:PREDICT]):
+                break
+            counts.append(len(got))
+        else:
+            n = counts[0]
+            what = {500: "500 sequences", SIZES["test"]: "all test sequences", 0: "no verified call of the trained model"}.get(n, f"{n} sequences")
+            raise Fail(
+                f"the prediction time covers {what}, not exactly the first 512 test sequences: time model(test_inputs[:512]) and nothing else "
+                "(a call counts once its logits are the model's: see the check of the model and accuracy)",
+                f"预测时间覆盖了 {what}，而不是恰好前 512 个测试序列：只计时 model(test_inputs[:512])（logits 是模型自己的输出时，调用才计入）",
             )
 
 
 @check(points=1)
 def test_all_runs_reported(protocol, reference, device):
-    """Every run is reported: a NaN loss gives status "diverged", a raising run "failed" with test_acc None
-    报告所有运行：损失为 NaN 时状态为 "diverged"，抛出异常的运行为 "failed" 且 test_acc 为 None"""
+    """Every run is reported: a NaN or infinite loss gives status "diverged", a raising run "failed" with test_acc None
+    报告所有运行：损失为 NaN 或无穷大时状态为 "diverged"，抛出异常的运行为 "failed" 且 test_acc 为 None"""
     seeds = seeds_trained(protocol, reference, device)
-    diverged, failed = ("gru", seeds["gru"][1]), ("lstm", seeds["lstm"][0])
-    rows = compare(protocol, reference, device, bench=fake_bench(diverge=[list(diverged)], fail=[list(failed)]))
+    nan, inf, failed = ("gru", seeds["gru"][1]), ("rnn", seeds["rnn"][0]), ("lstm", seeds["lstm"][0])
+    bench = SimulatedBench(diverge=[(*nan, float("nan")), (*inf, float("inf"))], fail=[failed])
+    rows, _ = run(protocol, reference, device, {c: D_H for c in GATES}, bench)
     runs = by_run(rows)
     problems = []
-    if diverged not in runs:
-        problems.append(
-            (f"dropped the diverged run (gru, seed {diverged[1]}): every run keeps its row", f"删除了发散的运行 (gru, 种子 {diverged[1]})：每次运行都要保留")
-        )
-    elif runs[diverged]["status"] != "diverged":
-        problems.append(('a run whose final loss is NaN or infinite must have status "diverged"', '最终损失为 NaN 或无穷大的运行状态应为 "diverged"'))
+    for diverged, loss in ((nan, "NaN"), (inf, "infinite")):
+        if diverged not in runs:
+            problems.append(
+                (
+                    f"dropped the diverged run ({diverged[0]}, seed {diverged[1]}): every run keeps its row",
+                    f"删除了发散的运行 ({diverged[0]}, 种子 {diverged[1]})：每次运行都要保留",
+                )
+            )
+        elif runs[diverged]["status"] != "diverged":
+            problems.append((f'a run whose final loss is {loss} must have status "diverged"', f'最终损失为 {loss} 的运行状态应为 "diverged"'))
     if failed not in runs:
         problems.append(
             (f"dropped the failed run (lstm, seed {failed[1]}): every run keeps its row", f"删除了失败的运行 (lstm, 种子 {failed[1]})：每次运行都要保留")
         )
     elif runs[failed]["status"] != "failed" or runs[failed]["test_acc"] is not None:
         problems.append(('a run that raised must have status "failed" and test_acc None', '抛出异常的运行状态应为 "failed"，test_acc 为 None'))
-    others = [r for key, r in runs.items() if key not in (diverged, failed)]
-    if len(rows) != len(runs) or len(others) != 4 or any(r["status"] != "ok" for r in others):
+    others = [r for key, r in runs.items() if key not in (nan, inf, failed)]
+    if len(rows) != len(runs) or len(others) != 3 or any(r["status"] != "ok" for r in others):
         problems.append(
-            ('expected exactly one row per (cell, seed), the four healthy ones with status "ok"', '每个 (cell, seed) 应恰好一行，其余四次正常运行状态为 "ok"')
+            ('expected exactly one row per (cell, seed), the three healthy ones with status "ok"', '每个 (cell, seed) 应恰好一行，其余三次正常运行状态为 "ok"')
         )
+    if any(run_of(bench, r) is None for r in rows):
+        problems.append(("rows of runs the bench never saw: every row is a run of bench.train", "有 bench 从未见过的运行行：每一行都应是一次 bench.train 运行"))
     if problems:
         raise Fail("; ".join(p[0] for p in problems), "；".join(p[1] for p in problems))
 
@@ -618,8 +890,9 @@ def seeds_trained(protocol, reference, device) -> dict:
     The failing and diverging runs are chosen among them, so that seeds that differ (charged by the check on shared
     settings) do not read as dropped runs."""
     try:
-        calls = training_calls(protocol, reference, device)
-    except Fail:  # the comparison or its record failed: judged by the checks on it
+        _, bench = default_run(protocol, reference, device)
+        calls = bench.calls
+    except (Fail, StudentError):  # the comparison failed: judged by the checks on it
         calls = []
     seeds = {cell: list(dict.fromkeys(c["seed"] for c in calls if c["cell"] == cell)) for cell in GATES}
     return {cell: got if len(got) == len(SETTINGS["seeds"]) else SETTINGS["seeds"] for cell, got in seeds.items()}
@@ -633,6 +906,54 @@ VALIDATION_DATA = (
     "test accuracy measured on validation data: test_acc is accuracy on the test split",
     "测试准确率是在验证数据上测的：test_acc 是在测试集上的准确率",
 )
+NOT_MEASURED = (
+    "test_acc must measure the trained model on the whole test split by calling it, model(test_inputs): the bench saw no such call "
+    "whose logits are the model's (see the check of the model and accuracy)",
+    "test_acc 应通过调用训练后的模型 model(test_inputs) 在整个测试集上测量：bench 没有见到这样的、logits 为模型自身输出的调用（见模型与 accuracy 的检查）",
+)
+
+
+def acc_problem(value, bench: Bench, call: dict, data: dict, blanks_charged: bool) -> tuple[str, str] | None:
+    """What is wrong with a row's test accuracy, judged by what the run's trained model verifiably predicted."""
+    made = predictions(bench, call["run"])
+    test_x, test_y = data["test"]
+    right = share_right(made, test_x, test_y, DELAY)
+    if right is not None and close(value, right, ACC_RTOL):
+        return None
+    if right is not None and close(value, share_right(made, test_x, test_y, 0), ACC_RTOL):
+        return None if blanks_charged else BLANKS
+    for why, (x, y) in ((TRAINING_DATA, data["train"]), (VALIDATION_DATA, data["val"])):
+        other = share_right(made, x, y, DELAY)
+        if other is not None and close(value, other, ACC_RTOL):
+            return why
+    if right is None:
+        return NOT_MEASURED
+    return ("test_acc is not the share of positions t ≥ delay predicted right on the test split", "test_acc 不是测试集上 t ≥ delay 位置的预测正确率")
+
+
+def measured(value, bench: Bench, call: dict, data: dict) -> bool:
+    """Whether `value` is a share the run's trained model verifiably gave, measured some way: on a split's first n
+    predicted sequences, from position delay, one off it, or 0 (each a mistake of its own for the row-metrics check)."""
+    got = number(value)
+    if got is None:
+        return False
+    made = predictions(bench, call["run"])
+    for x, y in data.values():
+        rows = [made.get(tuple(r)) for r in x.tolist()]
+        n = next((i for i, r in enumerate(rows) if r is None), len(rows))
+        if n == 0:
+            continue
+        for start in (DELAY, DELAY - 1, DELAY + 1, 0):
+            hits = (torch.stack(rows[:n])[:, start:] == y[:n, start:]).double().sum(1).cumsum(0)
+            shares = hits / (torch.arange(1, n + 1, dtype=torch.float64) * (y.shape[1] - start))
+            if bool(((shares - got).abs() <= ACC_RTOL).any()):
+                return True
+    return False
+
+
+def trained_alone(bench: Bench, call: dict, value) -> bool:
+    """Whether `value` is the difference of two clock readings with the run's train call, and nothing else, between."""
+    return any([e for e in bench.events[i:j] if e[0] != "clock"] == [("train", call["run"])] for i, j in intervals(bench, value))
 
 
 @check(points=1)
@@ -640,31 +961,18 @@ def test_row_metrics(protocol, reference, device):
     """Test accuracy (positions t ≥ delay), training time, peak memory and recurrent-cell calls are right
     测试准确率（t ≥ delay 的位置）、训练时间、峰值内存与循环单元调用次数正确"""
     data = {name: (x.cpu(), y.cpu()) for name, (x, y) in _splits(reference, device).items()}
-    test_y = data["test"][1]
+    rows, bench = default_run(protocol, reference, device)
+    blanks_charged = counts_blanks(protocol, reference, device)
     problems, named = [], []
-    calls = training_calls(protocol, reference, device)
-    for r in complete(compare(protocol, reference, device)):
-        k = fake_class(r["cell"], D_H, r["seed"], recorded_call(calls, r))
-        if not accuracy_is(r["test_acc"], k, test_y[:, DELAY:]):
-            blanks = accuracy_is(r["test_acc"], k, test_y)
-            other = [name for name, y in ((TRAINING_DATA, data["train"][1]), (VALIDATION_DATA, data["val"][1])) if accuracy_is(r["test_acc"], k, y[:, DELAY:])]
-            if blanks:
-                problems.append(
-                    (
-                        "test_acc: counted the blank positions t < delay; score only positions t ≥ delay",
-                        "test_acc：把 t < delay 的空白位置也算进去了；只统计 t ≥ delay 的位置",
-                    )
-                )
-            elif len(other) == 1:
-                problems.append(other[0])
-                named.append(other[0])
-            else:
-                problems.append(
-                    ("test_acc is not the share of positions t ≥ delay predicted right on the test split", "test_acc 不是测试集上 t ≥ delay 位置的预测正确率")
-                )
-        if not close(r["train_time"], trained_time(recorded_call(calls, r))):  # the bench's time for what it was given
+    for r, call in trained_runs(bench, complete(rows)):
+        why = acc_problem(r["test_acc"], bench, call, data, blanks_charged)
+        if why:
+            problems.append(why)
+            if why in (TRAINING_DATA, VALIDATION_DATA):
+                named.append(why)
+        if not trained_alone(bench, call, r["train_time"]):
             problems.append(("train_time must time bench.train alone, with bench.clock()", "train_time 应只对 bench.train 计时，并使用 bench.clock()"))
-        if not close(r["peak_memory"], 16 * total_params(r["cell"], D_H)):
+        if not close(r["peak_memory"], call["outcome"]["peak_memory"]):
             problems.append(("peak_memory must be the bench's reported peak_memory", "peak_memory 应为 bench 报告的 peak_memory"))
         if r["cell_calls"] != SETTINGS["updates"] * SETTINGS["batch_size"] * T:
             problems.append(
@@ -685,10 +993,9 @@ def test_two_tables(protocol, reference, device):
     """comparison_tables: one table at equal d_h, one at the parameter-matched widths
     comparison_tables：一张表用相同 d_h，一张表用参数量匹配的宽度"""
     matched = matched_widths(total_params("lstm", D_H))
-    got, records = protocol.comparison_tables.recorded(fake_bench(), splits(reference, device), SETTINGS, D_H, matched)
-    record = records[0] if records else None
-    calls = record.get("calls") if isinstance(record, dict) else None
-    trained = {(c.get("cell"), c.get("d_h"), c.get("seed")) for c in calls if isinstance(c, dict)} if isinstance(calls, list) else set()
+    bench = SimulatedBench()
+    got = protocol.comparison_tables(inject("bench", service=bench), splits(reference, device), SETTINGS, D_H, matched)
+    trained = {(c["cell"], c["d_h"], c["seed"]) for c in bench.calls}
     if not isinstance(got, dict) or set(got) != {"equal_width", "matched_params"}:
         raise Fail(
             'comparison_tables must return {"equal_width": rows, "matched_params": rows}',
@@ -707,19 +1014,23 @@ def test_two_tables(protocol, reference, device):
 
 @check(points=0.5)
 def test_real_tiny_run(protocol, reference, device):
-    """One real tiny run: three cells train on the delayed-copy task and report sane rows
-    一次真实的小规模运行：三种单元在延迟复制任务上训练并报告合理的行"""
+    """One real tiny run: three cells train on the delayed-copy task and report what really happened
+    一次真实的小规模运行：三种单元在延迟复制任务上训练，并报告真实发生的结果"""
     settings = SETTINGS | {"seeds": [0], "updates": 5}  # a few real updates: the rows are checked, not what was learnt
-    data = splits(reference, device)
-    rows = rows_of(protocol.run_comparison(inject("tiny_bench"), data, {c: D_H for c in GATES}, settings), "run_comparison")
+    bench = RealBench()
+    data = {name: (x.cpu(), y.cpu()) for name, (x, y) in _splits(reference, device).items()}
+    value = protocol.run_comparison(inject("bench", service=bench), splits(reference, device), {c: D_H for c in GATES}, settings)
+    rows = rows_of(value, "run_comparison")
     if sorted(r["cell"] for r in rows) != sorted(GATES):
         raise Fail("the real run must report one row per cell", "真实运行应为每个模型报告一行")
-    for r in rows:
-        acc, times = number(r["test_acc"]), [number(r[k]) for k in ("train_time", "predict_time")]
-        if r["status"] != "ok" or acc is None or not 0 <= acc <= 1 or any(t is None or not t > 0 for t in times):
+    for r, call in trained_runs(bench, rows):
+        if "raise" in call["outcome"] or r["status"] != "ok":
+            raise Fail(f'the real {r["cell"]} run did not train and report status "ok"', f'{r["cell"]} 的真实运行没有完成训练并报告状态 "ok"')
+        if not measured(r["test_acc"], bench, call, data) or not all(intervals(bench, r[k]) for k in ("train_time", "predict_time")):
             raise Fail(
-                f'the real {r["cell"]} run did not give status "ok", a test accuracy in [0, 1] and positive times',
-                f'{r["cell"]} 的真实运行没有给出状态 "ok"、[0, 1] 内的测试准确率和正的时间',
+                f"the real {r['cell']} run reports a test accuracy or times that nothing measured: report what the trained "
+                "model predicts on the test split and differences of bench.clock() readings",
+                f"{r['cell']} 的真实运行报告的测试准确率或时间并非测量所得：应报告训练后模型在测试集上的预测结果，以及 bench.clock() 读数之差",
             )
 
 

@@ -1,7 +1,8 @@
 """Hidden checks for ex10: the dependency-length sweep and validation-only selection (10 points).
 
-run_sweep is graded with the given scripted_trainer (grader/inside/given/ex10.py), which returns the outcomes scripted
-below for three seeds, none at its own index: validation and test accuracies that disagree, one learning rate that
+run_sweep is graded with a trainer that stays here (`ScriptedTrainer`, a `Service`: the student process holds only
+the given train_fn of grader/inside/given/ex10.py, whose calls are answered and recorded here), which returns the
+outcomes scripted below for three seeds, none at its own index: validation and test accuracies that disagree, one learning rate that
 diverges (NaN and infinite losses) with a spuriously high accuracy, one run that raises, and an exact tie. A row that
 holds another seed's outcome is charged by the full grid check alone (its status is judged by the outcome it holds).
 select_lr and summarize get the reference run_sweep's rows, so a run_sweep mistake is not charged twice, and rows of
@@ -11,22 +12,41 @@ picks another lr (every other known mistake picks the right one there, so each c
 named only when the submission's choice agrees with it there too, so that no other explanation fits; summarize's test
 accuracy averaged as the submission's own select_lr averages (a mistake the selection checks charged) is not charged
 again. select_lr returns a dict keyed by (model, length) tuples, as the statement asks.
-One real tiny sweep (the given tiny_copy_trainer) shows the code also works when something trains; it charges a
+One real tiny sweep (`RealTrainer`: ex08's model trained here for a few updates) shows the code also works when something
+trains, and that its rows hold what the runs returned; it charges a
 mistake only where the submission gets its scripted twin right (run_sweep on the plain control runs, select_lr on the
 control rows), so that the grid, status and selection checks charge theirs once, and it counts once the rows come
 from train_fn at all.
 """
 
+from __future__ import annotations
+
 import math
 import statistics
+import time
 
 import torch
 
-from grader.checks import Fail, StudentError, Text, check, choices, expect_kind, given_code, inject, partial, quoted, reference_module, student_module
+from grader.checks import (
+    Fail,
+    Refusal,
+    Service,
+    StudentError,
+    Text,
+    check,
+    choices,
+    expect_kind,
+    given_code,
+    inject,
+    partial,
+    quoted,
+    reference_module,
+    student_module,
+)
 
 sweep = student_module("sweep")
+TRAINING = given_code("training")  # the real training loop: run here, never in a student process
 reference = reference_module("sweep")
-GIVEN = given_code("ex10")  # the public trainers the student process is given, run here too
 
 # Three seeds, none equal to its index in the list: the mean over seeds differs from their median, and a run_sweep that
 # passes train_fn the index instead of the seed gets another seed's outcome.
@@ -120,13 +140,39 @@ CONTROL_RUNS = [
 ]
 
 
+class ScriptedTrainer(Service):
+    """train_fn's outcomes, kept here: `runs` lists one dict per (model, length, lr, seed), either the outcome (every
+    key but the four of the call, returned as it is, NaN or infinite losses included) or "raise": a message, raised as
+    RuntimeError there. A call the script does not list raises too. `calls` records every call, in order."""
+
+    methods = frozenset({"train"})
+
+    def __init__(self, runs: list[dict]):
+        self.script = {(r["model"], r["length"], r["lr"], r["seed"]): r for r in runs}
+        self.calls: list[tuple] = []
+
+    def train(self, *, model, length, lr, seed) -> dict:
+        call = (model, length, lr, seed)
+        self.calls.append(call)
+        run = self.script.get(call) if all(isinstance(v, (str, int, float)) for v in call) else None
+        if run is None:
+            raise Refusal(f"no run for model={model!r}, length={length!r}, lr={lr!r}, seed={seed!r}")
+        if "raise" in run:
+            raise Refusal(run["raise"])
+        return {k: v for k, v in run.items() if k not in ("model", "length", "lr", "seed")}
+
+    def __call__(self, model, length, lr, seed) -> dict:
+        """The same outcomes as a train_fn here, for the reference's run_sweep."""
+        return self.train(model=model, length=length, lr=lr, seed=seed)
+
+
 def expected_rows(reference) -> list[dict]:
-    return reference.run_sweep(GIVEN.scripted_trainer(device="cpu", runs=RUNS), MODELS, LENGTHS, LRS, SEEDS)
+    return reference.run_sweep(ScriptedTrainer(RUNS), MODELS, LENGTHS, LRS, SEEDS)
 
 
 def control_rows(reference) -> list[dict]:
     """The rows the reference run_sweep makes of the control script: rows as the statement defines them."""
-    train_fn = GIVEN.scripted_trainer(device="cpu", runs=CONTROL_RUNS)
+    train_fn = ScriptedTrainer(CONTROL_RUNS)
     return [r for m, length in CONTROL_SCRIPT for r in reference.run_sweep(train_fn, [m], [length], LRS, SEEDS)]
 
 
@@ -147,10 +193,11 @@ def key(row: dict) -> tuple:
     return row.get("model"), row.get("length"), row.get("lr"), row.get("seed")
 
 
-def student_rows(sweep, runs=RUNS, models=MODELS, lengths=LENGTHS) -> list[dict]:
-    """run_sweep's rows for the scripted `runs` over this grid, after checking they are a list of plain dicts."""
+def student_rows(sweep, runs=RUNS, models=MODELS, lengths=LENGTHS, trainer: ScriptedTrainer | None = None) -> list[dict]:
+    """run_sweep's rows for the scripted `runs` over this grid (answered by `trainer`, a fresh one by default), after
+    checking they are a list of plain dicts."""
     try:
-        rows = sweep.run_sweep(inject("scripted_trainer", runs=runs), models, lengths, LRS, SEEDS)
+        rows = sweep.run_sweep(inject("trainer", service=trainer or ScriptedTrainer(runs)), models, lengths, LRS, SEEDS)
     except StudentError as e:
         if "out of memory" in e.en:
             raise e.with_hint(
@@ -205,12 +252,14 @@ ANOTHER_SEED = (
 def test_full_grid(sweep, reference):
     """run_sweep: one row per (model, length, lr, seed), each with the values train_fn returned
     run_sweep：每个 (model, length, lr, seed) 一行，各行带有 train_fn 返回的值"""
-    rows = student_rows(sweep)
+    trainer = ScriptedTrainer(RUNS)
+    rows = student_rows(sweep, trainer=trainer)
     expected = {key(r): r for r in expected_rows(reference)}
     present = {key(r) for r in rows} & set(expected)
-    held = holding(rows, expected)
+    called = set(trainer.calls)  # a row holds what train_fn returned only for a run train_fn was called for
+    held = [k for k in holding(rows, expected) if k in called]
     # runs whose every row holds another seed's outcome: train_fn was called, with the wrong seed (charged by values)
-    reseeded = [k for k in present - set(held) if all(outcome_of(r, expected) not in (None, k) for r in rows if key(r) == k)]
+    reseeded = [k for k in present - set(held) if all(outcome_of(r, expected) in called - {k} for r in rows if key(r) == k)]
 
     def grid():
         missing = [k for k in expected if k not in present]
@@ -570,7 +619,7 @@ def test_length_data(sweep):
 # -- one real tiny sweep -----------------------------------------------------------------------------
 
 
-def _disjoint_splits(length: int, vocab: int, sizes: dict, device) -> dict:
+def _disjoint_splits(length: int, vocab: int, sizes: dict) -> dict:
     """Distinct delayed-copy sequences of length length + 8, split without overlap (drawn here, not the student's ex08)."""
     t, base = length + 8, vocab - 1
     g = torch.Generator().manual_seed(length)
@@ -580,9 +629,67 @@ def _disjoint_splits(length: int, vocab: int, sizes: dict, device) -> dict:
     targets[:, length:] = inputs[:, :-length]
     out, start = {}, 0
     for name, n in sizes.items():
-        out[name] = [inputs[start : start + n].to(device), targets[start : start + n].to(device)]
+        out[name] = (inputs[start : start + n], targets[start : start + n])
         start += n
     return out
+
+
+class CopyModel(torch.nn.Module):
+    """ex08's model (ex08's answer, so it stays here): embedding → nn.GRU/nn.LSTM → head."""
+
+    def __init__(self, cell: str, vocab: int, d_e: int, d_h: int):
+        super().__init__()
+        self.embedding = torch.nn.Embedding(vocab, d_e)
+        self.rnn = {"gru": torch.nn.GRU, "lstm": torch.nn.LSTM}[cell](d_e, d_h, batch_first=True)
+        self.head = torch.nn.Linear(d_h, vocab)
+
+    def forward(self, x):
+        return self.head(self.rnn(self.embedding(x))[0])
+
+
+def accuracy(model: torch.nn.Module, inputs: torch.Tensor, targets: torch.Tensor, delay: int) -> float:
+    """Share of positions t >= delay where the model's most likely token is the target (ex08's answer too)."""
+    with torch.no_grad():
+        predicted = model(inputs).argmax(-1)
+    return (predicted[:, delay:] == targets[:, delay:]).double().mean().item()
+
+
+class RealTrainer(Service):
+    """A real train_fn, run here: for (model, length, lr, seed) it builds ex08's model under torch.manual_seed(seed),
+    runs Adam for a few updates on `data[length]`'s train split and returns val_acc and test_acc (positions t ≥
+    length), the last loss, and what answer-key item 10 reports: train_seconds, predict_seconds (the validation
+    batch), peak_memory (16 bytes per parameter: weights, gradients, two Adam moments), grad_norm and updates.
+    `calls` records each call with what it returned."""
+
+    methods = frozenset({"train"})
+    VOCAB, D_E, D_H, BATCH, UPDATES = 4, 4, 8, 16, 5
+
+    def __init__(self, data: dict):
+        self.data = data
+        self.calls: list[tuple[tuple, dict]] = []
+
+    def train(self, *, model, length, lr, seed) -> dict:
+        if model not in ("gru", "lstm") or length not in self.data or type(lr) is not float or not 0 < lr < 1 or type(seed) is not int:
+            raise Refusal(f"no real run for model={model!r}, length={length!r}, lr={lr!r}, seed={seed!r}")
+        splits = self.data[length]
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            net = CopyModel(model, self.VOCAB, self.D_E, self.D_H)
+        started = time.perf_counter()
+        trained = TRAINING.train_copy_model(net, *splits["train"], batch_size=self.BATCH, updates=self.UPDATES, lr=lr, seed=seed)
+        train_seconds = time.perf_counter() - started
+        started = time.perf_counter()
+        val_acc = accuracy(net, *splits["val"], length)
+        predict_seconds = time.perf_counter() - started
+        outcome = {
+            "val_acc": val_acc,
+            "test_acc": accuracy(net, *splits["test"], length),
+            "train_seconds": train_seconds,
+            "predict_seconds": predict_seconds,
+            "peak_memory": 16 * sum(p.numel() for p in net.parameters()),
+        } | trained
+        self.calls.append(((model, length, lr, seed), outcome))
+        return outcome
 
 
 # The plain control pairs' runs, and the same runs with every returned value changed: the real sweep's scripted twins.
@@ -608,8 +715,7 @@ def scripted_twin(sweep, reference) -> dict[str, bool]:
             "stay the same (see the check on the full grid)",
             "run_sweep 的行来自 train_fn 之后，真实扫描才计分：换成其他预设结果时，它的行没有变化（见完整网格检查）",
         )
-    train_fn = GIVEN.scripted_trainer(device="cpu", runs=CLEAN_RUNS)
-    expected = {key(r): r for r in reference.run_sweep(train_fn, *CLEAN_GRID, LRS, SEEDS)}
+    expected = {key(r): r for r in reference.run_sweep(ScriptedTrainer(CLEAN_RUNS), *CLEAN_GRID, LRS, SEEDS)}
     return {
         "rows": sorted(map(key, rows), key=repr) == sorted(expected, key=repr),
         "status": all(r.get("status") == "ok" for r in rows),
@@ -636,9 +742,8 @@ def test_real_tiny_sweep(sweep, reference, device):
     """One real tiny sweep: GRU and LSTM train on delayed copy, every run reported, an lr chosen from the grid (what scripted runs show is charged there)
     一次真实的小规模扫描：GRU 与 LSTM 在延迟复制任务上训练，报告所有运行，从网格中选出学习率（预设运行已显示的错误在那里扣分）"""
     twin = scripted_twin(sweep, reference)
-    data = {str(REAL_LENGTH): _disjoint_splits(REAL_LENGTH, 4, {"train": 64, "val": 32, "test": 32}, device)}
-    train_fn = inject("tiny_copy_trainer", data=data, vocab=4, d_e=4, d_h=8, batch_size=16, updates=5)
-    rows = sweep.run_sweep(train_fn, REAL_MODELS, [REAL_LENGTH], REAL_LRS, [0])
+    trainer = RealTrainer({REAL_LENGTH: _disjoint_splits(REAL_LENGTH, 4, {"train": 64, "val": 32, "test": 32})})
+    rows = sweep.run_sweep(inject("trainer", service=trainer), REAL_MODELS, [REAL_LENGTH], REAL_LRS, [0])
     if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
         raise Fail("run_sweep must return a list of dicts, one per run", "run_sweep 应返回 dict 列表，每次运行一行")
     for i, r in enumerate(rows):
@@ -649,6 +754,12 @@ def test_real_tiny_sweep(sweep, reference, device):
         "status": any(r.get("status") != "ok" for r in rows),
         "accuracies": not all(isinstance(r.get(m), (int, float)) and 0 <= r[m] <= 1 for r in rows for m in ("val_acc", "test_acc")),
     }
+    returned = {call: outcome for call, outcome in trainer.calls}
+    if not all(key(r) in returned and all(same(r.get(m), returned[key(r)][m]) for m in ("val_acc", "test_acc")) for r in rows):
+        raise Fail(
+            "the real sweep's rows must hold the accuracies train_fn returned for their own runs: rows the runs did not give earn nothing",
+            "真实扫描的各行应保存 train_fn 为该次运行返回的准确率：并非由运行得到的行不得分",
+        )
     control = control_rows(reference)
     grid = {(m, length): LRS for m, length in CONTROL_SCRIPT}
     twin["choice"] = choice_problem(sweep, control, grid) is None

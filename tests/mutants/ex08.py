@@ -20,6 +20,11 @@ CODE_MUTANTS = bank(
         ),
         "seed ignored": ("g = torch.Generator().manual_seed(seed)\n    inputs", "g = torch.Generator()\n    inputs", "the seed is ignored"),
         "repeated sequences": ("if tuple(row) not in seen:", "if True:", "repeated sequences"),
+        "sorted by torch.unique": (
+            "    inputs = torch.tensor(rows, dtype=torch.int64).reshape(total, T)\n",
+            "    inputs = torch.unique(torch.tensor(rows, dtype=torch.int64).reshape(total, T), dim=0)\n",
+            "sorted sequences",
+        ),
         "overlapping splits": ("(inputs[start : start + n], targets[start : start + n])", "(inputs[:n], targets[:n])", "overlapping splits"),
         "batch size differs across models": (
             'batch_size=settings["batch_size"],\n',
@@ -153,7 +158,7 @@ HOSTILE = bank(
             '"cell_calls": torch.ones(2) * settings["updates"]',
             "['cell_calls']: expected int or float or None, got Tensor",
         ),
-        "prediction time NaN": ('row["predict_time"] = bench.clock() - start', 'row["predict_time"] = math.nan', "not exactly 512"),
+        "prediction time NaN": ('row["predict_time"] = bench.clock() - start', 'row["predict_time"] = math.nan', "not the difference of two readings"),
         "plain lists for a new seed": (
             "    return inputs, _shift(inputs, delay)",
             "    if seed == 12:\n        return inputs.tolist(), _shift(inputs, delay).tolist()\n    return inputs, _shift(inputs, delay)",

@@ -1,0 +1,63 @@
+"""Course objects that stay in the grader while a student process uses them: ex08's bench, ex10's trainer.
+
+A check passes a `Service` inside an argument (usually inside an `Inject`: the given code wraps it for the
+student); the student process gets a handle whose `call(method, **kwargs)` comes back here, in the middle of
+the call, and is answered before the call goes on. So what the service keeps – its clock, its record of
+every call, the outcomes it has scripted, the weights it hands out – never enters the student process, and
+the checks read the service itself afterwards: the only record of what happened that they believe.
+
+Whatever a call carries was written by the student process: a method checks what it uses and raises
+`Refusal` for what it cannot take, which the student process sees as a RuntimeError.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from grader.inside.wire import Inject, Remote, map_leaves
+
+# Calls of course objects one call of a submission may make: past this, the submission is stopped.
+MAX_CALLBACKS = 100_000
+
+
+class Service:
+    """A course object the student process calls and the grader keeps: only the names in `methods` are answered."""
+
+    methods: ClassVar[frozenset[str]] = frozenset()
+
+
+class Refusal(Exception):
+    """A service's answer that is not a value: raised as RuntimeError, with this message, in the student process."""
+
+
+def remotes(obj: object, found: list[Service]) -> object:
+    """`obj` with every Service (inside lists, tuples, dicts and Inject arguments too) replaced by a `Remote` to its
+    index in `found`, to which it is appended."""
+
+    def leaf(value: object) -> object:
+        if isinstance(value, Service):
+            found.append(value)
+            return Remote(len(found) - 1)
+        if isinstance(value, Inject):
+            return Inject(value.name, remotes(value.args, found))  # type: ignore[arg-type]
+        return value
+
+    return map_leaves(obj, leaf)
+
+
+def answer(services: list[Service], message: dict[str, Any]) -> dict[str, Any]:
+    """The answer to one call the student process made of a service: {"ok": True, "value"} or {"ok": False, "message"}."""
+    index, method, kwargs = message.get("callback"), message.get("method"), message.get("kwargs")
+    if not (
+        type(index) is int and 0 <= index < len(services) and isinstance(method, str) and isinstance(kwargs, dict) and all(isinstance(k, str) for k in kwargs)
+    ):
+        return {"ok": False, "message": "a malformed call of the course code"}
+    service = services[index]
+    if method not in service.methods:
+        return {"ok": False, "message": f"the course code has no method {method[:100]!r}"}
+    try:
+        return {"ok": True, "value": getattr(service, method)(**kwargs)}
+    except Refusal as e:
+        return {"ok": False, "message": str(e)}
+    except TypeError as e:  # arguments missing or unknown: the call was written by the student process
+        return {"ok": False, "message": f"{method}: {e}"}
