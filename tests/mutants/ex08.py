@@ -58,6 +58,11 @@ CODE_MUTANTS = bank(
             "            except Exception:\n                rows.pop()\n                continue\n",
             "dropped the failed run",
         ),
+        "only a NaN loss counts as diverged": (
+            STATUS,
+            '            row["status"] = "diverged" if math.isnan(result["final_loss"]) else "ok"\n',
+            "final loss is infinite must have status",
+        ),
         "dropping diverged runs": (
             STATUS,
             STATUS + '            if row["status"] == "diverged":\n                rows.pop()\n                continue\n',
