@@ -254,6 +254,25 @@ def test_one_worker_and_a_dask_cluster_give_identical_grades(klass, graded, tmp_
     assert (dask / "grades.csv").read_bytes() == (graded / "grades.csv").read_bytes()
 
 
+def test_a_dask_worker_grades_its_students_on_one_warm_grader(tmp_path):
+    """Does a worker's WarmGraders grade three students, one after another, on one warm grader process (the course
+    loaded and the sandbox started once), as the pool grades them, and end it at teardown?"""
+    from grader.batch.cluster import WarmGraders
+
+    students = [student(tmp_path / name, gated) for name, gated in (("ada", REFERENCE), ("bo", "def broken(:\n"), ("cy", REFERENCE))]
+    plugin = WarmGraders(str(ROOT), EXERCISES.split(","), "cpu", False)
+    plugin.setup(None)
+    try:
+        rows = [plugin.grade(s.name, str(s), ()) for s in students]
+        assert len(plugin.started) == 1
+        (warm,) = plugin.started
+    finally:
+        plugin.teardown(None)
+    assert warm.process.poll() is not None  # ended with the plugin
+    assert [r.student for r in rows] == ["ada", "bo", "cy"] and all(r.status.value == "graded" for r in rows), rows
+    assert rows[0].score("ex05") == rows[2].score("ex05") > rows[1].score("ex05") == 0
+
+
 def test_each_worker_of_a_pool_keeps_its_student_processes_on_one_cpu(tmp_path):
     """In a pool of two, does each student process run on one CPU – even one that widens its affinity, where cpusets exist?"""
     tell = "raise RuntimeError(f'on cpus {sorted(os.sched_getaffinity(0))}')\n"

@@ -419,7 +419,12 @@ def _grade_all(
         return
     args = (str(course.root), [e.id for e in exercises], device, strict)
     if scheduler is not None:
-        yield from _on_dask(todo, scheduler, args, course, exercises, classmates)
+        from grader.errors import need
+
+        need("distributed", "--scheduler")
+        from grader.batch.cluster import on_dask
+
+        yield from on_dask(todo, scheduler, args, course, exercises, classmates)
         return
     from concurrent.futures import ProcessPoolExecutor
 
@@ -453,29 +458,6 @@ def _pool_context() -> ForkServerContext:
     context.set_forkserver_preload(["torch", "grader.batch.worker"])
     forkserver.ensure_running()
     return context
-
-
-def _on_dask(
-    todo: list[Student], scheduler: str, args: tuple[str, list[str], str, bool], course: Course, exercises: list[Exercise], classmates: tuple[str, ...] = ()
-) -> Iterator[StudentRow]:
-    """Each student as a task on the cluster; a task that fails (its worker lost, say) is that student's grader error."""
-    from grader.errors import need
-
-    distributed = need("distributed", "--scheduler")
-    Client, as_completed = distributed.Client, distributed.as_completed
-
-    from grader.batch.worker import dask_task, failed_row
-
-    device = args[2]
-    with Client(scheduler) as client:
-        # One key per (student, content and course): a changed upload or a fixed check is never deduplicated away.
-        futures = {client.submit(dask_task, s.id, str(s.path), *args, classmates, key=f"grade-{s.id}-{s.key[:16]}", pure=False): s.id for s in todo}
-        for future in as_completed(futures):
-            try:
-                row = future.result()
-            except Exception as e:  # noqa: BLE001  (whatever the cluster raised, the other students go on)
-                row = failed_row(course, exercises, device, futures[future], f"the Dask task failed: {type(e).__name__}: {e}")
-            yield row
 
 
 def default_workers() -> int:

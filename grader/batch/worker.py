@@ -1,15 +1,15 @@
-"""One student's grading, as a batch worker runs it: locally in a pool process, or as a Dask task in a fresh process.
+"""One student's grading, as a batch worker runs it: locally in a pool process, or in a warm grader on a Dask worker.
 
 A pool process keeps torch loaded and one sandbox (zygote) for every student it grades; in a pool
-of several, it first takes a CPU of its own (`grader.batch.cpus`). A Dask
-task runs `python -m grader.batch.worker` in a fresh subprocess – Dask workers are multi-threaded,
-and namespaces must be set up from a fresh single-threaded process, never inside a task's thread.
+of several, it first takes a CPU of its own (`grader.batch.cpus`). On a Dask worker the same runs in
+`python -m grader.batch.worker` processes that the worker keeps warm across tasks (`grader.batch.cluster`):
+Dask workers are multi-threaded, and namespaces must be set up from a fresh single-threaded process,
+never inside a task's thread.
 """
 
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import time
 from collections.abc import Sequence
@@ -102,56 +102,41 @@ def failed_row(course: Course, exercises: Sequence[Exercise], device: str, stude
     return StudentRow(student, Status.INTERNAL_ERROR, GradeResult.of_failure(student, exercises, message, language=course.language, device=device))
 
 
-# -- a Dask task --------------------------------------------------------------------------------
-
-
-def dask_task(student: str, path: str, course_root: str, exercise_ids: list[str], device: str, strict: bool, classmates: tuple[str, ...] = ()) -> StudentRow:
-    """Grade one student in a fresh subprocess on the Dask worker; the result comes back to the TA's journal.
-
-    The job goes in on stdin, never on the command line, which every user of the worker can read.
-    """
-    job = json.dumps(
-        {
-            "student": student,
-            "path": path,
-            "course_root": course_root,
-            "exercise_ids": exercise_ids,
-            "device": device,
-            "strict": strict,
-            "classmates": list(classmates),
-        }
-    )
-    done = subprocess.run([sys.executable, "-m", "grader.batch.worker"], input=job, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        return failed_row(*_course(course_root, exercise_ids), device, student, f"grading {student} failed on the worker: {done.stderr[-2000:]}")
-    return StudentRow.from_json(done.stdout)
-
-
-def _course(course_root: str, exercise_ids: list[str]) -> tuple[Course, list[Exercise]]:
-    """The course at `course_root` and those of its exercises a batch grades."""
-    from grader.course import load_course
-
-    course = load_course(Path(course_root))
-    return course, [course.exercise(i) for i in exercise_ids]
+# -- a warm grader on a Dask worker -------------------------------------------------------------
 
 
 def _main() -> None:
-    """A Dask task's subprocess: its worker's sandbox must keep student code off the network, or no student is graded."""
+    """A Dask worker's warm grader (grader.batch.cluster): its first line of input names the course, exercises, device
+    and strictness; each later line is one student, answered by one line, that student's row. Its worker's sandbox must
+    keep student code off the network, or no student is graded here. What else gets written to stdout goes to stderr."""
+    import os
+
     from grader.errors import GraderError, IsolationUnavailable
     from grader.sandbox.host import active
 
-    fields = json.loads(sys.stdin.read())
+    rows = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    setup = json.loads(sys.stdin.readline())
+    refused = None
     try:
-        start_pool_process(fields["course_root"], fields["exercise_ids"], fields["device"], fields["strict"])
+        start_pool_process(setup["course_root"], setup["exercise_ids"], setup["device"], setup["strict"])
         found = _STATE["grader"].protections
         if found is not None and not active(found, "no network"):
             raise IsolationUnavailable(f"this Dask worker may not grade: {NETWORK_NEEDED}")
     except GraderError as e:
-        row = failed_row(*_course(fields["course_root"], fields["exercise_ids"]), fields["device"], fields["student"], str(e))
-    else:
-        row = pool_task(fields["student"], fields["path"], tuple(fields.get("classmates", ())))
-    sys.stdout.write(row.to_json())
-    sys.stdout.flush()
+        refused = str(e)
+    for line in sys.stdin:
+        job = json.loads(line)
+        if refused is None:
+            row = pool_task(job["student"], job["path"], tuple(job.get("classmates", ())))
+        else:
+            from grader.course import load_course
+
+            course = load_course(Path(setup["course_root"]))
+            row = failed_row(course, [course.exercise(i) for i in setup["exercise_ids"]], setup["device"], job["student"], refused)
+        rows.write(row.to_json() + "\n")
+        rows.flush()
 
 
 if __name__ == "__main__":

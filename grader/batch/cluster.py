@@ -1,0 +1,143 @@
+"""A batch on a Dask cluster: each worker keeps warm graders across its tasks, and a task grades one student on one.
+
+A Dask worker is a multi-threaded daemonic process, so namespaces must be set up in a fresh single-threaded
+process, never in a task's thread. The worker plugin `WarmGraders` keeps such processes: each is
+`python -m grader.batch.worker`, which loads the course and starts its sandbox once, then grades one
+student for each job it reads. A task borrows an idle one (starting one when none is idle, so one per task
+running at once) and gives it back; they end with the batch (the plugin is removed) or with the worker.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Iterator
+from typing import IO, TYPE_CHECKING, Any
+
+import distributed
+
+from grader.batch.worker import failed_row
+from grader.results import StudentRow
+
+if TYPE_CHECKING:
+    from grader.batch.run import Student
+    from grader.course import Course, Exercise
+
+PLUGIN = "grader-warm-graders"
+
+
+class _Warm:
+    """One `python -m grader.batch.worker` process, ready for the next student; what it says on stderr kept aside."""
+
+    def __init__(self, setup: str):
+        self.log: IO[bytes] = tempfile.TemporaryFile()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "grader.batch.worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True
+        )
+        self.send(setup)
+
+    def send(self, line: str) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
+
+    def grade(self, job: str) -> StudentRow:
+        self.send(job)
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        if not line:
+            raise EOFError(f"it ended: {self.said()}")
+        return StudentRow.from_json(line)
+
+    def said(self) -> str:
+        self.log.seek(0)
+        return self.log.read().decode("utf-8", "replace")[-2000:] or "(nothing on stderr)"
+
+    def close(self) -> None:
+        """End it: its input closed, it stops after the student it grades; killed if it does not within a minute."""
+        try:
+            assert self.process.stdin is not None
+            self.process.stdin.close()
+            self.process.wait(timeout=60)
+        except (OSError, subprocess.TimeoutExpired):
+            self.process.kill()
+            self.process.wait()
+        self.log.close()
+
+
+class WarmGraders(distributed.WorkerPlugin):
+    """On each worker: warm graders of one batch's course, exercises, device and strictness, lent to its tasks."""
+
+    name = PLUGIN
+
+    def __init__(self, course_root: str, exercise_ids: list[str], device: str, strict: bool):
+        self.setup_line = json.dumps({"course_root": course_root, "exercise_ids": exercise_ids, "device": device, "strict": strict})
+        self.args = (course_root, exercise_ids, device)
+
+    def setup(self, worker: Any) -> None:
+        self.idle: queue.SimpleQueue[_Warm] = queue.SimpleQueue()
+        self.started: list[_Warm] = []
+        self.lock = threading.Lock()
+
+    def teardown(self, worker: Any) -> None:
+        for warm in self.started:
+            warm.close()
+
+    def grade(self, student: str, path: str, classmates: tuple[str, ...]) -> StudentRow:
+        """One student on an idle warm grader (a new one if none is idle); a grader that fails is not lent again."""
+        try:
+            warm = self.idle.get_nowait()
+        except queue.Empty:
+            with self.lock:
+                warm = _Warm(self.setup_line)
+                self.started.append(warm)
+        try:
+            row = warm.grade(json.dumps({"student": student, "path": path, "classmates": list(classmates)}))
+        except (OSError, EOFError, ValueError, KeyError) as e:
+            warm.close()
+            with self.lock:
+                self.started.remove(warm)
+            return failed_row(*_course(*self.args[:2]), self.args[2], student, f"grading {student} failed on the worker: {e}")
+        self.idle.put(warm)
+        return row
+
+
+def task(student: str, path: str, classmates: tuple[str, ...] = ()) -> StudentRow:
+    """A Dask task: one student, on a warm grader of this worker."""
+    plugin: WarmGraders = distributed.get_worker().plugins[PLUGIN]  # type: ignore[assignment]
+    return plugin.grade(student, path, classmates)
+
+
+def _course(course_root: str, exercise_ids: list[str]) -> tuple[Course, list[Exercise]]:
+    """The course at `course_root` and those of its exercises a batch grades."""
+    from pathlib import Path
+
+    from grader.course import load_course
+
+    course = load_course(Path(course_root))
+    return course, [course.exercise(i) for i in exercise_ids]
+
+
+def on_dask(
+    todo: list[Student], scheduler: str, args: tuple[str, list[str], str, bool], course: Course, exercises: list[Exercise], classmates: tuple[str, ...] = ()
+) -> Iterator[StudentRow]:
+    """Each student as a task on the cluster, graded by its worker's warm graders (started for this batch, ended
+    after it); a task that fails (its worker lost, say) is that student's grader error."""
+    device = args[2]
+    with distributed.Client(scheduler) as client:  # type: ignore[no-untyped-call]
+        client.register_plugin(WarmGraders(*args), name=PLUGIN)
+        try:
+            # One key per (student, content and course): a changed upload or a fixed check is never deduplicated away.
+            futures = {client.submit(task, s.id, str(s.path), classmates, key=f"grade-{s.id}-{s.key[:16]}", pure=False): s.id for s in todo}
+            for future in distributed.as_completed(futures):  # type: ignore[no-untyped-call]
+                try:
+                    row = future.result()
+                except Exception as e:  # noqa: BLE001  (whatever the cluster raised, the other students go on)
+                    row = failed_row(course, exercises, device, futures[future], f"the Dask task failed: {type(e).__name__}: {e}")
+                yield row
+        finally:
+            client.unregister_worker_plugin(PLUGIN)
