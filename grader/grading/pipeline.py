@@ -64,7 +64,14 @@ class Grader:
         self._sessions: dict[tuple[str, ...], CheckSession] = {}  # pytest configured, checks collected once each
 
     def start(self) -> Grader:
-        if self.sandbox is None and not self.sheet_only and any(e.runs_code and e.available for e in self.exercises):
+        runs_code = not self.sheet_only and any(e.runs_code and e.available for e in self.exercises)
+        if runs_code:
+            import torch
+
+            # The checks' own tensors are small, and student processes share the CPUs: more intra-op threads here only
+            # spin (ex08's and ex10's real training, run here by their services, took 20x as long on two busy cores).
+            torch.set_num_threads(1)
+        if self.sandbox is None and runs_code:
             limits = Limits(self.course.time_limit, self.course.memory_limit)
             self.sandbox = Sandbox.start(course_root=self.course.root, device=self.device, limits=limits, strict=self.strict)
             if self.strict:
