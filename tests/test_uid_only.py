@@ -222,7 +222,8 @@ def test_batch_refuses_what_other_users_may_read(system_venv, shared_tmp, privat
 
 
 def test_scheduler_is_refused_without_network_isolation(system_venv, shared_tmp, private_course):
-    """Without a network namespace, is --scheduler refused before any task is sent, and does a Dask task refuse too?"""
+    """Without a network namespace, is --scheduler refused before any task is sent, and does a Dask worker's warm grader
+    refuse every student it is sent too?"""
     klass = shared_tmp / "dask-class"
     hand_in(klass, "eli", REFERENCE)
     klass.chmod(0o700)
@@ -241,9 +242,10 @@ def test_scheduler_is_refused_without_network_isolation(system_venv, shared_tmp,
         cwd=private_course,
     )
     assert done.returncode == 1 and "--scheduler: grading on a Dask cluster needs student processes without the network" in done.stderr, done.stderr
-    job = {"student": "eli", "path": str(klass / "eli"), "course_root": str(private_course), "exercise_ids": ["ex05"], "device": "cpu", "strict": False}
-    task = grade(system_venv, stdin=json.dumps(job), command=("python", "-m", "grader.batch.worker"), cwd=private_course)
-    row = json.loads(task.stdout)
+    setup = {"course_root": str(private_course), "exercise_ids": ["ex05"], "device": "cpu", "strict": False}
+    job = {"student": "eli", "path": str(klass / "eli")}
+    warm = grade(system_venv, stdin=f"{json.dumps(setup)}\n{json.dumps(job)}\n", command=("python", "-m", "grader.batch.worker"), cwd=private_course)
+    row = json.loads(warm.stdout)
     assert row["status"] == "internal error" and row["result"]["exercises"][0]["score"] == 0, row
     assert "this Dask worker may not grade" in row["result"]["failure"], row
 
