@@ -86,7 +86,7 @@ MALFORMED = {
     "too few digits, as a string": ("ex07", "bias_for_gate", '"2.2"', "asks for at least 4"),
     "choice with a bracket (ex08)": ("ex08", "equal_width_shows", '"C)"', "is not one of the options: A, B, C, D"),
     "choice with a bracket (ex10)": ("ex10", "time_vs_length", '"C)"', "is not one of the options: A, B, C, D"),
-    "choice not listed": ("ex07", "slowest_decay", '"0.7"', "is not one of the options: 0.1, 0.5, 0.9"),
+    "choice not listed": ("ex11", "choice_greff_2015", '"E"', "is not one of the options: A, B, C, D"),
     "number for a formula": ("ex04", "N_rnn", "120", "is a number"),
     "constant formula": ("ex01", "c_t_formula", '"0.8*2 + 0.25*(-0.4)"', "is a number"),
     "not a whole number": ("ex04", "gru_count", "90.5", "not a whole number"),

@@ -7,7 +7,7 @@ step function that halves the state (and ignores its weights), ‖∂s_1/∂s_0�
 
 import torch
 
-from grader.checks import Choice, Number, check_sheet_form, expect_tensor, inject, require, student_module
+from grader.checks import Number, check_sheet_form, expect_tensor, inject, require, student_module
 
 decay = student_module("decay")
 
@@ -17,8 +17,7 @@ SHAPES = {
     "gru": {**{f"W_{g}": (D_H, D_X) for g in "zrh"}, **{f"U_{g}": (D_H, D_H) for g in "zrh"},
             **{f"b_{g}": (D_H,) for g in "zrh"}},
 }
-FORMS = {"bias_for_gate": Number(digits=4), "retain_power": Number(digits=4),
-         "slowest_decay": Choice(("0.1", "0.5", "0.9"))}
+FORMS = {"bias_for_gate": Number(digits=4), "retain_power": Number(digits=4), "bias_to_keep": Number(digits=4)}
 
 
 def test_sheet_form(answers):

@@ -4,7 +4,7 @@ state_jacobian_norm always runs the course's own step function (injected as `ste
 constant-gate parameters it is given come from the reference, so neither ex05 nor the student's
 constant_gate_params is charged twice. With random non-zero weights the expected value is the
 reference's autograd measurement, computed here with the same injected step; a closed-form
-shortcut (retain ** T) cannot pass. The sheet's numbers (c) and (d) are the student's (`variant`, from
+shortcut (retain ** T) cannot pass. The sheet's numbers (c), (d) and (e) are the student's (`variant`, from
 exercises/ex07_gate_bias_decay/variant.toml); `expected` and `mistakes` compute their answers and known mistakes.
 """
 
@@ -336,14 +336,23 @@ def test_random_weight_norms(decay, reference, device):
 
 
 def expected(p: dict) -> dict:
-    """The sheet's numeric answers for the numbers `p` ((c) the gate, (d) retain and T)."""
-    return {"bias_for_gate": logit(p["gate"]), "retain_power": p["retain"] ** p["T"]}
+    """The sheet's numeric answers for the numbers `p` ((c) the gate, (d) retain and T, (e) the share kept over T_keep
+    steps: σ(b)^T_keep = keep, so b = σ⁻¹ of the T_keep-th root)."""
+    return {"bias_for_gate": logit(p["gate"]), "retain_power": p["retain"] ** p["T"], "bias_to_keep": logit(p["keep"] ** (1 / p["T_keep"]))}
 
 
 def mistakes(p: dict) -> dict:
     """{key: {value a known mistake gives: its diagnosis}} for the numbers `p`."""
     gate, retain, T = p["gate"], p["retain"], p["T"]
+    keep, span = p["keep"], p["T_keep"]
     off_by_one = (f"off by one step: {T} steps multiply exactly {T} factors", f"差了一步：{T} 步恰好乘 {T} 个因子")
+    span_off_by_one = (f"off by one step: {span} steps multiply exactly {span} factors", f"差了一步：{span} 步恰好乘 {span} 个因子")
+    estimate = (
+        "the textbook's ln(k/ε) is an estimate for a large bias and a small ε; (e) asks for the exact bias, "
+        "and here the estimate is off by more than the tolerance",
+        "教材的 ln(k/ε) 是大偏置、小 ε 时的估计；(e) 要求精确的偏置，而这里估计值的误差超出了容差",
+    )
+    kept = keep ** (1 / span)  # the gate value that keeps `keep` over `span` steps
     return {
         "bias_for_gate": {
             gate: (
@@ -374,6 +383,34 @@ def mistakes(p: dict) -> dict:
                 f"σ({retain:g})^{T}：{retain:g} 已经是门值，不是偏置",
             ),
         },
+        "bias_to_keep": {
+            logit(keep): (
+                f"that bias keeps {keep:g} after one step; the gate's factor is applied at each of the {span} steps",
+                f"这个偏置只在一步之后保留 {keep:g}；门的因子在 {span} 步中的每一步都要乘一次",
+            ),
+            kept: (
+                f"that is the gate value σ(b) that keeps {keep:g} over {span} steps; the question asks for its bias b",
+                f"这是在 {span} 步后保留 {keep:g} 所需的门值 σ(b)；题目问的是它的偏置 b",
+            ),
+            -logit(kept): (
+                "logit sign: σ(−b) = 1 − σ(b), so that bias makes the gate the share forgotten at each step",
+                "logit 符号错误：σ(−b) = 1 − σ(b)，这个偏置让门值成为每一步遗忘的比例",
+            ),
+            math.log10(kept / (1 - kept)): ("log10 instead of ln: σ⁻¹ uses the natural logarithm", "用了 log10 而非 ln：σ⁻¹ 使用自然对数"),
+            math.log(kept): ("the ln of the gate value is not the logit; σ⁻¹(p) = ln(p/(1 − p))", "门值的 ln 不是 logit；σ⁻¹(p) = ln(p/(1 − p))"),
+            logit(keep**span): (
+                f"raised {keep:g} to the power {span}: it is the product of the {span} per-step factors that must equal {keep:g}",
+                f"把 {keep:g} 取了 {span} 次幂：应当是 {span} 个逐步因子的乘积等于 {keep:g}",
+            ),
+            logit((1 - keep) ** (1 / span)): (
+                f"used 1 − {keep:g}, the share lost; the state must keep the share {keep:g} itself",
+                f"用了 1 − {keep:g}（损失的部分）；状态应保留的是 {keep:g} 本身",
+            ),
+            logit(keep ** (1 / (span - 1))): span_off_by_one,
+            logit(keep ** (1 / (span + 1))): span_off_by_one,
+            math.log(span / (1 - keep)): estimate,
+            math.log(span / (1 - keep) - 1): estimate,  # the estimate's γ·k = ε solved exactly: still an estimate
+        },
     }
 
 
@@ -392,21 +429,7 @@ def test_retain_power(answers, variant):
 
 
 @check(points=1)
-def test_slowest_decay(answers, reference_answers):
-    """(e) which retention decays most slowly
-    (e) 哪个保留值衰减最慢"""
-    answers.choice(
-        "slowest_decay",
-        reference_answers["slowest_decay"],
-        ["0.1", "0.5", "0.9"],
-        mistakes={
-            "0.1": (
-                "mistook what retain measures: reread what the gate does to the state at each step",
-                "弄错了 retain 的含义：请重读门在每一步对状态做了什么",
-            ),
-            "0.5": (
-                "took the middle retention for a compromise: retain^T changes monotonically with retain",
-                "把居中的保留值当成了折中：retain^T 随 retain 单调变化",
-            ),
-        },
-    )
+def test_bias_to_keep(answers, variant):
+    """(e) the retention bias that keeps a given share of ‖∂s_T/∂s_0‖ over T steps
+    (e) 使 ‖∂s_T/∂s_0‖ 在 T 步后保留给定比例的保留门偏置"""
+    answers.number("bias_to_keep", expected(variant)["bias_to_keep"], mistakes=mistakes(variant)["bias_to_keep"])

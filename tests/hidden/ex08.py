@@ -1058,8 +1058,9 @@ MISCONCEPTIONS = {
             "参数预算匹配之后，GRU 与 LSTM 之间的差别并不只剩下门",
         ),
         "D": (
-            "a wider state does not guarantee better accuracy; the result depends on the task, optimisation and data",
-            "更宽的状态不保证更高的准确率；结果取决于任务、优化与数据",
+            "took equal widths for the fair comparison: at one d_h the cells still differ in gates, parameters and multiply-adds, "
+            "so each table is read for what it holds fixed (answer-key items 4 and 9)",
+            "把相同宽度当成了公平的比较：同一个 d_h 下模型之间的门数、参数量和乘加次数仍有差别，每张表都要按它固定了什么来解读（参考答案第 4、9 题）",
         ),
     },
 }

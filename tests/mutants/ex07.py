@@ -63,9 +63,17 @@ SHEET_MUTANTS = bank(
         "off by one power, one too many": ("retain_power = 0.03518437208883203", 'retain_power = "0.8^16"', "off by one"),
         "forgotten share": ("retain_power = 0.03518437208883203", 'retain_power = "0.2^15"', "1 − retain"),
         "sigma of the gate": ("retain_power = 0.03518437208883203", 'retain_power = "sigma(0.8)^15"', "already the gate value"),
-        "fastest instead of slowest": ('slowest_decay = "0.9"', 'slowest_decay = "0.1"', "mistook what retain measures"),
-        "middle retention": ('slowest_decay = "0.9"', 'slowest_decay = "0.5"', "monotonically"),
-        "not an option": ('slowest_decay = "0.9"', 'slowest_decay = "0.99"', "not one of the options"),
+        "bias for one step": ("bias_to_keep = 4.064398532701355", 'bias_to_keep = "ln(0.6/0.4)"', "keeps 0.6 after one step"),
+        "gate value for (e)": ("bias_to_keep = 4.064398532701355", 'bias_to_keep = "0.6^(1/30)"', "that is the gate value σ(b)"),
+        "negative logit for (e)": ("bias_to_keep = 4.064398532701355", 'bias_to_keep = "-ln(0.6^(1/30)/(1 - 0.6^(1/30)))"', "logit sign"),
+        "log10 for (e)": ("bias_to_keep = 4.064398532701355", 'bias_to_keep = "log10(0.6^(1/30)/(1 - 0.6^(1/30)))"', "log10 instead of ln"),
+        "ln of the gate for (e)": ("bias_to_keep = 4.064398532701355", 'bias_to_keep = "ln(0.6^(1/30))"', "is not the logit"),
+        "share raised to the power T": ("bias_to_keep = 4.064398532701355", 'bias_to_keep = "ln(0.6^30/(1 - 0.6^30))"', "raised 0.6 to the power 30"),
+        "share lost for (e)": ("bias_to_keep = 4.064398532701355", 'bias_to_keep = "ln(0.4^(1/30)/(1 - 0.4^(1/30)))"', "the share lost"),
+        "one root too few": ("bias_to_keep = 4.064398532701355", 'bias_to_keep = "ln(0.6^(1/29)/(1 - 0.6^(1/29)))"', "off by one step"),
+        "the textbook's estimate": ("bias_to_keep = 4.064398532701355", 'bias_to_keep = "ln(30/0.4)"', "estimate for a large bias"),
+        "the estimate's condition solved exactly": ("bias_to_keep = 4.064398532701355", 'bias_to_keep = "ln(30/0.4 - 1)"', "estimate for a large bias"),
+        "the estimate rounded": ("bias_to_keep = 4.064398532701355", "bias_to_keep = 4.317", "estimate for a large bias"),
         "log10 of the odds": ("bias_for_gate = 1.7346010553881064", 'bias_for_gate = "log10(0.85/0.15)"', "log10 instead of ln"),
     },
 )
@@ -85,7 +93,7 @@ CODE = reference("ex07")["decay.py"]
 # name: files in the reference folder's place; each earns full marks
 ACCEPTED = {
     "exact expressions and a tensor-valued norm": {
-        "answers.toml": 'bias_for_gate = "ln(0.85/0.15)"\nretain_power = "0.8^15"\nslowest_decay = "0.90"\n',
+        "answers.toml": 'bias_for_gate = "ln(0.85/0.15)"\nretain_power = "0.8^15"\nbias_to_keep = "ln(0.6^(1/30)/(1 - 0.6^(1/30)))"\n',
         "decay.py": mutate(CODE, "ord=2).item()", "ord=2)"),
     }
 }

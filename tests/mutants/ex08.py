@@ -114,7 +114,7 @@ SHEET_MUTANTS = bank(
         "equal width means nothing": ('equal_width_shows = "D"', 'equal_width_shows = "C"', "dismissed the equal-width table"),
         "equal parameters means equal time": ('equal_params_shows = "A"', 'equal_params_shows = "B"', "close parameter counts do not mean"),
         "equal parameters isolates the gates": ('equal_params_shows = "A"', 'equal_params_shows = "C"', "not leave the gates as the only difference"),
-        "the wider GRU must win": ('equal_params_shows = "A"', 'equal_params_shows = "D"', "does not guarantee better accuracy"),
+        "equal widths as the only fair table": ('equal_params_shows = "A"', 'equal_params_shows = "D"', "took equal widths for the fair comparison"),
     },
 )
 
