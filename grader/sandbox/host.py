@@ -273,6 +273,8 @@ class StudentProcess:
             for _ in range(MAX_CALLBACKS):
                 if not (isinstance(reply, dict) and wire.CALLBACK in reply):
                     break
+                if time.monotonic() >= deadline:
+                    raise TimeoutError
                 answered = answer(services or [], reply)
                 self._channel.settimeout(max(1e-3, deadline - time.monotonic()))
                 self._channel.sendall(wire.pack(answered))

@@ -6,8 +6,10 @@ the call, and is answered before the call goes on. So what the service keeps –
 every call, the outcomes it has scripted, the weights it hands out – never enters the student process, and
 the checks read the service itself afterwards: the only record of what happened that they believe.
 
-Whatever a call carries was written by the student process: a method checks what it uses and raises
-`Refusal` for what it cannot take, which the student process sees as a RuntimeError.
+Whatever a call carries was written by the student process: a method checks what it uses, bounds the work and the
+memory it spends on it, and raises `Refusal` for what it cannot take, which the student process sees as a
+RuntimeError; anything else a method raises is answered the same way, so that no call can stop the grader or leave
+the channel out of step. The check's deadline covers the calls: none is answered after it.
 """
 
 from __future__ import annotations
@@ -59,5 +61,5 @@ def answer(services: list[Service], message: dict[str, Any]) -> dict[str, Any]:
         return {"ok": True, "value": getattr(service, method)(**kwargs)}
     except Refusal as e:
         return {"ok": False, "message": str(e)}
-    except TypeError as e:  # arguments missing or unknown: the call was written by the student process
-        return {"ok": False, "message": f"{method}: {e}"}
+    except Exception as e:  # noqa: BLE001 – what the call's arguments, written by the student process, set off
+        return {"ok": False, "message": f"{method}: the course code could not take this call ({type(e).__name__}: {str(e)[:200]})"}

@@ -93,6 +93,14 @@ RUNS = [
 DIVERGED = {(r["model"], r["length"], r["lr"], r["seed"]) for r in RUNS if not math.isfinite(r.get("final_loss", 0.0))}
 INFINITE = {(r["model"], r["length"], r["lr"], r["seed"]) for r in RUNS if math.isinf(r.get("final_loss", 0.0))}
 (FAILED,) = [(r["model"], r["length"], r["lr"], r["seed"]) for r in RUNS if "raise" in r]
+# The statuses are judged on the same script with every seed of the failing run's (model, length, lr) raising, as every
+# seed of the diverging lr diverges: whichever seed a run_sweep passes, what it does with a failure is seen, and only
+# for runs that happened.
+FAILING = {(*FAILED[:3], s) for s in SEEDS}
+STATUS_RUNS = [
+    {k: v for k, v in r.items() if k not in MEASURED} | {"raise": "out of memory"} if (r["model"], r["length"], r["lr"], r["seed"]) in FAILING else r
+    for r in RUNS
+]
 
 
 # Control (model, length) pairs, scripted as SCRIPT is; their rows are what the reference run_sweep makes of them.
@@ -153,8 +161,12 @@ class ScriptedTrainer(Service):
 
     def train(self, *, model, length, lr, seed) -> dict:
         call = (model, length, lr, seed)
+        if not (isinstance(model, str) and len(model) <= 20 and all(type(v) in (int, float) for v in call[1:])):
+            raise Refusal(f"train_fn takes a model name and three numbers, not {', '.join(type(v).__name__ for v in call)}")
+        if len(self.calls) >= 1000:
+            raise Refusal("train_fn runs at most 1,000 times in one sweep")
         self.calls.append(call)
-        run = self.script.get(call) if all(isinstance(v, (str, int, float)) for v in call) else None
+        run = self.script.get(call)
         if run is None:
             raise Refusal(f"no run for model={model!r}, length={length!r}, lr={lr!r}, seed={seed!r}")
         if "raise" in run:
@@ -259,7 +271,11 @@ def test_full_grid(sweep, reference):
     called = set(trainer.calls)  # a row holds what train_fn returned only for a run train_fn was called for
     held = [k for k in holding(rows, expected) if k in called]
     # runs whose every row holds another seed's outcome: train_fn was called, with the wrong seed (charged by values)
-    reseeded = [k for k in present - set(held) if all(outcome_of(r, expected) in called - {k} for r in rows if key(r) == k)]
+    # rows that hold another seed's outcome of a run train_fn was called for: the seed passed wrong (named); they count
+    # for the grid only where train_fn ran once for every seed of their (model, length, lr) (its index passed, say), so
+    # that each stands for a run that happened – copies of fewer runs do not
+    copied = [k for k in present - set(held) if all(outcome_of(r, expected) in called - {k} for r in rows if key(r) == k)]
+    reseeded = [k for k in copied if len({c[3] for c in called if c[:3] == k[:3]}) >= len(SEEDS)]
 
     def grid():
         missing = [k for k in expected if k not in present]
@@ -281,7 +297,7 @@ def test_full_grid(sweep, reference):
         if not present or wrong:
             example = f"the row {wrong[0]} does not" if wrong else "no row does"
             example_zh = f"行 {wrong[0]} 的" if wrong else "没有任何一行的"
-            seeds = [k for k in wrong if k in reseeded]
+            seeds = [k for k in wrong if k in copied]
             named = (
                 (f" The row {seeds[0]} holds another seed's outcome: {ANOTHER_SEED[0]}", f"行 {seeds[0]} 保存的是另一个种子的结果：{ANOTHER_SEED[1]}")
                 if seeds
@@ -301,14 +317,24 @@ def test_full_grid(sweep, reference):
 def test_statuses(sweep, reference):
     """Diverged (NaN or infinite loss) and failed (raised) runs keep their rows with the right status
     发散（损失为 NaN 或无穷大）与失败（抛出异常）的运行保留其行，状态正确"""
-    got = {key(r): r for r in student_rows(sweep)}
-    expected = {key(r): r for r in expected_rows(reference)}
+    trainer = ScriptedTrainer(STATUS_RUNS)
+    got = {key(r): r for r in student_rows(sweep, STATUS_RUNS, trainer=trainer)}
+    expected = {key(r): r for r in reference.run_sweep(ScriptedTrainer(STATUS_RUNS), MODELS, LENGTHS, LRS, SEEDS)}
+    never = Text(
+        "statuses count for runs train_fn was called for: no {} run {} was called",
+        "状态只对调用过 train_fn 的运行计分：{}运行 {} 一次也没有被调用",
+    )
     # each row's status is judged by the outcome it holds: another seed's outcome is the full grid check's to charge
     source = {k: outcome_of(r, expected) or k for k, r in got.items()}
-    shown = {"diverged": {k for k in got if source[k] in DIVERGED}, "failed": {k for k in got if source[k] == FAILED}}
+    shown = {"diverged": {k for k in got if source[k] in DIVERGED}, "failed": {k for k in got if k in FAILING}}
+
+    def ran(run: tuple) -> bool:
+        return any(c[:3] == run[:3] for c in trainer.calls)
 
     def diverged():
         for k in sorted(DIVERGED):
+            if not ran(k):
+                raise Fail(never.en.format("diverged", k[:3]), never.zh.format("发散的", k[:3]))
             if k not in got:
                 raise Fail(f"dropped the diverged run {k}: diverged runs stay in the results", f"删除了发散的运行 {k}：发散的运行必须保留在结果中")
         for k in sorted(shown["diverged"]):
@@ -320,8 +346,11 @@ def test_statuses(sweep, reference):
                 )
 
     def failed():
-        if FAILED not in got:
-            raise Fail(f"dropped the failed run {FAILED}: failed runs stay in the results", f"删除了失败的运行 {FAILED}：失败的运行必须保留在结果中")
+        if not ran(FAILED):
+            raise Fail(never.en.format("failing", FAILED[:3]), never.zh.format("失败的", FAILED[:3]))
+        dropped = sorted(FAILING - set(got))
+        if dropped:
+            raise Fail(f"dropped the failed run {dropped[0]}: failed runs stay in the results", f"删除了失败的运行 {dropped[0]}：失败的运行必须保留在结果中")
         if any(got[k].get("status") != "failed" or got[k].get("val_acc") is not None or got[k].get("test_acc") is not None for k in shown["failed"]):
             raise Fail(
                 'a run that raised has status "failed" and val_acc = test_acc = None (not 0: nothing was measured)',
@@ -669,7 +698,14 @@ class RealTrainer(Service):
         self.calls: list[tuple[tuple, dict]] = []
 
     def train(self, *, model, length, lr, seed) -> dict:
-        if model not in ("gru", "lstm") or length not in self.data or type(lr) is not float or not 0 < lr < 1 or type(seed) is not int:
+        if (
+            model not in ("gru", "lstm")
+            or type(length) is not int
+            or length not in self.data
+            or type(lr) is not float
+            or not 0 < lr < 1
+            or type(seed) is not int
+        ):
             raise Refusal(f"no real run for model={model!r}, length={length!r}, lr={lr!r}, seed={seed!r}")
         splits = self.data[length]
         with torch.random.fork_rng(devices=[]):

@@ -112,6 +112,25 @@ def known_model(*, device, cell: str, vocab: int, d_e: int, d_h: int, weights: d
     return model
 
 
+@builder
+def lookup_model(*, device, inputs, logits) -> nn.Module:
+    """ex08: a model that answers each sequence of `inputs` with its row of `logits` (both chosen by the grader), so
+    that `accuracy` is judged on known logits; any other sequence raises."""
+    return _Lookup(inputs, logits)
+
+
+class _Lookup(nn.Module):
+    def __init__(self, inputs, logits):
+        super().__init__()
+        self.rows = {tuple(x): row for x, row in zip(inputs.tolist(), logits)}
+
+    def forward(self, x):
+        try:
+            return torch.stack([self.rows[tuple(r)] for r in x.tolist()]).to(x.device)
+        except KeyError:
+            raise ValueError("this model answers only for the sequences the grader sent") from None
+
+
 class _Unbuilt(nn.Module):
     def __init__(self, why: str):
         super().__init__()
