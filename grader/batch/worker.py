@@ -138,13 +138,14 @@ def _course(course_root: str, exercise_ids: list[str]) -> tuple[Course, list[Exe
 def _main() -> None:
     """A Dask task's subprocess: its worker's sandbox must keep student code off the network, or no student is graded."""
     from grader.errors import GraderError, IsolationUnavailable
+    from grader.inside.isolation import NO_NETWORK
     from grader.sandbox.host import active
 
     fields = json.loads(sys.stdin.read())
     try:
         start_pool_process(fields["course_root"], fields["exercise_ids"], fields["device"], fields["strict"])
         found = _STATE["grader"].protections
-        if found is not None and not active(found, "no network"):
+        if found is not None and not active(found, NO_NETWORK):
             raise IsolationUnavailable(f"this Dask worker may not grade: {NETWORK_NEEDED}")
     except GraderError as e:
         row = failed_row(*_course(fields["course_root"], fields["exercise_ids"]), fields["device"], fields["student"], str(e))

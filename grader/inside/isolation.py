@@ -24,6 +24,7 @@ import signal
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from grader.inside.cgroups import MemoryCage
@@ -272,50 +273,59 @@ def _trial(view: View) -> str:
     return why or ("" if status == 0 else "the trial isolated process failed")
 
 
-def describe(view: View, memory: MemoryCage) -> list[dict]:
-    """Each protection a check gets here: name, whether active, and a note."""
+# The protections the grader's own decisions name (`grade doctor` prints every one by its name).
+OWN_UID = "unprivileged uid"
+NO_NETWORK = "no network"
+PRIVATE_VIEW = "private file-system view"
+
+
+@dataclass(frozen=True)
+class Protection:
+    """One protection of a student process: its name, whether it is active here, and how it works or why it is not."""
+
+    name: str
+    active: bool
+    note: str
+
+
+def describe(view: View, memory: MemoryCage) -> list[Protection]:
+    """Each protection a check gets here."""
     linux, isolated = sys.platform == "linux", view.isolated
     why = view.why_not_isolated
     return [
-        {"name": "separate process", "active": True, "note": "student code never runs in the grading process"},
-        {"name": "wall-time limit", "active": True, "note": "per check, enforced by the grader"},
-        {"name": "output limits", "active": True, "note": "captured output and replies are size-capped"},
-        {"name": "rlimits", "active": True, "note": "CPU time, data segment, file size, open files, no core dumps"},
-        {"name": "memory limit (all kinds)", "active": memory.complete, "note": memory.note},
-        {
-            "name": "leftover processes killed",
-            "active": linux or isolated,
-            "note": "PID namespace" if isolated else ("subreaper sweep (best effort)" if linux else "process group only"),
-        },
-        {
-            "name": "unprivileged uid",
-            "active": view.own_uid,
-            "note": (
-                "a uid per check; RLIMIT_NPROC"
-                if isolated
-                else "a uid per check, RLIMIT_NPROC, in a private folder (no namespaces here)"
-                if view.own_uid
-                else view.why_no_uid
-            ),
-        },
-        {
-            "name": "no channel between student processes",
-            "active": not why_channels_open(),
-            "note": why_channels_open()
+        Protection("separate process", True, "student code never runs in the grading process"),
+        Protection("wall-time limit", True, "per check, enforced by the grader"),
+        Protection("output limits", True, "captured output and replies are size-capped"),
+        Protection("rlimits", True, "CPU time, data segment, file size, open files, no core dumps"),
+        Protection("memory limit (all kinds)", memory.complete, memory.note),
+        Protection(
+            "leftover processes killed",
+            linux or isolated,
+            "PID namespace" if isolated else ("subreaper sweep (best effort)" if linux else "process group only"),
+        ),
+        Protection(
+            OWN_UID,
+            view.own_uid,
+            "a uid per check; RLIMIT_NPROC"
+            if isolated
+            else "a uid per check, RLIMIT_NPROC, in a private folder (no namespaces here)"
+            if view.own_uid
+            else view.why_no_uid,
+        ),
+        Protection(
+            "no channel between student processes",
+            not why_channels_open(),
+            why_channels_open()
             or "seccomp refuses kernel keyrings, file locks and leases, inotify, fanotify, "
             "F_NOTIFY, io_uring and POSIX message queues; futex waits on a key another process could share "
             "return at once",
-        },
-        {"name": "no network", "active": isolated, "note": "network namespace" if isolated else why},
-        {
-            "name": "private file-system view",
-            "active": isolated,
-            "note": "mount namespace: system and Python files, the submission's copy, private /tmp"
-            if isolated
-            else f"{why}; {view.exposed}"
-            if view.exposed
-            else why,
-        },
+        ),
+        Protection(NO_NETWORK, isolated, "network namespace" if isolated else why),
+        Protection(
+            PRIVATE_VIEW,
+            isolated,
+            "mount namespace: system and Python files, the submission's copy, private /tmp" if isolated else f"{why}; {view.exposed}" if view.exposed else why,
+        ),
     ]
 
 

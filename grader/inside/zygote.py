@@ -21,11 +21,12 @@ import socket
 import sys
 import tempfile
 import traceback
+from dataclasses import asdict
 from pathlib import Path
 
 from grader.inside import given, isolation, runtime
 from grader.inside.cgroups import MemoryCage, end_cgroup
-from grader.inside.isolation import View
+from grader.inside.isolation import Protection, View
 
 # Written in a check's scratch folder, on the grader's side of the view, only when setting up the
 # student process failed: the grader's fault, not the student's. Student code never sees the file,
@@ -53,7 +54,7 @@ def serve_forks(control: socket.socket, course_root: Path) -> None:
     torch.set_num_threads(1)  # before any op: a fork of a process that ran a multi-threaded op hangs
     _warm_up(torch)
 
-    control.send(json.dumps({"ready": True, "protections": protections}).encode())
+    control.send(json.dumps({"ready": True, "protections": [asdict(p) for p in protections]}).encode())
     try:
         _serve(control, view, memory, alive, alive_w)
     finally:
@@ -192,7 +193,7 @@ def _student_process(channel_fd: int, request: dict, view: View, alive: int, gro
         os._exit(0)
 
 
-def probe(course_root: Path) -> list[dict]:
+def probe(course_root: Path) -> list[Protection]:
     """The protections a check would get here."""
     with tempfile.TemporaryDirectory() as folder:
         return isolation.describe(View.here(Path(folder) / "view", secrets=secrets_of(course_root)), MemoryCage.here())
@@ -200,7 +201,7 @@ def probe(course_root: Path) -> list[dict]:
 
 if __name__ == "__main__":
     if sys.argv[1] == "--probe":
-        print(json.dumps(probe(Path(sys.argv[2]))))
+        print(json.dumps([asdict(p) for p in probe(Path(sys.argv[2]))]))
     else:
         serve_forks(socket.socket(fileno=int(sys.argv[1])), Path(sys.argv[2]))
         os._exit(0)  # no interpreter teardown: unloading torch costs the grader ~0.4 s of waiting

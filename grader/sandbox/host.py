@@ -26,6 +26,7 @@ from pathlib import Path
 from grader.errors import IsolationUnavailable, SandboxError
 from grader.failures import StudentError
 from grader.inside import wire
+from grader.inside.isolation import OWN_UID, Protection
 from grader.inside.zygote import SETUP_FAILED_FILE
 from grader.results import Outcome
 from grader.sandbox.services import MAX_CALLBACKS, Service, answer
@@ -77,7 +78,7 @@ class Sandbox:
         self._device = device
         self.limits = limits
         self._strict = strict
-        self._protections: list[dict] | None = None
+        self._protections: list[Protection] | None = None
         self._count = 0
         self._requests = 0  # ids of requests to the zygote, which its replies carry
 
@@ -103,11 +104,11 @@ class Sandbox:
         return cls(process, ours, scratch, device, limits, strict)
 
     @property
-    def protections(self) -> list[dict]:
-        """What isolates each check here: `{"name", "active", "note"}` per protection (waits for the zygote)."""
+    def protections(self) -> list[Protection]:
+        """What isolates each check here (waits for the zygote)."""
         return self.ready()
 
-    def ready(self) -> list[dict]:
+    def ready(self) -> list[Protection]:
         """Wait for the zygote; its protections. IsolationUnavailable when this sandbox may not run student code here
         (strict and a protection is missing, or root without a uid of its own)."""
         self._wait_ready()
@@ -163,7 +164,7 @@ class Sandbox:
 
     def _wait_ready(self) -> None:
         if self._protections is None:
-            self._protections = self._reply(timeout=STARTUP_SECONDS)["protections"]
+            self._protections = [Protection(**p) for p in self._reply(timeout=STARTUP_SECONDS)["protections"]]
         why = refusal(self._protections, strict=self._strict)
         if why:
             raise IsolationUnavailable(why)
@@ -373,27 +374,27 @@ def zygote_env() -> dict:
     } | {k: os.environ[k] for k in ("GRADE_SANDBOX_NAMESPACES",) if k in os.environ}  # to try the no-namespace mode
 
 
-def active(found: list[dict], name: str) -> bool:
+def active(found: Sequence[Protection], name: str) -> bool:
     """Whether the protection called `name` is active in `found` (a probe's or a zygote's list)."""
-    return any(p["name"] == name and p["active"] for p in found)
+    return any(p.name == name and p.active for p in found)
 
 
-def refusal(found: list[dict], *, strict: bool) -> str:
+def refusal(found: Sequence[Protection], *, strict: bool) -> str:
     """Why student code may not run under the protections `found` ('' if it may): never as root; with
     `strict`, only with every protection active."""
-    if os.geteuid() == 0 and not active(found, "unprivileged uid"):
-        note = next(p["note"] for p in found if p["name"] == "unprivileged uid")
+    if os.geteuid() == 0 and not active(found, OWN_UID):
+        note = next(p.note for p in found if p.name == OWN_UID)
         return (
             f"refused: student code would run as root here – {note} (e.g. a venv of /usr/bin/python3), "
             "or grade where namespaces are allowed (`grade doctor` shows what is active)"
         )
-    missing = [p for p in found if not p["active"]]
+    missing = [p for p in found if not p.active]
     return unavailable_text(missing) if strict and missing else ""
 
 
-def unavailable_text(missing: list[dict]) -> str:
+def unavailable_text(missing: Sequence[Protection]) -> str:
     """Why strict mode cannot run here, naming each missing protection."""
-    lines = [f"  {p['name']}: {p['note']}" for p in missing]
+    lines = [f"  {p.name}: {p.note}" for p in missing]
     return "--sandbox strict: these protections are unavailable on this machine:\n" + "\n".join(lines)
 
 
