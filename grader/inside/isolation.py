@@ -24,10 +24,15 @@ import signal
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from grader.inside.cgroups import MemoryCage
+
+if TYPE_CHECKING:
+    import pyseccomp
 
 # Each student process runs as a uid of its own: this base plus its pid as the zygote sees it (unique
 # among live processes; pids stay below 2**22), so RLIMIT_NPROC, files and signals never mix two
@@ -106,7 +111,7 @@ class View:
         """System directories and the Python installation (torch included); refused if a bind would show `secrets`."""
         mountpoint.mkdir(exist_ok=True)
         pythons = [sys.base_prefix, sys.prefix, sys.exec_prefix]
-        pythons += [str(Path(importlib.util.find_spec(m).origin).parent.parent) for m in ("torch", "safetensors")]
+        pythons += [str(_origin(m).parent.parent) for m in ("torch", "safetensors")]
         candidates = [p for p in (*_SYSTEM_DIRS, *pythons) if os.path.lexists(p)]
         binds = [p for p in dict.fromkeys(candidates) if not any(inside(p, q) and p != q for q in candidates)]
         view = cls(mountpoint, binds, "")
@@ -140,6 +145,14 @@ def inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
+def _origin(module: str) -> Path:
+    """The file `module` is imported from, without importing it."""
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:
+        raise ImportError(f"{module} is not installed where the grader runs")
+    return Path(spec.origin)
+
+
 def _why_no_uid(secrets: list[Path]) -> tuple[str, str]:
     """Without namespaces: why an unprivileged uid cannot run Python here ('' if it can), and which secrets it could read."""
     if sys.platform != "linux" or os.geteuid() != 0:
@@ -147,7 +160,7 @@ def _why_no_uid(secrets: list[Path]) -> tuple[str, str]:
     import sysconfig
 
     stdlib = Path(sysconfig.get_paths()["stdlib"])
-    probes = [stdlib / "colorsys.py", Path(importlib.util.find_spec("torch").origin)]
+    probes = [stdlib / "colorsys.py", _origin("torch")]
     pid = os.fork()
     if pid == 0:
         try:
@@ -223,7 +236,7 @@ def block_channels() -> None:
     rules.load()
 
 
-def _add_rule(rules, action: int, name: str, *args) -> None:
+def _add_rule(rules: pyseccomp.SyscallFilter, action: int, name: str, *args: pyseccomp.Arg) -> None:
     """One rule, for a system call this architecture has (inotify_init, say, is x86's only)."""
     import pyseccomp
 
@@ -411,7 +424,7 @@ def _bind(path: str, root: str, *, readonly: bool, device: bool = False) -> None
         _mount(None, target, None, _MS_BIND | _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | (0 if device else _MS_NODEV))
 
 
-def set_limits(limits: dict, *, isolated: bool, address_space: bool) -> None:
+def set_limits(limits: Mapping[str, int], *, isolated: bool, address_space: bool) -> None:
     """Resource limits; the process count only as a uid of its own (it counts every process of the uid).
 
     With `address_space` (no memory cgroup, not CUDA), RLIMIT_AS allows the memory limit on top of what
@@ -464,10 +477,10 @@ def become_subreaper() -> None:
 
 # -- system calls -------------------------------------------------------------------------------
 
-_LIBC = None
+_LIBC: ctypes.CDLL | None = None
 
 
-def _libc():
+def _libc() -> ctypes.CDLL:
     global _LIBC
     if _LIBC is None:
         _LIBC = ctypes.CDLL(None, use_errno=True)
@@ -489,7 +502,9 @@ def prctl(option: int, value: int) -> None:
 
 
 def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
-    encode = lambda s: None if s is None else os.fsencode(s)  # noqa: E731
+    def encode(s: str | None) -> bytes | None:
+        return None if s is None else os.fsencode(s)
+
     _check(_libc().mount(encode(source), encode(target), encode(fstype), ctypes.c_ulong(flags), encode(data)), f"mount {target}")
 
 
@@ -620,7 +635,7 @@ def _remove_folders(names: list[str], dir_fd: int) -> None:
 def _remove_ipc(uid: int) -> None:
     """Remove the SysV IPC objects `uid` owns or created (an owner can give one away; its creator stays)."""
     libc = _libc()
-    removers = {
+    removers: dict[str, Callable[[int], int]] = {
         "shm": lambda i: libc.shmctl(i, _IPC_RMID, None),
         "sem": lambda i: libc.semctl(i, 0, _IPC_RMID),
         "msg": lambda i: libc.msgctl(i, _IPC_RMID, None),

@@ -23,6 +23,8 @@ import tempfile
 import traceback
 from dataclasses import asdict
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 from grader.inside import given, isolation, runtime
 from grader.inside.cgroups import MemoryCage, end_cgroup
@@ -62,7 +64,7 @@ def serve_forks(control: socket.socket, course_root: Path) -> None:
 
 
 def _serve(control: socket.socket, view: View, memory: MemoryCage, alive: int, alive_w: int) -> None:
-    live: dict[int, tuple] = {}  # pid -> its memory cgroup and private folder (each None where unused)
+    live: dict[int, tuple[Path | None, Path | None]] = {}  # pid -> its memory cgroup and private folder (each None where unused)
     count = 0
     while True:
         try:
@@ -106,7 +108,7 @@ def _serve(control: socket.socket, view: View, memory: MemoryCage, alive: int, a
             control.send(json.dumps({"id": request.get("id"), "status": _describe_status(status)}).encode())
 
 
-def _warm_up(torch) -> None:
+def _warm_up(torch: ModuleType) -> None:
     """Run once, single-threaded, what every check's first call would otherwise pay for in each fresh fork.
 
     A forward and backward pass through the ops of a gated step and of tiny RNN/GRU/LSTM models, in
@@ -157,7 +159,9 @@ def _describe_status(status: int) -> str:
     return f"exit code {os.WEXITSTATUS(status)}"
 
 
-def _student_process(channel_fd: int, request: dict, view: View, alive: int, group, private, *, address_space: bool) -> None:
+def _student_process(
+    channel_fd: int, request: dict[str, Any], view: View, alive: int, group: Path | None, private: Path | None, *, address_space: bool
+) -> None:
     """Set up the student process (given code, sandbox, limits, captured output), then serve calls; never returns."""
     scratch = Path(request["scratch"])
     failed = os.open(scratch / SETUP_FAILED_FILE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
