@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -71,7 +72,7 @@ def sandboxed_check(n: int) -> tuple[float, float, str]:
         reused = (time.perf_counter() - start) / n
         process.close()
     box.close()
-    return fresh, reused, summary(protections)
+    return fresh, reused, summary([asdict(p) for p in protections])
 
 
 def fresh_import(n: int) -> float:

@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # the modules that compute these are imported by the function
     from grader.batch.audit import Entry
     from grader.batch.run import BatchResult
     from grader.export.items import Analysis
+    from grader.inside.isolation import Protection
     from grader.similarity import Similarity
     from grader.variants import Variant
 
@@ -80,7 +81,7 @@ def self_check(*, course: Course, device: str | None = None) -> tuple[list[Grade
     return check_course(course=course, device=resolve_device(device or course.device))
 
 
-def protections(*, course: Course) -> list[dict[str, object]]:
+def protections(*, course: Course) -> list[Protection]:
     """Which protections a student process gets on this machine (`grade doctor`)."""
     from grader.sandbox.doctor import protections as probe
 

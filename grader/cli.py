@@ -507,8 +507,8 @@ def doctor() -> None:
     console = Console()
     course = _course()
     for p in _guard(lambda: api.protections(course=course)):
-        mark = "[green]on [/green]" if p["active"] else "[red]off[/red]"
-        console.print(f"{mark} {p['name']}: {p['note']}", markup=True, highlight=False)
+        mark = "[green]on [/green]" if p.active else "[red]off[/red]"
+        console.print(f"{mark} {p.name}: {p.note}", markup=True, highlight=False)
 
 
 @main.command("check", short_help="Self-check: references score full marks, stubs score zero.")

@@ -133,7 +133,7 @@ class GradeResult:
     language: str
     exercises: list[ExerciseResult]
     internal_errors: list[str] = field(default_factory=list)
-    protections: list[dict[str, Any]] | None = None  # what isolated the student processes; None when none ran
+    protections: list[dict[str, Any]] | None = None  # what isolated the student processes, as results.json holds them; None when none ran
     seconds: float = 0.0
     failure: str = ""  # why the grader itself could not complete this run ("" when it did)
     student: str | None = None  # whose numbers the numeric questions were graded on (None: the statement's)

@@ -19,7 +19,7 @@ from grader.inside import given
 from grader.inside.zygote import probe
 from grader.sandbox.host import Limits, Sandbox
 
-PROTECTIONS = {p["name"]: p["active"] for p in probe(ROOT)}
+PROTECTIONS = {p.name: p.active for p in probe(ROOT)}
 
 # Run in both student processes: each function does one side of one attempt and says what it saw.
 RELAY = r'''

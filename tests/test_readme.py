@@ -63,4 +63,4 @@ def test_security_table_names_what_grade_doctor_reports():
     text = (ROOT / "docs" / "security.md").read_text()
     table = text.split("| Protection (as `grade doctor` names it) | How |\n|---|---|\n", 1)[1].split("\n\n", 1)[0]
     rows = [line.split(" | ", 1)[0].removeprefix("| ") for line in table.splitlines()]
-    assert rows == [p["name"] for p in protections(ROOT)]
+    assert rows == [p.name for p in protections(ROOT)]

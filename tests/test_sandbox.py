@@ -41,7 +41,7 @@ GRU_ONLY = ("gru_step",)
 FILE_WIDE = "gru_step computes the gates itself"
 # Scores partly on which bad inputs raise ValueError, so an lstm_step that always raises may earn some.
 SHAPES = "lstm_step: bad shapes raise ValueError"
-PROTECTIONS = {p["name"]: p["active"] for p in probe(ROOT)}
+PROTECTIONS = {p.name: p.active for p in probe(ROOT)}
 ISOLATED = PROTECTIONS["private file-system view"]
 needs_isolation = pytest.mark.skipif(not ISOLATED, reason="full isolation needs root on Linux (see `grade doctor`)")
 
@@ -560,7 +560,7 @@ def test_no_scratch_left(tmp_path):
 @pytest.mark.skipif(sys.platform != "linux" or os.geteuid() != 0, reason="full isolation is expected as root on Linux")
 def test_protections_all_active(sandbox):
     """As root on Linux (as in CI), is every protection active, so that no isolation test is skipped?"""
-    assert all(p["active"] for p in sandbox.protections)
+    assert all(p.active for p in sandbox.protections)
 
 
 def test_doctor():

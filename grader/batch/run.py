@@ -18,7 +18,7 @@ from concurrent.futures import FIRST_COMPLETED, wait
 from dataclasses import dataclass, field, replace
 from multiprocessing.context import ForkServerContext
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from grader.batch.cpus import CpuSlots
 from grader.batch.journal import Journal
@@ -26,6 +26,7 @@ from grader.course import Course, Exercise
 from grader.errors import IsolationUnavailable, SubmissionError
 from grader.export import changes, feedback, grades, report, summary
 from grader.export.files import write_atomic
+from grader.inside.isolation import NO_NETWORK, PRIVATE_VIEW, Protection
 from grader.results import GradeResult, Status, StudentRow
 from grader.sandbox.host import active, refusal
 
@@ -231,9 +232,9 @@ def grade_batch(
     if scheduler is None:
         _pool_context()  # the pool's server imports torch while this process reads and hashes the class
     found = _sandbox_here(course, exercises, strict=strict, scheduler=scheduler)
-    if found and not active(found, "private file-system view"):  # uid only: student processes see what others may read
+    if found and not active(found, PRIVATE_VIEW):  # uid only: student processes see what others may read
         _refuse_exposed([submissions, out, *course.secrets])
-    missing = [p["name"] for p in found if not p["active"]]
+    missing = [p.name for p in found if not p.active]
     with _private_files():
         out.mkdir(mode=0o700, parents=True, exist_ok=True)
         result = _grade_into(out, course, exercises, submissions, device, strict, workers, scheduler, only, progress, missing, files)
@@ -337,7 +338,7 @@ def _unjournaled(row: StudentRow, error: sqlite3.Error) -> StudentRow:
     return replace(row, status=Status.INTERNAL_ERROR, result=replace(row.result, internal_errors=[*row.result.internal_errors, why]))
 
 
-def _sandbox_here(course: Course, exercises: list[Exercise], *, strict: bool, scheduler: str | None) -> list[dict[str, Any]]:
+def _sandbox_here(course: Course, exercises: list[Exercise], *, strict: bool, scheduler: str | None) -> list[Protection]:
     """This machine's protections ([] where no exercise runs student code); IsolationUnavailable where the class
     may not be graded under them: never as root without a uid of its own, with `strict` only with them all, and
     on a Dask cluster only without the network (a student process could reach the scheduler and run code there)."""
@@ -348,8 +349,8 @@ def _sandbox_here(course: Course, exercises: list[Exercise], *, strict: bool, sc
 
     found = protections(course.root)
     why = refusal(found, strict=strict)
-    if not why and scheduler is not None and not active(found, "no network"):
-        why = f"--scheduler: {NETWORK_NEEDED} (here: {next(p['note'] for p in found if p['name'] == 'no network')})"
+    if not why and scheduler is not None and not active(found, NO_NETWORK):
+        why = f"--scheduler: {NETWORK_NEEDED} (here: {next(p.note for p in found if p.name == NO_NETWORK)})"
     if why:
         raise IsolationUnavailable(why)
     return found

@@ -112,6 +112,7 @@ def _main() -> None:
     import os
 
     from grader.errors import GraderError, IsolationUnavailable
+    from grader.inside.isolation import NO_NETWORK
     from grader.sandbox.host import active
 
     rows = os.fdopen(os.dup(1), "w")
@@ -122,7 +123,7 @@ def _main() -> None:
     try:
         start_pool_process(setup["course_root"], setup["exercise_ids"], setup["device"], setup["strict"])
         found = _STATE["grader"].protections
-        if found is not None and not active(found, "no network"):
+        if found is not None and not active(found, NO_NETWORK):
             raise IsolationUnavailable(f"this Dask worker may not grade: {NETWORK_NEEDED}")
     except GraderError as e:
         refused = str(e)

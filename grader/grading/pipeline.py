@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
+from dataclasses import asdict
 from pathlib import Path
 
 from grader.course import Course, Exercise
 from grader.errors import DeviceError
 from grader.grading.session import CheckSession
+from grader.inside.isolation import Protection
 from grader.results import ExerciseResult, GradeResult, Outcome, Verdict
 from grader.sandbox.host import Limits, Sandbox
 from grader.submissions.workspace import load_submission
@@ -97,7 +99,7 @@ class Grader:
         self.close()
 
     @property
-    def protections(self) -> list[dict[str, object]] | None:
+    def protections(self) -> list[Protection] | None:
         """What isolates a student process here (None when no student code runs)."""
         return self.sandbox.protections if self.sandbox else None
 
@@ -139,13 +141,14 @@ class Grader:
                 if e in present and abs(r.max_score - e.points) > 1e-9
             ]
         variants = {e.id: course.variants.number(student) for e in present if student and e.variant is not None}
+        found = self.protections
         return GradeResult(
             label,
             self.device,
             course.language,
             results,
             errors,
-            self.protections,
+            None if found is None else [asdict(p) for p in found],  # results.json's form
             seconds=time.monotonic() - started,
             student=student,
             variants=variants,

@@ -10,6 +10,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -77,7 +78,7 @@ class MemoryCage:
 
     def close(self) -> None:
         """Remove the zygote's own cgroup (its student processes' are removed as each is reaped)."""
-        if self.zygote_own:
+        if self.zygote_own and self.parent is not None:
             end_cgroup(self.parent)
 
     @staticmethod
@@ -119,7 +120,7 @@ def _limit(group: Path, limit_bytes: int, version: int) -> None:
                 pass
 
 
-def remove_stale_cgroups(parent: Path, pattern: str, *, owner) -> None:
+def remove_stale_cgroups(parent: Path, pattern: str, *, owner: Callable[[str], str]) -> None:
     """End the cgroups of `parent` matching `pattern` whose owner pid (`owner(name)`) no longer runs."""
     for group in parent.glob(pattern):
         pid = owner(group.name)
@@ -149,7 +150,7 @@ def end_cgroup(group: Path) -> None:
 
 def _cgroup_candidates() -> list[tuple[Path, int]]:
     """Where this process's own memory cgroup lives: the v2 path if it has the memory controller, the v1 path."""
-    found = []
+    found: list[tuple[Path, int]] = []
     try:
         lines = Path("/proc/self/cgroup").read_text().splitlines()
     except OSError:

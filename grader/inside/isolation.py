@@ -24,9 +24,15 @@ import signal
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from grader.inside.cgroups import MemoryCage
+
+if TYPE_CHECKING:
+    import pyseccomp
 
 # Each student process runs as a uid of its own: this base plus its pid as the zygote sees it (unique
 # among live processes; pids stay below 2**22), so RLIMIT_NPROC, files and signals never mix two
@@ -105,7 +111,7 @@ class View:
         """System directories and the Python installation (torch included); refused if a bind would show `secrets`."""
         mountpoint.mkdir(exist_ok=True)
         pythons = [sys.base_prefix, sys.prefix, sys.exec_prefix]
-        pythons += [str(Path(importlib.util.find_spec(m).origin).parent.parent) for m in ("torch", "safetensors")]
+        pythons += [str(_origin(m).parent.parent) for m in ("torch", "safetensors")]
         candidates = [p for p in (*_SYSTEM_DIRS, *pythons) if os.path.lexists(p)]
         binds = [p for p in dict.fromkeys(candidates) if not any(inside(p, q) and p != q for q in candidates)]
         view = cls(mountpoint, binds, "")
@@ -139,6 +145,14 @@ def inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
+def _origin(module: str) -> Path:
+    """The file `module` is imported from, without importing it."""
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:
+        raise ImportError(f"{module} is not installed where the grader runs")
+    return Path(spec.origin)
+
+
 def _why_no_uid(secrets: list[Path]) -> tuple[str, str]:
     """Without namespaces: why an unprivileged uid cannot run Python here ('' if it can), and which secrets it could read."""
     if sys.platform != "linux" or os.geteuid() != 0:
@@ -146,7 +160,7 @@ def _why_no_uid(secrets: list[Path]) -> tuple[str, str]:
     import sysconfig
 
     stdlib = Path(sysconfig.get_paths()["stdlib"])
-    probes = [stdlib / "colorsys.py", Path(importlib.util.find_spec("torch").origin)]
+    probes = [stdlib / "colorsys.py", _origin("torch")]
     pid = os.fork()
     if pid == 0:
         try:
@@ -222,7 +236,7 @@ def block_channels() -> None:
     rules.load()
 
 
-def _add_rule(rules, action: int, name: str, *args) -> None:
+def _add_rule(rules: pyseccomp.SyscallFilter, action: int, name: str, *args: pyseccomp.Arg) -> None:
     """One rule, for a system call this architecture has (inotify_init, say, is x86's only)."""
     import pyseccomp
 
@@ -272,50 +286,59 @@ def _trial(view: View) -> str:
     return why or ("" if status == 0 else "the trial isolated process failed")
 
 
-def describe(view: View, memory: MemoryCage) -> list[dict]:
-    """Each protection a check gets here: name, whether active, and a note."""
+# The protections the grader's own decisions name (`grade doctor` prints every one by its name).
+OWN_UID = "unprivileged uid"
+NO_NETWORK = "no network"
+PRIVATE_VIEW = "private file-system view"
+
+
+@dataclass(frozen=True)
+class Protection:
+    """One protection of a student process: its name, whether it is active here, and how it works or why it is not."""
+
+    name: str
+    active: bool
+    note: str
+
+
+def describe(view: View, memory: MemoryCage) -> list[Protection]:
+    """Each protection a check gets here."""
     linux, isolated = sys.platform == "linux", view.isolated
     why = view.why_not_isolated
     return [
-        {"name": "separate process", "active": True, "note": "student code never runs in the grading process"},
-        {"name": "wall-time limit", "active": True, "note": "per check, enforced by the grader"},
-        {"name": "output limits", "active": True, "note": "captured output and replies are size-capped"},
-        {"name": "rlimits", "active": True, "note": "CPU time, data segment, file size, open files, no core dumps"},
-        {"name": "memory limit (all kinds)", "active": memory.complete, "note": memory.note},
-        {
-            "name": "leftover processes killed",
-            "active": linux or isolated,
-            "note": "PID namespace" if isolated else ("subreaper sweep (best effort)" if linux else "process group only"),
-        },
-        {
-            "name": "unprivileged uid",
-            "active": view.own_uid,
-            "note": (
-                "a uid per check; RLIMIT_NPROC"
-                if isolated
-                else "a uid per check, RLIMIT_NPROC, in a private folder (no namespaces here)"
-                if view.own_uid
-                else view.why_no_uid
-            ),
-        },
-        {
-            "name": "no channel between student processes",
-            "active": not why_channels_open(),
-            "note": why_channels_open()
+        Protection("separate process", True, "student code never runs in the grading process"),
+        Protection("wall-time limit", True, "per check, enforced by the grader"),
+        Protection("output limits", True, "captured output and replies are size-capped"),
+        Protection("rlimits", True, "CPU time, data segment, file size, open files, no core dumps"),
+        Protection("memory limit (all kinds)", memory.complete, memory.note),
+        Protection(
+            "leftover processes killed",
+            linux or isolated,
+            "PID namespace" if isolated else ("subreaper sweep (best effort)" if linux else "process group only"),
+        ),
+        Protection(
+            OWN_UID,
+            view.own_uid,
+            "a uid per check; RLIMIT_NPROC"
+            if isolated
+            else "a uid per check, RLIMIT_NPROC, in a private folder (no namespaces here)"
+            if view.own_uid
+            else view.why_no_uid,
+        ),
+        Protection(
+            "no channel between student processes",
+            not why_channels_open(),
+            why_channels_open()
             or "seccomp refuses kernel keyrings, file locks and leases, inotify, fanotify, "
             "F_NOTIFY, io_uring and POSIX message queues; futex waits on a key another process could share "
             "return at once",
-        },
-        {"name": "no network", "active": isolated, "note": "network namespace" if isolated else why},
-        {
-            "name": "private file-system view",
-            "active": isolated,
-            "note": "mount namespace: system and Python files, the submission's copy, private /tmp"
-            if isolated
-            else f"{why}; {view.exposed}"
-            if view.exposed
-            else why,
-        },
+        ),
+        Protection(NO_NETWORK, isolated, "network namespace" if isolated else why),
+        Protection(
+            PRIVATE_VIEW,
+            isolated,
+            "mount namespace: system and Python files, the submission's copy, private /tmp" if isolated else f"{why}; {view.exposed}" if view.exposed else why,
+        ),
     ]
 
 
@@ -401,7 +424,7 @@ def _bind(path: str, root: str, *, readonly: bool, device: bool = False) -> None
         _mount(None, target, None, _MS_BIND | _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | (0 if device else _MS_NODEV))
 
 
-def set_limits(limits: dict, *, isolated: bool, address_space: bool) -> None:
+def set_limits(limits: Mapping[str, int], *, isolated: bool, address_space: bool) -> None:
     """Resource limits; the process count only as a uid of its own (it counts every process of the uid).
 
     With `address_space` (no memory cgroup, not CUDA), RLIMIT_AS allows the memory limit on top of what
@@ -454,10 +477,10 @@ def become_subreaper() -> None:
 
 # -- system calls -------------------------------------------------------------------------------
 
-_LIBC = None
+_LIBC: ctypes.CDLL | None = None
 
 
-def _libc():
+def _libc() -> ctypes.CDLL:
     global _LIBC
     if _LIBC is None:
         _LIBC = ctypes.CDLL(None, use_errno=True)
@@ -479,7 +502,9 @@ def prctl(option: int, value: int) -> None:
 
 
 def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
-    encode = lambda s: None if s is None else os.fsencode(s)  # noqa: E731
+    def encode(s: str | None) -> bytes | None:
+        return None if s is None else os.fsencode(s)
+
     _check(_libc().mount(encode(source), encode(target), encode(fstype), ctypes.c_ulong(flags), encode(data)), f"mount {target}")
 
 
@@ -610,7 +635,7 @@ def _remove_folders(names: list[str], dir_fd: int) -> None:
 def _remove_ipc(uid: int) -> None:
     """Remove the SysV IPC objects `uid` owns or created (an owner can give one away; its creator stays)."""
     libc = _libc()
-    removers = {
+    removers: dict[str, Callable[[int], int]] = {
         "shm": lambda i: libc.shmctl(i, _IPC_RMID, None),
         "sem": lambda i: libc.semctl(i, 0, _IPC_RMID),
         "msg": lambda i: libc.msgctl(i, _IPC_RMID, None),

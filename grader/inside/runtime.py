@@ -12,9 +12,15 @@ import importlib.util
 import socket
 import sys
 import traceback
+from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, cast
 
 from grader.inside import given, wire
+
+if TYPE_CHECKING:
+    import torch
 
 # Bytes of an error message or traceback line kept from the submission.
 _TEXT_LIMIT = 2000
@@ -27,25 +33,25 @@ class RemoteHandle:
     def __init__(self, channel: socket.socket, index: int):
         self._channel, self._index = channel, index
 
-    def call(self, method: str, **kwargs):
+    def call(self, method: str, **kwargs: object) -> Any:
         self._channel.sendall(wire.pack({wire.CALLBACK: self._index, "method": method, "kwargs": kwargs}))
-        answer = wire.recv(self._channel, timeout=None)
+        answer = cast("dict[str, Any]", wire.recv(self._channel, timeout=None))  # the grader's: believed here
         if not answer["ok"]:
             raise RuntimeError(answer["message"])
         return answer["value"]
 
 
-def serve(channel: socket.socket, workspace: Path, request: dict) -> None:
+def serve(channel: socket.socket, workspace: Path, request: dict[str, Any]) -> None:
     """Answer `call` requests until the grader closes the channel."""
     sys.path.insert(0, str(workspace))
     import torch
 
     torch.set_num_threads(1)
     device = torch.device(request["device"])
-    modules: dict = {}
+    modules: dict[str, ModuleType] = {}
     while True:
         try:
-            message = wire.recv(channel, timeout=None)
+            message = cast("dict[str, Any]", wire.recv(channel, timeout=None))  # the grader's: believed here
         except (EOFError, OSError):
             return
         reply = _call(message, modules, workspace, device, channel)
@@ -61,7 +67,7 @@ def serve(channel: socket.socket, workspace: Path, request: dict) -> None:
         channel.sendall(data)
 
 
-def _call(message: dict, modules: dict, workspace: Path, device, channel: socket.socket) -> dict:
+def _call(message: dict[str, Any], modules: dict[str, ModuleType], workspace: Path, device: torch.device, channel: socket.socket) -> dict[str, object]:
     """Run one requested function of the submission and return its result or what went wrong."""
     module_name, function = message["module"], message["function"]
     try:
@@ -78,13 +84,14 @@ def _call(message: dict, modules: dict, workspace: Path, device, channel: socket
         return _error("missing", f"'{function}' in {module_name}.py is not a function")
 
     try:
-        args = _to_device(message["args"], device, channel)
-        kwargs = _to_device(message["kwargs"], device, channel)
+        args = [_to_device(v, device, channel) for v in message["args"]]
+        kwargs = {k: _to_device(v, device, channel) for k, v in message["kwargs"].items()}
     except ValueError as e:  # the grader checked its injects before sending: whatever this says is the submission's
         return _error("arguments", f"the grader sent arguments that could not be built: {e}")
     cotangent = message.get("cotangent")
     if cotangent is not None:
-        args, kwargs = _require_grad(args), _require_grad(kwargs)
+        args = [_require_grad(v) for v in args]
+        kwargs = {k: _require_grad(v) for k, v in kwargs.items()}
     try:
         value = fn(*args, **kwargs)
         grads = None if cotangent is None else _gradients(value, _to_device(cotangent, device), args, kwargs)
@@ -94,26 +101,32 @@ def _call(message: dict, modules: dict, workspace: Path, device, channel: socket
 
 
 class _SubmissionError(Exception):
-    def __init__(self, info: dict):
+    def __init__(self, info: dict[str, object]):
         self.info = info
 
 
-def _error(kind: str, message: str, where: str = "") -> dict:
-    return {"ok": False, "error": {"kind": kind, "message": message[:_TEXT_LIMIT], "where": where}}
+def _error(kind: str, message: str, where: str = "") -> dict[str, object]:
+    return {"ok": False, "error": _report(kind, message, where)}
 
 
-def _import(module_name: str, workspace: Path):
+def _report(kind: str, message: str, where: str = "") -> dict[str, object]:
+    return {"kind": kind, "message": message[:_TEXT_LIMIT], "where": where}
+
+
+def _import(module_name: str, workspace: Path) -> ModuleType:
     path = workspace / f"{module_name}.py"
     if not path.is_file():
-        raise _SubmissionError(_error("missing", f"{module_name}.py is missing")["error"])
+        raise _SubmissionError(_report("missing", f"{module_name}.py is missing"))
     spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"{path}: not a Python module")
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
     try:
         spec.loader.exec_module(module)
     except SyntaxError as e:
         where = f"{module_name}.py, line {e.lineno}"
-        raise _SubmissionError(_error("import", f"SyntaxError: {e.msg}", where)["error"]) from None
+        raise _SubmissionError(_report("import", f"SyntaxError: {e.msg}", where)) from None
     except BaseException as e:
         info = _exception_info(e, workspace)
         info["kind"] = "import"
@@ -121,7 +134,7 @@ def _import(module_name: str, workspace: Path):
     return module
 
 
-def _exception_info(e: BaseException, workspace: Path) -> dict:
+def _exception_info(e: BaseException, workspace: Path) -> dict[str, object]:
     """Type, message and the innermost line of the submission's own code where it was raised."""
     where = ""
     for frame in reversed(traceback.extract_tb(e.__traceback__)):
@@ -150,16 +163,16 @@ def _text(e: BaseException) -> str:
         return "<message could not be read>"
 
 
-def _to_device(obj, device, channel: socket.socket | None = None):
+def _to_device(obj: object, device: torch.device, channel: socket.socket | None = None) -> object:
     """Tensors moved to `device`, each `Inject` replaced by the public course code it stands for, and each `Remote`
     by a handle that calls the grader over `channel`."""
     import torch
 
-    def leaf(v):
+    def leaf(v: object) -> object:
         if isinstance(v, torch.Tensor):
             return v.to(device)
         if isinstance(v, wire.Inject):
-            return given.build(wire.Inject(v.name, _to_device(v.args, device, channel)), device)
+            return given.build(wire.Inject(v.name, {k: _to_device(a, device, channel) for k, a in v.args.items()}), device)
         if isinstance(v, wire.Remote) and channel is not None:
             return RemoteHandle(channel, v.index)
         return v
@@ -167,11 +180,11 @@ def _to_device(obj, device, channel: socket.socket | None = None):
     return wire.map_leaves(obj, leaf)
 
 
-def _require_grad(obj):
+def _require_grad(obj: object) -> object:
     """Fresh leaf copies of every floating-point tensor, so gradients reach each input."""
     import torch
 
-    def leaf(v):
+    def leaf(v: object) -> object:
         if isinstance(v, torch.Tensor) and v.is_floating_point():
             return v.detach().clone().requires_grad_(True)
         return v
@@ -179,16 +192,16 @@ def _require_grad(obj):
     return wire.map_leaves(obj, leaf)
 
 
-def _gradients(value, cotangent, args, kwargs) -> dict:
+def _gradients(value: object, cotangent: object, args: list[object], kwargs: dict[str, object]) -> dict[str, object]:
     """Vector-Jacobian product: gradients of sum(value * cotangent) w.r.t. every tensor input.
 
     An input the output does not depend on (or reaches only through `.detach()`) gets None.
     """
     import torch
 
-    leaves = []
+    leaves: list[torch.Tensor] = []
 
-    def pair(out, cot, where):
+    def pair(out: object, cot: object, where: str) -> None:
         if isinstance(cot, torch.Tensor):
             if not isinstance(out, torch.Tensor) or out.shape != cot.shape:
                 raise ValueError(f"cannot take gradients: {where} is not a tensor of shape {tuple(cot.shape)}")
@@ -204,18 +217,18 @@ def _gradients(value, cotangent, args, kwargs) -> dict:
 
     pair(value, cotangent, "the result")
     inputs = [t for t in _tensors(args) + _tensors(kwargs) if t.requires_grad]
-    grads = [None] * len(inputs)
+    grads: Sequence[torch.Tensor | None] = [None] * len(inputs)
     if leaves and inputs:
         grads = torch.autograd.grad(sum(leaves), inputs, allow_unused=True)
     found = dict(zip(map(id, inputs), grads))
     return {"args": _grads_like(args, found), "kwargs": _grads_like(kwargs, found)}
 
 
-def _tensors(obj) -> list:
+def _tensors(obj: object) -> list[torch.Tensor]:
     """Every tensor input, an injected cell's parameters included."""
     import torch
 
-    found = []
+    found: list[torch.Tensor] = []
     for v in wire.leaves(obj):
         if isinstance(v, torch.Tensor):
             found.append(v)
@@ -224,11 +237,11 @@ def _tensors(obj) -> list:
     return found
 
 
-def _grads_like(obj, found: dict):
+def _grads_like(obj: object, found: dict[int, torch.Tensor | None]) -> object:
     """The gradients in the shape of the inputs: None where no gradient (or no tensor) is."""
     import torch
 
-    def leaf(v):
+    def leaf(v: object) -> object:
         if isinstance(v, torch.Tensor):
             return found.get(id(v))
         if isinstance(v, torch.nn.Module):

@@ -19,6 +19,10 @@ import struct
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, cast
+
+if TYPE_CHECKING:
+    import torch
 
 _HEADER = struct.Struct("<QQ")
 _TENSOR, _TUPLE, _DICT, _INJECT, _REMOTE = "$tensor", "$tuple", "$dict", "$inject", "$remote"
@@ -38,7 +42,7 @@ class Inject:
     """A stand-in for the exercise's given course code, built inside the student process (grader.inside.given)."""
 
     name: str
-    args: dict = field(default_factory=dict)
+    args: dict[str, object] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -71,7 +75,7 @@ TRUSTED = Bounds(json_bytes=1 << 30, blob_bytes=1 << 30, containers=1 << 30, dep
 
 def pack(obj: object) -> bytes:
     """Encode `obj` (tensors, numbers, strings, booleans, None, and lists/tuples/dicts of those)."""
-    tensors: dict = {}
+    tensors: dict[str, torch.Tensor] = {}
     doc = _flatten(obj, tensors, "value")
     body = json.dumps(doc, allow_nan=True).encode()
     blob = b""
@@ -120,7 +124,7 @@ def _bounded_int(text: str) -> int:
     return value
 
 
-def _load_tensors(blob: bytes, bounds: Bounds) -> dict:
+def _load_tensors(blob: bytes, bounds: Bounds) -> dict[str, torch.Tensor]:
     if len(blob) < 8:
         raise WireError("tensor data is truncated")
     header_len = int.from_bytes(blob[:8], "little")
@@ -201,7 +205,7 @@ def _read_exact(sock: socket.socket, n: int, deadline: float | None) -> bytes:
     return bytes(buf)
 
 
-def _flatten(obj: object, tensors: dict, where: str) -> object:
+def _flatten(obj: object, tensors: dict[str, torch.Tensor], where: str) -> object:
     if obj is None or isinstance(obj, (bool, int, float, str)):
         return obj
     if isinstance(obj, list):
@@ -241,7 +245,7 @@ def _hashable_plain(key: object) -> bool:
     return isinstance(key, tuple) and all(_hashable_plain(k) for k in key)
 
 
-def _restore(doc: object, tensors: dict, depth: int) -> object:
+def _restore(doc: object, tensors: dict[str, torch.Tensor], depth: int) -> object:
     if isinstance(doc, (list, dict)) and depth <= 0:
         raise WireError("message nested too deeply")
     if isinstance(doc, list):
@@ -266,7 +270,9 @@ def _restore(doc: object, tensors: dict, depth: int) -> object:
             out[key] = _restore(pair[1], tensors, depth - 1)
         return out
     if set(doc) == {_INJECT, "args"} and isinstance(doc[_INJECT], str) and isinstance(doc["args"], dict):
-        return Inject(doc[_INJECT], _restore(doc["args"], tensors, depth - 1))
+        # Keyword arguments, as the grader packs them; a reply may make them anything, but no check reads a reply's.
+        args = cast("dict[str, object]", _restore(doc["args"], tensors, depth - 1))
+        return Inject(doc[_INJECT], args)
     if len(doc) == 1 and _REMOTE in doc and type(doc[_REMOTE]) is int:
         return Remote(doc[_REMOTE])
     return {k: _restore(v, tensors, depth - 1) for k, v in doc.items()}

@@ -21,11 +21,14 @@ import socket
 import sys
 import tempfile
 import traceback
+from dataclasses import asdict
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 from grader.inside import given, isolation, runtime
 from grader.inside.cgroups import MemoryCage, end_cgroup
-from grader.inside.isolation import View
+from grader.inside.isolation import Protection, View
 
 # Written in a check's scratch folder, on the grader's side of the view, only when setting up the
 # student process failed: the grader's fault, not the student's. Student code never sees the file,
@@ -53,7 +56,7 @@ def serve_forks(control: socket.socket, course_root: Path) -> None:
     torch.set_num_threads(1)  # before any op: a fork of a process that ran a multi-threaded op hangs
     _warm_up(torch)
 
-    control.send(json.dumps({"ready": True, "protections": protections}).encode())
+    control.send(json.dumps({"ready": True, "protections": [asdict(p) for p in protections]}).encode())
     try:
         _serve(control, view, memory, alive, alive_w)
     finally:
@@ -61,7 +64,7 @@ def serve_forks(control: socket.socket, course_root: Path) -> None:
 
 
 def _serve(control: socket.socket, view: View, memory: MemoryCage, alive: int, alive_w: int) -> None:
-    live: dict[int, tuple] = {}  # pid -> its memory cgroup and private folder (each None where unused)
+    live: dict[int, tuple[Path | None, Path | None]] = {}  # pid -> its memory cgroup and private folder (each None where unused)
     count = 0
     while True:
         try:
@@ -105,7 +108,7 @@ def _serve(control: socket.socket, view: View, memory: MemoryCage, alive: int, a
             control.send(json.dumps({"id": request.get("id"), "status": _describe_status(status)}).encode())
 
 
-def _warm_up(torch) -> None:
+def _warm_up(torch: ModuleType) -> None:
     """Run once, single-threaded, what every check's first call would otherwise pay for in each fresh fork.
 
     A forward and backward pass through the ops of a gated step and of tiny RNN/GRU/LSTM models, in
@@ -156,7 +159,9 @@ def _describe_status(status: int) -> str:
     return f"exit code {os.WEXITSTATUS(status)}"
 
 
-def _student_process(channel_fd: int, request: dict, view: View, alive: int, group, private, *, address_space: bool) -> None:
+def _student_process(
+    channel_fd: int, request: dict[str, Any], view: View, alive: int, group: Path | None, private: Path | None, *, address_space: bool
+) -> None:
     """Set up the student process (given code, sandbox, limits, captured output), then serve calls; never returns."""
     scratch = Path(request["scratch"])
     failed = os.open(scratch / SETUP_FAILED_FILE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -192,7 +197,7 @@ def _student_process(channel_fd: int, request: dict, view: View, alive: int, gro
         os._exit(0)
 
 
-def probe(course_root: Path) -> list[dict]:
+def probe(course_root: Path) -> list[Protection]:
     """The protections a check would get here."""
     with tempfile.TemporaryDirectory() as folder:
         return isolation.describe(View.here(Path(folder) / "view", secrets=secrets_of(course_root)), MemoryCage.here())
@@ -200,7 +205,7 @@ def probe(course_root: Path) -> list[dict]:
 
 if __name__ == "__main__":
     if sys.argv[1] == "--probe":
-        print(json.dumps(probe(Path(sys.argv[2]))))
+        print(json.dumps([asdict(p) for p in probe(Path(sys.argv[2]))]))
     else:
         serve_forks(socket.socket(fileno=int(sys.argv[1])), Path(sys.argv[2]))
         os._exit(0)  # no interpreter teardown: unloading torch costs the grader ~0.4 s of waiting

@@ -5,33 +5,36 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from grader.errors import SandboxError
+from grader.inside.isolation import PRIVATE_VIEW, Protection
 from grader.sandbox.host import active, zygote_env
 
 COMMAND_LINES = "grader's command lines hidden"
 
 
-def protections(course_root: Path) -> list[dict]:
+def protections(course_root: Path) -> list[Protection]:
     """The student side's own probe (the same setup a check gets, without importing torch), and whether a student
     process can read the grader's command lines."""
     found = _probe(course_root)
     return [*found, _command_lines(found)]
 
 
-def _command_lines(found: list[dict]) -> dict:
+def _command_lines(found: list[Protection]) -> Protection:
     """Whether a student process can read the grader's command lines (the class's and OUT's paths) in /proc."""
-    if active(found, "private file-system view"):
-        return {"name": COMMAND_LINES, "active": True, "note": "a /proc of the student process's own PID namespace"}
+    if active(found, PRIVATE_VIEW):
+        return Protection(COMMAND_LINES, True, "a /proc of the student process's own PID namespace")
     if _hidepid():
-        return {"name": COMMAND_LINES, "active": True, "note": "/proc is mounted with hidepid: other users' processes are hidden"}
-    return {
-        "name": COMMAND_LINES,
-        "active": False,
-        "note": "every user can read the grader's command line in /proc, so student code learns where the class and "
+        return Protection(COMMAND_LINES, True, "/proc is mounted with hidepid: other users' processes are hidden")
+    return Protection(
+        COMMAND_LINES,
+        False,
+        "every user can read the grader's command line in /proc, so student code learns where the class and "
         "OUT are (the batch refuses them unless root's alone); mount /proc with hidepid=invisible to hide it",
-    }
+    )
 
 
 def _hidepid() -> bool:
@@ -48,7 +51,7 @@ def _hidepid() -> bool:
     return False
 
 
-def _probe(course_root: Path) -> list[dict]:
+def _probe(course_root: Path) -> list[Protection]:
     try:
         done = subprocess.run(
             [sys.executable, "-m", "grader.inside.zygote", "--probe", str(course_root.resolve())],
@@ -60,13 +63,14 @@ def _probe(course_root: Path) -> list[dict]:
         )
         if done.returncode != 0:
             raise SandboxError(f"the sandbox probe failed:\n{done.stderr[-3000:]}")
-        return json.loads(done.stdout)
+        return [Protection(**p) for p in json.loads(done.stdout)]
     except (subprocess.TimeoutExpired, json.JSONDecodeError) as e:
         raise SandboxError(f"the sandbox probe gave no answer: {e}") from None
 
 
-def summary(found: list[dict] | None) -> str:
-    """One line for `grade run -v`; None when no student process was needed."""
+def summary(found: Sequence[Mapping[str, Any]] | None) -> str:
+    """One line for `grade run -v` from a result's protections (results.json's form, `GradeResult.protections`, which
+    the Gradescope runner passes too); None when no student process was needed."""
     if found is None:
         return "sandbox: not started (the exercises graded run no student code)"
     active = [p["name"] for p in found if p["active"]]

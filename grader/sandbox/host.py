@@ -19,13 +19,15 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeGuard
 
 from grader.errors import IsolationUnavailable, SandboxError
 from grader.failures import StudentError
 from grader.inside import wire
+from grader.inside.isolation import OWN_UID, Protection
 from grader.inside.zygote import SETUP_FAILED_FILE
 from grader.results import Outcome
 from grader.sandbox.services import MAX_CALLBACKS, Service, answer
@@ -51,7 +53,7 @@ class Limits:
     time_limit: float  # wall seconds per check
     memory_mib: int
 
-    def for_child(self) -> dict:
+    def for_child(self) -> dict[str, int]:
         return {
             "memory_mib": self.memory_mib,
             "cpu_seconds": int(CHECKS_PER_PROCESS * self.time_limit) + 1,
@@ -70,14 +72,14 @@ class StudentTimeout(StudentError):
 class Sandbox:
     """A running zygote; `open()` forks a fresh student process."""
 
-    def __init__(self, process: subprocess.Popen, control: socket.socket, scratch: Path, device: str, limits: Limits, strict: bool):
+    def __init__(self, process: subprocess.Popen[bytes], control: socket.socket, scratch: Path, device: str, limits: Limits, strict: bool):
         self._process = process
         self._control = control
         self._scratch = scratch
         self._device = device
         self.limits = limits
         self._strict = strict
-        self._protections: list[dict] | None = None
+        self._protections: list[Protection] | None = None
         self._count = 0
         self._requests = 0  # ids of requests to the zygote, which its replies carry
 
@@ -103,22 +105,26 @@ class Sandbox:
         return cls(process, ours, scratch, device, limits, strict)
 
     @property
-    def protections(self) -> list[dict]:
-        """What isolates each check here: `{"name", "active", "note"}` per protection (waits for the zygote)."""
+    def protections(self) -> list[Protection]:
+        """What isolates each check here (waits for the zygote)."""
         return self.ready()
 
-    def ready(self) -> list[dict]:
+    def ready(self) -> list[Protection]:
         """Wait for the zygote; its protections. IsolationUnavailable when this sandbox may not run student code here
         (strict and a protection is missing, or root without a uid of its own)."""
-        self._wait_ready()
+        if self._protections is None:
+            self._protections = [Protection(**p) for p in self._reply(timeout=STARTUP_SECONDS)["protections"]]
+        why = refusal(self._protections, strict=self._strict)
+        if why:
+            raise IsolationUnavailable(why)
         return self._protections
 
-    def open(self, workspace: Path, *, given: list[Path] = ()) -> StudentProcess:
+    def open(self, workspace: Path, *, given: Sequence[Path] = ()) -> StudentProcess:
         """Fork a student process that imports modules from `workspace` (a copy of the student's files).
 
         `given` is the exercise's course code (grader.inside.given), loaded by that process alone.
         """
-        self._wait_ready()
+        self.ready()
         self._count += 1
         scratch = self._scratch / f"check-{self._count}"
         scratch.mkdir(mode=0o700)  # the student process's output and setup log: root's alone
@@ -152,23 +158,17 @@ class Sandbox:
     def _reap(self, pid: int) -> str:
         # Without namespaces the zygote first sweeps what the process's uid left: work bounded by that student's
         # own limits, which may take a while; it is waited for here, never left to answer a later request.
-        return self._request({"op": "reap", "pid": pid}, timeout=REAP_SECONDS)["status"]
+        status: str = self._request({"op": "reap", "pid": pid}, timeout=REAP_SECONDS)["status"]
+        return status
 
-    def _request(self, request: dict, *, timeout: float, fds: Sequence[int] = ()) -> dict:
+    def _request(self, request: Mapping[str, object], *, timeout: float, fds: Sequence[int] = ()) -> dict[str, Any]:
         """Send `request` with an id of its own and return the zygote's reply to it (replies carry the id, so a
         late reply to an earlier request can never be read as this one's)."""
         self._requests += 1
         socket.send_fds(self._control, [json.dumps({**request, "id": self._requests}).encode()], list(fds))
         return self._reply(timeout=timeout, expect=self._requests)
 
-    def _wait_ready(self) -> None:
-        if self._protections is None:
-            self._protections = self._reply(timeout=STARTUP_SECONDS)["protections"]
-        why = refusal(self._protections, strict=self._strict)
-        if why:
-            raise IsolationUnavailable(why)
-
-    def _reply(self, *, timeout: float, expect: int | None = None) -> dict:
+    def _reply(self, *, timeout: float, expect: int | None = None) -> dict[str, Any]:
         """The zygote's next message (with `expect`, the reply to that request; earlier ones are dropped)."""
         deadline = time.monotonic() + timeout
         while True:
@@ -180,7 +180,7 @@ class Sandbox:
             if not data:
                 log = (self._scratch / "zygote.log").read_text(errors="replace")[-3000:]
                 raise SandboxError(f"the student-process server stopped answering; its log:\n{log}")
-            reply = json.loads(data)
+            reply: dict[str, Any] = json.loads(data)  # the zygote's: it runs no student code
             if expect is None or reply.get("id") == expect:
                 return reply
 
@@ -240,7 +240,9 @@ class StudentProcess:
         except OSError:
             return 0
 
-    def call(self, module: str, function: str, args: list, kwargs: dict, cotangent=None, services: Sequence[Service] = ()) -> dict:
+    def call(
+        self, module: str, function: str, args: list[object], kwargs: dict[str, object], cotangent: object = None, services: Sequence[Service] = ()
+    ) -> dict[str, Any]:
         """Run `module.function(*args, **kwargs)` there; return the reply `{"value", "grads"}`. The calls it makes of
         `services` (the `Remote`s in its arguments) are answered here while it runs.
 
@@ -261,7 +263,9 @@ class StudentProcess:
         request = {"module": module, "function": function, "args": args, "kwargs": kwargs, "cotangent": cotangent}
         return self._exchange(f"{module}.{function}", request, importing=False, services=list(services))
 
-    def _exchange(self, label: str, request: dict | None, *, importing: bool, deadline: float | None = None, services: list[Service] | None = None) -> dict:
+    def _exchange(
+        self, label: str, request: dict[str, object] | None, *, importing: bool, deadline: float | None = None, services: list[Service] | None = None
+    ) -> dict[str, Any]:
         """Send `request` (None: it was sent ahead) and read its reply by `deadline` (default: the check's), answering
         the calls of `services` that come first."""
         deadline = self._deadline if deadline is None else deadline
@@ -359,7 +363,7 @@ class StudentProcess:
             raise SandboxError(f"a student process could not be set up:\n{why}")
 
 
-def zygote_env() -> dict:
+def zygote_env() -> dict[str, str]:
     """The zygote's whole environment: one thread per library, the grader importable, nothing else inherited."""
     return {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
@@ -375,31 +379,31 @@ def zygote_env() -> dict:
     } | {k: os.environ[k] for k in ("GRADE_SANDBOX_NAMESPACES",) if k in os.environ}  # to try the no-namespace mode
 
 
-def active(found: list[dict], name: str) -> bool:
+def active(found: Sequence[Protection], name: str) -> bool:
     """Whether the protection called `name` is active in `found` (a probe's or a zygote's list)."""
-    return any(p["name"] == name and p["active"] for p in found)
+    return any(p.name == name and p.active for p in found)
 
 
-def refusal(found: list[dict], *, strict: bool) -> str:
+def refusal(found: Sequence[Protection], *, strict: bool) -> str:
     """Why student code may not run under the protections `found` ('' if it may): never as root; with
     `strict`, only with every protection active."""
-    if os.geteuid() == 0 and not active(found, "unprivileged uid"):
-        note = next(p["note"] for p in found if p["name"] == "unprivileged uid")
+    if os.geteuid() == 0 and not active(found, OWN_UID):
+        note = next(p.note for p in found if p.name == OWN_UID)
         return (
             f"refused: student code would run as root here – {note} (e.g. a venv of /usr/bin/python3), "
             "or grade where namespaces are allowed (`grade doctor` shows what is active)"
         )
-    missing = [p for p in found if not p["active"]]
+    missing = [p for p in found if not p.active]
     return unavailable_text(missing) if strict and missing else ""
 
 
-def unavailable_text(missing: list[dict]) -> str:
+def unavailable_text(missing: Sequence[Protection]) -> str:
     """Why strict mode cannot run here, naming each missing protection."""
-    lines = [f"  {p['name']}: {p['note']}" for p in missing]
+    lines = [f"  {p.name}: {p.note}" for p in missing]
     return "--sandbox strict: these protections are unavailable on this machine:\n" + "\n".join(lines)
 
 
-def _well_formed(reply: object) -> bool:
+def _well_formed(reply: object) -> TypeGuard[dict[str, Any]]:
     """Whether a reply has the runtime's shape, checked before anything in it is believed."""
     if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
         return False

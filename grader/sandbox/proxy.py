@@ -8,20 +8,25 @@ once, so a submission that hangs costs about one time limit per exercise (two if
 from __future__ import annotations
 
 import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from grader.errors import SandboxError
+from grader.errors import CheckBug, SandboxError
 from grader.failures import StudentError
 from grader.inside.wire import Inject, leaves, map_leaves
 from grader.results import Outcome
-from grader.sandbox.host import StudentTimeout
+from grader.sandbox.host import Sandbox, StudentProcess, StudentTimeout
 from grader.sandbox.services import Service, remotes
 from grader.text import Text
+
+if TYPE_CHECKING:
+    import torch
 
 
 class StudentModule:
     """Proxy for a submission's module: `proxy.fn(...)` runs `fn` in the student process."""
 
-    def __init__(self, name: str, process, device):
+    def __init__(self, name: str, process: ExerciseProcess, device: torch.device):
         self._name = name
         self._process = process
         self._device = device
@@ -32,21 +37,21 @@ class StudentModule:
         return StudentFunction(self._name, function, self._process, self._device)
 
 
-def memo(module: StudentModule) -> dict:
+def memo(module: StudentModule) -> dict[str, tuple[bool, Any]]:
     """Results the checks of this submission's exercise share (`grader.checks.once`): a function here, not an
     attribute of the proxy, so that no name of the student's module is shadowed."""
     return module._process.memo
 
 
 class StudentFunction:
-    def __init__(self, module: str, function: str, process, device):
+    def __init__(self, module: str, function: str, process: ExerciseProcess, device: torch.device):
         self._module, self._function = module, function
         self._process, self._device = process, device
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: object, **kwargs: object) -> Any:
         return self._run(list(args), kwargs, None)["value"]
 
-    def with_grad(self, cotangent, *args, **kwargs):
+    def with_grad(self, cotangent: object, *args: object, **kwargs: object) -> tuple[Any, dict[str, Any]]:
         """Call, then backpropagate `cotangent` (same structure as the result) in the student process.
 
         Returns (value, grads): grads maps each keyword argument (positional ones as "arg0", ...)
@@ -66,16 +71,17 @@ class StudentFunction:
         named = {f"arg{i}": g for i, g in enumerate(grads["args"])} | grads["kwargs"]
         return reply["value"], named
 
-    def _run(self, args: list, kwargs: dict, cotangent) -> dict:
+    def _run(self, args: list[object], kwargs: dict[str, object], cotangent: object) -> dict[str, Any]:
         self._process.check_injects([v for v in leaves([args, kwargs]) if isinstance(v, Inject)])
         self._process.check_compiles(self._module)
         services: list[Service] = []
-        args, kwargs = remotes(args, services), remotes(kwargs, services)
+        args = [remotes(v, services) for v in args]
+        kwargs = {k: remotes(v, services) for k, v in kwargs.items()}
         reply = self._process.call(self._module, self._function, args, kwargs, cotangent, services)
-        return _to_device(reply, self._device)
+        return {k: _to_device(v, self._device) for k, v in reply.items()}
 
 
-def syntax_error(path) -> dict | None:
+def syntax_error(path: Path) -> dict[str, str] | None:
     """The student process's own import report for a file whose source is not valid Python, else None.
 
     Compiled, never run, in the grader; anything but a SyntaxError (a file that is missing, null bytes, a
@@ -98,7 +104,7 @@ def syntax_error(path) -> dict | None:
     return None
 
 
-def _gradient_like(value, depth: int = 0) -> bool:
+def _gradient_like(value: object, depth: int = 0) -> bool:
     """What the gradient of one argument can be, in the argument's own shape: None (none reaches it), a tensor,
     or a list or str-keyed dict of those (an injected module's is a dict of its parameters' gradients) – never
     anything a check would then have to guess about."""
@@ -112,7 +118,7 @@ def _gradient_like(value, depth: int = 0) -> bool:
     return isinstance(value, (list, tuple)) and all(_gradient_like(v, depth + 1) for v in value)
 
 
-def _to_device(obj, device):
+def _to_device(obj: object, device: torch.device) -> object:
     """Tensors of a reply moved to the checks' device (a reply holds tensors only if torch is loaded)."""
     torch = sys.modules.get("torch")
     if torch is None:
@@ -127,17 +133,18 @@ class ExerciseProcess:
     one after any failure; it receives the exercise's given course code only.
     """
 
-    def __init__(self, sandbox, folder, *, given: list, missing: list[str]):
+    def __init__(self, sandbox: Sandbox | None, folder: Path, *, given: list[Path], missing: list[str]):
         from grader.inside.given import builder_names
 
         self._sandbox, self._folder, self._given = sandbox, folder, given
         self._builders = builder_names(given)
         self._missing = missing  # why a student file the process needs is absent: every call fails with it
-        self._process = None
+        self._process: StudentProcess | None = None
         self._used = False
-        self._syntax: dict[str, dict | None] = {}  # module -> the import error its source gives, None if it compiles
+        self._syntax: dict[str, dict[str, str] | None] = {}  # module -> the import error its source gives, None if it compiles
         self.timed_out: set[str] = set()
-        self.memo: dict = {}  # results checks share (grader.checks.once), for this submission's exercise
+        # Results checks share (grader.checks.once), for this submission's exercise: key -> (computed, value or failure).
+        self.memo: dict[str, tuple[bool, Any]] = {}
 
     def prefetch(self, modules: list[str]) -> None:
         """Fork the process now and send it the imports of `modules` (those that compile), before any check asks."""
@@ -145,7 +152,7 @@ class ExerciseProcess:
         if self._missing or not modules or self._process is not None:
             return
         try:
-            self._process = self._sandbox.open(self._folder, given=self._given)
+            self._process = self._open()
         except SandboxError:
             return  # the first check forks its process again, and reports what goes wrong then
         for module in modules:
@@ -157,12 +164,12 @@ class ExerciseProcess:
         if error is not None:
             raise StudentError.from_report(f"importing {module}.py", error)
 
-    def _syntax_error(self, module: str) -> dict | None:
+    def _syntax_error(self, module: str) -> dict[str, str] | None:
         if module not in self._syntax:
             self._syntax[module] = syntax_error(self._folder / f"{module}.py")
         return self._syntax[module]
 
-    def call(self, module: str, function: str, args: list, kwargs: dict, cotangent, services: list) -> dict:
+    def call(self, module: str, function: str, args: list[object], kwargs: dict[str, object], cotangent: object, services: list[Service]) -> dict[str, Any]:
         """`module.function(...)` in this exercise's student process, under the one timeout policy: a function that
         timed out is not called again, nor any function of a module whose import timed out or two of whose
         functions did (NOT_RUN, at once); a call that times out is recorded as such."""
@@ -197,8 +204,6 @@ class ExerciseProcess:
 
     def check_injects(self, injects: list[Inject]) -> None:
         """A check that injects code its exercise is not given is the check's bug, found before anything runs."""
-        from grader.errors import CheckBug
-
         unknown = sorted({i.name for i in injects} - self._builders)
         if unknown:
             raise CheckBug(f"the check injects {', '.join(unknown)}, which this exercise's given code does not define")
@@ -206,7 +211,7 @@ class ExerciseProcess:
     def begin_check(self) -> None:
         self._used = False
 
-    def get(self):
+    def get(self) -> StudentProcess:
         """The live student process, forked (or reused) on a check's first call."""
         if self._missing:
             raise StudentError("; ".join(self._missing), outcome=Outcome.UNREADABLE)
@@ -214,10 +219,17 @@ class ExerciseProcess:
             if self._process is None or not self._process.usable:
                 if self._process is not None:
                     self._process.close()
-                self._process = self._sandbox.open(self._folder, given=self._given)
+                self._process = self._open()
             self._process.begin_check()
             self._used = True
+        assert self._process is not None  # a check that used it holds it until end_check
         return self._process
+
+    def _open(self) -> StudentProcess:
+        """A fresh student process of this exercise (the sandbox is None where the run starts none: sheet-only checks)."""
+        if self._sandbox is None:
+            raise CheckBug("the check calls the submission's code, but this run starts no student process")
+        return self._sandbox.open(self._folder, given=self._given)
 
     def end_check(self) -> str:
         """The check's share of the submission's output; a process that failed is not reused."""

@@ -41,7 +41,7 @@ def remotes(obj: object, found: list[Service]) -> object:
             found.append(value)
             return Remote(len(found) - 1)
         if isinstance(value, Inject):
-            return Inject(value.name, remotes(value.args, found))  # type: ignore[arg-type]
+            return Inject(value.name, {k: remotes(v, found) for k, v in value.args.items()})
         return value
 
     return map_leaves(obj, leaf)

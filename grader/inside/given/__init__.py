@@ -16,12 +16,19 @@ import importlib.util
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn, TypeVar
 
-BUILDERS: dict[str, Callable] = {}
+if TYPE_CHECKING:
+    import torch
+
+    from grader.inside.wire import Inject
+
+BUILDERS: dict[str, Callable[..., object]] = {}
 _PUBLIC = Path(__file__).resolve().parent
+Builder = TypeVar("Builder", bound=Callable[..., object])
 
 
-def builder(fn: Callable) -> Callable:
+def builder(fn: Builder) -> Builder:
     BUILDERS[fn.__name__] = fn
     return fn
 
@@ -49,6 +56,8 @@ def load(paths: list[Path]) -> None:
     for path in paths:
         name = f"given_{path.parent.parent.name}_{path.stem}"
         spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"{path}: not a Python module")
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         spec.loader.exec_module(module)
@@ -56,7 +65,7 @@ def load(paths: list[Path]) -> None:
             module.prepare()
 
 
-def build(inject, device):
+def build(inject: Inject, device: torch.device) -> object:
     """The object an `Inject` stands for; ValueError for a name this exercise's given code does not define."""
     if inject.name not in BUILDERS:
         raise ValueError(f"unknown injected helper {inject.name!r}")
@@ -83,7 +92,7 @@ def block_library_cells(exercise_id: str) -> None:
     import torch
     import torch.library
 
-    def blocked(*args, **kwargs):
+    def blocked(*args: object, **kwargs: object) -> NoReturn:
         raise RuntimeError(f"{exercise_id}: library recurrent cells are unavailable in this exercise; compute the gates yourself")
 
     handle = torch._C._dispatch_library("IMPL", "aten", "", __file__, 0)

@@ -16,18 +16,18 @@ def prepare() -> None:
 
 
 @builder
-def lstm_cell(*, device, weight_ih, weight_hh, bias_ih, bias_hh) -> nn.LSTMCell:
+def lstm_cell(*, device: torch.device, weight_ih: torch.Tensor, weight_hh: torch.Tensor, bias_ih: torch.Tensor, bias_hh: torch.Tensor) -> nn.LSTMCell:
     """An nn.LSTMCell holding exactly these weights (their dtype), parameters requiring grad."""
     return _cell(nn.LSTMCell, 4, device, weight_ih=weight_ih, weight_hh=weight_hh, bias_ih=bias_ih, bias_hh=bias_hh)
 
 
 @builder
-def gru_cell(*, device, weight_ih, weight_hh, bias_ih, bias_hh) -> nn.GRUCell:
+def gru_cell(*, device: torch.device, weight_ih: torch.Tensor, weight_hh: torch.Tensor, bias_ih: torch.Tensor, bias_hh: torch.Tensor) -> nn.GRUCell:
     """An nn.GRUCell holding exactly these weights (their dtype), parameters requiring grad."""
     return _cell(nn.GRUCell, 3, device, weight_ih=weight_ih, weight_hh=weight_hh, bias_ih=bias_ih, bias_hh=bias_hh)
 
 
-def _cell(kind: type, blocks: int, device, **state) -> nn.Module:
+def _cell(kind: type[nn.Module], blocks: int, device: torch.device, **state: torch.Tensor) -> nn.Module:
     rows, d_x = state["weight_ih"].shape
     cell = kind(d_x, rows // blocks, dtype=state["weight_ih"].dtype, device=device)
     with torch.no_grad():

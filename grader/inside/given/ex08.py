@@ -10,11 +10,16 @@ difference of two readings of `bench.clock()`, and a prediction is a call of the
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, NoReturn
 
 import torch
 from torch import nn
 
 from grader.inside.given import builder
+
+if TYPE_CHECKING:
+    from grader.inside.runtime import RemoteHandle
 
 
 def _cell_kind(model: nn.Module) -> str:
@@ -41,13 +46,13 @@ class Bench:
     - Every later call `model(x)` is reported to the grader with x and the logits it gave.
     """
 
-    def __init__(self, service):
+    def __init__(self, service: RemoteHandle):
         self._service = service
 
     def clock(self) -> float:
         return float(self._service.call("clock"))
 
-    def train(self, model: nn.Module, data, *, batch_size: int, updates: int, lr: float, seed: int) -> dict:
+    def train(self, model: nn.Module, data: Sequence[torch.Tensor], *, batch_size: int, updates: int, lr: float, seed: int) -> dict[str, float]:
         cell = _cell_kind(model)
         got = self._service.call(
             "train",
@@ -69,7 +74,7 @@ class Bench:
             model._bench_hooked = True
         return {"final_loss": got["final_loss"], "peak_memory": got["peak_memory"]}
 
-    def _report(self, module: nn.Module, args, output) -> None:
+    def _report(self, module: nn.Module, args: tuple[object, ...], output: object) -> None:
         inputs = args[0] if args else None
         self._service.call(
             "forward",
@@ -79,7 +84,7 @@ class Bench:
         )
 
 
-def _copied(data):
+def _copied(data: object) -> list[torch.Tensor] | None:
     """The (inputs, targets) a train call got, as CPU tensors; None when `data` is not a pair of tensors."""
     if isinstance(data, (list, tuple)) and len(data) == 2 and all(isinstance(t, torch.Tensor) for t in data):
         return [t.detach().cpu() for t in data]
@@ -87,13 +92,13 @@ def _copied(data):
 
 
 @builder
-def bench(*, device, service) -> Bench:
+def bench(*, device: torch.device, service: RemoteHandle) -> Bench:
     """ex08: a bench whose clock and training are the grader's (simulated, or real and tiny)."""
     return Bench(service)
 
 
 @builder
-def known_model(*, device, cell: str, vocab: int, d_e: int, d_h: int, weights: dict, service) -> nn.Module:
+def known_model(*, device: torch.device, cell: str, vocab: int, d_e: int, d_h: int, weights: dict[str, torch.Tensor], service: RemoteHandle) -> nn.Module:
     """ex08: the submission's own build_model(cell, vocab, d_e, d_h) with weights the grader chose; its calls are
     reported to the grader as a trained model's are. A model that cannot be built raises its error when called."""
     try:
@@ -113,28 +118,28 @@ def known_model(*, device, cell: str, vocab: int, d_e: int, d_h: int, weights: d
 
 
 @builder
-def lookup_model(*, device, inputs, logits) -> nn.Module:
+def lookup_model(*, device: torch.device, inputs: torch.Tensor, logits: torch.Tensor) -> nn.Module:
     """ex08: a model that answers each sequence of `inputs` with its row of `logits` (both chosen by the grader), so
     that `accuracy` is judged on known logits; any other sequence raises."""
     return _Lookup(inputs, logits)
 
 
-class _Lookup(nn.Module):
-    def __init__(self, inputs, logits):
+class _Lookup(nn.Module):  # type: ignore[misc]  # torch is not read by mypy here (pyproject.toml), so nn.Module is Any
+    def __init__(self, inputs: torch.Tensor, logits: torch.Tensor):
         super().__init__()
         self.rows = {tuple(x): row for x, row in zip(inputs.tolist(), logits)}
 
-    def forward(self, x):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
         try:
             return torch.stack([self.rows[tuple(r)] for r in x.tolist()]).to(x.device)
         except KeyError:
             raise ValueError("this model answers only for the sequences the grader sent") from None
 
 
-class _Unbuilt(nn.Module):
+class _Unbuilt(nn.Module):  # type: ignore[misc]  # torch is not read by mypy here (pyproject.toml), so nn.Module is Any
     def __init__(self, why: str):
         super().__init__()
         self.why = why
 
-    def forward(self, *args, **kwargs):
+    def forward(self, *args: object, **kwargs: object) -> NoReturn:
         raise RuntimeError(self.why)

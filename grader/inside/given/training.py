@@ -7,7 +7,7 @@ import torch
 from torch import nn
 
 
-def train_copy_model(model: nn.Module, inputs, targets, *, batch_size: int, updates: int, lr: float, seed: int) -> dict:
+def train_copy_model(model: nn.Module, inputs: torch.Tensor, targets: torch.Tensor, *, batch_size: int, updates: int, lr: float, seed: int) -> dict[str, float]:
     """Adam on cross-entropy over every position, batches drawn with torch.Generator().manual_seed(seed).
 
     Returns {"final_loss", "grad_norm" (of the last update's gradient), "updates" (done)}.
