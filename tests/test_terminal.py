@@ -109,7 +109,7 @@ def test_course_list_in_chinese(course):
     console = Console(width=80, record=True, file=open("/dev/null", "w"))
     print_course(console, dataclasses.replace(course, language="zh"))
     text = console.export_text()
-    assert "编号" in text and "文件夹" in text and "总分：100 分" in text and "Total" not in text
+    assert "编号" in text and "文件夹" in text and "总分：104 分" in text and "Total" not in text
 
 
 @pytest.mark.parametrize(

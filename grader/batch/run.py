@@ -27,6 +27,7 @@ from grader.errors import IsolationUnavailable, SubmissionError
 from grader.export import changes, feedback, grades, report, summary
 from grader.export.files import write_atomic
 from grader.results import GradeResult, Status, StudentRow
+from grader.rubric import RUBRIC_FILE
 from grader.sandbox.host import active, refusal
 
 if TYPE_CHECKING:
@@ -127,7 +128,7 @@ def course_hash(course: Course) -> str:
         root = course.root / part
         files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in _HASHED_SUFFIXES)
         for path in files:
-            if "__pycache__" in path.parts:
+            if "__pycache__" in path.parts or path.name == RUBRIC_FILE:  # a rubric is applied after grading (grader.term.marks)
                 continue
             digest.update(str(path.relative_to(course.root)).encode() + b"\0" + _graded_bytes(path, course) + b"\0")
     return digest.hexdigest()
