@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -32,7 +33,7 @@ STUDENT = click.option(
 )
 
 # Commands that need the TA's material (hidden checks, solutions): not offered in a student bundle.
-TA_ONLY = ("batch", "check", "gradescope", "nbgrader", "release", "override", "audit", "export", "reseed", "stats", "similarity")
+TA_ONLY = ("batch", "check", "gradescope", "nbgrader", "release", "override", "mark", "rubric", "audit", "export", "reseed", "stats", "similarity")
 
 
 class _Commands(click.Group):
@@ -325,6 +326,10 @@ def batch(
     kept = [c for c in result.changes if c.cause == "regrade under override"]
     if kept:
         console.print(Text("raw points changed under an override, which stays: " + ", ".join(f"{c.student} {c.exercise} {c.old:g} -> {c.new:g}" for c in kept)))
+    waiting = Counter(e.id for r in result.rows for e in r.result.exercises if e.written is not None and e.written.counted and e.written.state == "to mark")
+    if waiting:
+        each = ", ".join(f"{e} {n}" for e, n in sorted(waiting.items()))
+        console.print(Text(f"written answers to mark ({each}; 0 points until marked): grade rubric {out} EXERCISE, then grade mark"))
     changed = len({c.student for c in result.changes})
     if changed:
         console.print(Text(f"final points changed for {changed} student{'s' * (changed != 1)}: see {out / 'changes.md'} and changes.csv"))
@@ -412,6 +417,63 @@ def override(out: Path, student: str, exercise: str, points: float | None, reaso
     click.echo(f"{done}; on record in {out / 'journal.sqlite'}. Rerun grade batch with --out {out} to publish it (no one is regraded).")
 
 
+@main.command("mark", short_help="Mark one student's written answer with rubric items and comments (audited).")
+@click.argument("out", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("student")
+@click.argument("exercise")
+@click.option("--item", "-i", "items", multiple=True, help="A rubric item that applies (repeat for each; the mark is the items given, not added to).")
+@click.option(
+    "--comment", "-c", "comments", multiple=True, help="A comment id of the rubric, or words of your own (with a space); the student reads it. Repeatable."
+)
+@click.option("--by", help="Who marked (default: your login name).")
+@click.option("--clear", is_flag=True, help="Remove the mark: the written answer is to mark again.")
+def mark(out: Path, student: str, exercise: str, items: tuple[str, ...], comments: tuple[str, ...], by: str | None, clear: bool) -> None:
+    """Mark STUDENT's written answer to EXERCISE in the batch OUT against the exercise's rubric.toml: the points are
+    those of the items given (kept within 0 and the rubric's points). Marking again with the same items and comments
+    changes nothing; the next `grade batch ... --out OUT` publishes a change into every export."""
+    if clear == bool(items or comments):
+        raise click.UsageError("give --item (and any --comment), or --clear alone")
+    course = _course()
+    old, new, changed = _guard(
+        lambda: api.mark(course=course, out=out, student=student, exercise=exercise, items=list(items), comments=list(comments), by=by, clear=clear)
+    )
+    if not changed:
+        click.echo(f"{student} {exercise}: already marked so ({_marked(new)} points); nothing changed")
+        return
+    click.echo(
+        f"{student} {exercise}: written answer {_marked(old)} -> {_marked(new)}; on record in {out / 'journal.sqlite'}. "
+        f"Rerun grade batch with --out {out} to publish it (no one is regraded)."
+    )
+
+
+def _marked(points: float | None) -> str:
+    return "unmarked" if points is None else f"{points:.15g}"
+
+
+@main.command("rubric", short_help="Show an exercise's rubric and who has what: to mark, marked, items, points.")
+@click.argument("out", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("exercise")
+@click.option("--student", help="Print this student's written answer, and their mark, to read before marking.")
+@click.option("--json", "as_json", is_flag=True, help="Print the rubric and every student's answer, mark and points as one JSON object.")
+def rubric(out: Path, exercise: str, student: str | None, as_json: bool) -> None:
+    """EXERCISE's rubric.toml with the students of the batch OUT who have each item, then each student's written answer:
+    to mark, marked (points as the rubric is now) or no answer. After an edit of rubric.toml, each student whose points
+    it changes is listed with the points OUT shows; the next `grade batch ... --out OUT` publishes them, audited."""
+    from grader.export import marking
+
+    course = _course()
+    found, standings = _guard(lambda: api.rubric(course=course, out=out, exercise=exercise))
+    if student is not None:
+        mine = [s for s in standings if s.student == student]
+        if not mine:
+            raise click.UsageError(f"no student {student} graded on {exercise} in {out}")
+        click.echo(marking.answer(found, mine[0], course.language), nl=False)
+    elif as_json:
+        click.echo(marking.to_json(found, standings))
+    else:
+        click.echo(marking.to_table(found, standings, course.language), nl=False)
+
+
 @main.command("audit", short_help="Print the audit trail of OUT: every override, clearing and regrade that changed a score.")
 @click.argument("out", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--student", help="This student's history only.")
@@ -476,6 +538,18 @@ def export_canvas(
         )
     )
     click.echo(f"wrote {written} students to {target}")
+    _to_mark_warning(out)
+
+
+def _to_mark_warning(out: Path) -> None:
+    """On stderr, after an LMS export: the written answers whose points the file counts 0 because they are unmarked."""
+    waiting = _guard(lambda: api.to_mark(out=out))
+    if waiting:
+        shown = ", ".join(waiting[:8]) + (f" and {len(waiting) - 8} more" if len(waiting) > 8 else "")
+        click.echo(
+            f"warning: {len(waiting)} written answer{'s' * (len(waiting) != 1)} still to mark count 0 in this file: {shown} (grade rubric OUT EXERCISE)",
+            err=True,
+        )
 
 
 @export_commands.command("moodle", short_help="Moodle's grade import CSV: one identifier column, one per exercise, the total.")
@@ -499,6 +573,7 @@ def export_moodle(out: Path, target: Path, id_column: str, roster: Path | None) 
     course = _course()
     written = _guard(lambda: api.export_moodle(course=course, out=out, target=target, id_column=id_column, roster=roster))
     click.echo(f"wrote {written} students to {target}")
+    _to_mark_warning(out)
 
 
 @main.command("doctor", short_help="Show which sandbox protections are active on this machine.")
@@ -542,7 +617,7 @@ def stats(out: Path, exercise: str | None, as_json: bool) -> None:
     from grader.export.terminal import print_analysis
 
     course = _course()
-    analysis = _guard(lambda: api.stats(out=out, exercise=exercise))
+    analysis = _guard(lambda: api.stats(out=out, exercise=exercise, course=course))
     if as_json:
         click.echo(json.dumps(analysis.to_dict(), ensure_ascii=False, indent=2))
     else:

@@ -124,7 +124,7 @@ def _tables(data: dict[str, Any], key: str, where: str, *, required: bool) -> li
 def _id(entry: dict[str, Any], where: str, text: str) -> str:
     """The entry's id, once its keys are checked: an item's `id, points, description`, a comment's `id, text`."""
     no_unknown(entry, {"id", text, f"{text}_zh"} | ({"points"} if text == "description" else set()), where)
-    value = _typed(entry, "id", str, where)
+    value: str = _typed(entry, "id", str, where)
     if not _ID.fullmatch(value):
         raise CourseError(f"{where}.id: lower-case letters, digits, - and _ (what `grade mark --item` takes), got {value!r}")
     return value

@@ -181,6 +181,14 @@ def print_analysis(console: Console, analysis: items.Analysis, language: str) ->
     for m in analysis.mistakes:
         mistakes.add_row(m.exercise, RichText(printable(m.diagnosis.render(language))), str(m.students))
     console.print(mistakes if analysis.mistakes else RichText(say["mistakes"].render(language) + ": " + say["no mistakes"].render(language).lstrip("- ")))
+    if analysis.written:
+        written = table(say["written"].render(language), "written header")
+        for exercise, states in analysis.written.items():
+            written.add_row(exercise, *(str(len(states[s])) for s in items.WRITTEN_STATES))
+        console.print(written)
+        for exercise, states in analysis.written.items():
+            if states["to mark"]:
+                console.print(RichText(f"{say['to mark'].render(language)}: {exercise}: {', '.join(printable(s) for s in states['to mark'])}", style="yellow"))
 
 
 def _shown(x: float | None) -> str:
