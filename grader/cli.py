@@ -235,8 +235,20 @@ def gradescope_commands() -> None:
 )
 def gradescope_export(out: Path, extensions: Path | None) -> None:
     """Write OUT: it installs the grader on Gradescope and grades each upload (a zip from grade pack, a folder or loose files)."""
-    names = _guard(lambda: api.autograder(course=_course(), out=out, extensions=extensions))
+    from grader.integrations.gradescope.bundle import manual_questions
+
+    course = _course()
+    names = _guard(lambda: api.autograder(course=course, out=out, extensions=extensions))
     click.echo(f"wrote {len(names)} files into {out}; upload it as the autograder of a Gradescope programming assignment")
+    questions = manual_questions(course)
+    if questions:
+        auto = sum(e.checked_points for e in course.exercises)
+        click.echo(
+            f"the autograder is worth {auto:g} points; the written answers are Gradescope manual questions: in the assignment's "
+            "Edit Outline, add one per answer below (its points and rubric items), and grade them in Gradescope:"
+        )
+        for line in questions:
+            click.echo(f"  {line}")
 
 
 @main.group("nbgrader", short_help="nbgrader: export the course as an nbgrader course.")

@@ -240,3 +240,34 @@ def test_a_ta_marks_a_written_answer_from_rubric_to_canvas(term, tmp_path):
     assert "grade rubric OUT EXERCISE" in done.stderr  # ada's answer is still to mark: said, never silently 0
     with sqlite3.connect(out / "journal.sqlite") as db:
         assert db.execute("SELECT items FROM marks WHERE student = 'bob'").fetchone() == ('["equal-width", "matched-params"]',)
+
+
+@pytest.mark.slow
+def test_the_nbgrader_gradebook_gets_marks_in_its_manual_grade_cell(term, tmp_path):
+    """Does --nbgrader-db give ex01's written answer its manually graded cell (worth the rubric's 2 points beside the
+    autograder cell's 6): ada's mark as manual_score with the items and comment as its comment, bob's answer "needs
+    manual grade" with no score, cyd's unanswered one 0 with nothing to mark – and does marking bob later update the same rows?"""
+    from nbgrader.api import Gradebook
+
+    course, out, db = term["course"], term["out"], tmp_path / "gradebook.db"
+    assert grade(course, "mark", str(out), "ada", "ex01", "--item", "equal-width", "--item", "next-run", "--comment", "one-lr").returncode == 0
+    done = grade(course, "batch", str(term["class"]), "--out", str(out), "--exercises", "ex01", "--nbgrader-db", str(db))
+    assert done.returncode == 0, done.stderr
+
+    def cells():
+        with Gradebook(f"sqlite:///{db}", course_id="gated-rnn") as gradebook:
+            assert gradebook.find_grade_cell("ex01_interpretation", "ex01", "ex01").max_score == 2
+            assert gradebook.find_grade_cell("ex01_autograder", "ex01", "ex01").max_score == 6
+            found = {}
+            for s in ("ada", "bob", "cyd"):
+                auto, manual = (gradebook.find_grade(f"ex01_{c}", "ex01", "ex01", s) for c in ("autograder", "interpretation"))
+                comment = gradebook.find_comment("ex01_interpretation", "ex01", "ex01", s).manual_comment
+                found[s] = (auto.auto_score, manual.manual_score, manual.needs_manual_grade, comment)
+            return found
+
+    found = cells()
+    assert found["ada"][:3] == (6, 1, False) and "+0.5: The equal-d_h table" in found["ada"][3] and "same lr grid" in found["ada"][3]
+    assert found["bob"] == (6, None, True, None) and found["cyd"] == (6, 0, False, None)
+    assert grade(course, "mark", str(out), "bob", "ex01", "--item", "scope").returncode == 0
+    assert grade(course, "batch", str(term["class"]), "--out", str(out), "--exercises", "ex01", "--nbgrader-db", str(db)).returncode == 0
+    assert cells()["bob"][:3] == (6, 0.5, False)
