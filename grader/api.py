@@ -17,6 +17,8 @@ from grader.results import GradeResult, StudentRow
 from grader.text import Text
 
 if TYPE_CHECKING:  # the modules that compute these are imported by the functions that need them
+    from http.server import ThreadingHTTPServer
+
     from grader.batch.audit import Entry
     from grader.batch.run import BatchResult
     from grader.export.items import Analysis
@@ -368,3 +370,17 @@ def to_mark(*, out: Path) -> list[str]:
     from grader.term.lms import to_mark as waiting
 
     return waiting(out)
+
+
+def rubric_ready(*, out: Path) -> None:
+    """OverrideError (a usage error) unless `out` holds a batch's journal, where marks go."""
+    from grader.term.overrides import open_journal
+
+    open_journal(out).close()
+
+
+def serve_marking(*, course: Course, out: Path, port: int = 0, by: str | None = None, ready: Callable[[str], None] | None = None) -> ThreadingHTTPServer:
+    """The local marking page's server on 127.0.0.1 (grader.term.page), not yet serving: call `serve_forever()`."""
+    from grader.term.page import serve
+
+    return serve(course=course, out=out, port=port, by=by, ready=ready)

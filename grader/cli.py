@@ -429,23 +429,43 @@ def override(out: Path, student: str, exercise: str, points: float | None, reaso
     click.echo(f"{done}; on record in {out / 'journal.sqlite'}. Rerun grade batch with --out {out} to publish it (no one is regraded).")
 
 
-@main.command("mark", short_help="Mark one student's written answer with rubric items and comments (audited).")
+@main.command("mark", short_help="Mark one student's written answer with rubric items and comments (audited), or --serve a page to mark on.")
 @click.argument("out", type=click.Path(file_okay=False, path_type=Path))
-@click.argument("student")
-@click.argument("exercise")
+@click.argument("student", required=False)
+@click.argument("exercise", required=False)
 @click.option("--item", "-i", "items", multiple=True, help="A rubric item that applies (repeat for each; the mark is the items given, not added to).")
 @click.option(
     "--comment", "-c", "comments", multiple=True, help="A comment id of the rubric, or words of your own (with a space); the student reads it. Repeatable."
 )
 @click.option("--by", help="Who marked (default: your login name).")
 @click.option("--clear", is_flag=True, help="Remove the mark: the written answer is to mark again.")
-def mark(out: Path, student: str, exercise: str, items: tuple[str, ...], comments: tuple[str, ...], by: str | None, clear: bool) -> None:
+@click.option("--serve", is_flag=True, help="Serve a page on 127.0.0.1 to read each answer beside its rubric and mark it (Ctrl-C stops it).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="With --serve: the port (0: any free one).")
+def mark(
+    out: Path,
+    student: str | None,
+    exercise: str | None,
+    items: tuple[str, ...],
+    comments: tuple[str, ...],
+    by: str | None,
+    clear: bool,
+    serve: bool,
+    port: int,
+) -> None:
     """Mark STUDENT's written answer to EXERCISE in the batch OUT against the exercise's rubric.toml: the points are
     those of the items given (kept within 0 and the rubric's points). Marking again with the same items and comments
-    changes nothing; the next `grade batch ... --out OUT` publishes a change into every export."""
+    changes nothing; the next `grade batch ... --out OUT` publishes a change into every export. With --serve (and no
+    STUDENT or EXERCISE), a local page does the same for one answer after another."""
+    course = _course()
+    if serve:
+        if student or exercise or items or comments or clear:
+            raise click.UsageError("--serve takes OUT alone (and --by, --port): the page chooses the student and the items")
+        _serve(course, out, port, by)
+        return
+    if student is None or exercise is None:
+        raise click.UsageError("give OUT STUDENT EXERCISE (or OUT --serve)")
     if clear == bool(items or comments):
         raise click.UsageError("give --item (and any --comment), or --clear alone")
-    course = _course()
     old, new, changed = _guard(
         lambda: api.mark(course=course, out=out, student=student, exercise=exercise, items=list(items), comments=list(comments), by=by, clear=clear)
     )
@@ -456,6 +476,27 @@ def mark(out: Path, student: str, exercise: str, items: tuple[str, ...], comment
         f"{student} {exercise}: written answer {_marked(old)} -> {_marked(new)}; on record in {out / 'journal.sqlite'}. "
         f"Rerun grade batch with --out {out} to publish it (no one is regraded)."
     )
+
+
+def _serve(course: Course, out: Path, port: int, by: str | None) -> None:
+    """The marking page until Ctrl-C."""
+
+    def ready(address: str) -> None:
+        click.echo(
+            f"marking page on {address} (this machine only; Ctrl-C stops it). Marks land in {out / 'journal.sqlite'}, audited; grade batch publishes them."
+        )
+
+    _guard(lambda: api.rubric_ready(out=out))
+    try:
+        server = api.serve_marking(course=course, out=out, port=port, by=by, ready=ready)
+    except OSError as e:
+        raise click.UsageError(f"--port {port}: {e.strerror}; choose another (0: any free one)") from None
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
 
 
 def _marked(points: float | None) -> str:

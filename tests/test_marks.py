@@ -39,10 +39,8 @@ def audit_rows(course, out, student=None):
     return json.loads(done.stdout)
 
 
-@pytest.fixture(scope="module")
-def marked(tmp_path_factory):
+def graded_class(base):
     """ada and bob wrote an answer, cyd handed in the stub's, dan none at all; all four hand in ex01's reference sheet."""
-    base = tmp_path_factory.mktemp("marks")
     course, klass = written_course(base / "course"), base / "class"
     sheet = (ROOT / "solutions" / "ex01_cell_state" / "answers.toml").read_text()
     for student, answer in (("ada", ANSWER), ("bob", "Bob: " + ANSWER), ("cyd", (RUBRIC / "interpretation.md").read_text()), ("dan", None)):
@@ -56,21 +54,20 @@ def marked(tmp_path_factory):
     return {"course": course, "class": klass, "out": out, "stderr": done.stderr, "base": base}
 
 
-@pytest.fixture
-def term(marked, tmp_path):
-    """A copy of the graded class's output and course, for a test that marks, edits and publishes."""
+def copied(graded, tmp_path):
+    """A copy of a graded class's output and course, for a test that marks, edits and publishes."""
     course, out = tmp_path / "course", tmp_path / "out"
-    shutil.copytree(marked["course"], course)
-    shutil.copytree(marked["out"], out)
-    return {**marked, "course": course, "out": out}
+    shutil.copytree(graded["course"], course)
+    shutil.copytree(graded["out"], out)
+    return {**graded, "course": course, "out": out}
 
 
 @pytest.mark.slow
-def test_unmarked_answers_are_to_mark_not_silently_zero(marked):
+def test_unmarked_answers_are_to_mark_not_silently_zero(written):
     """Before any mark, are ada's and bob's answers "to mark" – named by grade batch, grade stats, summary.json and
     report.html – while cyd's stub and dan's missing file are "no answer", and does the exercise count out of 8?"""
-    out, course = marked["out"], marked["course"]
-    assert "written answers to mark (ex01 2; 0 points until marked)" in marked["stderr"]
+    out, course = written["out"], written["course"]
+    assert "written answers to mark (ex01 2; 0 points until marked)" in written["stderr"]
     assert {s: row["ex01"] for s, row in grades(out).items()} == {"ada": "6", "bob": "6", "cyd": "6", "dan": "6"}
     summary = json.loads((out / "summary.json").read_text())
     assert summary["written_answers"] == {"ex01": {"to mark": ["ada", "bob"], "marked": [], "no answer": ["cyd", "dan"]}}
@@ -84,11 +81,11 @@ def test_unmarked_answers_are_to_mark_not_silently_zero(marked):
 
 
 @pytest.mark.slow
-def test_a_mark_is_audited_and_reaches_every_export(term, tmp_path):
+def test_a_mark_is_audited_and_reaches_every_export(written_copy, tmp_path):
     """Does `grade mark` record ada's items and comments with an audit row at once, refuse an LMS export until a batch
     publishes it, and then add its points to grades.csv, reports/ (a Gradescope test of its own), feedback, changes.csv,
     the summary, Canvas and Moodle?"""
-    course, out = term["course"], term["out"]
+    course, out = written_copy["course"], written_copy["out"]
     done = grade(
         course,
         "mark",
@@ -117,7 +114,7 @@ def test_a_mark_is_audited_and_reaches_every_export(term, tmp_path):
     assert early.returncode == 2 and "1 written answer marked (or rubric.toml edited) since" in early.stderr and "ada ex01" in early.stderr
     assert not (tmp_path / "canvas.csv").exists()
 
-    published = batch(course, term["class"], out)
+    published = batch(course, written_copy["class"], out)
     assert "final points changed for 1 student" in published.stderr
     assert (out / "changes.csv").read_text() == "student,exercise,old,new,cause\nada,ex01,6,7,mark\n"
     assert grades(out)["ada"]["ex01"] == "7" and grades(out)["bob"]["ex01"] == "6"
@@ -148,10 +145,10 @@ def test_a_mark_is_audited_and_reaches_every_export(term, tmp_path):
 
 
 @pytest.mark.slow
-def test_marking_again_is_idempotent_and_a_changed_mark_is_audited(term):
+def test_marking_again_is_idempotent_and_a_changed_mark_is_audited(written_copy):
     """Does the same mark given twice change nothing (no second audit row), and is a changed mark one more row that
     says which items came and went?"""
-    course, out = term["course"], term["out"]
+    course, out = written_copy["course"], written_copy["out"]
     first = grade(course, "mark", str(out), "bob", "ex01", "--item", "scope", "--item", "equal-width")
     again = grade(course, "mark", str(out), "bob", "ex01", "--item", "equal-width", "--item", "scope")
     assert first.returncode == again.returncode == 0
@@ -178,24 +175,24 @@ def test_marking_again_is_idempotent_and_a_changed_mark_is_audited(term):
         (("ada", "ex01", "--clear"), "ada has no mark of ex01's written answer to clear"),
     ],
 )
-def test_what_cannot_be_marked_is_refused_as_a_usage_error(marked, args, said):
+def test_what_cannot_be_marked_is_refused_as_a_usage_error(written, args, said):
     """Is an unknown item, student, exercise or comment id, an exercise without a written answer, a mark without items
     and the clearing of no mark refused with exit code 2, saying what is valid, and nothing recorded?"""
-    before = journaled(marked["out"])
-    done = grade(marked["course"], "mark", str(marked["out"]), *args)
+    before = journaled(written["out"])
+    done = grade(written["course"], "mark", str(written["out"]), *args)
     assert done.returncode == 2 and said in done.stderr, done.stderr
-    assert journaled(marked["out"]) == before and audit_rows(marked["course"], marked["out"]) == []
+    assert journaled(written["out"]) == before and audit_rows(written["course"], written["out"]) == []
 
 
 @pytest.mark.slow
-def test_editing_an_items_points_updates_every_student_who_has_it(term):
+def test_editing_an_items_points_updates_every_student_who_has_it(written_copy):
     """After ada (equal-width, scope) and bob (equal-width) are marked and published, does raising equal-width from 0.5
     to 1 in rubric.toml show in `grade rubric` as what the next batch publishes, and does that batch change both –
     regrading no one – list them in changes.csv as "rubric edited" and audit each with the items edited?"""
-    course, out = term["course"], term["out"]
+    course, out = written_copy["course"], written_copy["out"]
     assert grade(course, "mark", str(out), "ada", "ex01", "--item", "equal-width", "--item", "scope").returncode == 0
     assert grade(course, "mark", str(out), "bob", "ex01", "--item", "equal-width").returncode == 0
-    batch(course, term["class"], out)
+    batch(course, written_copy["class"], out)
     rubric = course / "exercises" / "ex01_cell_state" / "rubric.toml"
     rubric.write_text(rubric.read_text().replace('id = "equal-width"\npoints = 0.5', 'id = "equal-width"\npoints = 1'))
     shown = grade(course, "rubric", str(out), "ex01")
@@ -206,7 +203,7 @@ def test_editing_an_items_points_updates_every_student_who_has_it(term):
     assert "1/2" in lines["bob"] and "(OUT shows 0.5: the next grade batch publishes 1)" in lines["bob"]
     assert "to mark" in lines["cyd"] or "no answer" in lines["cyd"]
     keys = journaled(out)
-    published = batch(course, term["class"], out)
+    published = batch(course, written_copy["class"], out)
     assert journaled(out) == keys  # nobody regraded: a rubric is applied after grading
     assert "final points changed for 2 students" in published.stderr
     assert (out / "changes.csv").read_text() == "student,exercise,old,new,cause\nada,ex01,7,7.5,rubric edited\nbob,ex01,6.5,7,rubric edited\n"
@@ -214,21 +211,21 @@ def test_editing_an_items_points_updates_every_student_who_has_it(term):
     assert [(r["student"], r["old"], r["new"]) for r in edited] == [("ada", 1.0, 1.5), ("bob", 0.5, 1.0)]
     assert all("equal-width 0.5 -> 1" in r["reason"] for r in edited)
     assert grades(out)["ada"]["ex01"] == "7.5" and "OUT shows" not in grade(course, "rubric", str(out), "ex01").stdout
-    again = batch(course, term["class"], out)
+    again = batch(course, written_copy["class"], out)
     assert "final points changed" not in again.stderr and len([r for r in audit_rows(course, out) if r["cause"] == "rubric edited"]) == 2
 
 
 @pytest.mark.slow
-def test_a_ta_marks_a_written_answer_from_rubric_to_canvas(term, tmp_path):
+def test_a_ta_marks_a_written_answer_from_rubric_to_canvas(written_copy, tmp_path):
     """Can a TA go from the rubric to Canvas's import file with grade alone – see who is to mark, read bob's answer,
     mark it with two items and a comment, publish, export – and find bob's points in the file, no spreadsheet between?"""
-    course, out = term["course"], term["out"]
+    course, out = written_copy["course"], written_copy["out"]
     listed = grade(course, "rubric", str(out), "ex01")
     assert "4 students: 2 to mark, 0 marked, 2 no answer" in listed.stdout
     read = grade(course, "rubric", str(out), "ex01", "--student", "bob")
     assert read.returncode == 0 and "Bob: The equal-width table cannot tell" in read.stdout and "grade mark OUT bob ex01" in read.stdout
     assert grade(course, "mark", str(out), "bob", "ex01", "--item", "equal-width", "--item", "matched-params", "--comment", "one-lr").returncode == 0
-    batch(course, term["class"], out)
+    batch(course, written_copy["class"], out)
     roster = tmp_path / "roster.csv"
     roster.write_text(ROSTER)
     target = tmp_path / "canvas.csv"
@@ -243,15 +240,15 @@ def test_a_ta_marks_a_written_answer_from_rubric_to_canvas(term, tmp_path):
 
 
 @pytest.mark.slow
-def test_the_nbgrader_gradebook_gets_marks_in_its_manual_grade_cell(term, tmp_path):
+def test_the_nbgrader_gradebook_gets_marks_in_its_manual_grade_cell(written_copy, tmp_path):
     """Does --nbgrader-db give ex01's written answer its manually graded cell (worth the rubric's 2 points beside the
     autograder cell's 6): ada's mark as manual_score with the items and comment as its comment, bob's answer "needs
     manual grade" with no score, cyd's unanswered one 0 with nothing to mark – and does marking bob later update the same rows?"""
     from nbgrader.api import Gradebook
 
-    course, out, db = term["course"], term["out"], tmp_path / "gradebook.db"
+    course, out, db = written_copy["course"], written_copy["out"], tmp_path / "gradebook.db"
     assert grade(course, "mark", str(out), "ada", "ex01", "--item", "equal-width", "--item", "next-run", "--comment", "one-lr").returncode == 0
-    done = grade(course, "batch", str(term["class"]), "--out", str(out), "--exercises", "ex01", "--nbgrader-db", str(db))
+    done = grade(course, "batch", str(written_copy["class"]), "--out", str(out), "--exercises", "ex01", "--nbgrader-db", str(db))
     assert done.returncode == 0, done.stderr
 
     def cells():
@@ -269,5 +266,5 @@ def test_the_nbgrader_gradebook_gets_marks_in_its_manual_grade_cell(term, tmp_pa
     assert found["ada"][:3] == (6, 1, False) and "+0.5: The equal-d_h table" in found["ada"][3] and "same lr grid" in found["ada"][3]
     assert found["bob"] == (6, None, True, None) and found["cyd"] == (6, 0, False, None)
     assert grade(course, "mark", str(out), "bob", "ex01", "--item", "scope").returncode == 0
-    assert grade(course, "batch", str(term["class"]), "--out", str(out), "--exercises", "ex01", "--nbgrader-db", str(db)).returncode == 0
+    assert grade(course, "batch", str(written_copy["class"]), "--out", str(out), "--exercises", "ex01", "--nbgrader-db", str(db)).returncode == 0
     assert cells()["bob"][:3] == (6, 0.5, False)
