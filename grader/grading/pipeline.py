@@ -172,10 +172,10 @@ def score(exercise: Exercise, verdicts: list[Verdict], *, hidden: bool) -> Exerc
         return ExerciseResult(exercise.id, exercise.title, sum(v.earned for v in mine), sum(v.points for v in mine), mine, title_zh=exercise.title_zh)
     passed = sum(v.passed for v in mine)
     note = Text(
-        f"{passed}/{len(mine)} public checks passed; {exercise.points:g} points are graded at hand-in",
-        f"公开检查通过 {passed}/{len(mine)} 项；{exercise.points:g} 分在提交后评定",
-    )
-    return ExerciseResult(exercise.id, exercise.title, 0.0, 0.0, mine, note, graded_points=exercise.points, title_zh=exercise.title_zh)
+        f"{passed}/{len(mine)} public checks passed; {exercise.checked_points:g} points are graded at hand-in",
+        f"公开检查通过 {passed}/{len(mine)} 项；{exercise.checked_points:g} 分在提交后评定",
+    )  # a written answer's points are the course staff's to mark: its own line says so (export.terminal)
+    return ExerciseResult(exercise.id, exercise.title, 0.0, 0.0, mine, note, graded_points=exercise.checked_points, title_zh=exercise.title_zh)
 
 
 WRITTEN_BYTES = 64 << 10  # of a written answer kept for the course staff (a longer one is cut, and says so)
