@@ -213,6 +213,11 @@ def test_editing_an_items_points_updates_every_student_who_has_it(written_copy):
     assert grades(out)["ada"]["ex01"] == "7.5" and "OUT shows" not in grade(course, "rubric", str(out), "ex01").stdout
     again = batch(course, written_copy["class"], out)
     assert "final points changed" not in again.stderr and len([r for r in audit_rows(course, out) if r["cause"] == "rubric edited"]) == 2
+    # an item taken out of the rubric counts nothing for those who had it, once published; then the export goes ahead
+    rubric.write_text(rubric.read_text().replace('id = "scope"', 'id = "limits"'))
+    batch(course, written_copy["class"], out)
+    assert grades(out)["ada"]["ex01"] == "7" and "ada,ex01,7.5,7,rubric edited" in (out / "changes.csv").read_text()
+    assert grade(course, "export", "moodle", str(out), "--out", str(out.parent / "moodle.csv")).returncode == 0
 
 
 @pytest.mark.slow

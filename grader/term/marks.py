@@ -233,7 +233,8 @@ def unpublished(course: Course, journal: Journal) -> list[str]:
             continue
         shown = published.Applied.from_json(p.written) or published.Applied()
         mark = kept.get((student, exercise_id))
-        now = published.Applied({i: rubric.item(i).points for i in mark.items if i in {x.id for x in rubric.items}} if mark else {}, 0.0, mark is not None)
+        points = {i.id: i.points for i in rubric.items}  # an item since taken out of the rubric counts 0, as published
+        now = published.Applied({i: points.get(i, 0.0) for i in mark.items} if mark else {}, 0.0, mark is not None)
         if (shown.marked, shown.items) != (now.marked, now.items):
             found.append(f"{student} {exercise_id}")
     return found
