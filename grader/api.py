@@ -17,11 +17,15 @@ from grader.results import GradeResult, StudentRow
 from grader.text import Text
 
 if TYPE_CHECKING:  # the modules that compute these are imported by the functions that need them
+    from http.server import ThreadingHTTPServer
+
     from grader.batch.audit import Entry
     from grader.batch.run import BatchResult
     from grader.export.items import Analysis
     from grader.inside.isolation import Protection
+    from grader.rubric import Rubric
     from grader.similarity import Similarity
+    from grader.term.marks import Standing
     from grader.variants import Variant
 
 
@@ -251,14 +255,19 @@ def nbgrader_export(*, course: Course, course_dir: Path) -> list[Path]:
     return export(course=course, course_dir=course_dir)
 
 
-def stats(*, out: Path, exercise: str | None = None) -> Analysis:
+def stats(*, out: Path, exercise: str | None = None, course: Course | None = None) -> Analysis:
     """The item analysis (grader.export.items.Analysis) of the class graded into `out`, or of one of its exercises;
-    OutputError when `out` is no batch output or did not grade `exercise`."""
+    OutputError when `out` is no batch output or did not grade `exercise`. With `course`, its written answers are
+    counted as the journal's marks have them (to mark, marked, no answer)."""
     from grader.batch.output import read_class
     from grader.errors import OutputError
     from grader.export import items
 
     rows, exercise_ids = read_class(out)
+    if course is not None:
+        from grader.term.marks import with_marks
+
+        rows = with_marks(course, out, rows)
     if exercise is not None and exercise not in exercise_ids:
         raise OutputError(f"--exercise {exercise}: {out} graded {', '.join(exercise_ids) or 'no exercise'}")
     analysis = items.analyse(rows, exercise_ids)
@@ -337,3 +346,42 @@ def export_moodle(*, course: Course, out: Path, target: Path, id_column: str = "
     from grader.term.lms import export_moodle as export
 
     return export(course=course, out=out, target=target, id_column=id_column, roster=roster)
+
+
+def mark(
+    *, course: Course, out: Path, student: str, exercise: str, items: list[str], comments: list[str], by: str | None = None, clear: bool = False
+) -> tuple[float | None, float | None, bool]:
+    """Mark one student's written answer with rubric `items` and `comments` (or `clear` the mark), audited in `out`'s
+    journal; (old points, new points, whether anything changed). See grader.term.marks."""
+    from grader.term.marks import set_mark
+
+    return set_mark(course=course, out=out, student=student, exercise=exercise, items=items, comments=comments, by=by, clear=clear)
+
+
+def rubric(*, course: Course, out: Path, exercise: str) -> tuple[Rubric, list[Standing]]:
+    """`exercise`'s rubric and each student of `out` with their written answer, mark and points, as the rubric is now
+    and as `out`'s files last showed them (see grader.term.marks)."""
+    from grader.term.marks import standings
+
+    return standings(course, out, exercise)
+
+
+def to_mark(*, out: Path) -> list[str]:
+    """'student exercise' of each written answer the batch `out` last published as still to mark (0 points there)."""
+    from grader.term.lms import to_mark as waiting
+
+    return waiting(out)
+
+
+def rubric_ready(*, out: Path) -> None:
+    """OverrideError (a usage error) unless `out` holds a batch's journal, where marks go."""
+    from grader.term.overrides import open_journal
+
+    open_journal(out).close()
+
+
+def serve_marking(*, course: Course, out: Path, port: int = 0, by: str | None = None, ready: Callable[[str], None] | None = None) -> ThreadingHTTPServer:
+    """The local marking page's server on 127.0.0.1 (grader.term.page), not yet serving: call `serve_forever()`."""
+    from grader.term.page import serve
+
+    return serve(course=course, out=out, port=port, by=by, ready=ready)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -32,7 +33,7 @@ STUDENT = click.option(
 )
 
 # Commands that need the TA's material (hidden checks, solutions): not offered in a student bundle.
-TA_ONLY = ("batch", "check", "gradescope", "nbgrader", "release", "override", "audit", "export", "reseed", "stats", "similarity")
+TA_ONLY = ("batch", "check", "gradescope", "nbgrader", "release", "override", "mark", "rubric", "audit", "export", "reseed", "stats", "similarity")
 
 
 class _Commands(click.Group):
@@ -234,8 +235,20 @@ def gradescope_commands() -> None:
 )
 def gradescope_export(out: Path, extensions: Path | None) -> None:
     """Write OUT: it installs the grader on Gradescope and grades each upload (a zip from grade pack, a folder or loose files)."""
-    names = _guard(lambda: api.autograder(course=_course(), out=out, extensions=extensions))
+    from grader.integrations.gradescope.bundle import manual_questions
+
+    course = _course()
+    names = _guard(lambda: api.autograder(course=course, out=out, extensions=extensions))
     click.echo(f"wrote {len(names)} files into {out}; upload it as the autograder of a Gradescope programming assignment")
+    questions = manual_questions(course)
+    if questions:
+        auto = sum(e.checked_points for e in course.exercises)
+        click.echo(
+            f"the autograder is worth {auto:g} points; the written answers are Gradescope manual questions: in the assignment's "
+            "Edit Outline, add one per answer below (its points and rubric items), and grade them in Gradescope:"
+        )
+        for line in questions:
+            click.echo(f"  {line}")
 
 
 @main.group("nbgrader", short_help="nbgrader: export the course as an nbgrader course.")
@@ -325,6 +338,10 @@ def batch(
     kept = [c for c in result.changes if c.cause == "regrade under override"]
     if kept:
         console.print(Text("raw points changed under an override, which stays: " + ", ".join(f"{c.student} {c.exercise} {c.old:g} -> {c.new:g}" for c in kept)))
+    waiting = Counter(e.id for r in result.rows for e in r.result.exercises if e.written is not None and e.written.counted and e.written.state == "to mark")
+    if waiting:
+        each = ", ".join(f"{e} {n}" for e, n in sorted(waiting.items()))
+        console.print(Text(f"written answers to mark ({each}; 0 points until marked): grade rubric {out} EXERCISE, then grade mark"))
     changed = len({c.student for c in result.changes})
     if changed:
         console.print(Text(f"final points changed for {changed} student{'s' * (changed != 1)}: see {out / 'changes.md'} and changes.csv"))
@@ -412,6 +429,104 @@ def override(out: Path, student: str, exercise: str, points: float | None, reaso
     click.echo(f"{done}; on record in {out / 'journal.sqlite'}. Rerun grade batch with --out {out} to publish it (no one is regraded).")
 
 
+@main.command("mark", short_help="Mark one student's written answer with rubric items and comments (audited), or --serve a page to mark on.")
+@click.argument("out", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("student", required=False)
+@click.argument("exercise", required=False)
+@click.option("--item", "-i", "items", multiple=True, help="A rubric item that applies (repeat for each; the mark is the items given, not added to).")
+@click.option(
+    "--comment", "-c", "comments", multiple=True, help="A comment id of the rubric, or words of your own (with a space); the student reads it. Repeatable."
+)
+@click.option("--by", help="Who marked (default: your login name).")
+@click.option("--clear", is_flag=True, help="Remove the mark: the written answer is to mark again.")
+@click.option("--serve", is_flag=True, help="Serve a page on 127.0.0.1 to read each answer beside its rubric and mark it (Ctrl-C stops it).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="With --serve: the port (0: any free one).")
+def mark(
+    out: Path,
+    student: str | None,
+    exercise: str | None,
+    items: tuple[str, ...],
+    comments: tuple[str, ...],
+    by: str | None,
+    clear: bool,
+    serve: bool,
+    port: int,
+) -> None:
+    """Mark STUDENT's written answer to EXERCISE in the batch OUT against the exercise's rubric.toml: the points are
+    those of the items given (kept within 0 and the rubric's points). Marking again with the same items and comments
+    changes nothing; the next `grade batch ... --out OUT` publishes a change into every export. With --serve (and no
+    STUDENT or EXERCISE), a local page does the same for one answer after another."""
+    course = _course()
+    if serve:
+        if student or exercise or items or comments or clear:
+            raise click.UsageError("--serve takes OUT alone (and --by, --port): the page chooses the student and the items")
+        _serve(course, out, port, by)
+        return
+    if student is None or exercise is None:
+        raise click.UsageError("give OUT STUDENT EXERCISE (or OUT --serve)")
+    if clear == bool(items or comments):
+        raise click.UsageError("give --item (and any --comment), or --clear alone")
+    old, new, changed = _guard(
+        lambda: api.mark(course=course, out=out, student=student, exercise=exercise, items=list(items), comments=list(comments), by=by, clear=clear)
+    )
+    if not changed:
+        click.echo(f"{student} {exercise}: already marked so ({_marked(new)} points); nothing changed")
+        return
+    click.echo(
+        f"{student} {exercise}: written answer {_marked(old)} -> {_marked(new)}; on record in {out / 'journal.sqlite'}. "
+        f"Rerun grade batch with --out {out} to publish it (no one is regraded)."
+    )
+
+
+def _serve(course: Course, out: Path, port: int, by: str | None) -> None:
+    """The marking page until Ctrl-C."""
+
+    def ready(address: str) -> None:
+        click.echo(
+            f"marking page on {address} (this machine only; Ctrl-C stops it). Marks land in {out / 'journal.sqlite'}, audited; grade batch publishes them."
+        )
+
+    _guard(lambda: api.rubric_ready(out=out))
+    try:
+        server = api.serve_marking(course=course, out=out, port=port, by=by, ready=ready)
+    except OSError as e:
+        raise click.UsageError(f"--port {port}: {e.strerror}; choose another (0: any free one)") from None
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
+def _marked(points: float | None) -> str:
+    return "unmarked" if points is None else f"{points:.15g}"
+
+
+@main.command("rubric", short_help="Show an exercise's rubric and who has what: to mark, marked, items, points.")
+@click.argument("out", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("exercise")
+@click.option("--student", help="Print this student's written answer, and their mark, to read before marking.")
+@click.option("--json", "as_json", is_flag=True, help="Print the rubric and every student's answer, mark and points as one JSON object.")
+def rubric(out: Path, exercise: str, student: str | None, as_json: bool) -> None:
+    """EXERCISE's rubric.toml with the students of the batch OUT who have each item, then each student's written answer:
+    to mark, marked (points as the rubric is now) or no answer. After an edit of rubric.toml, each student whose points
+    it changes is listed with the points OUT shows; the next `grade batch ... --out OUT` publishes them, audited."""
+    from grader.export import marking
+
+    course = _course()
+    found, standings = _guard(lambda: api.rubric(course=course, out=out, exercise=exercise))
+    if student is not None:
+        mine = [s for s in standings if s.student == student]
+        if not mine:
+            raise click.UsageError(f"no student {student} graded on {exercise} in {out}")
+        click.echo(marking.answer(found, mine[0], course.language), nl=False)
+    elif as_json:
+        click.echo(marking.to_json(found, standings))
+    else:
+        click.echo(marking.to_table(found, standings, course.language), nl=False)
+
+
 @main.command("audit", short_help="Print the audit trail of OUT: every override, clearing and regrade that changed a score.")
 @click.argument("out", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--student", help="This student's history only.")
@@ -476,6 +591,18 @@ def export_canvas(
         )
     )
     click.echo(f"wrote {written} students to {target}")
+    _to_mark_warning(out)
+
+
+def _to_mark_warning(out: Path) -> None:
+    """On stderr, after an LMS export: the written answers whose points the file counts 0 because they are unmarked."""
+    waiting = _guard(lambda: api.to_mark(out=out))
+    if waiting:
+        shown = ", ".join(waiting[:8]) + (f" and {len(waiting) - 8} more" if len(waiting) > 8 else "")
+        click.echo(
+            f"warning: {len(waiting)} written answer{'s' * (len(waiting) != 1)} still to mark count 0 in this file: {shown} (grade rubric OUT EXERCISE)",
+            err=True,
+        )
 
 
 @export_commands.command("moodle", short_help="Moodle's grade import CSV: one identifier column, one per exercise, the total.")
@@ -499,6 +626,7 @@ def export_moodle(out: Path, target: Path, id_column: str, roster: Path | None) 
     course = _course()
     written = _guard(lambda: api.export_moodle(course=course, out=out, target=target, id_column=id_column, roster=roster))
     click.echo(f"wrote {written} students to {target}")
+    _to_mark_warning(out)
 
 
 @main.command("doctor", short_help="Show which sandbox protections are active on this machine.")
@@ -542,7 +670,7 @@ def stats(out: Path, exercise: str | None, as_json: bool) -> None:
     from grader.export.terminal import print_analysis
 
     course = _course()
-    analysis = _guard(lambda: api.stats(out=out, exercise=exercise))
+    analysis = _guard(lambda: api.stats(out=out, exercise=exercise, course=course))
     if as_json:
         click.echo(json.dumps(analysis.to_dict(), ensure_ascii=False, indent=2))
     else:

@@ -10,7 +10,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from grader.errors import CourseError
+from grader.errors import CourseError, no_unknown
+from grader.rubric import RUBRIC_FILE, WRITTEN_SUFFIX, Rubric
 from grader.term.policy import TABLES as TERM_TABLES
 from grader.term.policy import Policy
 from grader.term.policy import load as load_policy
@@ -61,8 +62,27 @@ class Exercise:
 
     @cached_property
     def student_files(self) -> list[str]:
-        """The files a student edits: everything in the stub folder but the statement, its numbers and public tests."""
-        return sorted(p.name for p in self.stub_dir.iterdir() if p.is_file() and p.name not in ("README.md", VARIANT_FILE) and not p.name.startswith("test_"))
+        """The files a student edits: everything in the stub folder but the statement, its numbers, its rubric and
+        public tests (a written answer, `interpretation.md`, is one: handed in and marked by the course staff)."""
+        course_files = ("README.md", VARIANT_FILE, RUBRIC_FILE)
+        return sorted(p.name for p in self.stub_dir.iterdir() if p.is_file() and p.name not in course_files and not p.name.startswith("test_"))
+
+    @cached_property
+    def code_files(self) -> list[str]:
+        """The student files grading reads: all but the written answers, which only the course staff read."""
+        return [n for n in self.student_files if not n.endswith(WRITTEN_SUFFIX)]
+
+    @cached_property
+    def rubric(self) -> Rubric | None:
+        """The rubric of the exercise's written answer (`rubric.toml` beside its statement), or None (no written answer)."""
+        from grader.rubric import load
+
+        return load(self.stub_dir, self.id)
+
+    @property
+    def checked_points(self) -> float:
+        """What the checks are worth: course.toml's points less the written answer's, which the course staff mark."""
+        return self.points - (self.rubric.points if self.rubric else 0.0)
 
     @cached_property
     def variant(self) -> Declaration | None:
@@ -174,7 +194,7 @@ def load_course(root: Path) -> Course:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise CourseError(f"{path}: not valid TOML: {e}") from None
 
-    _no_unknown(data, set(_SCHEMA) | {"exercises", "variants", *TERM_TABLES}, str(path))
+    no_unknown(data, set(_SCHEMA) | {"exercises", "variants", *TERM_TABLES}, str(path))
     tables: dict[str, dict[str, Any]] = {}
     for table, keys in _SCHEMA.items():
         section = data.get(table)
@@ -183,7 +203,7 @@ def load_course(root: Path) -> Course:
         tables[table] = {key: _typed(section, key, kind, f"{table}.{key}") for key, kind in keys.items()}
         optional: dict[str, type] = _OPTIONAL_KEYS if table == "course" else {}
         tables[table] |= {key: _typed(section, key, kind, f"{table}.{key}") for key, kind in optional.items() if key in section}
-        _no_unknown(section, set(keys) | set(optional), f"[{table}]")
+        no_unknown(section, set(keys) | set(optional), f"[{table}]")
 
     course, limits = tables["course"], tables["limits"]
     if course["language"] not in LANGUAGES:
@@ -208,6 +228,10 @@ def load_course(root: Path) -> Course:
     variants = settings_from(data.get("variants"))
     for exercise in exercises:
         _ = exercise.variant  # a declaration that cannot be read is the course's error, said now
+        if exercise.rubric is not None and exercise.rubric.points > exercise.points:
+            raise CourseError(
+                f"{exercise.id}: {RUBRIC_FILE} gives the written answer {exercise.rubric.points:g} points, more than course.toml's {exercise.points:g}"
+            )
     return Course(**course, **limits, exercises=exercises, root=root, policy=load_policy(data, str(path)), variants=variants)
 
 
@@ -215,7 +239,7 @@ def _exercise(entry: object, n: int, root: Path) -> Exercise:
     where = f"exercises[{n}]"
     if not isinstance(entry, dict):
         raise CourseError(f"{where}: expected a table")
-    _no_unknown(entry, set(_EXERCISE_KEYS) | set(_OPTIONAL_KEYS), where)
+    no_unknown(entry, set(_EXERCISE_KEYS) | set(_OPTIONAL_KEYS), where)
     values = {key: _typed(entry, key, kind, f"{where}.{key}") for key, kind in _EXERCISE_KEYS.items()}
     values |= {key: _typed(entry, key, kind, f"{where}.{key}") for key, kind in _OPTIONAL_KEYS.items() if key in entry}
     for key in ("id", "folder"):
@@ -238,9 +262,3 @@ def _typed(table: dict[str, Any], key: str, kind: type, where: str) -> Any:
     if not isinstance(value, kind) or isinstance(value, bool):
         raise CourseError(f"{where}: expected {kind.__name__}, got {value!r}")
     return value
-
-
-def _no_unknown(table: dict[str, Any], known: set[str], where: str) -> None:
-    unknown = sorted(set(table) - known)
-    if unknown:
-        raise CourseError(f"{where}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")

@@ -6,6 +6,8 @@ problems with the course, the command line, the machine or the grader's own code
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from pathlib import Path
 from types import ModuleType
 
 # Exit codes of `grade`: 0 whenever grading ran, whatever the score.
@@ -21,6 +23,23 @@ class GraderError(Exception):
 
 class CourseError(GraderError, ValueError):
     """`course.toml` is missing, malformed or inconsistent; the message names the key."""
+
+
+def course_file(path: Path, where: str) -> dict[str, object]:
+    """A TOML file of the course (an exercise's variant.toml or rubric.toml); CourseError naming `where` if unreadable."""
+    import tomllib
+
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise CourseError(f"{where}: not valid TOML: {e}") from None
+
+
+def no_unknown(table: Mapping[str, object], known: set[str], where: str) -> None:
+    """CourseError naming the keys of a course file's table that the grader does not know."""
+    unknown = sorted(set(table) - known)
+    if unknown:
+        raise CourseError(f"{where}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
 
 
 class SubmissionError(GraderError, ValueError):

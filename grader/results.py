@@ -26,6 +26,8 @@ class Graded(Protocol):
     def title(self) -> str: ...
     @property
     def points(self) -> float: ...
+    @property
+    def checked_points(self) -> float: ...  # what its checks are worth (points less a written answer's)
 
 
 # Bumped whenever the JSON layout changes; `from_json` refuses other versions (the journal regrades them).
@@ -103,6 +105,33 @@ class Adjustment:
 
 
 @dataclass
+class Written:
+    """An exercise's written answer (its rubric's file): as handed in, and as the course staff marked it.
+
+    Grading keeps the text; the term (grader.term.marks) applies the rubric and the staff's marks, and only then
+    are its points part of the exercise's score and max_score (`counted`)."""
+
+    file: str  # interpretation.md
+    text: str = ""  # as handed in; "" when absent, blank or the stub's own
+    points: float = 0.0  # what the rubric makes it worth
+    earned: float = 0.0
+    marked: bool = False
+    items: list[str] = field(default_factory=list)  # the rubric items the staff marked
+    comments: list[Text] = field(default_factory=list)  # what the student reads: each item's description, then the comments
+    by: str = ""
+    counted: bool = False  # its points are in the exercise's score and max_score (a batch's final points)
+
+    @property
+    def answered(self) -> bool:
+        return bool(self.text.strip())
+
+    @property
+    def state(self) -> str:
+        """ "marked", "to mark" (answered, not yet marked) or "no answer" (nothing to mark: 0 points)."""
+        return "marked" if self.marked else "to mark" if self.answered else "no answer"
+
+
+@dataclass
 class ExerciseResult:
     id: str
     title: str
@@ -114,6 +143,7 @@ class ExerciseResult:
     outcome: Outcome | None = None  # NOT_SUBMITTED or UNREADABLE when no check could run; None when checks ran
     adjustment: Adjustment | None = None  # the term's rules applied (late policy, override); None: score is raw
     title_zh: str = ""  # the title in Chinese ("" where the course gives none)
+    written: Written | None = None  # the written answer, where the exercise has a rubric
 
     @property
     def heading(self) -> Text:
@@ -151,7 +181,7 @@ class GradeResult:
             submission,
             device,
             language,
-            [ExerciseResult(e.id, e.title, 0.0, float(e.points), [], note=why, outcome=Outcome.INTERNAL_ERROR) for e in exercises],
+            [ExerciseResult(e.id, e.title, 0.0, float(e.checked_points), [], note=why, outcome=Outcome.INTERNAL_ERROR) for e in exercises],
             [message],
             failure=message,
         )
@@ -160,7 +190,10 @@ class GradeResult:
     def of_unreadable(cls, submission: str, exercises: Iterable[Graded], why: Text, *, language: str = "en", device: str = "") -> GradeResult:
         """The result of a hand-in that could not be read at all (a refused archive, an entry's name): 0 points, why."""
         return cls(
-            submission, device, language, [ExerciseResult(e.id, e.title, 0.0, float(e.points), [], note=why, outcome=Outcome.UNREADABLE) for e in exercises]
+            submission,
+            device,
+            language,
+            [ExerciseResult(e.id, e.title, 0.0, float(e.checked_points), [], note=why, outcome=Outcome.UNREADABLE) for e in exercises],
         )
 
     @property
@@ -197,6 +230,7 @@ class GradeResult:
                     "graded_points": e.graded_points,
                     "outcome": e.outcome,
                     "adjustment": None if e.adjustment is None else asdict(e.adjustment),
+                    "written": None if e.written is None else {**asdict(e.written), "comments": [_text(c) for c in e.written.comments]},
                     "checks": [
                         {
                             "exercise": v.exercise,
@@ -248,6 +282,7 @@ class GradeResult:
                 None if e["outcome"] is None else Outcome(e["outcome"]),
                 adjustment=None if e.get("adjustment") is None else Adjustment(**e["adjustment"]),
                 title_zh=e["title_zh"],
+                written=None if e.get("written") is None else Written(**{**e["written"], "comments": [Text(*c) for c in e["written"]["comments"]]}),
             )
             for e in doc["exercises"]
         ]

@@ -24,7 +24,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from grader.errors import CourseError
+from grader.errors import CourseError, course_file, no_unknown
 from grader.text import Text
 
 if TYPE_CHECKING:
@@ -122,11 +122,8 @@ def declaration(folder: Path, exercise: str) -> Declaration | None:
     if not path.is_file():
         return None
     where = f"{exercise}: {path.name}"
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise CourseError(f"{where}: not valid TOML: {e}") from None
-    _no_unknown(data, {"params", "distinct", "exclude"}, where)
+    data = course_file(path, where)
+    no_unknown(data, {"params", "distinct", "exclude"}, where)
     tables = data.get("params")
     if not isinstance(tables, dict) or not tables:
         raise CourseError(f"{where}: no [params.<name>] tables")
@@ -155,7 +152,7 @@ def _parameter(name: str, table: object, where: str) -> Parameter:
     if not isinstance(table, dict):
         raise CourseError(f"{where}: expected a table")
     keys = {"range", "step", "default", "example", "what"}
-    _no_unknown(table, keys, where)
+    no_unknown(table, keys, where)
     missing = sorted(keys - set(table))
     if missing:
         raise CourseError(f"{where}: missing {', '.join(missing)}")
@@ -226,7 +223,7 @@ def settings_from(table: object, where: str = "[variants]") -> Settings:
         return Settings()
     if not isinstance(table, dict):
         raise CourseError(f"{where}: expected a table")
-    _no_unknown(table, {"enabled", "salt", "reseed", "gradescope_id"}, where)
+    no_unknown(table, {"enabled", "salt", "reseed", "gradescope_id"}, where)
     gradescope_id = table.get("gradescope_id", "email")
     if gradescope_id not in ("email", "sid"):
         raise CourseError(f'{where}.gradescope_id: expected "email" or "sid", got {gradescope_id!r}')
@@ -243,12 +240,6 @@ def settings_from(table: object, where: str = "[variants]") -> Settings:
     if not isinstance(reseed, dict) or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in reseed.values()):
         raise CourseError(f"{where}.reseed: expected a table of student = variant number (a whole number ≥ 0)")
     return Settings(enabled, salt, dict(reseed), gradescope_id)
-
-
-def _no_unknown(table: Mapping[str, object], known: set[str], where: str) -> None:
-    unknown = sorted(set(table) - known)
-    if unknown:
-        raise CourseError(f"{where}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
 
 
 HANDIN_ID_FILE = "student.txt"  # the id `grade pack --student` records at a hand-in's root

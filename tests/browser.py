@@ -23,8 +23,9 @@ _QUIET = [
     "--disable-default-apps",
     "--hide-scrollbars",
     "--disable-features=Translate,OptimizationHints,MediaRouter,SpellCheck",
-    # Nothing reaches another machine, whatever asks: every name resolves nowhere, every proxy is closed.
-    "--host-resolver-rules=MAP * ~NOTFOUND",
+    # Nothing reaches another machine, whatever asks: every name resolves nowhere (but this machine's own address, where
+    # a page the tests serve lives), every proxy is closed.
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
     "--proxy-server=127.0.0.1:9",
     "--enable-logging=stderr",
     "--v=0",
@@ -39,17 +40,18 @@ class Visit:
     screenshot: bytes  # PNG
 
 
-def visit(page: Path, *, width: int = 1200, height: int = 2400) -> Visit:
-    """Open `page` (a file) in chromium twice, in a window of `width` × `height` – once dumping its DOM, once taking a
-    screenshot of the window – with a net log."""
+def visit(page: Path | str, *, width: int = 1200, height: int = 2400) -> Visit:
+    """Open `page` (a file, or the URL of a page served on this machine) in chromium twice, in a window of `width` ×
+    `height` – once dumping its DOM, once taking a screenshot of the window – with a net log."""
     work = Path(tempfile.mkdtemp(prefix="browser-"))
     try:
         netlog, shot = work / "net.json", work / "shot.png"
         common = [CHROMIUM, *_QUIET, f"--user-data-dir={work / 'profile'}", f"--log-net-log={netlog}", f"--window-size={width},{height}"]
-        dumped = subprocess.run([*common, "--dump-dom", page.resolve().as_uri()], capture_output=True, text=True, timeout=120)
+        address = page if isinstance(page, str) else page.resolve().as_uri()
+        dumped = subprocess.run([*common, "--dump-dom", address], capture_output=True, text=True, timeout=120)
         console = [line for line in dumped.stderr.splitlines() if ":CONSOLE" in line]
         requests = _page_requests(netlog)
-        taken = subprocess.run([*common, f"--screenshot={shot}", page.resolve().as_uri()], capture_output=True, text=True, timeout=120)
+        taken = subprocess.run([*common, f"--screenshot={shot}", address], capture_output=True, text=True, timeout=120)
         assert shot.is_file(), taken.stderr[-2000:]
         return Visit(console, requests + _page_requests(netlog), dumped.stdout, shot.read_bytes())
     finally:

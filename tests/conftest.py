@@ -182,3 +182,20 @@ def statement_choices(text: str) -> dict[str, tuple[str, dict[str, str]]]:
                 found[key] = (" ".join(stem), {k: " ".join(v.split()) for k, v in options.items()})
             key, stem, options, letter = (bullet.group(1), [bullet.group(2)], {}, None) if bullet else (None, [], {}, None)
     return found
+
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory):
+    """A class graded on ex01 with ex08's rubric and written answer: ada and bob answered, cyd and dan did not
+    (test_marks.graded_class); one per test module."""
+    from test_marks import graded_class
+
+    return graded_class(tmp_path_factory.mktemp("written"))
+
+
+@pytest.fixture
+def written_copy(written, tmp_path):
+    """A copy of `written`'s course and output, for a test that marks, edits and publishes."""
+    from test_marks import copied
+
+    return copied(written, tmp_path)

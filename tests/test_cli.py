@@ -30,7 +30,7 @@ def test_list_shows_all_eleven_exercises():
     assert result.exit_code == 0
     for n in range(1, 12):
         assert f"ex{n:02d}" in result.output
-    assert "Total: 100 points" in result.output
+    assert "Total: 104 points" in result.output
 
 
 @pytest.mark.parametrize(

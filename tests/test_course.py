@@ -26,10 +26,13 @@ def edit(course_dir, old, new):
 
 
 def test_the_real_course_loads():
-    """Does the shipped course.toml list eleven exercises worth 100 points in all?"""
+    """Does the shipped course.toml list eleven exercises worth 104 points in all: 100 the checks', 4 the written
+    answers' of ex08 and ex10, which the course staff mark?"""
     course = load_course(ROOT)
     assert course.ids == [f"ex{n:02d}" for n in range(1, 12)]
-    assert sum(e.points for e in course.exercises) == 100
+    assert sum(e.points for e in course.exercises) == 104
+    assert sum(e.checked_points for e in course.exercises) == 100
+    assert {e.id: e.rubric.points for e in course.exercises if e.rubric} == {"ex08": 2, "ex10": 2}
     assert course.rtol == 1e-3
 
 

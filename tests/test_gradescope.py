@@ -29,6 +29,9 @@ def autograder_zip(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("gradescope") / "autograder.zip"
     result = CliRunner().invoke(main, ["gradescope", "export", "--out", str(out)])
     assert result.exit_code == 0, result.output
+    assert "the autograder is worth 100 points; the written answers are Gradescope manual questions" in result.output
+    assert "ex08: What the two tables can and cannot show – interpretation.md, 2 points" in result.output
+    assert "    -0.5  Claims that the gates (or the parameter count) caused a difference" in result.output
     return out
 
 
@@ -80,7 +83,8 @@ def test_export_holds_the_scripts_and_the_course_that_grades(autograder_zip):
 
 
 def test_a_correct_handin_scores_full_marks(tmp_path, autograder_zip):
-    """Does the zip grade pack makes of the references score 100, hidden checks after publication, the sandbox for instructors only?"""
+    """Does the zip grade pack makes of the references score 100, hidden checks after publication, the sandbox for instructors
+    only, and the written answers left to Gradescope's manual questions (said to the student, never scored here)?"""
     root = autograder(tmp_path, autograder_zip)
     api.pack(course=load_course(ROOT), submission=ROOT / "solutions", out=root / "submission" / "handin.zip")
     doc, printed = run_autograder(root)
@@ -94,6 +98,9 @@ def test_a_correct_handin_scores_full_marks(tmp_path, autograder_zip):
     assert sandbox["max_score"] == 0 and sandbox["output"].startswith("sandbox: ") and "private file-system view" in sandbox["output"]
     assert "sandbox: " in printed and "score 100/100" in printed
     assert "100" not in doc["output"]  # students see their score once grades are published, not before
+    # the written answers are Gradescope manual questions, marked there: no test of the autograder's, named to the student
+    assert not [t for t in doc["tests"] if "written answer" in t["name"]] and doc["max_score"] == 100
+    assert "ex08's written answer (interpretation.md, 2 points): handed in; the course staff mark it by hand in Gradescope" in doc["output"]
     assert (root / "source" / "solutions").stat().st_mode & 0o777 == 0o700
 
 

@@ -130,13 +130,15 @@ def test_grade_status_in_the_installed_bundle_tells_edited_stubs_from_untouched_
 
 
 def test_pack_zips_exactly_the_edited_files_and_batch_accepts_it(tmp_path):
-    """Does grade pack zip the student files in their folders, and does that zip grade like the folder?"""
+    """Does grade pack zip the student files in their folders – the written answers too, never the rubric – and does
+    that zip grade like the folder?"""
     out = tmp_path / "handin.zip"
     result = CliRunner().invoke(main, ["pack", "-s", str(ROOT / "solutions"), "--out", str(out)])
     assert result.exit_code == 0, result.output
     names = sorted(zipfile.ZipFile(out).namelist())
     assert "ex05_gated_steps/gated.py" in names and "ex01_cell_state/answers.toml" in names
-    assert not any(n.endswith(("README.md", "test_public.py")) for n in names)
+    assert not any(n.endswith(("README.md", "test_public.py", "rubric.toml")) for n in names)
+    assert {"ex08_delayed_copy/interpretation.md", "ex10_length_sweep/interpretation.md"} <= set(names)  # the written answers
     graded = CliRunner().invoke(main, ["run", "ex05", "-s", str(out), "--json"])
     assert graded.exit_code == 0 and '"score": 14' in graded.output
 

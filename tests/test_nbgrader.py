@@ -121,12 +121,19 @@ def test_student_notebooks_hold_no_reference_or_hidden_line(course_dir):
 
 
 def test_source_notebooks_score_full_marks_and_student_notebooks_zero(course_dir, course, sandbox):
-    """Graded as hand-ins, do the instructor's notebooks earn every point and the generated student notebooks none?"""
+    """Graded as hand-ins, do the instructor's notebooks earn every point of the checks and the generated student
+    notebooks none, and is a written answer's markdown cell the reference's in the one and unanswered in the other
+    ("YOUR ANSWER HERE" is nbgrader's, not the student's)?"""
     exercises = [e for e in course.exercises if e.available]
     source, release = (graded(sandbox, course, exercises, course_dir / folder) for folder in ("source", "release"))
     assert source.internal_errors == release.internal_errors == []
-    assert source.score == source.max_score == sum(e.points for e in exercises)
+    assert source.score == source.max_score == sum(e.checked_points for e in exercises)
     assert release.score == 0
+    for s, r, exercise in zip(source.exercises, release.exercises, exercises):
+        if exercise.rubric is not None:
+            reference = (exercise.solution_dir / exercise.rubric.file).read_text().strip()
+            assert s.written.state == "to mark" and reference in s.written.text, exercise.id
+            assert r.written.state == "no answer", (exercise.id, r.written.text)
     for result, exercise in zip(release.exercises, exercises):
         expected = "NotImplementedError" if exercise.runs_code else "unanswered"
         assert any(expected in v.feedback for v in result.checks), exercise.id

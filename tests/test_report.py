@@ -319,8 +319,9 @@ def test_the_totals_table_gives_every_total_exactly():
 
 def synthetic_class(students: int = 40) -> list:
     """A class spanning every exercise of the course, each with 16 checks of the longest names the course has (the
-    most that one exercise holds), a due date, a late student, one without a submission time and a hostile id."""
-    from grader.results import Adjustment, ExerciseResult, GradeResult, Outcome, Status, StudentRow, Verdict
+    most that one exercise holds), a due date, a late student, one without a submission time, a hostile id, and written
+    answers to ex08 and ex10 (some to mark)."""
+    from grader.results import Adjustment, ExerciseResult, GradeResult, Outcome, Status, StudentRow, Verdict, Written
     from grader.text import Text
 
     course = api.course(root=ROOT)
@@ -346,7 +347,11 @@ def synthetic_class(students: int = 40) -> list:
             score = sum(v.earned for v in checks) * e.points / 16
             late = 0.2 * score if s == 2 else 0.0
             adjustment = Adjustment(raw=score, days_late=2 * (s == 2), penalty=late, due="2026-12-10T23:59:00+00:00", submitted_at=at)
-            exercises.append(ExerciseResult(e.id, e.title, score - late, float(e.points), checks, adjustment=adjustment))
+            written = None
+            if e.rubric is not None:  # answered but for every fourth student; a third of the answers marked, the rest to mark
+                answered, marked = s % 4 != 0, s % 3 == 0
+                written = Written(e.rubric.file, "an answer" * answered, 2.0, 1.5 * (answered and marked), answered and marked, counted=True)
+            exercises.append(ExerciseResult(e.id, e.title, score - late, float(e.points), checks, adjustment=adjustment, written=written))
         rows.append(StudentRow(name, Status.GRADED, GradeResult(name, "cpu", "en", exercises)))
     return rows
 
@@ -354,14 +359,16 @@ def synthetic_class(students: int = 40) -> list:
 @browser.needed
 def test_each_section_of_a_full_class_fits_one_screen(tmp_path):
     """At 1366 × 900, is every section of report.html – each exercise's checks apart – at most one screen tall, for a
-    class of 40 students on all 11 exercises (16 long-named checks each), the hostile id text, not markup?"""
+    class of 40 students on all 11 exercises (16 long-named checks each) and their written answers, the hostile id text,
+    not markup?"""
     from grader.export import summary
 
     course = api.course(root=ROOT)
     rows = synthetic_class()
     ids = [e.id for e in course.exercises]
     text = report.to_html(rows, list(course.exercises), summary.summarize(rows, ids), language="en", title=course.title)
-    assert text.count("<section>") == 7 + len(ids) and "no time known: no late penalty" in text
+    assert text.count("<section>") == 8 + len(ids) and "no time known: no late penalty" in text
+    assert "Written answers, marked by the course staff" in text and text.count("✎</span>") == 2 * 20  # 30 answered, 10 marked
     assert HOSTILE not in text and html.escape(HOSTILE) in text
     page = tmp_path / "report.html"
     page.write_text(text)
@@ -376,7 +383,7 @@ def test_each_section_of_a_full_class_fits_one_screen(tmp_path):
     measured.write_text(lifted.replace('id="checks-ex01-2" class="by2">', 'id="checks-ex01-2" class="by2" checked>'))  # ex01 sorted by D
     seen = browser.visit(measured, width=1366, height=900)
     heights = json.loads(html.unescape(re.search(r'data-heights="([^"]*)"', seen.dom).group(1)))
-    assert len(heights) == 7 + len(ids) and all(0 < h <= 900 for _, h in heights), heights
+    assert len(heights) == 8 + len(ids) and all(0 < h <= 900 for _, h in heights), heights
     by_d = [float(d) for d in json.loads(html.unescape(re.search(r'data-shown="([^"]*)"', seen.dom).group(1)))]
     assert len(by_d) == 16 and by_d == sorted(by_d) and by_d[0] < by_d[-1], by_d  # the CSS order, as drawn
     shown = browser.visit(page, width=1366, height=900)

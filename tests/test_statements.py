@@ -229,12 +229,25 @@ def check_points(exercise) -> float:
 @pytest.mark.parametrize("exercise", COURSE.exercises, ids=lambda e: e.id)
 def test_points_tables_agree_with_the_course_and_the_checks(exercise):
     """Do the statement's title and its English and Chinese points tables add up to course.toml's points,
-    and do the hidden checks award exactly that?"""
+    and do the hidden checks award exactly that, less the written answer's points (its rubric's)?"""
     english, chinese = statement(exercise.folder)
     assert f"({exercise.points:g} points)" in english.splitlines()[0]
     assert sum(table_points(english, "points")) == pytest.approx(exercise.points)
     assert sum(table_points(chinese, "分值")) == pytest.approx(exercise.points)
-    assert check_points(exercise) == pytest.approx(exercise.points)
+    assert check_points(exercise) == pytest.approx(exercise.checked_points)
+
+
+@pytest.mark.parametrize("exercise", [e for e in COURSE.exercises if e.rubric], ids=lambda e: e.id)
+def test_statements_show_the_rubric(exercise):
+    """Does the statement show its rubric.toml, item for item with its points, and every reusable comment, in English
+    and in Chinese, and ask for the written answer the rubric marks?"""
+    rubric = exercise.rubric
+    for part, language, header in zip(statement(exercise.folder), ("en", "zh"), ("item points", "细则分值")):
+        rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in part.splitlines() if line.startswith("| `")]
+        shown = {cells[0].strip("`"): (cells[1], float(cells[-1].replace("−", "-"))) for cells in rows if len(cells) == 3}
+        assert shown == {i.id: (i.description.render(language), i.points) for i in rubric.items}, language
+        assert f"| {header} |" in part and f"`{rubric.file}`" in part
+        assert all(f"- `{c.id}`: {c.text.render(language)}" in part for c in rubric.comments), language
 
 
 def test_course_readme_table_agrees_with_the_course():

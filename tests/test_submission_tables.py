@@ -44,9 +44,10 @@ THE_REFERENCE = [pytest.param(e.id, "the reference", {}, id=f"{e.id}-accepted-th
 def test_accepted_submission_earns_full_marks(grade, exercise, name, files):
     """Does the reference, or correct work its exercise's ACCEPTED table puts in the reference folder (other forms and
     notations, other ways to write the code, variants the statement allows), earn every point course.toml gives the
-    exercise – and a correct answer sheet pass every check, the public format checks included?"""
+    exercise (its checks' points: a written answer is marked by the staff) – and a correct answer sheet pass every
+    check, the public format checks included?"""
     result = grade(exercise, reference(exercise) | files)
-    assert result.score == result.max_score == course().exercise(exercise).points, failed(result)
+    assert result.score == result.max_score == course().exercise(exercise).checked_points, failed(result)  # a written answer: the staff mark it
     if not course().exercise(exercise).runs_code:  # a code exercise's public checks may ask more (a float, not a tensor)
         assert all(v.passed for v in result.checks), "a public format check refuses a correct form"
 

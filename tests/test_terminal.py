@@ -7,7 +7,7 @@ from rich.console import Console
 
 from conftest import ROOT, graded
 from grader.export.terminal import _wrap, print_course, print_grade
-from grader.results import ExerciseResult, GradeResult, Outcome, Verdict
+from grader.results import ExerciseResult, GradeResult, Outcome, Verdict, Written
 from grader.text import Text
 
 KEY = "lstm_dx3_dh5_2layers_bidir_torch"  # a long key of the kind a sheet may hold
@@ -109,7 +109,7 @@ def test_course_list_in_chinese(course):
     console = Console(width=80, record=True, file=open("/dev/null", "w"))
     print_course(console, dataclasses.replace(course, language="zh"))
     text = console.export_text()
-    assert "编号" in text and "文件夹" in text and "总分：100 分" in text and "Total" not in text
+    assert "编号" in text and "文件夹" in text and "总分：104 分" in text and "Total" not in text
 
 
 @pytest.mark.parametrize(
@@ -126,3 +126,14 @@ def test_wrap_breaks_at_spaces_and_between_chinese_characters(text, width, lines
     """Does _wrap break at spaces and between Chinese characters (punctuation kept with its character), folding only
     what alone is wider than a line?"""
     assert _wrap(text, width).split("\n") == lines
+
+
+@pytest.mark.parametrize(("text", "said"), [("My reading of the tables.", "handed in"), ("", "not answered yet")])
+def test_a_written_answer_is_named_in_a_students_run(text, said):
+    """Does `grade run` say under ex08's table whether its written answer is filled in, and that its 2 points are the
+    course staff's to mark (not counted in the checks' total)?"""
+    check = Verdict("ex08", "make_delayed_copy", 1, 1, Text(""), False)
+    exercise = ExerciseResult("ex08", "Delayed copy", 1, 1, [check], written=Written("interpretation.md", text, points=2))
+    printed = shown(GradeResult("mine", "cpu", "en", [exercise]), width=200)
+    assert f"interpretation.md: {said}" in printed and "2 more points, marked by the course staff against the rubric" in printed
+    assert "Total: 1/1 points" in printed

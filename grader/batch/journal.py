@@ -75,6 +75,13 @@ class Journal:
         """One statement on the journal, for the tables the term keeps beside the results (grader.term, audit)."""
         return self._run(sql, parameters)
 
+    def upsert(self, table: str, keys: tuple[str, ...], row: dict[str, object]) -> None:
+        """Insert `row` (column -> value) into one of the term's tables, or update the row whose `keys` columns it
+        shares (a new override or mark of the same student and exercise replaces the old, never adds one)."""
+        updates = ", ".join(f"{c} = excluded.{c}" for c in row if c not in keys)
+        marks = ", ".join("?" * len(row))
+        self._run(f"INSERT INTO {table} ({', '.join(row)}) VALUES ({marks}) ON CONFLICT({', '.join(keys)}) DO UPDATE SET {updates}", tuple(row.values()))
+
     def select(self, table: str, sql: str, parameters: Parameters = ()) -> list[Row]:
         """The rows of a query on `table`; none while the table is not yet made (reading it takes no write lock)."""
         found = self._run("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)).fetchone()

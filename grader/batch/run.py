@@ -28,6 +28,7 @@ from grader.export import changes, feedback, grades, report, summary
 from grader.export.files import write_atomic
 from grader.inside.isolation import NO_NETWORK, PRIVATE_VIEW, Protection
 from grader.results import GradeResult, Status, StudentRow
+from grader.rubric import RUBRIC_FILE
 from grader.sandbox.host import active, refusal
 
 if TYPE_CHECKING:
@@ -128,7 +129,7 @@ def course_hash(course: Course) -> str:
         root = course.root / part
         files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in _HASHED_SUFFIXES)
         for path in files:
-            if "__pycache__" in path.parts:
+            if "__pycache__" in path.parts or path.name == RUBRIC_FILE:  # a rubric is applied after grading (grader.term.marks)
                 continue
             digest.update(str(path.relative_to(course.root)).encode() + b"\0" + _graded_bytes(path, course) + b"\0")
     return digest.hexdigest()
@@ -262,7 +263,7 @@ def _grade_into(
 ) -> BatchResult:
     """Grade what changed into `out`, journal each row, then publish every student's final points from the journal
     (grader.term: late policy and overrides, applied after grading): reports, feedback, grades.csv, the summary, changes."""
-    from grader.term import finals, published
+    from grader.term import finals, marks, published
 
     students = discover(submissions)
     if only is not None and only not in {s.id for s in students}:
@@ -306,11 +307,12 @@ def _grade_into(
         write_atomic(out / "summary.md", summary.to_markdown(class_summary))
         write_atomic(out / "report.html", report.to_html(rows, exercises, class_summary, language=course.language, title=course.title))
         changed = finals.changes(last, rows, hashes)
+        edited = marks.edits(course, journal)  # written answers whose points a rubric edit changed: audited as published
         if changed:
             write_atomic(out / "changes.csv", changes.to_csv(changed))
             write_atomic(out / "changes.md", changes.to_markdown(changed))
         try:  # last: a run killed (or locked out) before it lists the same changes again
-            published.publish(journal, rows, hashes, also=lambda: finals.record_changes(journal, changed, rows, hashes))
+            published.publish(journal, rows, hashes, also=lambda: finals.record_changes(journal, changed, rows, hashes, edited), rubrics=marks.rubrics(course))
         except sqlite3.Error as e:
             term.problems.append(f"the journal could not record what this run published ({e}); the next run lists these changes again")
     finally:

@@ -7,8 +7,8 @@ controls (its id, its messages) are escaped here: one line outside code blocks, 
 
 from __future__ import annotations
 
-from grader.results import GradeResult
-from grader.text import format_points, printable
+from grader.results import GradeResult, Written
+from grader.text import Text, format_points, printable
 
 # The file's fixed words, in the report's feedback language.
 WORDS = {
@@ -37,8 +37,19 @@ def to_markdown(result: GradeResult) -> str:
             output = printable(v.feedback.render(language))
             if output:
                 lines += ["", "  ```text", *[f"  {line}" for line in output.replace("```", "'''").splitlines()], "  ```"]
+        if exercise.written is not None and exercise.written.counted:
+            lines += _written(exercise.written, words, language)
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _written(w: Written, words: dict[str, str], language: str) -> list[str]:
+    """The written answer's line: its points and the course staff's items and comments, or that it is still to mark."""
+    title = Text(f"Written answer ({w.file}), marked by the course staff", f"书面回答（{w.file}），由课程教师评分").render(language)
+    if not w.marked:
+        state = Text("to be marked", "待评分") if w.answered else Text("no answer", "未作答")
+        return [f"- **{plain(title)}** — {_points(w.earned)}/{_points(w.points)}{words['comma']}{state.render(language)}"]
+    return [f"- **{plain(title)}** — {_points(w.earned)}/{_points(w.points)}", *(f"  - {plain(c.render(language))}" for c in w.comments)]
 
 
 def plain(text: str) -> str:

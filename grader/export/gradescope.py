@@ -11,11 +11,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from grader.results import Adjustment, GradeResult
-from grader.text import printable
+from grader.results import Adjustment, GradeResult, Written
+from grader.text import Text, printable
 
 # Hidden checks are shown to students once grades are published; public checks always.
 HIDDEN_VISIBILITY = "after_published"
+NO_ANSWER = Text("no written answer: the file is absent, empty or the stub's own", "没有书面回答：文件不存在、为空或与模板相同")
 
 
 def to_dict(result: GradeResult, *, timing: bool = True) -> dict[str, Any]:
@@ -31,7 +32,7 @@ def to_dict(result: GradeResult, *, timing: bool = True) -> dict[str, Any]:
         }
         for e in result.exercises
         for v in e.checks
-    ]
+    ] + [_written_test(e.id, e.written, language) for e in result.exercises if e.written is not None and e.written.counted]
     extra: dict[str, Any] = {
         "submission": result.submission,
         "language": language,
@@ -44,6 +45,7 @@ def to_dict(result: GradeResult, *, timing: bool = True) -> dict[str, Any]:
                 "max_score": e.max_score,
                 "note": e.note.render(language),
                 **({} if e.adjustment is None else _adjusted(e.adjustment)),
+                **({} if e.written is None or not e.written.counted else {"written": _written(e.written)}),
             }
             for e in result.exercises
         ],
@@ -60,6 +62,24 @@ def to_dict(result: GradeResult, *, timing: bool = True) -> dict[str, Any]:
     if timing:
         doc["execution_time"] = round(result.seconds, 3)
     return doc
+
+
+def _written_test(exercise: str, w: Written, language: str) -> dict[str, Any]:
+    """The written answer as one more test: the course staff's manual question, with their mark once it is made."""
+    said = Text.join("\n", w.comments) if w.marked else Text("to be marked by the course staff", "待课程教师评分") if w.answered else NO_ANSWER
+    return {
+        "name": f"{exercise}: " + Text(f"written answer ({w.file}, marked by the course staff)", f"书面回答（{w.file}，由课程教师评分）").render(language),
+        "score": round(w.earned, 4),
+        "max_score": w.points,
+        "status": "passed" if w.marked and w.earned >= w.points else "failed",
+        "output": said.render(language),
+        "visibility": HIDDEN_VISIBILITY,
+    }
+
+
+def _written(w: Written) -> dict[str, Any]:
+    """An exercise's written answer in extra_data: its state, the rubric items marked, who marked it."""
+    return {"file": w.file, "state": w.state, "points": round(w.earned, 4), "max_points": w.points, "items": w.items, "by": w.by}
 
 
 def _adjusted(a: Adjustment) -> dict[str, Any]:

@@ -92,11 +92,15 @@ class Mistake:
     outcome: Outcome = Outcome.FAILED
 
 
+WRITTEN_STATES = ("to mark", "marked", "no answer")  # a written answer's states (grader.results.Written.state)
+
+
 @dataclass(frozen=True)
 class Analysis:
     checks: list[Item]
     mistakes: list[Mistake]
     left_out: list[str] = field(default_factory=list)  # the students left out of the checks' figures
+    written: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # exercise -> WRITTEN_STATES -> students
 
     def to_dict(self) -> dict[str, Any]:
         """The keys summary.json gets."""
@@ -104,6 +108,7 @@ class Analysis:
             "checks": [c.to_dict() for c in self.checks],
             "mistakes": [{"exercise": m.exercise, "diagnosis": m.diagnosis.en, "students": m.students, "outcome": m.outcome} for m in self.mistakes],
             "left_out_of_checks": len(self.left_out),
+            "written_answers": self.written,
         }
 
     @classmethod
@@ -113,11 +118,17 @@ class Analysis:
             [Item(**{**c, "flags": tuple(c["flags"])}) for c in doc.get("checks", [])],
             [Mistake(m["exercise"], Text(m["diagnosis"]), m["students"], Outcome(m.get("outcome", Outcome.FAILED))) for m in doc.get("mistakes", [])],
             [""] * doc.get("left_out_of_checks", 0),
+            doc.get("written_answers", {}),
         )
 
     def only(self, exercise_id: str) -> Analysis:
         """The figures of one exercise."""
-        return Analysis([c for c in self.checks if c.exercise == exercise_id], [m for m in self.mistakes if m.exercise == exercise_id], self.left_out)
+        return Analysis(
+            [c for c in self.checks if c.exercise == exercise_id],
+            [m for m in self.mistakes if m.exercise == exercise_id],
+            self.left_out,
+            {e: w for e, w in self.written.items() if e == exercise_id},
+        )
 
 
 def left_out(row: StudentRow) -> bool:
@@ -156,7 +167,19 @@ def analyse(rows: Sequence[StudentRow], exercise_ids: Sequence[str]) -> Analysis
     order = {exercise_id: n for n, exercise_id in enumerate(exercise_ids)}
     ranked = sorted(made.items(), key=lambda x: (-x[1], order[x[0][0]], x[0][2].en))
     mistakes = [Mistake(exercise, diagnosis, n, outcome) for (exercise, outcome, diagnosis), n in ranked]
-    return Analysis(checks, mistakes, [r.student for r in rows if left_out(r)])
+    return Analysis(checks, mistakes, [r.student for r in rows if left_out(r)], written_states(rows, exercise_ids))
+
+
+def written_states(rows: Sequence[StudentRow], exercise_ids: Sequence[str]) -> dict[str, dict[str, list[str]]]:
+    """Exercise -> "to mark" / "marked" / "no answer" -> its students, for the written answers the rows count (the
+    rubric applied: a batch's final rows, or `grade stats`'s with the journal's marks)."""
+    found: dict[str, dict[str, list[str]]] = {}
+    for exercise_id in exercise_ids:
+        for row in rows:
+            for e in row.result.exercises:
+                if e.id == exercise_id and e.written is not None and e.written.counted:
+                    found.setdefault(e.id, {state: [] for state in WRITTEN_STATES})[e.written.state].append(row.student)
+    return found
 
 
 def _failures(e: ExerciseResult) -> set[tuple[Outcome, Text]]:
@@ -227,6 +250,9 @@ WORDS = {
         "未计入以上数字、另行统计的学生（超时、崩溃、提交无法读取或评分程序出错）：{n} 名。",
     ),
     "mistakes": Text("Known mistakes and failures: students who made each", "已知错误与失败：犯每种错误的学生数"),
+    "written": Text("Written answers, marked by the course staff (grade rubric OUT EXERCISE)", "书面回答，由课程教师评分（grade rubric OUT EXERCISE）"),
+    "written header": Text("| exercise | to mark | marked | no answer |", "| 练习 | 待评分 | 已评分 | 未作答 |"),
+    "to mark": Text("Still to mark (their points are not in the totals yet)", "尚待评分（其分数尚未计入总分）"),
     "mistakes header": Text("| exercise | mistake | students |", "| 练习 | 错误 | 学生数 |"),
     "no mistakes": Text("- none diagnosed", "- 没有诊断出已知错误"),
 }
@@ -235,7 +261,9 @@ WORDS = {
 def to_markdown(analysis: Analysis, language: str, *, escaped: bool = True) -> list[str]:
     """The checks' table and the mistakes' table, in `language`, as Markdown lines; `escaped=False` for a terminal,
     which shows text as it is (only made printable), not Markdown's escapes."""
-    return [*checks_markdown(analysis, language, escaped=escaped), "", *mistakes_markdown(analysis, language, escaped=escaped)]
+    written = written_markdown(analysis, language, escaped=escaped)
+    lines = [*checks_markdown(analysis, language, escaped=escaped), "", *mistakes_markdown(analysis, language, escaped=escaped)]
+    return [*lines, "", *written] if written else lines
 
 
 def checks_markdown(analysis: Analysis, language: str, *, escaped: bool = True) -> list[str]:
@@ -275,6 +303,17 @@ def mistakes_markdown(analysis: Analysis, language: str, *, escaped: bool = True
         "|---|---|---|",
         *(f"| {m.exercise} | {cell(m.diagnosis.render(language))} | {m.students} |" for m in analysis.mistakes),
     ]
+
+
+def written_markdown(analysis: Analysis, language: str, *, escaped: bool = True) -> list[str]:
+    """How many written answers are to mark, marked and unanswered, and who is still to mark; [] where none is counted."""
+    if not analysis.written:
+        return []
+    say, cell = _say(language), plain if escaped else one_line
+    lines = [f"## {say('written')}", "", say("written header"), "|---|---|---|---|"]
+    lines += [f"| {e} | {len(w['to mark'])} | {len(w['marked'])} | {len(w['no answer'])} |" for e, w in analysis.written.items()]
+    waiting = [f"- {e}: {', '.join(cell(s) for s in w['to mark'])}" for e, w in analysis.written.items() if w["to mark"]]
+    return [*lines, "", f"{say('to mark')}:", "", *waiting] if waiting else lines
 
 
 def _say(language: str) -> Callable[[str], str]:

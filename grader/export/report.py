@@ -110,6 +110,16 @@ W = {
     "penalty": Text("late penalty", "迟交扣分"),
     "override": Text("course staff's points: why", "课程教师给定的分数：原因"),
     "final": Text("final", "最终分数"),
+    "written": Text("Written answers, marked by the course staff", "书面回答（由课程教师评分）"),
+    "written intro": Text(
+        "Answers still to mark count 0 in the totals until a TA marks them (grade rubric OUT EXERCISE, then grade mark) and the next grade batch "
+        "publishes the marks; ✎ in the table above marks them.",
+        "尚待评分的回答在助教评分（grade rubric OUT EXERCISE，然后 grade mark）并由下一次 grade batch 发布之前按 0 分计入总分；上表中用 ✎ 标出。",
+    ),
+    "to mark": Text("to mark", "待评分"),
+    "marked": Text("marked", "已评分"),
+    "no answer": Text("no answer", "未作答"),
+    "mean marked": Text("mean of the marked", "已评分的平均分"),
     "no plots": Text(
         "The plots need matplotlib, which the TA's install brings: pip install 'gated-rnn-grader[ta]'. The tables below hold the same figures.",
         "图表需要 matplotlib（助教安装包含它）：pip install 'gated-rnn-grader[ta]'。下表给出同样的数字。",
@@ -156,6 +166,7 @@ def to_html(rows: Sequence[StudentRow], exercises: Sequence[Graded], figures: di
         _mistakes(analysis, say, language),
         _trouble(rows, say, language),
         _adjusted(adjusted(rows), say),
+        _written(rows, analysis, say),
     ]
     body += ["<section>" + "\n".join(section) + "</section>" for section in sections if section]
     lang = "zh-Hans" if language == "zh" else "en"
@@ -257,7 +268,7 @@ def _class(rows: Sequence[StudentRow], exercises: Sequence[Graded], say: Say) ->
     header = [say("student"), *(f"{_e(e.id)} ({_points(e.points)})" for e in exercises), f"{say('total')} ({_points(sum(e.points for e in exercises))})"]
     lines = []
     for r in rows:
-        line = [_e(r.student), *(_points(r.score(e.id)) for e in exercises), _points(r.result.score)]
+        line = [_e(r.student), *(_cell(r, e.id) for e in exercises), _points(r.result.score)]
         if timed:
             line.append(_handed_in(r, say))
         lines.append(line)
@@ -266,6 +277,36 @@ def _class(rows: Sequence[StudentRow], exercises: Sequence[Graded], say: Say) ->
     orders = {"by total": _ranks([(-r.result.score, n) for n, r in enumerate(rows)])}
     table = _sortable("class", columns, header + ([say("handed in")] if timed else []), lines, numeric, orders, say, given="by student")
     return [f"<h2>{say('class')}</h2>", f"<p>{say('class intro')}</p>", table]
+
+
+def _cell(row: StudentRow, exercise_id: str) -> str:
+    """An exercise's final points in the class table, with ✎ where its written answer is still to mark."""
+    e = next((e for e in row.result.exercises if e.id == exercise_id), None)
+    waiting = e is not None and e.written is not None and e.written.counted and e.written.state == "to mark"
+    return _points(row.score(exercise_id)) + (' <span class="flag">✎</span>' if waiting else "")
+
+
+def _written(rows: Sequence[StudentRow], analysis: items.Analysis, say: Say) -> list[str]:
+    """Each exercise with a written answer: how many are to mark (named), marked (their mean) and unanswered."""
+    if not analysis.written:
+        return []
+    earned = {(r.student, e.id): e.written.earned for r in rows for e in r.result.exercises if e.written is not None}
+    lines = []
+    for exercise, states in analysis.written.items():
+        marked = [earned[(s, exercise)] for s in states["marked"]]
+        waiting = ", ".join(_e(s) for s in states["to mark"])
+        mean = _points(sum(marked) / len(marked)) if marked else "–"
+        lines.append(
+            [
+                _e(exercise),
+                f'{len(states["to mark"])}{": " if waiting else ""}<span class="flag">{waiting}</span>',
+                str(len(marked)),
+                mean,
+                str(len(states["no answer"])),
+            ]
+        )
+    header = [say("exercise"), say("to mark"), say("marked"), say("mean marked"), say("no answer")]
+    return [f"<h2>{say('written')}</h2>", f"<p>{say('written intro')}</p>", _table(header, lines, {2, 3, 4}, box="box short")]
 
 
 def _handed_in(row: StudentRow, say: Say) -> str:

@@ -88,6 +88,8 @@ def to_markdown(summary: dict[str, Any]) -> str:
         f"Hit a time limit: {summary['hit_a_time_limit']}; crashed: {summary['crashed']}; did not import: {summary['did_not_import']}; "
         f"could not be read: {summary['unreadable']}; internal grader errors: {summary['internal_errors']}.",
     ]
+    written = items.written_markdown(analysis, "en")
+    lines += ["", *written] if written else []
     lines += ["", *items.checks_markdown(analysis, "en")]
     if summary["answers_of_other_variants"] or summary["packed_as_another_student"]:
         lines += ["", "## Answers of another student's numbers", ""]

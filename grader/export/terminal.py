@@ -15,7 +15,7 @@ from rich.text import Text as RichText
 
 from grader.course import Course
 from grader.export import items
-from grader.results import GradeResult
+from grader.results import GradeResult, Written
 from grader.text import Text, format_points, printable, shown_path
 
 _OPENING = "（《「『【“‘"  # punctuation that stays with what follows it
@@ -62,6 +62,8 @@ def print_grade(console: Console, result: GradeResult, *, verbose: bool) -> None
             status = RichText(passed_word, style="green") if v.passed else RichText(failed_word, style="red")
             table.add_row(cell, shown_points, status)
         console.print(table)
+        if exercise.written is not None and not exercise.written.counted:
+            line(_written(exercise.written).render(language), "dim")
         if note:
             line(note)
     for error in result.internal_errors:
@@ -77,6 +79,20 @@ def print_grade(console: Console, result: GradeResult, *, verbose: bool) -> None
         score, most = format_points(result.score), format_points(result.max_score)
         total = Text(f"Total: {score}/{most} points", f"总分：{score}/{most} 分").render(language)
     line(f"{total}  ({submission})", "bold")
+
+
+def _written(w: Written) -> Text:
+    """A written answer in a student's own run: handed in or not, and that the course staff mark it (no check does)."""
+    state = Text("handed in", "已填写") if w.answered else Text("not answered yet (the stub's text)", "尚未作答（仍是模板内容）")
+    points = format_points(w.points)
+    return (
+        Text(f"{w.file}: ", f"{w.file}：")
+        + state
+        + Text(
+            f"; {points} more points, marked by the course staff against the rubric in the statement",
+            f"；另有 {points} 分，由课程教师按题面中的评分细则评分",
+        )
+    )
 
 
 def print_course(console: Console, course: Course) -> None:
@@ -181,6 +197,14 @@ def print_analysis(console: Console, analysis: items.Analysis, language: str) ->
     for m in analysis.mistakes:
         mistakes.add_row(m.exercise, RichText(printable(m.diagnosis.render(language))), str(m.students))
     console.print(mistakes if analysis.mistakes else RichText(say["mistakes"].render(language) + ": " + say["no mistakes"].render(language).lstrip("- ")))
+    if analysis.written:
+        written = table(say["written"].render(language), "written header")
+        for exercise, states in analysis.written.items():
+            written.add_row(exercise, *(str(len(states[s])) for s in items.WRITTEN_STATES))
+        console.print(written)
+        for exercise, states in analysis.written.items():
+            if states["to mark"]:
+                console.print(RichText(f"{say['to mark'].render(language)}: {exercise}: {', '.join(printable(s) for s in states['to mark'])}", style="yellow"))
 
 
 def _shown(x: float | None) -> str:

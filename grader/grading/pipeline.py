@@ -12,6 +12,7 @@ stubs; a batch worker: its share of the class).
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Mapping
 from dataclasses import asdict
@@ -21,10 +22,10 @@ from grader.course import Course, Exercise
 from grader.errors import DeviceError
 from grader.grading.session import CheckSession
 from grader.inside.isolation import Protection
-from grader.results import ExerciseResult, GradeResult, Outcome, Verdict
+from grader.results import ExerciseResult, GradeResult, Outcome, Verdict, Written
 from grader.sandbox.host import Limits, Sandbox
 from grader.submissions.workspace import load_submission
-from grader.text import Text, shown_path
+from grader.text import Text, printable, shown_path
 from grader.variants import Number, copied_from, recorded_student
 
 
@@ -125,20 +126,22 @@ class Grader:
         try:
             verdicts, errors = self._session(available).grade(workspace, present, student)
             copied = copied_from(course, present, workspace, student, classmates) if course.has_hidden_checks else {}
+            written = {e.id: written_answer(e, workspace.folder(e)) for e in present if e.rubric is not None}
         finally:
             workspace.remove()
         results = [
             not_submitted(e, shown_path(label), hidden=course.has_hidden_checks)
             if e.id in workspace.absent
-            else score(e, verdicts, hidden=course.has_hidden_checks)
+            else dataclasses.replace(score(e, verdicts, hidden=course.has_hidden_checks), written=written.get(e.id))
             for e in exercises
         ]
         errors += [f"{v.exercise}: {v.name}: {v.feedback.en}" for v in verdicts if v.internal_error]
         if course.has_hidden_checks:
             errors += [
-                f"{r.id}: its checks are worth {r.max_score:g} points but course.toml gives {e.points:g}"
+                f"{r.id}: its checks are worth {r.max_score:g} points but course.toml gives {e.checked_points:g}"
+                + (f" ({e.points:g} less the written answer's {e.points - e.checked_points:g})" if e.rubric else "")
                 for e, r in zip(exercises, results)
-                if e in present and abs(r.max_score - e.points) > 1e-9
+                if e in present and abs(r.max_score - e.checked_points) > 1e-9
             ]
         variants = {e.id: course.variants.number(student) for e in present if student and e.variant is not None}
         found = self.protections
@@ -179,10 +182,33 @@ def score(exercise: Exercise, verdicts: list[Verdict], *, hidden: bool) -> Exerc
         return ExerciseResult(exercise.id, exercise.title, sum(v.earned for v in mine), sum(v.points for v in mine), mine, title_zh=exercise.title_zh)
     passed = sum(v.passed for v in mine)
     note = Text(
-        f"{passed}/{len(mine)} public checks passed; {exercise.points:g} points are graded at hand-in",
-        f"公开检查通过 {passed}/{len(mine)} 项；{exercise.points:g} 分在提交后评定",
-    )
-    return ExerciseResult(exercise.id, exercise.title, 0.0, 0.0, mine, note, graded_points=exercise.points, title_zh=exercise.title_zh)
+        f"{passed}/{len(mine)} public checks passed; {exercise.checked_points:g} points are graded at hand-in",
+        f"公开检查通过 {passed}/{len(mine)} 项；{exercise.checked_points:g} 分在提交后评定",
+    )  # a written answer's points are the course staff's to mark: its own line says so (export.terminal)
+    return ExerciseResult(exercise.id, exercise.title, 0.0, 0.0, mine, note, graded_points=exercise.checked_points, title_zh=exercise.title_zh)
+
+
+WRITTEN_BYTES = 64 << 10  # of a written answer kept for the course staff (a longer one is cut, and says so)
+NBGRADER_TEXT_STUB = "YOUR ANSWER HERE"  # what nbgrader's generate_assignment leaves of a markdown solution region
+
+
+def written_answer(exercise: Exercise, folder: Path) -> Written:
+    """The exercise's written answer as the workspace holds it: its text, or "" when it is absent or holds nothing but
+    the stub's lines (nothing to mark). Never run, never judged: the course staff read it (`grade rubric`, `grade mark`)."""
+    assert exercise.rubric is not None
+    name = exercise.rubric.file
+    try:
+        with open(folder / name, "rb") as f:
+            data = f.read(WRITTEN_BYTES + 1)
+    except OSError:
+        return Written(name, points=exercise.rubric.points)
+    text = data[:WRITTEN_BYTES].decode("utf-8", errors="replace")
+    given = {line.strip() for line in (exercise.stub_dir / name).read_text(encoding="utf-8").splitlines()} | {NBGRADER_TEXT_STUB}
+    if all(line.strip() in given for line in text.splitlines()):  # the stub's lines, or nbgrader's, and nothing else
+        text = ""
+    elif len(data) > WRITTEN_BYTES:
+        text += f"\n\n[… cut: the file is longer than {WRITTEN_BYTES} bytes]"
+    return Written(name, text=printable(text), points=exercise.rubric.points)
 
 
 def not_submitted(exercise: Exercise, submission: str, *, hidden: bool) -> ExerciseResult:
@@ -191,7 +217,7 @@ def not_submitted(exercise: Exercise, submission: str, *, hidden: bool) -> Exerc
         exercise.id,
         exercise.title,
         0.0,
-        exercise.points if hidden else 0.0,
+        exercise.checked_points if hidden else 0.0,
         [],
         outcome=Outcome.NOT_SUBMITTED,
         title_zh=exercise.title_zh,

@@ -3,7 +3,9 @@
 Nothing in a notebook runs here: cells are parsed and compiled, never executed. Which cell is
 which: a cell's `grader.file` metadata (what `grade nbgrader export` writes) names its file;
 otherwise a code cell that assigns an answer-sheet key at top level is an answer cell, and every
-other code cell belongs to the exercise's module. nbgrader's autograder-test cells are skipped.
+other code cell belongs to the exercise's module. nbgrader's autograder-test cells are skipped. A markdown
+cell whose `grader.file` names the exercise's written answer (`interpretation.md`) is that answer's text;
+every other markdown cell is left out.
 An answer cell holds `key = value` lines: a number, string, True/False or list is that answer;
 any other expression is kept as its text, i.e. judged as a formula (`c_t = 0.8*2 - 0.1`).
 """
@@ -64,12 +66,17 @@ def _built(data: bytes, exercise: Exercise, shown: str, limit: int) -> tuple[dic
         }
     modules = [n for n in exercise.student_files if n.endswith(".py")]
     keys = _sheet_keys(exercise)
-    sources: dict[str, list[str]] = {name: [] for name in exercise.student_files if name != SHEET}
+    sources: dict[str, list[str]] = {name: [] for name in exercise.code_files if name != SHEET}
+    written: dict[str, list[str]] = {name: [] for name in exercise.student_files if name not in exercise.code_files}
     answers: dict[str, str] = {}  # key -> its TOML value, from every answer cell in order (the last one wins)
     problems: dict[str, str] = {}
     for number, cell in cells:
         where = f"{shown}, cell {number}"
         name = _marked_file(cell, exercise)
+        if cell["cell_type"] == "markdown":  # only a written answer's cells are kept (`_cells`)
+            if name in written:
+                written[name].append(cell["source"])
+            continue
         try:
             tree = _parse(cell["source"], where, limit)
         except NotebookError as e:  # unreadable, so unsorted: it costs the file it would most likely belong to
@@ -99,6 +106,7 @@ def _built(data: bytes, exercise: Exercise, shown: str, limit: int) -> tuple[dic
             files[name] = "\n\n".join(p.rstrip("\n") for p in parts) + "\n"
         else:
             problems[name] = f"{shown} has no code cell for {name}"
+    files |= {name: "\n\n".join(p.rstrip("\n") for p in parts) + "\n" for name, parts in written.items() if parts}  # none: unanswered
     for name in [n for n, text in files.items() if len(text.encode("utf-8", errors="replace")) > limit]:
         size = len(files.pop(name).encode("utf-8", errors="replace"))
         problems[name] = f"the cells of {shown} for {name} come to {size} bytes; the limit is {limit}"
@@ -110,7 +118,8 @@ class NotebookError(ValueError):
 
 
 def _cells(data: bytes, shown: str) -> list[tuple[int, Cell]]:
-    """The code cells of a valid nbformat-4 notebook, numbered from 1 as Jupyter shows them, with string sources."""
+    """The code cells of a valid nbformat-4 notebook, and the markdown cells that name a written answer in their
+    `grader.file` metadata, numbered from 1 as Jupyter shows them, with string sources."""
     import nbformat
 
     try:
@@ -137,7 +146,8 @@ def _cells(data: bytes, shown: str) -> list[tuple[int, Cell]]:
         raise NotebookError(f"{shown} is not a notebook: its JSON is nested too deeply") from None
     cells = []
     for number, cell in enumerate(doc["cells"], 1):
-        if cell["cell_type"] != "code" or _is_test(cell):
+        written = cell["cell_type"] == "markdown" and str(_file_of(cell)).endswith(".md")
+        if not written and (cell["cell_type"] != "code" or _is_test(cell)):
             continue
         source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
         cells.append((number, {**cell, "source": source}))
@@ -154,9 +164,14 @@ def _is_test(cell: Cell) -> bool:
 
 
 def _marked_file(cell: Cell, exercise: Exercise) -> str | None:
-    ours = cell["metadata"].get(METADATA)
-    name = ours.get("file") if isinstance(ours, dict) else None
+    name = _file_of(cell)
     return name if name in exercise.student_files else None
+
+
+def _file_of(cell: Cell) -> object:
+    """What the cell's `grader.file` metadata says (None where it has none)."""
+    ours = cell["metadata"].get(METADATA)
+    return ours.get("file") if isinstance(ours, dict) else None
 
 
 def _sheet_keys(exercise: Exercise) -> set[str]:

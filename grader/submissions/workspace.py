@@ -81,6 +81,8 @@ def _fill(workspace: Workspace, path: Path, exercises: list[Exercise], *, parsed
             workspace.problems.update({f"{exercise.id}/{name}": why for name, why in problems.items()})
             continue
         for name in exercise.student_files:
+            if name not in exercise.code_files and not (path / exercise.folder / name).exists():
+                continue  # a written answer left out is one to mark as unanswered, not a file grading misses
             problem = _copy(path / exercise.folder / name, dest / name, inside=path, shown=f"{exercise.folder}/{name}", parsed=parsed)
             if problem:
                 workspace.problems[f"{exercise.id}/{name}"] = problem

@@ -19,9 +19,10 @@ from grader.batch import audit
 from grader.batch.journal import Journal
 from grader.course import Course
 from grader.results import Adjustment, ExerciseResult, GradeResult, Outcome, Status, StudentRow
-from grader.term import overrides, times
+from grader.rubric import Rubric
+from grader.term import marks, overrides, times
 from grader.term.policy import Policy
-from grader.term.published import Published
+from grader.term.published import Applied, Published
 from grader.text import Text, format_points, shown_path
 
 
@@ -44,15 +45,23 @@ class Term:
     hand_ins: dict[str, dict[str, times.HandIn]] = field(default_factory=dict)  # student -> exercise -> hand-in
     extensions: dict[tuple[str, str], dt.datetime] = field(default_factory=dict)
     overrides: dict[tuple[str, str], overrides.Override] = field(default_factory=dict)
+    rubrics: dict[str, Rubric] = field(default_factory=dict)  # exercise id -> the rubric of its written answer
+    marks: dict[tuple[str, str], marks.Mark] = field(default_factory=dict)  # the course staff's marks of written answers
     problems: list[str] = field(default_factory=list)  # for the TA's stderr: unknown students, unreadable timestamps
 
     def final(self, row: StudentRow) -> StudentRow:
-        """`row` with each exercise's score its final points and its `adjustment` saying how (exercises without a due
-        date or an override stay as graded)."""
+        """`row` with each exercise's written answer counted (its rubric's points and the staff's mark), its score its
+        final points and its `adjustment` saying how (exercises without a due date or an override stay as graded)."""
         return replace(row, result=self.final_result(row.student, row.result))
 
     def final_result(self, student: str, result: GradeResult) -> GradeResult:
-        return replace(result, exercises=[self._final(student, e) for e in result.exercises])
+        return replace(result, exercises=[self._final(student, self._written(student, e)) for e in result.exercises])
+
+    def _written(self, student: str, exercise: ExerciseResult) -> ExerciseResult:
+        """The exercise with its written answer's points in its score and max_score: the raw points the term's rules
+        then apply to (a late written answer is late too)."""
+        rubric = self.rubrics.get(exercise.id)
+        return exercise if rubric is None else marks.counted(exercise, rubric, self.marks.get((student, exercise.id)))
 
     def _final(self, student: str, exercise: ExerciseResult) -> ExerciseResult:
         over = self.overrides.get((student, exercise.id))
@@ -145,33 +154,37 @@ def remember(journal: Journal, files: TermFiles) -> tuple[TermFiles, list[str]]:
     return TermFiles(submitted, extended, (paths[0], paths[1])), notes
 
 
-def record_changes(journal: Journal, changed: list[Change], rows: list[StudentRow], hashes: dict[str, tuple[str, str]]) -> None:
+def record_changes(
+    journal: Journal, changed: list[Change], rows: list[StudentRow], hashes: dict[str, tuple[str, str]], edits: list[marks.Edit] | None = None
+) -> None:
     """An audit row for each final score that the term's rules changed (a due date, the penalty, an extension, a hand-in
-    time: cause "late policy"); regrades and overrides have theirs already. Call it in the transaction that publishes."""
+    time: cause "late policy") and for each written answer whose points a rubric edit changed (`edits`: its old and new
+    points, and the items edited); regrades, overrides and marks have theirs already. Call it in the transaction that
+    publishes."""
+    entries: list[tuple[str, str, str, float | None, float | None, str]] = [
+        ("rubric edited", e.student, e.exercise, e.old, e.new, e.reason()) for e in edits or []
+    ]
     exercises = {(r.student, e.id): e for r in rows for e in r.result.exercises}
-    for c in changed:
-        if c.cause != "late policy":
-            continue
+    for c in (c for c in changed if c.cause == "late policy"):
         e = exercises[(c.student, c.exercise)]
         reason = describe(e.adjustment, e.score, staff=True).render("en") if e.adjustment else "no due date applies any more"
-        audit.record(
-            journal,
-            cause="late policy",
-            student=c.student,
-            exercise=c.exercise,
-            old=c.old,
-            new=c.new,
-            reason=reason,
-            submission_hash=hashes[c.student][0],
-            course_hash=hashes[c.student][1],
-        )
+        entries.append((c.cause, c.student, c.exercise, c.old, c.new, reason))
+    for cause, student, exercise, old, new, reason in entries:
+        submission, course = hashes.get(student, ("", ""))
+        audit.record(journal, cause=cause, student=student, exercise=exercise, old=old, new=new, reason=reason, submission_hash=submission, course_hash=course)
 
 
 def load(*, course: Course, journal: Journal, entries: dict[str, Path], exercise_ids: list[str], files: TermFiles = TermFiles()) -> Term:
     """The term of this run: course.toml's policy, the TA's files, each student's hand-in times and the journal's overrides.
 
     `entries` are the class's students and their entries in SUBMISSIONS."""
-    term = Term(policy=course.policy, extensions=files.extensions, overrides=overrides.current(journal))
+    term = Term(
+        policy=course.policy,
+        extensions=files.extensions,
+        overrides=overrides.current(journal),
+        rubrics=marks.rubrics(course),
+        marks=marks.current(journal),
+    )
     given = files.submitted_at
     for name, students in zip(files.paths, (set(given), {s for s, _ in term.extensions})):
         unknown = sorted(students - set(entries))
@@ -272,15 +285,19 @@ def changes(last: dict[tuple[str, str], Published], rows: list[StudentRow], hash
                 if row.student not in known:
                     found.append(Change(row.student, e.id, None, e.score, "new student"))
                 continue
-            raw_changed = round(raw, 4) != round(was.raw, 4)
+            shown, written = Applied.from_json(was.written) or Applied(), e.written if e.written and e.written.counted else None
+            graded, graded_was = raw - (written.earned if written else 0.0), was.raw - shown.earned  # what the checks gave
+            raw_changed = round(graded, 4) != round(graded_was, 4)
             if raw_changed and override is not None:  # the override stays: listed for the TA to look at again
-                found.append(Change(row.student, e.id, was.raw, raw, "regrade under override"))
+                found.append(Change(row.student, e.id, graded_was, graded, "regrade under override"))
             if round(e.score, 4) == round(was.final, 4):
                 continue
             if override != was.override:
                 cause = "override" if override is not None else "override cleared"
             elif raw_changed:
                 cause = "new submission" if submission != was.submission else "course changed" if course != was.course else "regrade"
+            elif written and round(written.earned, 4) != round(shown.earned, 4):
+                cause = "mark" if (written.marked, set(written.items)) != (shown.marked, set(shown.items)) else "rubric edited"
             else:
                 cause = "late policy"
             found.append(Change(row.student, e.id, was.final, e.score, cause))

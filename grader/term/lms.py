@@ -12,7 +12,7 @@ from grader.course import Course
 from grader.errors import GraderError
 from grader.export import canvas, moodle
 from grader.export.files import write_atomic
-from grader.term import published
+from grader.term import marks, published
 from grader.term.csvin import TermFileError, read_rows
 from grader.term.overrides import open_journal
 
@@ -26,15 +26,32 @@ def final_points(out: Path, course: Course) -> tuple[dict[str, dict[str, float]]
     journal = open_journal(out)
     try:
         found = published.read(journal)
+        pending = marks.unpublished(course, journal)
     finally:
         journal.close()
     if not found:
         raise TermFileError(f"{out}: no published grades in its journal; run grade batch with --out {out} first")
+    if pending:
+        shown = ", ".join(pending[:5]) + (f" and {len(pending) - 5} more" if len(pending) > 5 else "")
+        raise TermFileError(
+            f"nothing written: {len(pending)} written answer{'s' * (len(pending) != 1)} marked (or rubric.toml edited) since {out} was last "
+            f"published ({shown}); run grade batch SUBMISSIONS --out {out} first (it regrades no one), then export"
+        )
     scores: dict[str, dict[str, float]] = {}
     for (student, exercise), p in found.items():
         scores.setdefault(student, {})[exercise] = p.final
     graded = {e for _, e in found}
     return dict(sorted(scores.items())), [i for i in course.ids if i in graded]
+
+
+def to_mark(out: Path) -> list[str]:
+    """'student exercise' of each written answer that OUT's files show as still to mark (its points count 0 there)."""
+    journal = open_journal(out)
+    try:
+        found = published.read(journal)
+    finally:
+        journal.close()
+    return [f"{s} {e}" for (s, e), p in sorted(found.items()) if (shown := published.Applied.from_json(p.written)) and shown.state == "to mark"]
 
 
 def export_canvas(

@@ -48,7 +48,7 @@ def current(journal: Journal) -> dict[tuple[str, str], Override]:
     return {(s, e): Override(p, r, b) for s, e, p, r, b in journal.select("overrides", "SELECT * FROM overrides")}
 
 
-def _the_student(journal: Journal, name: str, out: Path) -> str:
+def the_student(journal: Journal, name: str, out: Path) -> str:
     """The one student `name` is, as typed or as grades.csv shows it (an id beginning = + - @ gets a quote mark there);
     OverrideError when it is two (`'-bob` is the student `'-bob` and how grades.csv shows `-bob`)."""
     found = [s for s in journal.students() if name in (s, safe_cell(s))]
@@ -71,14 +71,15 @@ def set_points(
         raise OverrideError('--reason: say why (the student sees it: "adjusted by the course staff: <reason>")')
     journal = open_journal(out)
     try:
-        student = _the_student(journal, student, out)
+        student = the_student(journal, student, out)
         row = journal.row_of(student)
         if row is None:
             raise OverrideError(f"{out}: no student {student} in its journal (ids as grades.csv shows them)")
         found = {e.id: e for e in row.result.exercises}
         if exercise not in found:
             raise OverrideError(f"{student}: no exercise {exercise} in this batch; graded here: {', '.join(found)}")
-        most = found[exercise].max_score
+        graded = found[exercise]
+        most = graded.max_score + (graded.written.points if graded.written and not graded.written.counted else 0.0)  # its written answer's too
         if points is not None and not 0 <= points <= most:  # also false for NaN
             raise OverrideError(f"POINTS: {exercise} is worth 0 to {most:g} points, got {points:.15g}")
         before = current(journal).get((student, exercise))
@@ -88,27 +89,45 @@ def set_points(
         old = before.points if before else last.final if last else None if row.status is Status.INTERNAL_ERROR else found[exercise].score
         actor = by or audit.login()
         journal.execute(_TABLE)
-        with journal.transaction():
-            if points is None:
-                journal.execute("DELETE FROM overrides WHERE student = ? AND exercise = ?", (student, exercise))
-            else:
-                journal.execute(
-                    "INSERT INTO overrides VALUES (?, ?, ?, ?, ?) ON CONFLICT(student, exercise) DO UPDATE SET "
-                    "points = excluded.points, reason = excluded.reason, by = excluded.by",
-                    (student, exercise, float(points), reason, actor),
-                )
-            audit.record(
-                journal,
-                cause="override" if points is not None else "override cleared",
-                student=student,
-                exercise=exercise,
-                old=old,
-                new=points,
-                reason=reason,
-                actor=actor,
-                course_hash=last.course if last else course_hash,
-                submission_hash=last.submission if last else "",
-            )
+        kept = None if points is None else {"points": float(points), "reason": reason, "by": actor}
+        cause = "override" if points is not None else "override cleared"
+        keep(
+            journal,
+            "overrides",
+            student,
+            exercise,
+            kept,
+            cause=cause,
+            old=old,
+            new=points,
+            reason=reason,
+            actor=actor,
+            hashes=published.hashes(last, course_hash),
+        )
     finally:
         journal.close()
     return old, points
+
+
+def keep(
+    journal: Journal,
+    table: str,
+    student: str,
+    exercise: str,
+    row: dict[str, object] | None,
+    *,
+    cause: str,
+    old: float | None,
+    new: float | None,
+    reason: str,
+    actor: str,
+    hashes: dict[str, str],
+) -> None:
+    """Set (`row`: its other columns) or, with `row` None, delete a student's exercise in one of the term's tables
+    (overrides, marks), with its audit row: both or neither."""
+    with journal.transaction():
+        if row is None:
+            journal.execute(f"DELETE FROM {table} WHERE student = ? AND exercise = ?", (student, exercise))
+        else:
+            journal.upsert(table, ("student", "exercise"), {"student": student, "exercise": exercise, **row})
+        audit.record(journal, cause=cause, student=student, exercise=exercise, old=old, new=new, reason=reason, actor=actor, **hashes)

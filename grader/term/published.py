@@ -3,17 +3,20 @@ those files are: a run killed before it compares against the same state again an
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
 from grader.batch.journal import Journal
-from grader.results import Status, StudentRow
+from grader.results import Status, StudentRow, Written
+from grader.rubric import Rubric
 
 _TABLE = (
     "CREATE TABLE IF NOT EXISTS published (student TEXT NOT NULL, exercise TEXT NOT NULL, raw REAL NOT NULL, "
-    "final REAL NOT NULL, override REAL, submission TEXT NOT NULL, course TEXT NOT NULL, "
+    "final REAL NOT NULL, override REAL, submission TEXT NOT NULL, course TEXT NOT NULL, written TEXT, "
     "PRIMARY KEY (student, exercise))"
 )
+_COLUMNS = "student, exercise, raw, final, override, submission, course, written"
 
 
 @dataclass(frozen=True)
@@ -25,17 +28,66 @@ class Published:
     override: float | None
     submission: str  # the hashes it was graded under
     course: str
+    written: str | None = None  # its written answer as shown (Applied.to_json), where the exercise has one
+
+
+def hashes(last: Published | None, course: str = "") -> dict[str, str]:
+    """An audit row's hashes for a change to what was last published (`course` where nothing was)."""
+    return {"course_hash": last.course if last else course, "submission_hash": last.submission if last else ""}
+
+
+@dataclass(frozen=True)
+class Applied:
+    """A written answer as OUT's files last showed it (kept with what was published): its items and their points."""
+
+    items: dict[str, float] = field(default_factory=dict)  # item id -> its points when published
+    earned: float = 0.0
+    marked: bool = False
+    state: str = "no answer"  # grader.results.Written.state: "marked", "to mark" or "no answer"
+
+    def to_json(self) -> str:
+        return json.dumps({"items": self.items, "earned": self.earned, "marked": self.marked, "state": self.state}, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str | None) -> Applied | None:
+        if not text:
+            return None
+        doc = json.loads(text)
+        return cls(dict(doc["items"]), float(doc["earned"]), bool(doc["marked"]), str(doc.get("state", "")))
+
+
+def _shown(written: Written | None, rubric: Rubric | None) -> str | None:
+    """What OUT's files show of a written answer, kept with the published points (None: the exercise has none)."""
+    if written is None or rubric is None or not written.counted:
+        return None
+    points = {i.id: i.points for i in rubric.items}
+    return Applied({i: points.get(i, 0.0) for i in written.items}, written.earned, written.marked, written.state).to_json()
 
 
 def read(journal: Journal) -> dict[tuple[str, str], Published]:
     """(student, exercise) -> what OUT's files last showed."""
-    return {(s, e): Published(*rest) for s, e, *rest in journal.select("published", "SELECT * FROM published")}
+    columns = _COLUMNS if _has_written(journal) else _COLUMNS.replace("written", "NULL")
+    return {(s, e): Published(*rest) for s, e, *rest in journal.select("published", f"SELECT {columns} FROM published")}
 
 
-def publish(journal: Journal, rows: list[StudentRow], hashes: dict[str, tuple[str, str]], also: Callable[[], None] | None = None) -> None:
+def _has_written(journal: Journal) -> bool:
+    """Whether the table has the column of written answers (a journal published before they existed has not)."""
+    return any(c[1] == "written" for c in journal.select("published", "PRAGMA table_info(published)"))
+
+
+def publish(
+    journal: Journal,
+    rows: list[StudentRow],
+    hashes: dict[str, tuple[str, str]],
+    also: Callable[[], None] | None = None,
+    rubrics: Mapping[str, Rubric | None] | None = None,
+) -> None:
     """Keep these final points as what OUT's files now show (after they are written; all in one transaction, with
-    `also`: the audit rows of what changed)."""
+    `also`: the audit rows of what changed); `rubrics`: exercise id -> its rubric, for its written answers' items."""
     journal.execute(_TABLE)
+    if not _has_written(journal):
+        journal.execute("ALTER TABLE published ADD COLUMN written TEXT")
+    rubrics = rubrics or {}
     with journal.transaction():
         if also is not None:
             also()
@@ -45,6 +97,14 @@ def publish(journal: Journal, rows: list[StudentRow], hashes: dict[str, tuple[st
             for e in row.result.exercises:
                 a = e.adjustment
                 journal.execute(
-                    "INSERT OR REPLACE INTO published VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (row.student, e.id, a.raw if a else e.score, e.score, a.override if a else None, *hashes[row.student]),
+                    f"INSERT OR REPLACE INTO published ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        row.student,
+                        e.id,
+                        a.raw if a else e.score,
+                        e.score,
+                        a.override if a else None,
+                        *hashes[row.student],
+                        _shown(e.written, rubrics.get(e.id)),
+                    ),
                 )

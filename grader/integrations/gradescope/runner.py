@@ -98,6 +98,14 @@ def _graded(course: Course, root: Path, upload: Path) -> dict:
     if absent:
         names = ", ".join(f"{e.id} ({course.exercise(e.id).folder}/)" for e in absent)
         notes.append(Text(f"Not in your hand-in, 0 points: {names}.", f"你的提交中没有以下练习（0 分）：{names}。"))
+    for e in (e for e in course.exercises if e.rubric is not None):
+        written = next((r.written for r in result.exercises if r.id == e.id and r.written is not None), None)
+        state = Text("handed in", "已提交") if written is not None and written.answered else Text("not found", "未找到")
+        notes.append(
+            Text(f"{e.id}'s written answer ({e.rubric.file}, {e.rubric.points:g} points): ", f"{e.id} 的书面回答（{e.rubric.file}，{e.rubric.points:g} 分）：")
+            + state
+            + Text("; the course staff mark it by hand in Gradescope, not this autograder.", "；由课程教师在 Gradescope 中人工评分，不由自动评分器评分。")
+        )
     if result.internal_errors:
         notes.append(
             Text(

@@ -47,9 +47,11 @@ _HOW_TO = (
     "**Hand-in.** Each code cell below is one file of the exercise (its heading names it): write your "
     "code where `# YOUR CODE HERE` stands, and answers as `key = answer` lines. Keep IPython magics "
     "(`%...`, `!...`) out of these cells. The last cell runs the course's checks on this notebook, as "
-    "`grade run {id}` does.\n\n**提交方式。** 下面每个代码单元格是本练习的一个文件（标题给出文件名）：在 "
+    "`grade run {id}` does. A markdown cell headed `interpretation.md`, where there is one, is your written answer: "
+    "the course staff mark it by hand.\n\n**提交方式。** 下面每个代码单元格是本练习的一个文件（标题给出文件名）：在 "
     "`# YOUR CODE HERE` 处写代码，答案写成 `key = answer` 形式的行。这些单元格中不要使用 IPython 魔法命令"
-    "（`%...`、`!...`）。最后一个单元格对本笔记本运行课程的检查，与 `grade run {id}` 相同。"
+    "（`%...`、`!...`）。最后一个单元格对本笔记本运行课程的检查，与 `grade run {id}` 相同。标题为 `interpretation.md` 的 markdown "
+    "单元格（如果有）是你的书面回答，由课程教师人工评分。"
 )
 
 
@@ -90,6 +92,10 @@ def source_notebook(exercise: Exercise):
         stub = (exercise.stub_dir / name).read_text(encoding="utf-8")
         reference = (exercise.solution_dir / name).read_text(encoding="utf-8")
         where = f"{exercise.folder}/{name}"
+        if name not in exercise.code_files:  # the written answer: a markdown cell the course staff grade by hand
+            cells.append(v4.new_markdown_cell(f"### `{name}`", id=f"{Path(name).stem}-heading"))
+            cells.append(written_cell(exercise, stub, reference))
+            continue
         source = _sheet_cell(stub, reference, where) if name == SHEET else _module_cell(stub, reference, where)
         stem = Path(name).stem
         cells.append(v4.new_markdown_cell(f"### `{name}`", id=f"{stem}-heading"))
@@ -99,7 +105,7 @@ def source_notebook(exercise: Exercise):
             f"# The course's checks on this notebook (`grade run {exercise.id}`); the cell's value is the points earned.\n"
             f"from grader.integrations.nbgrader.autograder import autograde\n\nautograde({exercise.id!r})",
             id="autograder",
-            metadata={**_nbgrader(grade_cell(exercise), grade=True, locked=True, points=exercise.points), METADATA: {"role": "autograde"}},
+            metadata={**_nbgrader(grade_cell(exercise), grade=True, locked=True, points=exercise.checked_points), METADATA: {"role": "autograde"}},
         )
     )
     return v4.new_notebook(
@@ -111,6 +117,23 @@ def source_notebook(exercise: Exercise):
 def grade_cell(exercise: Exercise) -> str:
     """The grade_id of an exercise's autograder cell (the gradebook's grade cell)."""
     return f"{exercise.id}_autograder"
+
+
+def written_grade_cell(exercise: Exercise) -> str:
+    """The grade_id of an exercise's written answer: a manually graded markdown cell worth the rubric's points."""
+    assert exercise.rubric is not None
+    return f"{exercise.id}_{Path(exercise.rubric.file).stem}"
+
+
+def written_cell(exercise: Exercise, stub: str, reference: str):
+    """The written answer's cell: the stub, then the reference answer in a solution region (generate_assignment leaves
+    the stub and "YOUR ANSWER HERE"); formgrader marks it by hand, `grade mark` too (both reach the gradebook)."""
+    from nbformat import v4
+
+    assert exercise.rubric is not None
+    source = f"{stub.rstrip()}\n\n{BEGIN}\n{reference.strip()}\n{END}"
+    metadata = {**_nbgrader(written_grade_cell(exercise), grade=True, solution=True, points=exercise.rubric.points), METADATA: {"file": exercise.rubric.file}}
+    return v4.new_markdown_cell(source, id=Path(exercise.rubric.file).stem, metadata=metadata)
 
 
 def _nbgrader(grade_id: str, *, grade: bool = False, solution: bool = False, locked: bool = False, points: float | None = None) -> dict:
