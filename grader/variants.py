@@ -21,8 +21,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from grader.errors import CourseError, course_file, no_unknown
 from grader.text import Text
@@ -366,26 +365,38 @@ def _numbers(course: Course, exercise: Exercise, workspace: Workspace) -> dict[s
     return numbers
 
 
-def answer_module(exercise: Exercise) -> ModuleType:
-    """The hidden checks of an exercise with per-student numbers, whose `expected(params)` and `mistakes(params)`
-    answer them (course material, imported into the grading process once – course_modules keeps it – never sent out)."""
+@dataclass(frozen=True)
+class Answers:
+    """What the hidden checks of an exercise with numbers of each student's own answer them with: each key's right value
+    for the numbers `params` (`expected`), the values its named mistakes give (`mistakes`), and the keys judged within a
+    tolerance of their own (`rtol`, the module's RTOL where it is a table, as ex02's is)."""
+
+    expected: Callable[[Mapping[str, Number]], dict[str, Any]]
+    mistakes: Callable[[Mapping[str, Number]], dict[str, Any]]
+    rtol: Mapping[str, float]
+
+
+def answers_of(exercise: Exercise) -> Answers:
+    """The hidden checks' answers for an exercise's numbers (course material, imported into the grading process once –
+    course_modules keeps it – never sent out); CourseError where its module does not define them."""
     from grader import course_modules
 
-    return course_modules.load(exercise.hidden_checks)
+    module = course_modules.load(exercise.hidden_checks)
+    expected, mistakes, rtol = (getattr(module, name, None) for name in ("expected", "mistakes", "RTOL"))
+    if not callable(expected) or not callable(mistakes):
+        raise CourseError(f"{exercise.id}: {exercise.hidden_checks.name} must define expected(params) and mistakes(params) for its numbers")
+    table = rtol if isinstance(rtol, dict) and all(isinstance(k, str) and isinstance(v, float) for k, v in rtol.items()) else {}
+    return Answers(expected, mistakes, table)
 
 
-def tolerances(exercise: Exercise) -> dict[str, float]:
-    """The keys that the hidden checks judge within a tolerance of their own (their module's RTOL, as ex02's has)."""
-    if not exercise.hidden_checks.is_file():
-        return {}
-    rtol = getattr(answer_module(exercise), "RTOL", {})  # course code, which the grading process runs anyway
-    return rtol if isinstance(rtol, dict) else {}
+def tolerances(exercise: Exercise) -> Mapping[str, float]:
+    """The keys that the hidden checks judge within a tolerance of their own."""
+    return answers_of(exercise).rtol if exercise.hidden_checks.is_file() else {}
 
 
-def _expected_answers(exercise: Exercise) -> Callable[[Mapping[str, Number]], dict[str, float]]:
+def _expected_answers(exercise: Exercise) -> Callable[[Mapping[str, Number]], dict[str, Any]]:
     """The hidden checks' `expected(params)`: each numeric answer for the numbers `params`, by key."""
-    expected: Callable[[Mapping[str, Number]], dict[str, float]] = answer_module(exercise).expected
-    return expected
+    return answers_of(exercise).expected
 
 
 def reference_sheet(exercise: Exercise, params: Mapping[str, Number]) -> str:

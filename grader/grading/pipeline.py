@@ -303,10 +303,10 @@ def check_variants(*, course: Course, device: str, count: int = VARIANTS_CHECKED
 
 def _mistakes_apart(course: Course, exercise: Exercise, params: Mapping[str, Number]) -> list[str]:
     """Named mistakes of `exercise` at `params` that a right answer's tolerance would take in (a count: equal to it)."""
-    from grader.variants import answer_module, tolerances
+    from grader.variants import answers_of
 
-    module, own = answer_module(exercise), tolerances(exercise)
-    right, wrong = module.expected(params), module.mistakes(params)
+    answers = answers_of(exercise)
+    own, right, wrong = answers.rtol, answers.expected(params), answers.mistakes(params)
     problems = []
     for key, value in right.items():
         rtol = own.get(key) or course.rtol
