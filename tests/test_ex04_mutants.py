@@ -7,6 +7,7 @@ import pytest
 from torch import nn
 
 from conftest import ROOT, mutate
+from mutants import named, submission
 
 pytestmark = pytest.mark.slow  # the exercise's bank graded
 
@@ -21,6 +22,17 @@ def test_stacking_mistake_with_a_layer_mistake_is_still_charged(grade):
     result = grade("ex04", {"params.py": code, "answers.toml": SHEET})
     lost = {v.name.split(":")[0]: v.feedback for v in result.checks if v.earned < v.points}
     assert any(name.startswith("Stacked layers") for name in lost), lost
+
+
+def test_own_bias_convention_with_a_stacking_mistake_costs_each_check_once(grade):
+    """Is a stacking mistake on top of a bias convention no named mistake is (one bias for the whole cell) charged by
+    the stacked check, named there, while the bias costs the check of one layer alone – the framework and bidirectional
+    checks not charged again?"""
+    result = grade("ex04", submission(named("ex04", "one bias for the whole cell, d_x used for every layer")))
+    lost = sorted(v.name for v in result.checks if v.earned < v.points)
+    assert [name.split(":")[0].split(",")[0] for name in lost] == ["Stacked layers", "count_params for one layer"], lost
+    stacked = next(v for v in result.checks if v.name.startswith("Stacked layers"))
+    assert stacked.earned == 0 and "d_x used for every layer" in stacked.feedback
 
 
 def _load(name, path):

@@ -4,6 +4,7 @@ gradient replies."""
 import pytest
 
 from conftest import ROOT, mutate
+from mutants import named, submission
 
 pytestmark = pytest.mark.slow  # the exercise's bank graded
 
@@ -44,6 +45,16 @@ def test_value_mistake_is_not_charged_twice(grade):
     by_name = {v.name: v for v in result.checks}
     assert next(v for n, v in by_name.items() if n.startswith("Gradients w.r.t. x, h0, c0")).passed
     assert result.score == result.max_score - 1  # W_i, W_f, b_i, b_f of the 8 entries stay right: 1 of 2 points
+
+
+@pytest.mark.parametrize("name", ["lstm blocks interleaved by a view", "gru blocks interleaved by a view"])
+def test_interleaved_view_is_charged_by_the_value_check_alone(grade, name):
+    """Does a view that interleaves the gate blocks (the cell's own entries in other places) cost its value check
+    alone, the gradient check judging the mapping on its own terms and saying so in a note?"""
+    result = grade("ex06", submission(named("ex06", name)))
+    gradients = next(v for v in result.checks if v.name.startswith("Gradients") and name.split()[0].upper() + "Cell" in v.name)
+    assert gradients.earned == gradients.points and "judged against your own functions" in gradients.feedback, gradients.feedback
+    assert "此处不扣分" in gradients.feedback.zh
 
 
 FORGED_GRADIENTS = """

@@ -103,6 +103,30 @@ def test_a_select_lr_mistake_is_not_charged_again_by_the_real_sweep(grade):
     assert real.earned == real.points, real.feedback
 
 
+def test_a_failure_rule_under_pooled_lengths_is_still_charged(grade):
+    """Is a select_lr that pools lengths and also counts a diverged run's accuracy charged for both – the pooling by the
+    check on mean validation accuracy, the diverged accuracy by the failure check, which judges it on each pair's rows
+    alone – while the tie check, the summary (averaging as its select_lr does) and the real sweep lose nothing?"""
+    pooled = mutate(REFERENCE, ex10.SELECT_LOOP, ex10.POOLED_LOOP)
+    source = mutate(pooled, 'return row[metric] if row["status"] == "ok" else 0.0', 'return row[metric] if row["status"] != "failed" else 0.0')
+    result = grade("ex10", {"sweep.py": source, "answers.toml": ANSWERS})
+    lost = {v.name: v.feedback.en for v in result.checks if v.earned < v.points}
+    assert len(lost) == 2, lost
+    assert "one lr pooled over lengths" in next(said for name, said in lost.items() if name.startswith("select_lr picks"))
+    assert "diverged run's accuracy was counted" in next(said for name, said in lost.items() if name.startswith("In select_lr's means"))
+
+
+def test_pooled_lengths_are_told_apart_from_every_known_selection_mistake():
+    """Does no known selection mistake, nor the right rule, read as one lr pooled over lengths on the hidden rows – and
+    do the pooled rules read so – so that pooling is charged once, where it is, and never named in its stead?"""
+    hidden = _module("ex10_hidden_checks", ROOT / "tests" / "hidden" / "ex10.py")
+    reference = _module("ex10_reference", SOLUTION / "sweep.py")
+    rows = hidden.expected_rows(reference) + hidden.control_rows(reference)
+    rules = [{}] + [options for options, _ in hidden.SELECTION_MISTAKES.values()]
+    assert not any(hidden.pools_lengths(hidden._variant(rows, **options), rows) for options in rules)
+    assert all(hidden.pools_lengths(hidden._variant(rows, pooled=pooled), rows) for pooled in ("lengths", "all"))
+
+
 def _module(name: str, path):
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)

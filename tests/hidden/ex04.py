@@ -56,15 +56,18 @@ ONE_BIAS_TOTAL = ("one bias vector for the whole cell: each block has its own bi
 SCALAR_BIAS = ("scalar bias: a bias is a vector of d_h entries, one per hidden unit", "偏置被当作标量：偏置是 d_h 维向量，每个隐藏单元一个")
 
 
-def _count(cell, d_x, d_h, num_layers=1, bidirectional=False, framework_biases=False, *, k=None, biases=None, later_input="D*d_h", doubled=True) -> int:
-    """The count under a (possibly mistaken) reading of the rules, for naming mistakes."""
+def _count(
+    cell, d_x, d_h, num_layers=1, bidirectional=False, framework_biases=False, *, k=None, biases=None, later_input="D*d_h", doubled=True, extra=0
+) -> int:
+    """The count under a (possibly mistaken) reading of the rules, for naming mistakes; `extra` bias entries are added
+    to every layer and direction (a student's own count of a layer's biases, see own_bias)."""
     k = BLOCKS[cell] if k is None else k
     D = 2 if bidirectional else 1
     b = (2 if framework_biases else 1) if biases is None else biases
     total = 0
     for layer in range(num_layers):
         d_in = d_x if layer == 0 else {"D*d_h": D * d_h, "d_h": d_h, "d_x": d_x}[later_input]
-        total += (D if doubled else 1) * k * d_h * (d_in + d_h + b)
+        total += (D if doubled else 1) * (k * d_h * (d_in + d_h + b) + extra)
     return total
 
 
@@ -271,16 +274,64 @@ BLOCK_MISTAKES = (NO_BIAS, LSTM_3, GRU_K)
 PER_LAYER = (*BLOCK_MISTAKES, FW_FORGOT, TWO_BIAS)
 # Mistakes in stacking layers, charged by the stacked check; the bidirectional check does not charge them again.
 PER_STACK = (DX_EVERY, LAYERS_IGNORED)
+# Mistakes in combining layers and directions, which later checks also name and excuse on top of OWN_BIAS.
+COMBINING = (DX_EVERY, LATER_DH, NOT_DOUBLED, LAYERS_IGNORED)
+# A layer's biases counted wrong in a way no named mistake is (one bias for the whole cell, say): not a diagnosis
+# (feedback cannot name it), a mistake the single-layer checks charge and later checks excuse (see own_bias).
+OWN_BIAS = ("a layer's biases miscounted", "一层的偏置数错了")
 
 
 WHAT_ZH = {"single-layer": "单层", "single-layer framework": "单层框架", "stacked": "多层", "bidirectional": "双向"}
+
+
+def student_count(params, probe: dict, probes: dict):
+    """The student's count_params for this configuration, asked once per check (`probes` keeps the answers)."""
+    key = tuple(probe.items())
+    if key not in probes:
+        options = {k: v for k, v in probe.items() if k not in ("cell", "d_x", "d_h")}
+        probes[key] = params.count_params(probe["cell"], probe["d_x"], probe["d_h"], **options)
+    return probes[key]
+
+
+def bias_error(params, cell: str, d_h: int, framework: bool, d_ins, probes: dict) -> int | None:
+    """How many entries the student's count of one layer (one direction) of this cell and bias convention has beyond
+    the right count, negative for fewer: the same at every input size of `d_ins` (its weights counted right, its biases
+    not). None where the error depends on the input size, or a count is no int."""
+    errors = set()
+    for d_in in d_ins:
+        probe = {"cell": cell, "d_x": d_in, "d_h": d_h} | ({"framework_biases": True} if framework else {})
+        got = student_count(params, probe, probes)
+        if type(got) is not int:
+            return None
+        errors.add(got - _count(**probe))
+    return errors.pop() if len(errors) == 1 else None
+
+
+def own_bias(params, config: dict, probes: dict) -> int | None:
+    """The student's own count of a layer's biases for this configuration's cell, d_h and bias convention, as its
+    error (bias_error) where that is not 0, the same for every input size a layer of the configuration reads, and shows
+    in the single-layer check of that convention too, which charges it. None otherwise (a count that only happens to
+    match, such as a constant's, is not excused)."""
+    framework = bool(config.get("framework_biases"))
+    d_x, d_h = config["d_x"], config["d_h"]
+    directions = 2 if config.get("bidirectional") else 1
+    error = bias_error(params, config["cell"], d_h, framework, sorted({d_x, d_x + 1, d_h, directions * d_h}), probes)
+    if not error:
+        return None
+    charging = [
+        {"cell": config["cell"], "d_x": x, "d_h": h} | ({"framework_biases": True} if framework else {})
+        for x, h in (FRAMEWORK_SIZES if framework else SINGLE_SIZES)
+    ]
+    return error if any(student_count(params, probe, probes) != _count(**probe) for probe in charging) else None
 
 
 def charged_elsewhere(params, config: dict, got: int, excused, probes: dict) -> tuple | None:
     """The excused mistake under which `got` is this configuration's count and that the student's counts of the
     check charging it show too, at these sizes and at d_x + 1: one layer for a mistake in a layer's count, the
     same stack in one direction for a mistake in stacking (so that check has charged it already; a count that
-    only happens to match, such as a constant, is not excused). None when there is none."""
+    only happens to match, such as a constant, is not excused). OWN_BIAS where the student's own count of a layer's
+    biases (own_bias) explains it: a stack of such layers, also combined by an excused stacking mistake; PyTorch's
+    count of one layer as that count plus k·d_h, or with its biases doubled. None when there is none."""
     for diagnosis, count in MISTAKES:
         if diagnosis not in excused or count(config) != got:
             continue
@@ -290,17 +341,31 @@ def charged_elsewhere(params, config: dict, got: int, excused, probes: dict) -> 
             witness = {k: config[k] for k in ("cell", "d_x", "d_h")} | ({"framework_biases": True} if diagnosis == FW_FORGOT else {})
         if all(shows(params, count, probe, probes) for probe in (witness, witness | {"d_x": witness["d_x"] + 1})):
             return diagnosis
+    if OWN_BIAS not in excused:
+        return None
+    if config.get("num_layers", 1) == 1 and not config.get("bidirectional"):  # one layer, PyTorch's biases
+        error = own_bias(params, {k: config[k] for k in ("cell", "d_x", "d_h")}, probes)
+        framework = bias_error(params, config["cell"], config["d_h"], True, (config["d_x"], config["d_x"] + 1), probes)
+        return OWN_BIAS if error and framework in (error, 2 * error) else None
+    extra = own_bias(params, config, probes)
+    if extra is None:
+        return None
+    if got == _count(**config, extra=extra):
+        return OWN_BIAS
+    for diagnosis, count in MISTAKES:
+        if diagnosis in PER_STACK and diagnosis in excused and count(config | {"extra": extra}) == got:
+            witness = {k: v for k, v in config.items() if k != "bidirectional"}
+            if all(shows(params, count, probe, probes, extra=extra) for probe in (witness, witness | {"d_x": witness["d_x"] + 1})):
+                return diagnosis
     return None
 
 
-def shows(params, count, probe: dict, probes: dict) -> bool:
-    """Whether the student's count for this configuration is the mistaken `count`, not the right one."""
-    key = tuple(probe.items())
-    if key not in probes:
-        options = {k: v for k, v in probe.items() if k not in ("cell", "d_x", "d_h")}
-        probes[key] = params.count_params(probe["cell"], probe["d_x"], probe["d_h"], **options)
-    prediction = count(probe)
-    return prediction is not None and prediction != _count(**probe) and type(probes[key]) is int and probes[key] == prediction
+def shows(params, count, probe: dict, probes: dict, *, extra: int = 0) -> bool:
+    """Whether the student's count for this configuration is the mistaken `count`, not the right one (with `extra`:
+    both on top of the student's own count of a layer's biases)."""
+    prediction = count(probe | {"extra": extra})
+    got = student_count(params, probe, probes)
+    return prediction is not None and prediction != _count(**probe, extra=extra) and type(got) is int and got == prediction
 
 
 def grid_check(params, configs: list[dict], expected, what: str, *, excused=(), strict_type=False) -> None:
@@ -319,23 +384,27 @@ def grid_check(params, configs: list[dict], expected, what: str, *, excused=(), 
         targets.append(expected(config))
     is_int = [isinstance(got, int) and not isinstance(got, bool) for got in observed]
     wrong = [i for i, (got, target) in enumerate(zip(observed, targets)) if not (is_int[i] and got == target)]
+    probes, extras = {}, {}
     if excused:
-        probes, charged = {}, set()
+        charged = set()
         for i in list(wrong):
             if is_int[i] and (diagnosis := charged_elsewhere(params, configs[i], observed[i], excused, probes)):
                 wrong.remove(i)
                 charged.add(diagnosis)
         if not wrong and charged:
-            en, zh = (
-                ("a stack (see the stacked check)", "多层堆叠参数量中的错误外都是对的（见多层检查）")
-                if charged <= set(PER_STACK)
-                else ("one layer (see the single-layer checks)", "单层参数量中的错误外都是对的（见单层检查）")
-            )
+            layer, stack = charged - set(PER_STACK), charged & set(PER_STACK)
+            en = " and of ".join([*(["one layer"] if layer else []), *(["a stack"] if stack else [])])
+            see = " and ".join([*(["the single-layer checks"] if layer else []), *(["the stacked check"] if stack else [])])
+            zh = "与".join([*(["单层参数量"] if layer else []), *(["多层堆叠参数量"] if stack else [])])
+            see_zh = "、".join([*(["单层检查"] if layer else []), *(["多层检查"] if stack else [])])
             raise Fail(
-                f"the {what} counts are right but for a mistake in the count of {en}: no points are lost here",
-                f"{WHAT_ZH[what]}配置的结果除{zh}：此处不扣分",
+                f"the {what} counts are right but for a mistake in the count of {en} (see {see}): no points are lost here",
+                f"{WHAT_ZH[what]}配置的结果除{zh}中的错误外都是对的（见{see_zh}）：此处不扣分",
                 share=1.0,
             )
+        if OWN_BIAS in excused:  # a stacking mistake on top of the student's own count of a layer's biases is named too
+            stacks = [i for i in wrong if is_int[i] and (configs[i].get("num_layers", 1) > 1 or configs[i].get("bidirectional"))]
+            extras = {i: own_bias(params, configs[i], probes) or 0 for i in stacks}
     if not wrong:
         return
     en, zh = [], []
@@ -348,19 +417,67 @@ def grid_check(params, configs: list[dict], expected, what: str, *, excused=(), 
         i = next(i for i in wrong if not is_int[i])
         en.append(f"count_params must return an int; {call_text(configs[i])} did not")
         zh.append(f"count_params 必须返回 int；{call_text(configs[i])} 的返回值不是 int")
-    named = likely_mistakes(configs, targets, observed, is_int, miscounted)
+    named = likely_mistakes(configs, targets, observed, is_int, miscounted, extras)
     if named:
         en.append("Likely mistake: " + "; ".join(d[0] for d in named[:2]))
         zh.append("可能的错误：" + "；".join(d[1] for d in named[:2]))
+    elif miscounted and configs[miscounted[0]].get("num_layers", 1) == 1 and not configs[miscounted[0]].get("bidirectional"):
+        where = layer_location(params, configs[miscounted[0]], probes)
+        if where:
+            en.append(f"Where it goes wrong, for {configs[miscounted[0]]['cell']}: {where[0]}")
+            zh.append(f"出错之处（{configs[miscounted[0]]['cell']}）：{where[1]}")
     raise Fail(". ".join(en) + ".", "。".join(zh) + "。", share=(len(configs) - len(wrong)) / len(configs), diagnosis=named[:2])
 
 
-def likely_mistakes(configs, targets, observed, is_int, miscounted) -> list:
+# Where a count of one layer that no named mistake explains goes wrong, from how its error changes with the sizes:
+# without the right count or its formula.
+LOCATIONS = {
+    "d_x": (
+        "the count changes wrongly with d_x: the input projections (or the number of blocks) are miscounted",
+        "参数量随 d_x 的变化不对：输入投影（或块数）数错了",
+    ),
+    "d_h": (
+        "the count changes rightly with d_x but wrongly with d_h: the recurrent projections are miscounted",
+        "参数量随 d_x 的变化正确，随 d_h 的变化不对：循环投影数错了",
+    ),
+    "biases": (
+        "its weights are counted right, its biases are not: the count is off by an amount that does not change with d_x and grows at most in proportion to d_h",
+        "权重数对了，偏置数错了：参数量的偏差不随 d_x 变化，且至多与 d_h 成正比",
+    ),
+}
+
+
+def layer_location(params, config: dict, probes: dict) -> tuple[str, str] | None:
+    """Which part of one layer's count is wrong (LOCATIONS), from the student's counts of this cell and bias convention
+    at d_x + 1 and at d_h + 1, d_h + 2: an error that changes with d_x is in the input projections, one that grows faster
+    than d_h in the recurrent ones, else in the biases. None where a count is no int."""
+    cell, d_x, d_h = config["cell"], config["d_x"], config["d_h"]
+    framework = {"framework_biases": True} if config.get("framework_biases") else {}
+    errors = {}
+    for x, h in ((d_x, d_h), (d_x + 1, d_h), (d_x, d_h + 1), (d_x, d_h + 2)):
+        probe = {"cell": cell, "d_x": x, "d_h": h} | framework
+        got = student_count(params, probe, probes)
+        if type(got) is not int:
+            return None
+        errors[x, h] = got - _count(**probe)
+    if errors[d_x + 1, d_h] != errors[d_x, d_h]:
+        return LOCATIONS["d_x"]
+    if errors[d_x, d_h + 2] - 2 * errors[d_x, d_h + 1] + errors[d_x, d_h]:
+        return LOCATIONS["d_h"]
+    return LOCATIONS["biases"]
+
+
+def likely_mistakes(configs, targets, observed, is_int, miscounted, extras: dict) -> list:
     """The known mistakes that reproduce the most results (all configurations scored, not only the wrong ones,
-    so that a mistake matching one result by chance is not named); each must reproduce a wrong result."""
+    so that a mistake matching one result by chance is not named); each must reproduce a wrong result. A mistake in
+    combining layers and directions is predicted on top of the student's own count of a layer's biases, where
+    `extras` holds one (configuration index: own_bias)."""
     best, named = 0, []
     for diagnosis, count in MISTAKES:
-        predictions = [target if (value := count(config)) is None else value for config, target in zip(configs, targets)]
+        predictions = [
+            target if (value := count(config | {"extra": extras.get(i, 0) if diagnosis in COMBINING else 0})) is None else value
+            for i, (config, target) in enumerate(zip(configs, targets))
+        ]
         if not any(predictions[i] == observed[i] for i in miscounted):
             continue
         score = sum(ok and p == o for p, o, ok in zip(predictions, observed, is_int))
@@ -401,6 +518,8 @@ def textbook_or_torch(reference):
 
 
 # d_x ≠ d_h everywhere, d_x both below and above d_h, so that swapped or reused sizes show.
+SINGLE_SIZES = [(5, 4), (32, 128), (3, 5), (64, 256), (7, 2)]
+FRAMEWORK_SIZES = [(5, 4), (32, 128), (3, 5), (10, 20)]
 STACK_SIZES = [(3, 5), (10, 20), (40, 6)]
 
 
@@ -408,7 +527,7 @@ STACK_SIZES = [(3, 5), (10, 20), (40, 6)]
 def test_single_layer_textbook(params, reference):
     """count_params for one layer, one bias per block, matches the formulas (d_x ≠ d_h)
     单层、每块一组偏置时 count_params 与公式一致（d_x ≠ d_h）"""
-    configs = _configs([(5, 4), (32, 128), (3, 5), (64, 256), (7, 2)])
+    configs = _configs(SINGLE_SIZES)
     grid_check(params, configs, textbook_or_torch(reference), "single-layer", strict_type=True)
 
 
@@ -416,8 +535,8 @@ def test_single_layer_textbook(params, reference):
 def test_single_layer_framework(params, reference):
     """count_params(..., framework_biases=True) equals sum(p.numel()) of nn.RNNCell / nn.GRUCell / nn.LSTMCell
     count_params(..., framework_biases=True) 等于 nn.RNNCell / nn.GRUCell / nn.LSTMCell 的 sum(p.numel())"""
-    configs = _configs([(5, 4), (32, 128), (3, 5), (10, 20)], framework=(True,))
-    grid_check(params, configs, textbook_or_torch(reference), "single-layer framework", excused=BLOCK_MISTAKES)
+    configs = _configs(FRAMEWORK_SIZES, framework=(True,))
+    grid_check(params, configs, textbook_or_torch(reference), "single-layer framework", excused=(*BLOCK_MISTAKES, OWN_BIAS))
 
 
 @check(points=1)
@@ -425,7 +544,7 @@ def test_stacked_layers(params, reference):
     """Stacked layers: layer 1 reads d_x, later layers d_h; equals nn.RNN/GRU/LSTM(num_layers=2, 3)
     多层堆叠：第 1 层读入 d_x，之后各层读入 d_h；等于 nn.RNN/GRU/LSTM(num_layers=2, 3)"""
     configs = _configs(STACK_SIZES, layers=(2, 3), framework=(False, True))
-    grid_check(params, configs, textbook_or_torch(reference), "stacked", excused=PER_LAYER)
+    grid_check(params, configs, textbook_or_torch(reference), "stacked", excused=(*PER_LAYER, OWN_BIAS))
 
 
 @check(points=1)
@@ -433,7 +552,7 @@ def test_bidirectional(params, reference):
     """Bidirectional stacks: two directions, later layers read 2·d_h; equals nn.*(bidirectional=True)
     双向堆叠：两个方向，之后各层读入 2·d_h；等于 nn.*(bidirectional=True)"""
     configs = _configs(STACK_SIZES, layers=(1, 2, 3), bidirectional=(True,), framework=(False, True))
-    grid_check(params, configs, textbook_or_torch(reference), "bidirectional", excused=PER_LAYER + PER_STACK)
+    grid_check(params, configs, textbook_or_torch(reference), "bidirectional", excused=(*PER_LAYER, *PER_STACK, OWN_BIAS))
 
 
 BAD_CALLS = (
@@ -446,7 +565,8 @@ BAD_CALLS = (
 
 
 def counts(params, reference) -> bool:
-    """Whether count_params computes counts for some cell: at two sizes, the reference's or one known mistake's."""
+    """Whether count_params computes counts for some cell: at two sizes, the reference's or one known mistake's, or its
+    weights counted right at every input size and only its biases wrong (own_bias: charged by the single-layer check)."""
     for cell in CELLS:
         configs = [dict(cell=cell, d_x=5, d_h=4), dict(cell=cell, d_x=7, d_h=2)]
         got = [params.count_params(c["cell"], c["d_x"], c["d_h"]) for c in configs]
@@ -454,6 +574,8 @@ def counts(params, reference) -> bool:
             continue
         rules = [lambda c: reference.count_params(**c)] + [count for _, count in MISTAKES]
         if any(all(rule(c) == g for c, g in zip(configs, got)) for rule in rules if rule(configs[0]) is not None):
+            return True
+        if all(bias_error(params, cell, c["d_h"], False, (c["d_x"], c["d_x"] + 1), {}) is not None for c in configs):
             return True
     return False
 

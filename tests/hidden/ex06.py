@@ -124,12 +124,25 @@ def part_option(m: dict, weights: dict, part: str) -> dict | None:
 
 
 def mostly_mapped(m: dict, weights: dict) -> bool:
-    """Whether at least half of the W's and b's a mapping gives are the right ones (in float32 or float64): work of
-    the exercise, whose wrong rest the value check charges once. Less (every tensor made up) is judged against nothing
-    of its own: a made-up mapping's gradients reach every parameter and agree with its own finite differences."""
+    """Whether at least half of the W's and b's a mapping gives are the right ones (in float32 or float64), or the
+    cell's own entries rearranged (`rearranged`: blocks taken in another way, interleaved rows): work of the exercise,
+    whose wrong rest the value check charges once. Less (every tensor made up) is judged against nothing of its own: a
+    made-up mapping's gradients reach every parameter and agree with its own finite differences."""
     correct = lstm_mapping(weights)
-    right = sum(close(m[k], correct[k], rtol=1e-6, atol=1e-7) or close(m[k], correct[k].float().double(), rtol=1e-6, atol=1e-7) for k in LSTM_KEYS)
-    return 2 * right >= len(LSTM_KEYS)
+    right = {k for k in LSTM_KEYS if close(m[k], correct[k], rtol=1e-6, atol=1e-7) or close(m[k], correct[k].float().double(), rtol=1e-6, atol=1e-7)}
+    own = {k for part in "Wb" if rearranged(m, weights, part) for k in LSTM_KEYS if k.startswith(part)}
+    return 2 * len(right | own) >= len(LSTM_KEYS)
+
+
+def rearranged(m: dict, weights: dict, part: str) -> bool:
+    """Whether the mapping's W's (part "W") or b's hold, all together, exactly the entries of the cell's [weight_ih |
+    weight_hh] (for the b's: of bias_ih + bias_hh, or of one of them), each once, in any places (to float32 rounding)."""
+    got = torch.cat([m[k].reshape(-1).to(torch.float64) for k in LSTM_KEYS if k.startswith(part)]).sort().values
+    if part == "W":
+        sources = [torch.cat([weights["weight_ih"].reshape(-1), weights["weight_hh"].reshape(-1)])]
+    else:
+        sources = [weights["bias_ih"] + weights["bias_hh"], weights["bias_ih"], weights["bias_hh"]]
+    return any(got.shape == source.shape and torch.allclose(got, source.sort().values, rtol=1e-6, atol=1e-7) for source in sources)
 
 
 def lstm_diagnosis(m: dict, weights: dict) -> list[tuple[str, str]]:
@@ -147,6 +160,88 @@ def lstm_diagnosis(m: dict, weights: dict) -> list[tuple[str, str]]:
     if not found and all(close(m[k], correct[k].float().double(), rtol=1e-6, atol=1e-7) for k in LSTM_KEYS):
         found.append(FLOAT32)
     return list(dict.fromkeys(found))
+
+
+# Where a mapping no known mistake explains goes wrong, entry by entry: what its rows or entries are taken from, said
+# without the right rows or block.
+LSTM_PLACES = {
+    "h columns": ("its columns acting on h are wrong, those acting on x right", "作用于 h 的列错了，作用于 x 的列是对的"),
+    "x columns": ("its columns acting on x are wrong, those acting on h right", "作用于 x 的列错了，作用于 h 的列是对的"),
+    "reordered": ("it holds the right block, its rows (a bias: its entries) in another order", "取对了分块，但其中各行（偏置：各元素）的顺序不对"),
+    "another block": ("it holds the block of another gate", "取成了另一个门的分块"),
+    "interleaved": (
+        "its rows (a bias: its entries) come from several of PyTorch's gate blocks, interleaved: one gate's block is not taken whole",
+        "它的各行（偏置：各元素）来自 PyTorch 的多个门分块，相互交错：一个门的分块没有整块地取出",
+    ),
+    "misaligned": (
+        "its columns acting on x and those acting on h come from rows of different gates",
+        "作用于 x 的列与作用于 h 的列取自不同门的行",
+    ),
+    "not rows": (
+        "its rows are not rows of the cell's weights (scaled, transposed or computed?)",
+        "它的各行不是单元权重中的行（被缩放、转置或另行计算了？）",
+    ),
+    "one vector": ("it holds one of the cell's two bias vectors alone", "只取了单元两组偏置中的一组"),
+    "combined otherwise": (
+        "it combines the right blocks of bias_ih and bias_hh, but not as the cell does",
+        "组合的是 bias_ih 与 bias_hh 中正确的分块，但组合方式与单元不同",
+    ),
+    "not biases": ("its entries are not the cell's biases for this gate", "它的元素不是单元中这个门的偏置"),
+}
+
+
+def sources(value: torch.Tensor, rows: torch.Tensor) -> list[int] | None:
+    """For each row of `value` (each entry, for vectors) the index of the row of `rows` it equals; None unless every
+    one is found."""
+    a, b = (value.unsqueeze(-1), rows.unsqueeze(-1)) if value.dim() == 1 else (value, rows)
+    equal = ((a[:, None, :] - b[None, :, :]).abs() <= 1e-14 + 1e-12 * b[None, :, :].abs()).all(dim=-1)
+    found = equal.any(dim=1)
+    return equal.int().argmax(dim=1).tolist() if bool(found.all()) else None
+
+
+def blocks_place(found: list[int] | None, block: int, d_h: int) -> str | None:
+    """What rows (or entries) taken from `found` places of the cell's stacked blocks are: the right block reordered,
+    another block, or several blocks interleaved (None where they are not all found)."""
+    if found is None:
+        return None
+    blocks = {i // d_h for i in found}
+    return "reordered" if blocks == {block} else "another block" if len(blocks) == 1 else "interleaved"
+
+
+def entry_place(key: str, value: torch.Tensor, weights: dict) -> str:
+    """Where one wrong entry of the mapping (W_i … b_c) goes wrong (a key of LSTM_PLACES)."""
+    d_h, d_x = weights["weight_ih"].shape[0] // 4, weights["weight_ih"].shape[1]
+    block = ("i", "f", "c", "o").index(key[2])
+    rows = slice(block * d_h, (block + 1) * d_h)
+    if key.startswith("W"):
+        stacked = torch.cat([weights["weight_ih"], weights["weight_hh"]], dim=1)
+        x_right, h_right = (close(value[:, cols], stacked[rows, cols], rtol=1e-12, atol=1e-14) for cols in (slice(0, d_x), slice(d_x, None)))
+        if x_right != h_right:
+            return "h columns" if x_right else "x columns"
+        place = blocks_place(sources(value, stacked), block, d_h)
+        if place:
+            return place
+        apart = sources(value[:, :d_x], weights["weight_ih"]), sources(value[:, d_x:], weights["weight_hh"])
+        return "misaligned" if None not in apart else "not rows"
+    bias_ih, bias_hh = weights["bias_ih"], weights["bias_hh"]
+    place = blocks_place(sources(value, bias_ih + bias_hh), block, d_h)
+    if place:
+        return place
+    if sources(value, bias_ih) is not None or sources(value, bias_hh) is not None:
+        return "one vector"
+    basis = torch.stack([bias_ih[rows], bias_hh[rows]], dim=1)
+    fit = torch.linalg.lstsq(basis, value.unsqueeze(1)).solution
+    return "combined otherwise" if close(basis @ fit, value.unsqueeze(1), rtol=1e-9, atol=1e-12) else "not biases"
+
+
+def lstm_located(m: dict, weights: dict, wrong: list[str]) -> tuple[str, str]:
+    """The feedback's sentence on where each wrong entry of a mapping no known mistake explains goes wrong."""
+    places: dict[str, list[str]] = {}
+    for k in wrong:
+        places.setdefault(entry_place(k, m[k], weights), []).append(k)
+    en = "; ".join(f"{', '.join(keys)}: {LSTM_PLACES[place][0]}" for place, keys in places.items())
+    zh = "；".join(f"{'、'.join(keys)}：{LSTM_PLACES[place][1]}" for place, keys in places.items())
+    return f" Where: {en}.", f"出错之处：{zh}。"
 
 
 def likely(found: list[tuple[str, str]]) -> tuple[str, str]:
@@ -197,7 +292,7 @@ def test_lstm_values(parity, gated_reference, device):
         right = sum(close(m[k], correct[k], rtol=1e-12, atol=1e-14) for k in LSTM_KEYS)
         wrong = [k for k in LSTM_KEYS if not close(m[k], correct[k], rtol=1e-12, atol=1e-14)]
         found = lstm_diagnosis(m, weights)
-        en, zh = likely(found)
+        en, zh = likely(found) if found else lstm_located(m, weights, wrong)
         raise Fail(
             f"lstm_params_from_torch: with your mapping, lstm_step's h and c differ from nn.LSTMCell's "
             f"(float64, batch {B}, d_x={d_x}, d_h={d_h}); wrong entries: {', '.join(wrong) or 'none'}.{en}",
@@ -314,9 +409,9 @@ def test_lstm_gradients(parity, gated_reference, device):
     problems, zh = [], []
     if not known and None in options.values() and not mostly_mapped(m, weights):
         raise Fail(
-            "lstm_params_from_torch: the gradients count once at least half the mapped tensors are right, "
-            "or a known mistake explains them (see the check on its values)",
-            "lstm_params_from_torch：至少一半映射出的张量正确、或已知错误能解释它们之后，梯度才计分（见数值检查）",
+            "lstm_params_from_torch: the gradients count once at least half the mapped tensors are right, or the W's or "
+            "the b's are the cell's own entries in other places, or a known mistake explains them (see the check on its values)",
+            "lstm_params_from_torch：至少一半映射出的张量正确、或 W 或 b 是单元自身的元素换了位置、或已知错误能解释它们之后，梯度才计分（见数值检查）",
         )
     compare_grads("lstm_params_from_torch", got, expected, problems, zh, reach_only=not known)
     single = any(v.dtype == torch.float32 for v in m.values())  # float32 precision: the value check's to charge
@@ -330,6 +425,22 @@ def test_lstm_gradients(parity, gated_reference, device):
 
         own_gradients("lstm_params_from_torch", project, {f"cell.{k}": weights[k] for k in PARAMS}, got, problems, zh, seed=33)
     report(problems, zh)
+    if not known:
+        raise judged_on_own_terms("lstm_params_from_torch", finite_differences=not single and FLOAT32 not in lstm_diagnosis(m, weights))
+
+
+def judged_on_own_terms(fn: str, *, finite_differences: bool) -> Fail:
+    """The note of a gradient check that judged values wrong for no known mistake against the student's own functions
+    (a mistake the value check charges): nothing is lost."""
+    fd_en = " and agree with finite differences of your own functions' outputs" if finite_differences else ""
+    fd_zh = "，并与对你自己函数输出的有限差分一致" if finite_differences else ""
+    return Fail(
+        f"{fn}: the values are wrong in a way no known mistake explains, which the check on the values charges; the "
+        f"gradients were judged against your own functions instead: they reach every input and parameter{fd_en}. No points "
+        "are lost here",
+        f"{fn}：数值有误，且不是已知错误所致，该错误由数值检查扣分；梯度改为按你自己的函数评判：它们传到了每个输入和参数{fd_zh}。此处不扣分",
+        share=1.0,
+    )
 
 
 # -- GRU -------------------------------------------------------------------------------------------
@@ -463,13 +574,92 @@ def test_gru_values(parity, device):
             expected = torch_cell("gru", weights)(s["x"], s["h"])
         if not close(out, expected):
             found = gru_diagnosis(out, weights, s)
-            en, zh = likely(found)
+            en, zh = likely(found) if found else gru_located(parity, weights, s, d_h)
             raise Fail(
                 f"torch_gru_step with gru_params_from_torch's parameters differs from nn.GRUCell (float64, batch {B}, d_x={d_x}, d_h={d_h}).{en}",
                 f"torch_gru_step 使用 gru_params_from_torch 的参数时与 nn.GRUCell 的结果不一致（float64，批量 {B}，d_x={d_x}，d_h={d_h}）。{zh}",
                 share=n / len(CONFIGS),
                 diagnosis=found,
             )
+
+
+# Where a step no known mistake explains first goes wrong: the cell's parameters set one block at a time (gate by gate,
+# each gate's biases before its weights), the rest zero, until the step first differs from nn.GRUCell's.
+GRU_BLOCK = {"r": 0, "z": 1, "n": 2}  # PyTorch's stacking, to set one gate's rows
+GRU_STEPS = [(gate, param) for gate in "znr" for param in ("bias_ih", "bias_hh", "weight_ih", "weight_hh")]
+GRU_ROLES = {
+    "bias_ih": ("its bias in bias_ih", "它在 bias_ih 中的偏置"),
+    "bias_hh": ("its bias in bias_hh", "它在 bias_hh 中的偏置"),
+    "weight_ih": ("how x enters it, its rows of weight_ih", "x 如何进入它，即它在 weight_ih 中的行"),
+    "weight_hh": ("how h enters it, its rows of weight_hh", "h 如何进入它，即它在 weight_hh 中的行"),
+}
+GRU_AT_ZERO = {
+    True: (
+        "with every cell parameter zero, where h' weighs h rightly: look at the candidate's activation",
+        "单元参数全为零时就已出错，而此时 h' 对 h 的加权是对的：检查候选状态的激活函数",
+    ),
+    False: (
+        "with every cell parameter zero: look at how h' weighs h and the candidate (the update gate's activation, the update)",
+        "单元参数全为零时就已出错：检查 h' 如何给 h 与候选状态加权（更新门的激活函数、更新公式）",
+    ),
+}
+
+
+GRU_RESET = (
+    " First wrong: the reset gate: with the cell's parameters set one block at a time, the rest zero, the candidate's "
+    "part from h goes wrong, and is right where the reset gate is fully open: look at the reset gate's activation and "
+    "where it acts.",
+    "最先出错之处：重置门：逐块设置单元参数（其余为零）时，候选状态中来自 h 的部分出错，而在重置门完全打开时是对的：检查重置门的激活函数及其作用的位置。",
+)
+
+
+def gru_located(parity, weights: dict, s: dict, d_h: int) -> tuple[str, str]:
+    """The feedback's sentence on where a step no known mistake explains first goes wrong ("" where a probe fails): with
+    the cell's parameters zero, then set block by block (GRU_STEPS), the first block whose setting makes the step differ
+    from nn.GRUCell's."""
+
+    def step(w: dict, state: dict) -> torch.Tensor | None:
+        try:
+            return gru_step_of(parity, w, state, d_h)
+        except (Fail, StudentError):
+            return None
+
+    def expected(w: dict, state: dict) -> torch.Tensor:
+        with torch.no_grad():
+            return torch_cell("gru", w)(state["x"], state["h"])
+
+    w = {k: torch.zeros_like(v) for k, v in weights.items()}
+    out = step(w, s)
+    if out is None:
+        return "", ""
+    if not close(out, expected(w, s)):
+        moved = s | {"h": 2 * s["h"]}
+        other = step(w, moved)
+        if other is None:
+            return "", ""
+        en, zh = GRU_AT_ZERO[close(other - out, expected(w, moved) - expected(w, s))]
+        return f" First wrong: already {en}.", f"最先出错之处：{zh}。"
+    for gate, param in GRU_STEPS:
+        rows = slice(GRU_BLOCK[gate] * d_h, (GRU_BLOCK[gate] + 1) * d_h)
+        w = w | {param: w[param].clone()}
+        w[param][rows] = weights[param][rows]
+        out = step(w, s)
+        if out is None:
+            return "", ""
+        if not close(out, expected(w, s)):
+            name, role = GATE_NAMES[gate], GRU_ROLES[param]
+            if gate == "n" and param.endswith("hh"):  # the reset gate acts here: right with it fully open?
+                opened = w | {"bias_ih": w["bias_ih"].clone()}
+                opened["bias_ih"][GRU_BLOCK["r"] * d_h : (GRU_BLOCK["r"] + 1) * d_h] = 40.0  # PyTorch's r rows: σ(40) is 1 in float64
+                out = step(opened, s)
+                if out is not None and close(out, expected(opened, s)):
+                    return GRU_RESET
+            return (
+                f" First wrong: {name[0]}, {role[0]}: with the cell's parameters set one block at a time, the rest zero, "
+                "your step first differs from nn.GRUCell's once this block is set.",
+                f"最先出错之处：{name[1]}，{role[1]}：逐块设置单元参数（其余为零）时，设置这一块后你的单步首次与 nn.GRUCell 不一致。",
+            )
+    return "", ""
 
 
 def without_none(grads):
@@ -523,6 +713,8 @@ def test_gru_gradients(parity, device):
             seed=63,
         )
     report(problems, zh)
+    if chosen is None:
+        raise judged_on_own_terms("torch_gru_step / gru_params_from_torch", finite_differences=FLOAT32 not in gru_diagnosis(out, weights, s))
 
 
 GRU_NO_WORK = (
@@ -534,7 +726,8 @@ GRU_NO_WORK = (
 
 def gru_arithmetic_right(parity, device) -> bool:
     """Whether torch_gru_step, through the student's own mapping, interpolates as a GRU does: with the cell's weights
-    zero (the gates fixed by equal biases, so which gate gets which bias does not show; the candidate free of h), a
+    zero (the gates fixed by biases alike in every block, so which gate gets which bias, or rows of which block, does
+    not show; the candidate free of h), a
     change of h moves the step by z times it, whatever the candidate's activation. Work of the exercise, for the checks
     that judge a wrong step against itself; a step made up of anything (tanh(x.sum() + h), say) does not."""
     d_x, d_h = CONFIGS[0]
@@ -542,8 +735,8 @@ def gru_arithmetic_right(parity, device) -> bool:
     weights = {
         "weight_ih": torch.zeros(3 * d_h, d_x, dtype=torch.float64, device=device),
         "weight_hh": torch.zeros(3 * d_h, d_h, dtype=torch.float64, device=device),
-        "bias_ih": full(0.3, 0.3, 0.5),  # PyTorch's r, z, n
-        "bias_hh": full(0.2, 0.2, -0.4),
+        "bias_ih": full(0.3, 0.3, 0.3),  # PyTorch's r, z, n: alike, so that rows taken from other blocks do not show
+        "bias_hh": full(0.2, 0.2, 0.2),
     }
     s, t = states(d_x, d_h, device, seed=52), states(d_x, d_h, device, seed=53)
     try:

@@ -3,10 +3,13 @@
 Every answer is an exact integer. total_params is compared with sum(p.numel()) of torch models built
 here; match_widths with a brute force over 1..max_width using the reference total_params (ties to
 the smaller width); macs_per_step with the reference. Wrong results are recomputed under the known
-mistakes so that the feedback names the mistake without printing expected values. A match_widths that
-is right for the student's own (wrong) total_params loses no points: that mistake is charged once.
+mistakes so that the feedback names the mistake without printing expected values, or, where none explains them, the
+part of the model that is wrong is located. A match_widths that is right for the student's own (wrong) total_params
+loses no points, a named miscount or a count of the student's own (OwnCount): that mistake is charged once.
 """
 
+import dataclasses
+import fractions
 import functools
 
 from grader.checks import Fail, StudentError, check, once, reference_module, student_module
@@ -103,15 +106,16 @@ MACS_MISTAKES = (
 )
 
 
-def likely_mistakes(candidates, observed: list, wrong: list[int]) -> list:
-    """The diagnoses whose predictions agree with the most observed results, among those explaining a wrong one.
+def likely_mistakes(candidates, observed: list, wrong: list[int], *, least: int = 1) -> list:
+    """The diagnoses whose predictions agree with the most observed results, among those explaining at least `least`
+    wrong ones.
 
     candidates: (diagnosis, predictions) pairs, one prediction per case. Scoring every case, not only the
     wrong ones, keeps a mistake that matches one result by chance from being named.
     """
     best, named = 0, []
     for diagnosis, predictions in candidates:
-        if not any(predictions[i] == observed[i] for i in wrong):
+        if sum(predictions[i] == observed[i] for i in wrong) < least:
             continue
         score = sum(is_int(o) and p == o for p, o in zip(predictions, observed))
         if score > best:
@@ -135,8 +139,75 @@ def verdict(wrong: int, total: int, lines_en: list[str], lines_zh: list[str], na
     raise Fail(". ".join(lines_en) + ".", "。".join(lines_zh) + "。", share=(total - wrong) / total, diagnosis=named[:2])
 
 
-def count_check(student_fn, name: str, cases: list[tuple], expected: list[int], mistakes, excused=None) -> None:
-    """Compare an integer-valued function with `expected` case by case; name the mistakes that fit best.
+# Where a count no known mistake explains goes wrong, from how its error changes with each size (the error at a size
+# plus one, and at two sizes plus one together): said by the part of the model, never by the right count.
+TOTAL_PLACES = {
+    "vocab, d_e and d_h": (
+        "the error grows with vocab, together with d_e and with d_h: the embedding or the head is miscounted",
+        "误差随 vocab 增长，并与 d_e、d_h 都有关：嵌入层或输出头数错了",
+    ),
+    "vocab and d_e": ("the error grows with vocab and d_e together: the embedding is miscounted", "误差随 vocab 与 d_e 一起增长：嵌入层数错了"),
+    "vocab and d_h": ("the error grows with vocab and d_h together: the head's weights are miscounted", "误差随 vocab 与 d_h 一起增长：输出头的权重数错了"),
+    "vocab": ("the error grows with vocab alone: the head's bias is miscounted", "误差只随 vocab 增长：输出头的偏置数错了"),
+    "d_e": (
+        "the error grows with d_e, not with vocab: the recurrent layer's input weights are miscounted",
+        "误差随 d_e 而不随 vocab 增长：循环层的输入权重数错了",
+    ),
+    "d_h squared": ("the error grows faster than d_h: the recurrent weights are miscounted", "误差比 d_h 增长得更快：循环权重数错了"),
+    "d_h": (
+        "the error does not change with vocab or d_e and grows at most in proportion to d_h: the recurrent layer's biases are miscounted",
+        "误差不随 vocab 或 d_e 变化，且至多与 d_h 成正比：循环层的偏置数错了",
+    ),
+}
+MACS_PLACES = {
+    "vocab, d_e and d_h": (
+        "the error grows with vocab, together with d_e and with d_h: look at the embedding and the head's product",
+        "误差随 vocab 增长，并与 d_e、d_h 都有关：检查嵌入层与输出头的乘法",
+    ),
+    "vocab and d_e": ("the error grows with vocab and d_e together: look at the embedding", "误差随 vocab 与 d_e 一起增长：检查嵌入层"),
+    "vocab and d_h": ("the error grows with vocab and d_h together: look at the head's product", "误差随 vocab 与 d_h 一起增长：检查输出头的乘法"),
+    "vocab": (
+        "the error grows with vocab alone: look at what is counted per output besides the head's product",
+        "误差只随 vocab 增长：检查输出头乘法之外按输出计数的部分",
+    ),
+    "d_e": ("the error grows with d_e, not with vocab: look at the cell's products with the input", "误差随 d_e 而不随 vocab 增长：检查单元与输入的乘法"),
+    "d_h squared": ("the error grows faster than d_h: look at the cell's products with h", "误差比 d_h 增长得更快：检查单元与 h 的乘法"),
+    "d_h": (
+        "the error does not change with vocab or d_e and grows at most in proportion to d_h: look at what is counted per hidden unit besides the products",
+        "误差不随 vocab 或 d_e 变化，且至多与 d_h 成正比：检查乘法之外按隐藏单元计数的部分",
+    ),
+}
+
+
+def size_location(student_fn, right, args: tuple, places: dict) -> tuple[str, str] | None:
+    """Which part of the count for `args` (cell, vocab, d_e, d_h) is wrong (a value of `places`): where its error
+    changes with vocab (and with d_e or d_h beside it), with d_e, faster than d_h, or else. None where a count is
+    no int or the function fails."""
+    cell, vocab, d_e, d_h = args
+
+    def error(dv=0, de=0, dh=0) -> int:
+        got = student_fn(cell, vocab + dv, d_e + de, d_h + dh)
+        if not is_int(got):
+            raise StudentError("not an int")
+        return got - right(cell, vocab + dv, d_e + de, d_h + dh)
+
+    try:
+        base = error()
+        if (slope := error(dv=1) - base) != 0:
+            with_d_e, with_d_h = error(dv=1, de=1) - error(de=1) != slope, error(dv=1, dh=1) - error(dh=1) != slope
+            if with_d_e and with_d_h:
+                return places["vocab, d_e and d_h"]
+            return places["vocab and d_e"] if with_d_e else places["vocab and d_h"] if with_d_h else places["vocab"]
+        if error(de=1) != base:
+            return places["d_e"]
+        return places["d_h squared"] if error(dh=2) - 2 * error(dh=1) + base else places["d_h"]
+    except StudentError:
+        return None
+
+
+def count_check(student_fn, name: str, cases: list[tuple], expected: list[int], mistakes, excused=None, *, right=None, places=None) -> None:
+    """Compare an integer-valued function with `expected` case by case; name the mistakes that fit best, or where no
+    known one fits, locate the first wrong count (size_location, against the count `right`, by `places`).
 
     `excused(args, got)` says whether a wrong result comes from a mistake another check has charged.
     """
@@ -166,7 +237,13 @@ def count_check(student_fn, name: str, cases: list[tuple], expected: list[int], 
     for diagnosis, count in mistakes:
         predictions = [count(*args) for args in cases]
         candidates.append((diagnosis, [want if p is None else p for p, want in zip(predictions, expected)]))
-    named = likely_mistakes(candidates, observed, [i for i in wrong if i not in not_int])
+    miscounted = [i for i in wrong if i not in not_int]
+    # a known mistake explains at least half the wrong counts: one that meets a count no known mistake explains by
+    # chance (an embedding of vocab·d_h at d_e = d_h + 1 looks like a head without its bias) is not named
+    named = likely_mistakes(candidates, observed, miscounted, least=(len(miscounted) + 1) // 2)
+    if not named and miscounted and places and (where := size_location(student_fn, right, cases[miscounted[0]], places)):
+        en.append(f"Where it goes wrong, for {name}{cases[miscounted[0]]}: {where[0]}")
+        zh.append(f"出错之处（{name}{cases[miscounted[0]]}）：{where[1]}")
     verdict(len(wrong), len(cases), en, zh, named)
 
 
@@ -192,13 +269,13 @@ def test_total_params(matching):
     """total_params equals sum(p.numel()) of Embedding → nn.RNN/GRU/LSTM → Linear (exact)
     total_params 等于 Embedding → nn.RNN/GRU/LSTM → Linear 的 sum(p.numel())（精确）"""
     cases = [(cell, *sizes) for cell in CELLS for sizes in TOTAL_SIZES]
-    count_check(matching.total_params, "total_params", cases, [torch_total(*args) for args in cases], TOTAL_MISTAKES)
+    count_check(matching.total_params, "total_params", cases, [torch_total(*args) for args in cases], TOTAL_MISTAKES, right=_total, places=TOTAL_PLACES)
 
 
 # -- match_widths ---------------------------------------------------------------------------------
 
 
-@functools.cache  # every argument is the course's own (the grader's counts, the checks' targets): one search per process
+@functools.lru_cache(maxsize=4096)  # the course's counts and the checks' targets, and a student's own count (OwnCount)
 def brute_force(total, cell, target, vocab, d_e, max_width, *, widths=None, rule="closest") -> int | None:
     """The width for `target` by trying every width; `rule` and `widths` can reproduce known mistakes."""
     widths = range(1, max_width + 1) if widths is None else widths
@@ -215,11 +292,35 @@ def brute_force(total, cell, target, vocab, d_e, max_width, *, widths=None, rule
     return best[1]
 
 
-@functools.cache
 def _totals(total, cell, vocab, d_e, widths: range) -> tuple:
+    """The total for every width tried: a student's own count (OwnCount) computed each time, the course's kept."""
+    return tuple(total(cell, vocab, d_e, h) for h in widths) if isinstance(total, OwnCount) else _course_totals(total, cell, vocab, d_e, widths)
+
+
+@functools.cache
+def _course_totals(total, cell, vocab, d_e, widths: range) -> tuple:
     """The total for every width tried; cached for the grading process, as every student and several targets share
     one model (`total` is the reference's count or a known mistake's, both the grader's own code)."""
     return tuple(total(cell, vocab, d_e, h) for h in widths)
+
+
+@dataclasses.dataclass(frozen=True)
+class OwnCount:
+    """A student's own total_params for one model (cell, vocab, d_e) that no known mistake is, where it grows with the
+    square of d_h as a recurrent layer's count does: square·d_h² + slope·d_h + constant, whole numbers, square ≥ 1 (a
+    miscount the total_params check charges). Asked about another model, it gives the right count."""
+
+    cell: str
+    vocab: int
+    d_e: int
+    square: int
+    slope: int
+    constant: int
+
+    def __call__(self, cell: str, vocab: int, d_e: int, d_h: int) -> int:
+        if (cell, vocab, d_e) != (self.cell, self.vocab, self.d_e):
+            return _total(cell, vocab, d_e, d_h)
+        return self.square * d_h * d_h + self.slope * d_h + self.constant
 
 
 # diagnosis, brute-force options for a given max_width, and the total it searches (None: the reference's)
@@ -236,11 +337,13 @@ SEARCH_MISTAKES = (
 
 WHAT_ZH = {"closest widths": "最接近的宽度", "ties": "平局", "range ends": "范围两端"}
 PROBE_WIDTHS = (1, 7, 33)
+LINE_WIDTHS = (100, 1000)  # beside PROBE_WIDTHS, where a count of the student's own must follow its quadratic too
 
 
 def own_total(matching, reference, cell: str, vocab: int, d_e: int):
-    """The count the student's total_params gives for this model: the reference's, or the known mistake it
-    matches on a few widths; the reference's when it matches neither or fails."""
+    """The count the student's total_params gives for this model: the reference's, the known mistake it matches on a
+    few widths, or its own (OwnCount) where a quadratic in d_h fits it at five widths; the reference's when it is none
+    of these or fails."""
     try:
         probes = [matching.total_params(cell, vocab, d_e, h) for h in PROBE_WIDTHS]
     except StudentError:
@@ -250,7 +353,19 @@ def own_total(matching, reference, cell: str, vocab: int, d_e: int):
     for count in (reference.total_params, *(count for _, count in TOTAL_MISTAKES)):
         if count(cell, vocab, d_e, 1) is not None and probes == [count(cell, vocab, d_e, h) for h in PROBE_WIDTHS]:
             return count
-    return reference.total_params
+    try:
+        more = [matching.total_params(cell, vocab, d_e, h) for h in LINE_WIDTHS]
+    except StudentError:
+        return reference.total_params
+    counts = dict(zip(PROBE_WIDTHS + LINE_WIDTHS, probes + more))
+    if not all(is_int(p) for p in more):
+        return reference.total_params
+    (h1, y1), (h2, y2), (h3, y3) = list(counts.items())[:3]
+    square = fractions.Fraction(y3 - y1, (h3 - h1) * (h3 - h2)) - fractions.Fraction(y2 - y1, (h2 - h1) * (h3 - h2))
+    slope = fractions.Fraction(y2 - y1, h2 - h1) - square * (h1 + h2)
+    own = OwnCount(cell, vocab, d_e, int(square), int(slope), int(y1 - square * h1 * h1 - slope * h1))
+    whole = square.denominator == slope.denominator == 1 and square >= 1
+    return own if whole and all(own(cell, vocab, d_e, h) == y for h, y in counts.items()) else reference.total_params
 
 
 def closest_calls(reference) -> list[tuple]:
@@ -458,4 +573,7 @@ def test_macs_per_step(matching, reference):
         total = matching.total_params(*args)  # the student's own value: an int, or it excuses nothing
         return is_int(total) and any(total == _total(*args, k=k) for k in totals)
 
-    count_check(matching.macs_per_step, "macs_per_step", cases, [reference.macs_per_step(*args) for args in cases], MACS_MISTAKES, excused=same_wrong_k)
+    expected = [reference.macs_per_step(*args) for args in cases]
+    count_check(
+        matching.macs_per_step, "macs_per_step", cases, expected, MACS_MISTAKES, excused=same_wrong_k, right=reference.macs_per_step, places=MACS_PLACES
+    )

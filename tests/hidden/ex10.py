@@ -11,7 +11,9 @@ picks the same lr (a constant choice earns nothing), and one per known selection
 picks another lr (every other known mistake picks the right one there, so each costs one judged pair). A mistake is
 named only when the submission's choice agrees with it there too, so that no other explanation fits; summarize's test
 accuracy averaged as the submission's own select_lr averages (a mistake the selection checks charged) is not charged
-again. select_lr returns a dict keyed by (model, length) tuples, as the statement asks.
+again. One lr pooled over lengths is charged by the check on mean validation accuracy alone: the failure and tie checks
+ask such a select_lr about each pair's rows alone, and summarize and the real sweep judge it at the lrs it chose.
+select_lr returns a dict keyed by (model, length) tuples, as the statement asks.
 One real tiny sweep (`RealTrainer`: ex08's model trained here for a few updates) shows the code also works when something
 trains, and that its rows hold what the runs returned; it charges a
 mistake only where the submission gets its scripted twin right (run_sweep on the plain control runs, select_lr on the
@@ -385,8 +387,13 @@ def _scores(rows, *, metric="val_acc", zero_diverged=True, drop_failed=False, dr
     return {k: {lr: over(v) for lr, v in by_lr.items()} for k, by_lr in runs.items()}
 
 
-def _variant(rows, *, larger=False, **options) -> dict:
-    """A selection rule, right or wrong: the lr of the highest score (`_scores`), ties to the smaller (or larger) lr."""
+def _variant(rows, *, larger=False, pooled=False, **options) -> dict:
+    """A selection rule, right or wrong: the lr of the highest score (`_scores`), ties to the smaller (or larger) lr;
+    `pooled` ("lengths" or "all"): one lr for every length of a model (or for every pair), scored on their runs pooled."""
+    if pooled:
+        blind = [r | {"length": None} | ({"model": None} if pooled == "all" else {}) for r in rows]
+        one = _variant(blind, larger=larger, **options)
+        return {(r["model"], r["length"]): one[(None if pooled == "all" else r["model"], None)] for r in rows}
     chosen = {}
     for k, means in _scores(rows, **options).items():
         best = max(means.values())
@@ -456,6 +463,31 @@ def student_choice(sweep, rows) -> dict:
     return chosen
 
 
+POOLED = (
+    "one lr pooled over lengths: choose each (model, length)'s lr from that pair's own runs",
+    "把各长度的结果合并，只选了一个学习率：每个 (model, length) 的学习率应只根据该组合自己的运行来选",
+)
+
+
+def pools_lengths(chosen: dict, rows: list[dict]) -> bool:
+    """Whether the choice is one lr for every length of a model (or for every pair) that a rule, right or a known
+    mistake's, picks from their runs pooled, where the right choice is not: one lr pooled over lengths."""
+    right = _variant(rows)
+    rules = [{}] + [options for options, _ in SELECTION_MISTAKES.values()]
+    return any(chosen.get(k) != lr for k, lr in right.items()) and any(
+        all(chosen.get(k) == lr for k, lr in _variant(rows, pooled=pooled, **options).items()) for pooled in ("lengths", "all") for options in rules
+    )
+
+
+def choice_per_pair(sweep, rows: list[dict]) -> dict:
+    """select_lr's choice for each (model, length) asked with that pair's rows alone, where pooling over lengths has
+    nothing to pool: the rule it chooses by within a pair."""
+    pairs: dict = {}
+    for r in rows:
+        pairs.setdefault((r["model"], r["length"]), []).append(r)
+    return {k: student_choice(sweep, mine).get(k) for k, mine in pairs.items()}
+
+
 def plain_choice(chosen: dict, right: dict) -> None:
     """Fail unless the choice is right on the plain control pairs, where every rule agrees: the gate against a constant."""
     wrong = [c for c in PLAIN if chosen.get(c) != right[c]]
@@ -467,11 +499,18 @@ def plain_choice(chosen: dict, right: dict) -> None:
         )
 
 
-def judged(sweep, reference, keys: list[tuple]) -> None:
-    """select_lr on the reference's rows and the control rows, judged at `keys` (partial: per key)."""
+def judged(sweep, reference, keys: list[tuple], *, charges_pooling: bool = False) -> None:
+    """select_lr on the reference's rows and the control rows, judged at `keys` (partial: per key). One lr pooled over
+    lengths is charged where `charges_pooling` (the check on mean validation accuracy); the other checks judge such a
+    select_lr on each pair's rows alone (choice_per_pair), so that it is charged once."""
     rows = expected_rows(reference) + control_rows(reference)
     chosen = student_choice(sweep, rows)
     right = _variant(rows)
+    pooled = pools_lengths(chosen, rows)
+    if pooled and charges_pooling:
+        raise Fail(f"select_lr: {POOLED[0]}", f"select_lr：{POOLED[1]}", diagnosis=POOLED)
+    if pooled:
+        chosen = choice_per_pair(sweep, rows)
     plain_choice(chosen, right)
 
     def at(k):
@@ -485,13 +524,20 @@ def judged(sweep, reference, keys: list[tuple]) -> None:
         )
 
     partial([lambda k=k: at(k) for k in keys])
+    if pooled:
+        raise Fail(
+            "select_lr chooses one lr for all lengths, which the check on mean validation accuracy charges; here it was "
+            "judged on each (model, length)'s rows alone: no points are lost here",
+            "select_lr 对所有长度只选一个学习率，该错误由平均验证准确率的检查扣分；此处改为分别只用每个 (model, length) 的行来评判：此处不扣分",
+            share=1.0,
+        )
 
 
 @check(points=1.5)
 def test_selection_uses_validation(sweep, reference):
     """select_lr picks the lr with the best mean validation accuracy over seeds, even where test accuracy or one seed disagrees
     select_lr 选出各种子平均验证准确率最高的学习率，即使测试准确率或某个种子的结论不同"""
-    judged(sweep, reference, [("gru", 4), ("lstm", 32), ("gru", 128)])
+    judged(sweep, reference, [("gru", 4), ("lstm", 32), ("gru", 128)], charges_pooling=True)
 
 
 @check(points=1)
@@ -551,6 +597,15 @@ def own_choice(sweep, rows) -> dict:
         return {}
 
 
+def own_rule(sweep, own: dict, rows: list[dict]) -> dict:
+    """The choice that shows the rule select_lr averages by: its own, or, for one lr pooled over lengths (charged by
+    the selection checks), its choice for each pair's rows alone."""
+    try:
+        return choice_per_pair(sweep, rows) if pools_lengths(own, rows) else own
+    except Fail:  # a StudentError too: select_lr raised
+        return own
+
+
 @check(points=1)
 def test_summary(sweep, reference):
     """summarize reports, per (model, length), the lr chosen on validation, its mean test accuracy and the failure counts
@@ -582,7 +637,7 @@ def test_summary(sweep, reference):
                 f"summarize 对 {k}：应报告 select_lr 选出的学习率（各种子平均验证准确率最高者）",
             )
     test = {name: _scores(rows, metric="test_acc", **options) for name, (_, options) in SUMMARY_MISTAKES.items()}
-    means, carried = _scores(rows, metric="test_acc"), charged_selection(own, rows)
+    means, carried = _scores(rows, metric="test_acc"), charged_selection(own_rule(sweep, own, rows), rows)
 
     def agrees(value, k, scores) -> bool:
         got = scores[k].get(chosen[k])
@@ -798,7 +853,7 @@ def test_real_tiny_sweep(sweep, reference, device):
         )
     control = control_rows(reference)
     grid = {(m, length): LRS for m, length in CONTROL_SCRIPT}
-    twin["choice"] = choice_problem(sweep, control, grid) is None
+    twin["choice"] = choice_problem(sweep, control, grid) is None and not pools_lengths(student_choice(sweep, control), control)
     problem = choice_problem(sweep, rows + control, grid | {(r.get("model"), r.get("length")): REAL_LRS for r in rows})
     wrong["choice"] = problem is not None
     charged = [problem if c == "choice" else Text(*REAL_PROBLEMS[c]) for c, w in wrong.items() if w and twin[c]]

@@ -27,6 +27,24 @@ CODE_MUTANTS = bank(
         "float result": ("return total", "return float(total)", "must return an int"),
     },
 )
+# A bias convention of the student's own, which no named mistake is: one bias vector for the whole cell (PyTorch's
+# count doubles it). The check of one layer, one bias per block, charges it, locating it in the biases; the framework,
+# stacked and bidirectional checks judge PyTorch's count and the stacks by the student's own layer. A stacking mistake
+# on top is still charged, and named, by the stacked check.
+LAYER_LINES = "d_in = d_x if layer == 0 else directions * d_h\n        total += directions * k * d_h * (d_in + d_h + biases)"
+CELL_BIAS = "total += directions * (k * d_h * (d_in + d_h) + biases * d_h)"
+CODE_MUTANTS += bank(
+    "ex04",
+    "params.py",
+    {
+        "one bias for the whole cell": ("total += directions * k * d_h * (d_in + d_h + biases)", CELL_BIAS, "its biases are not"),
+        "one bias for the whole cell, d_x used for every layer": (
+            LAYER_LINES,
+            "d_in = d_x\n        " + CELL_BIAS,
+            "d_x used for every layer",
+        ),
+    },
+)
 
 # name: (line in the reference answers.toml, the wrong line, words the feedback must contain)
 SHEET_MUTANTS = bank(
@@ -83,6 +101,8 @@ CHARGED_ONCE = {
     # a mistake in stacking costs the stacked check only, not again in the bidirectional stacks
     "d_x used for every layer": "Stacked layers",
     "num_layers ignored": "Stacked layers",
+    # a bias convention no named mistake is: charged where one layer is counted with one bias per block, alone
+    "one bias for the whole cell": "count_params for one layer, one bias per block",
 }
 
 COUNT_PARAMS = "def count_params(cell, d_x, d_h, *, num_layers=1, bidirectional=False, framework_biases=False):\n"

@@ -81,10 +81,44 @@ MUTANTS += bank(
     "parity.py",
     UNKNOWN_PLUS_DETACH
     | {
-        "lstm biases subtracted": (LSTM_B_LINE, LSTM_B_SUBTRACTED, "wrong entries: b_i, b_f, b_o, b_c"),
-        "gru update gate given b_r": ('h @ p["U_z"].T + p["b_z"]', 'h @ p["U_z"].T + p["b_r"]', "differs from nn.GRUCell"),
+        "lstm biases subtracted": (
+            LSTM_B_LINE,
+            LSTM_B_SUBTRACTED,
+            "b_i, b_f, b_o, b_c: it combines the right blocks of bias_ih and bias_hh, but not as the cell does",
+        ),
+        "gru update gate given b_r": ('h @ p["U_z"].T + p["b_z"]', 'h @ p["U_z"].T + p["b_r"]', "First wrong: the update gate, its bias in bias_ih"),
     },
 )
+# Mistakes no known one is, located without the answer: what each wrong LSTM entry holds, the first GRU block whose
+# setting (the rest of the cell zero) makes the step differ. A view that interleaves the gate blocks is the cell's own
+# entries rearranged: the value check charges it, and the gradient checks judge the mapping on its own terms.
+LSTM_CHUNKS = 'params = {f"W_{g}": w for g, w in zip(gates, weight.chunk(4, dim=0))}\n    ' + LSTM_B_LINE
+GRU_CHUNKS = (
+    "W = dict(zip(gates, cell.weight_ih.chunk(3, dim=0)))\n    U = dict(zip(gates, cell.weight_hh.chunk(3, dim=0)))\n"
+    "    b_ih = dict(zip(gates, cell.bias_ih.chunk(3)))\n    b_hh = dict(zip(gates, cell.bias_hh.chunk(3)))"
+)
+INTERLEAVED = {
+    "lstm blocks interleaved by a view": (
+        LSTM_CHUNKS,
+        LSTM_CHUNKS.replace("weight.chunk(4, dim=0)", "weight.view(-1, 4, weight.shape[1]).unbind(1)").replace("bias.chunk(4)", "bias.view(-1, 4).unbind(1)"),
+        "come from several of PyTorch's gate blocks, interleaved",
+    ),
+    "gru blocks interleaved by a view": (
+        GRU_CHUNKS,
+        GRU_CHUNKS.replace("cell.weight_ih.chunk(3, dim=0)", "cell.weight_ih.view(-1, 3, cell.weight_ih.shape[1]).unbind(1)")
+        .replace("cell.weight_hh.chunk(3, dim=0)", "cell.weight_hh.view(-1, 3, cell.weight_hh.shape[1]).unbind(1)")
+        .replace("cell.bias_ih.chunk(3)", "cell.bias_ih.view(-1, 3).unbind(1)")
+        .replace("cell.bias_hh.chunk(3)", "cell.bias_hh.view(-1, 3).unbind(1)"),
+        "First wrong: the update gate, its bias in bias_ih",
+    ),
+}
+UNKNOWN_LOCATED = INTERLEAVED | {
+    "lstm h columns in reversed rows": ("[cell.weight_ih, cell.weight_hh]", "[cell.weight_ih, cell.weight_hh.flip(0)]", "its columns acting on h are wrong"),
+    "gru candidate through a sigmoid": ("n = torch.tanh(", "n = torch.sigmoid(", "look at the candidate's activation"),
+    "gru reset gate through a tanh": ("r = torch.sigmoid(", "r = torch.tanh(", "First wrong: the reset gate"),
+    "gru candidate reads x through W_z": ('x @ p["W_n"].T', 'x @ p["W_z"].T', "First wrong: the update gate, how x enters it"),
+}
+MUTANTS += bank("ex06", "parity.py", UNKNOWN_LOCATED)
 
 ZERO_LSTM_MAPPING = """
 def lstm_params_from_torch(cell):
@@ -180,7 +214,10 @@ COSTS = {
 } | {  # the same with a .detach() on one slice beside it: the gradient check's 2 points too
     name: ({"parity.py": mutate(PARITY, old, new)}, cost) for (name, (old, new, _)), cost in zip(UNKNOWN_PLUS_DETACH.items(), (1 + 2, 3 + 2))
 }
-CHARGED_ONCE |= {"lstm biases subtracted": "lstm_params_from_torch: ex05's lstm_step on the mapping", "gru update gate given b_r": GRU_VALUES}
+LSTM_VALUES = "lstm_params_from_torch: ex05's lstm_step on the mapping"
+CHARGED_ONCE |= {"lstm biases subtracted": LSTM_VALUES, "gru update gate given b_r": GRU_VALUES} | {
+    name: LSTM_VALUES if name.startswith("lstm") else GRU_VALUES for name in UNKNOWN_LOCATED
+}
 
 
 # Smooth made-up mappings and step (a hostile review's): every tensor made up, so the gradients are judged against

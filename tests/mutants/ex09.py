@@ -69,12 +69,29 @@ MUTANTS += bank(
     },
 )
 
+# Counts no known mistake explains, located by how the error changes with each size (never named as a known mistake
+# that meets one of them by chance); the match_widths checks judge the widths with the student's own count.
+MUTANTS += bank(
+    "ex09",
+    "matching.py",
+    {
+        "embedding with d_h columns": ("embedding = vocab * d_e", "embedding = vocab * d_h", "the embedding or the head is miscounted"),
+        "three biases per block": ("(d_e + d_h + 2)", "(d_e + d_h + 3)", "the recurrent layer's biases are miscounted"),
+        "recurrent matrix counted twice": ("(d_e + d_h + 2)", "(d_e + 2 * d_h + 2)", "the recurrent weights are miscounted"),
+        "macs with a head of d_e × vocab": (MACS, "return _blocks(cell) * d_h * (d_e + d_h) + d_e * vocab", "look at the embedding and the head's product"),
+    },
+)
+
 REFERENCE = reference("ex09")["matching.py"]
 
 # name of a known mistake: the one check that must charge it (a wrong k shared by total_params and macs_per_step
 # costs points in total_params only)
 CHARGED_ONCE = {
     "LSTM with 3 blocks": "total_params",
+    # a miscount no known mistake is: match_widths is judged with the student's own count (a quadratic in d_h)
+    "embedding with d_h columns": "total_params",
+    "three biases per block": "total_params",
+    "recurrent matrix counted twice": "total_params",
     # "closest" read another way: the tie and range-end checks accept the widths that reading gives
     "first width above, max_width when none is": "match_widths returns, for every cell",
     "last width below, 1 when none is": "match_widths returns, for every cell",

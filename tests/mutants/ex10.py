@@ -128,6 +128,16 @@ CODE_MUTANTS = bank(
     },
 )
 
+# One lr pooled over lengths: each model's means over seeds averaged over its lengths, one lr for all of them. The check
+# on mean validation accuracy charges it; the failure and tie checks judge the select_lr on each pair's rows alone.
+SELECT_LOOP = '    chosen = {}\n    for key, by_lr in _means(rows, "val_acc").items():\n'
+POOLED_LOOP = (
+    '    chosen = {}\n    means = _means(rows, "val_acc")\n    pooled = {}\n    for (model, _), by_lr in means.items():\n'
+    "        for lr, m in by_lr.items():\n            pooled.setdefault(model, {}).setdefault(lr, []).append(m)\n"
+    "    for key in means:\n        by_lr = {lr: sum(v) / len(v) for lr, v in pooled[key[0]].items()}\n"
+)
+CODE_MUTANTS += bank("ex10", "sweep.py", {"one lr pooled over lengths": (SELECT_LOOP, POOLED_LOOP, "one lr pooled over lengths")})
+
 # name: (answer in the reference, the wrong answer, words the feedback must contain)
 SHEET_MUTANTS = bank(
     "ex10",
@@ -180,6 +190,8 @@ CHARGED_ONCE = {
     "diverged run left out of the mean": "In select_lr's means",
     "one seed for every run": "run_sweep: one row",
     "the seed's index passed to train_fn": "run_sweep: one row",
+    # the failure and tie checks, the summary and the real sweep judge it on each pair's rows alone
+    "one lr pooled over lengths": "select_lr picks",
 }
 
 # Odd but plausible values in what the submission returns: a Fail naming the value, never an internal error; a
