@@ -154,3 +154,14 @@ def test_plain_values_round_trip(value):
         assert "not a valid message" in str(e)
         return
     assert same(value, back)
+
+
+def test_a_reply_that_arrived_in_time_is_read_after_the_deadline():
+    """Is a message already waiting read when the reader comes after its deadline (an import sent ahead, read after
+    other checks), while a message that has not arrived times out at once?"""
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        theirs.sendall(wire.pack({"ok": True, "value": 1}))
+        assert wire.recv(ours, timeout=-1.0) == {"ok": True, "value": 1}
+        with pytest.raises(TimeoutError):
+            wire.recv(ours, timeout=-1.0)

@@ -189,16 +189,17 @@ def recv(sock: socket.socket, *, timeout: float | None, bounds: Bounds = TRUSTED
 
 
 def _read_exact(sock: socket.socket, n: int, deadline: float | None) -> bytes:
+    """`n` bytes; TimeoutError once `deadline` has passed with fewer arrived. What had already arrived is read even
+    after the deadline: a reply sent in time is not lost because the grader came to read it late (an import sent
+    ahead, read after other exercises' checks)."""
     buf = bytearray()
     while len(buf) < n:
-        if deadline is not None:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise TimeoutError
-            sock.settimeout(remaining)
-        else:
-            sock.settimeout(None)
-        chunk = sock.recv(min(n - len(buf), 1 << 20))
+        # past the deadline, a timeout of 0: only what is already there
+        sock.settimeout(None if deadline is None else max(0.0, deadline - time.monotonic()))
+        try:
+            chunk = sock.recv(min(n - len(buf), 1 << 20))
+        except BlockingIOError:
+            raise TimeoutError from None
         if not chunk:
             raise EOFError
         buf += chunk
