@@ -11,13 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from grader.errors import CourseError
+from grader.location import COURSE_FILE, beside_grader, course_folder
 from grader.term.policy import TABLES as TERM_TABLES
 from grader.term.policy import Policy
 from grader.term.policy import load as load_policy
 from grader.text import Text
 from grader.variants import VARIANT_FILE, Declaration, Settings, settings_from
 
-COURSE_FILE = "course.toml"
 DEVICES = ("cpu", "cuda", "auto")
 LANGUAGES = ("en", "zh")
 
@@ -148,19 +148,16 @@ _PLAIN_NAME = re.compile(r"[A-Za-z0-9_]+")
 def find_root(start: Path) -> Path:
     """The course folder: the nearest folder at or above `start` holding course.toml, else the one beside the grader.
 
-    The one place the course is located: a student bundle installed elsewhere is found from inside it.
+    The one place the course is located (grader.location): a student bundle installed elsewhere is found from inside it.
     """
-    for folder in (start, *start.parents):
-        if (folder / COURSE_FILE).is_file():
-            return folder
-    beside = Path(__file__).resolve().parent.parent
-    if not (beside / COURSE_FILE).is_file():
+    found = course_folder(start)
+    if found is None:
         raise CourseError(
             f"no course here: no {COURSE_FILE} in {start} or any folder above it, nor beside the installed "
-            f"grader ({beside}). Run grade from inside the course folder (the one holding {COURSE_FILE} and "
+            f"grader ({beside_grader()}). Run grade from inside the course folder (the one holding {COURSE_FILE} and "
             "exercises/), or install the course from its folder with `pip install -e .`"
         )
-    return beside
+    return found
 
 
 def load_course(root: Path) -> Course:

@@ -92,10 +92,11 @@ def test_grade_outside_any_course_says_what_to_do(tmp_path, monkeypatch):
     """Where no course.toml is found (a grader installed into site-packages, run from an unrelated folder), does the
     error say where it looked and what to do, not just that a file is missing?"""
     import grader.course as course_module
+    import grader.location
 
     installed = tmp_path / "site-packages" / "grader"
     installed.mkdir(parents=True)
-    monkeypatch.setattr(course_module, "__file__", str(installed / "course.py"))
+    monkeypatch.setattr(grader.location, "__file__", str(installed / "location.py"))
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     with pytest.raises(CourseError, match="no course here") as caught:
