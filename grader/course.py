@@ -61,8 +61,8 @@ class Exercise:
 
     @cached_property
     def student_files(self) -> list[str]:
-        """The files a student edits: everything in the stub folder but the statement, its numbers and public tests."""
-        return sorted(p.name for p in self.stub_dir.iterdir() if p.is_file() and p.name not in ("README.md", VARIANT_FILE) and not p.name.startswith("test_"))
+        """The files a student edits (see `student_names`), as the stub folder held them when the course was read."""
+        return student_names(self.stub_dir)
 
     @cached_property
     def variant(self) -> Declaration | None:
@@ -87,6 +87,17 @@ class Exercise:
     def available(self) -> bool:
         """Whether any check exists yet (placeholders have a folder but no checks)."""
         return bool(self.public_checks) or self.hidden_checks.is_file()
+
+
+def student_names(stub_dir: Path) -> list[str]:
+    """The files a student edits in an exercise folder: every file but the statement, its numbers, the public checks and
+    an editor's own. A bundle's student edits the stub folder in place, where vim keeps `.gated.py.swp`, and writes
+    `gated.py~`, emacs `#gated.py#`: none of them is work to grade or pack, nor a save for `grade watch`."""
+    return sorted(
+        p.name
+        for p in stub_dir.iterdir()
+        if p.is_file() and p.name not in ("README.md", VARIANT_FILE) and not p.name.startswith(("test_", ".", "#")) and not p.name.endswith("~")
+    )
 
 
 @dataclass(frozen=True)
