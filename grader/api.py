@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # the modules that compute these are imported by the function
     from grader.export.items import Analysis
     from grader.similarity import Similarity
     from grader.variants import Variant
+    from grader.warm.server import Warm
 
 
 def course(*, root: Path | None = None) -> Course:
@@ -59,17 +60,22 @@ def grade(
     strict: bool = False,
     label: str | None = None,
     student: str | None = None,
+    warm: Warm | None = None,
 ) -> GradeResult:
-    """Grade one submission (a folder laid out like exercises/, or a .zip of one) in a sandbox of its own.
+    """Grade one submission (a folder laid out like exercises/, or a .zip of one) in a sandbox of its own, or, given
+    `warm` (a course folder's warm process, grader.warm.server), on its sandbox and check sessions, which stay.
 
     `label` names it in the result and its notes (default: the path given); `student`'s numbers are the numeric
     questions' (course.toml [variants]; without it, or with variants off, the statement's).
     """
+    from contextlib import AbstractContextManager
+
     from grader.grading.pipeline import Grader, resolve_device
     from grader.submissions import opened
 
     device = resolve_device(device or course.device)
-    with Grader(course, exercises, device, strict=strict) as grader, opened(submission) as folder:
+    graders: AbstractContextManager[Grader] = warm.lend(course, exercises, device, strict) if warm else Grader(course, exercises, device, strict=strict)
+    with graders as grader, opened(submission) as folder:
         return grader.grade(folder, label=label or str(submission), student=student or None)
 
 
