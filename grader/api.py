@@ -17,6 +17,8 @@ from grader.results import GradeResult, StudentRow
 from grader.text import Text
 
 if TYPE_CHECKING:  # the modules that compute these are imported by the functions that need them
+    import click
+
     from grader.batch.audit import Entry
     from grader.batch.run import BatchResult
     from grader.export.items import Analysis
@@ -77,6 +79,15 @@ def grade(
     graders: AbstractContextManager[Grader] = warm.lend(course, exercises, device, strict) if warm else Grader(course, exercises, device, strict=strict)
     with graders as grader, opened(submission) as folder:
         return grader.grade(folder, label=label or str(submission), student=student or None)
+
+
+def watch(*, course: Course, exercises: list[Exercise], submission: Path, argv: list[str], command: click.Command, report: Callable[[Text], None]) -> None:
+    """`grade ARGV` (a `grade run` of `exercises` on `submission`, run by `command`: grader.cli.main) now and on every
+    save of their files, until Ctrl-C or a change of the course's own files; `report` says what was saved and what is
+    watched (see grader.warm.watch)."""
+    from grader.warm.watch import watch as keep_watching
+
+    keep_watching(course=course, exercises=exercises, submission=submission, argv=argv, command=command, report=report)
 
 
 def self_check(*, course: Course, device: str | None = None) -> tuple[list[GradeResult], list[str]]:

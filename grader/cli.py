@@ -122,6 +122,30 @@ def run(
     sys.exit(1 if result.internal_errors else 0)
 
 
+@main.command("watch", short_help="Run grade run's checks again each time you save, in a process kept warm.")
+@click.argument("exercise_ids", metavar="[EXERCISE]...", nargs=-1)
+@click.option("--submission", "-s", type=click.Path(path_type=Path), help="Folder laid out like exercises/ (default: as for run).")
+@click.option("--device", "-d", type=click.Choice(DEVICES), help="Where tensors live during checks (default: course.toml).")
+@STUDENT
+def watch(exercise_ids: tuple[str, ...], submission: Path | None, device: str | None, student: str | None) -> None:
+    """Print what `grade run EXERCISE...` prints now, and again each time you save one of your files of EXERCISE (every
+    exercise when none is given): one process keeps torch and the sandbox warm, so a check takes a fraction of a
+    second. Ctrl-C ends it."""
+    from grader.submissions.workspace import default_submission
+
+    course = _course()
+    if not exercise_ids and submission is None:
+        exercise_ids = api.exercises_here(course, Path.cwd())
+    exercises = _selected(course, exercise_ids)
+    submission = submission or default_submission(Path.cwd(), course)
+    argv = _run_argv(exercises, submission, device, student)
+    _guard(
+        lambda: api.watch(
+            course=course, exercises=exercises, submission=submission, argv=argv, command=main, report=lambda t: click.echo(t.render(course.language))
+        )
+    )
+
+
 def _run_argv(exercises: Sequence[Exercise], submission: Path, device: str | None, student: str | None) -> list[str]:
     """The arguments of the `grade run` that grades `exercises` of `submission`, each said, as the one just resolved."""
     return [

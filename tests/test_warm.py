@@ -1,11 +1,14 @@
 """The warm process of a course folder (grader.warm): grade run answered warm with a cold run's verdicts and text,
 the student's saves picked up, a change of the course's own files that makes it step aside, none left by a TA's run,
-a socket of the user's alone."""
+a socket of the user's alone, and grade watch checking again on a save."""
 
 import os
+import queue
+import signal
 import stat
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -94,6 +97,51 @@ def test_a_changed_course_file_makes_the_warm_process_step_aside(bundle):
     assert shown(now) == shown(cold)
     assert gone(before["pid"])
     assert serving(bundle)["pid"] != before["pid"]  # the cold run left a warm process of the new course
+
+
+@pytest.mark.slow
+def test_grade_watch_checks_again_on_a_save_and_stops_on_ctrl_c(bundle):
+    """Does grade watch ex05 print grade run's table at once, the table of the file as saved after each save (with
+    what was saved), and on Ctrl-C end with exit code 0, its sandbox stopped?"""
+    (bundle / GATED).write_text(REFERENCE, encoding="utf-8")
+    correct = grade(bundle, "run", "ex05", warm=False).stdout
+    env = os.environ | {"PYTHONPATH": str(bundle), "GRADE_WARM": "1"}
+    watching = subprocess.Popen([GRADE, "watch", "ex05"], cwd=bundle, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines: queue.SimpleQueue[str] = queue.SimpleQueue()
+    threading.Thread(target=lambda: [lines.put(line) for line in watching.stdout], daemon=True).start()
+
+    def block() -> str:
+        """What watch printed up to its next line saying what it watches."""
+        got = []
+        while not (line := lines.get(timeout=300)).startswith("watching your files of ex05"):
+            got.append(line)
+        return "".join(got)
+
+    try:
+        assert block() == correct
+        (bundle / GATED).write_text(WRONG, encoding="utf-8")
+        saved, _, table = block().partition("\n")
+        assert saved.endswith("saved: ex05_gated_steps/gated.py")
+        assert table == grade(bundle, "run", "ex05", warm=False).stdout
+        sandboxes = children(watching.pid)
+        assert sandboxes
+        watching.send_signal(signal.SIGINT)
+        assert watching.wait(timeout=60) == 0
+        assert all(gone(pid) for pid in sandboxes)
+    finally:
+        watching.kill()
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (the watch's zygote)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and int((entry / "stat").read_text().rpartition(")")[2].split()[1]) == pid:
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
 
 
 def test_a_tas_run_leaves_no_warm_process(monkeypatch):
