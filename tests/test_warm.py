@@ -154,7 +154,7 @@ def test_a_tas_run_leaves_no_warm_process(monkeypatch):
     monkeypatch.setattr(grader.warm.client, "leave", lambda *args: left.append(args))
     done = cli(ROOT, "run", "ex11", "--submission", str(ROOT / "exercises"))
     assert done.returncode == 0 and left == []
-    started = subprocess.run([sys.executable, "-m", "grader.warm", str(ROOT), "{}"], capture_output=True, text=True, timeout=60)
+    started = subprocess.run([sys.executable, "-m", "grader.warm", str(ROOT)], input="{}", capture_output=True, text=True, timeout=60)
     assert started.returncode == 0 and not (ROOT / FOLDER).exists(), started.stderr
 
 
@@ -194,6 +194,33 @@ def test_only_a_grade_run_of_its_own_folder_in_the_same_setting_is_answered(tmp_
     }.items():
         assert warm.refusal(good | changed) == why
     assert warm.refusal(good) == ""  # none of them made it step aside
+
+
+def test_a_request_runs_with_its_clients_terminal_and_student_and_gives_back_the_process_own(tmp_path, monkeypatch):
+    """Does the command a request runs see the client's GRADE_STUDENT, terminal size and tty – none of the process's
+    own – and do its stdout and stderr come back in the order written, with its exit code, the process's variables
+    as they were after it?"""
+    import click
+
+    @click.group()
+    def grade() -> None:
+        pass
+
+    @grade.command("run")
+    def probe() -> None:
+        click.echo(f"{os.environ.get('GRADE_STUDENT')} {os.environ.get('COLUMNS')} {sys.stdout.isatty()}")
+        click.echo("a note", err=True)
+        click.echo("the end")
+        sys.exit(3)
+
+    (tmp_path / "course.toml").write_text(course_toml(), encoding="utf-8")
+    monkeypatch.setenv("GRADE_STUDENT", "mine")
+    monkeypatch.delenv("COLUMNS", raising=False)
+    asked = request(["run"], tmp_path) | {"size": [123, 40], "streams": [[True, "utf-8"], [False, "utf-8"]]}
+    asked["env"] = {k: v for k, v in asked["env"].items() if k not in ("GRADE_STUDENT", "COLUMNS")} | {"GRADE_STUDENT": "alice"}
+    reply = Warm(tmp_path, grade).answer(asked)
+    assert reply == {"output": [[1, "alice 123 True\n"], [2, "a note\n"], [1, "the end\n"]], "code": 3}
+    assert os.environ["GRADE_STUDENT"] == "mine" and "COLUMNS" not in os.environ
 
 
 def test_the_course_files_a_warm_process_depends_on(tmp_path):

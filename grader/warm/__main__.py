@@ -1,4 +1,4 @@
-"""`python -m grader.warm ROOT REQUEST`: the detached warm process of a course folder (grader.warm.server.main) running
+"""`python -m grader.warm ROOT` (a request on stdin): the detached warm process of a course folder (grader.warm.server.main) running
 the `grade` command of grader.cli, under the module names that command knows (its `Warm` is grader.warm.server's)."""
 
 from grader.cli import main as grade

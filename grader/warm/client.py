@@ -137,13 +137,16 @@ def leave(root: Path, argv: list[str], cwd: Path) -> None:
         folder.mkdir(mode=0o700, exist_ok=True)
         if not private(folder):
             return
-        subprocess.Popen(  # its own session: no terminal's signals, no pipe of ours kept open
-            [sys.executable, "-P", "-m", "grader.warm", str(root), json.dumps(request(argv, cwd))],
+        server = subprocess.Popen(  # its own session: no terminal's signals, no pipe of ours kept open but its request
+            [sys.executable, "-P", "-m", "grader.warm", str(root)],
             cwd=folder,
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
         )
+        assert server.stdin is not None
+        with server.stdin:  # the request on stdin, not in argv, which any user's ps shows
+            server.stdin.write(json.dumps(request(argv, cwd)).encode())
     except OSError:
         return

@@ -24,6 +24,7 @@ import socket
 import sys
 import time
 import traceback
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -189,7 +190,8 @@ class Warm:
     def run(self, argv: list[str], prog: str) -> int:
         """`grade ARGV` in this process, printed to sys.stdout and sys.stderr as they are now; its exit code."""
         try:
-            self.command.main(args=argv, prog_name=prog, obj=self, standalone_mode=True)
+            with warnings.catch_warnings():  # a warning shown to one request is shown to the next (as each cold run shows it)
+                self.command.main(args=argv, prog_name=prog, obj=self, standalone_mode=True)
         except SystemExit as e:
             if e.code is None or isinstance(e.code, int):
                 return e.code or 0
@@ -333,7 +335,10 @@ def _converse(connection: socket.socket, warm: Warm) -> str:
         _send(connection, {"taken": True})
     except (OSError, ValueError):
         return ""
-    reply = warm.answer(request)
+    try:
+        reply = warm.answer(request)
+    except OSError:  # its folder went away meanwhile: no reply, and the client runs cold
+        return ""
     with contextlib.suppress(OSError):  # a client that went away: its command ran all the same
         _send(connection, reply)
     return warm.broken
@@ -361,11 +366,12 @@ def stopped_by_signals() -> Iterator[None]:
 
 
 def main(command: click.Command) -> None:
-    """`python -m grader.warm ROOT REQUEST`, as grader.warm.client.leave starts it: serve ROOT with `command` (grade's)
-    once it holds its folder, warmed by answering REQUEST; never for a course with hidden checks (a TA's)."""
+    """`python -m grader.warm ROOT` with a request on stdin, as grader.warm.client.leave starts it: serve ROOT with
+    `command` (grade's) once it holds its folder, warmed by answering that request; never for a course with hidden
+    checks (a TA's)."""
     from grader.course import load_course
 
-    root, warmup = Path(sys.argv[1]).resolve(), json.loads(sys.argv[2])
+    root, warmup = Path(sys.argv[1]).resolve(), json.loads(sys.stdin.buffer.read(REQUEST_BYTES))
     if load_course(root).has_hidden_checks:
         return
     listener = claim(root, wait=CLAIM_SECONDS)
