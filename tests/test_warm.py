@@ -19,7 +19,7 @@ from conftest import ROOT, cli, course_toml, mutate
 from grader.cli import main
 from grader.warm import FOLDER, LOCK, SOCKET
 from grader.warm.client import ask, connected, request
-from grader.warm.server import Warm, claim, course_files
+from grader.warm.server import Warm, claim, course_files, serve
 
 GRADE = Path(sys.executable).parent / "grade"  # the installed entry point: grader.warm.entry
 GATED = "exercises/ex05_gated_steps/gated.py"
@@ -221,6 +221,16 @@ def test_a_request_runs_with_its_clients_terminal_and_student_and_gives_back_the
     reply = Warm(tmp_path, grade).answer(asked)
     assert reply == {"output": [[1, "alice 123 True\n"], [2, "a note\n"], [1, "the end\n"]], "code": 3}
     assert os.environ["GRADE_STUDENT"] == "mine" and "COLUMNS" not in os.environ
+
+
+def test_a_warm_process_ends_when_idle_and_when_the_course_changes(tmp_path):
+    """Does the serving loop end after its idle time without a request, and at its next look once course.toml
+    changes (naming it)?"""
+    (tmp_path / "course.toml").write_text(course_toml(), encoding="utf-8")
+    warm = Warm(tmp_path, main)
+    assert serve(None, warm, every=0.01, idle=0.05) == "no request for 0.05 s"
+    (tmp_path / "course.toml").write_text(course_toml() + "\n", encoding="utf-8")
+    assert serve(None, warm, every=0.01) == f"the course's own files changed: {tmp_path.resolve() / 'course.toml'}"
 
 
 def test_the_course_files_a_warm_process_depends_on(tmp_path):
