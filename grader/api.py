@@ -19,6 +19,8 @@ from grader.text import Text
 if TYPE_CHECKING:  # the modules that compute these are imported by the functions that need them
     from http.server import ThreadingHTTPServer
 
+    import click
+
     from grader.batch.audit import Entry
     from grader.batch.run import BatchResult
     from grader.export.items import Analysis
@@ -27,6 +29,7 @@ if TYPE_CHECKING:  # the modules that compute these are imported by the function
     from grader.similarity import Similarity
     from grader.term.marks import Standing
     from grader.variants import Variant
+    from grader.warm.server import Warm
 
 
 def course(*, root: Path | None = None) -> Course:
@@ -64,18 +67,32 @@ def grade(
     strict: bool = False,
     label: str | None = None,
     student: str | None = None,
+    warm: Warm | None = None,
 ) -> GradeResult:
-    """Grade one submission (a folder laid out like exercises/, or a .zip of one) in a sandbox of its own.
+    """Grade one submission (a folder laid out like exercises/, or a .zip of one) in a sandbox of its own, or, given
+    `warm` (a course folder's warm process, grader.warm.server), on its sandbox and check sessions, which stay.
 
     `label` names it in the result and its notes (default: the path given); `student`'s numbers are the numeric
     questions' (course.toml [variants]; without it, or with variants off, the statement's).
     """
+    from contextlib import AbstractContextManager
+
     from grader.grading.pipeline import Grader, resolve_device
     from grader.submissions import opened
 
     device = resolve_device(device or course.device)
-    with Grader(course, exercises, device, strict=strict) as grader, opened(submission) as folder:
+    graders: AbstractContextManager[Grader] = warm.lend(course, exercises, device, strict) if warm else Grader(course, exercises, device, strict=strict)
+    with graders as grader, opened(submission) as folder:
         return grader.grade(folder, label=label or str(submission), student=student or None)
+
+
+def watch(*, course: Course, exercises: list[Exercise], submission: Path, argv: list[str], command: click.Command, report: Callable[[Text], None]) -> None:
+    """`grade ARGV` (a `grade run` of `exercises` on `submission`, run by `command`: grader.cli.main) now and on every
+    save of their files, until Ctrl-C or a change of the course's own files; `report` says what was saved and what is
+    watched (see grader.warm.watch)."""
+    from grader.warm.watch import watch as keep_watching
+
+    keep_watching(course=course, exercises=exercises, submission=submission, argv=argv, command=command, report=report)
 
 
 def self_check(*, course: Course, device: str | None = None) -> tuple[list[GradeResult], list[str]]:

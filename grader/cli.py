@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import click
 from rich.console import Console
@@ -19,6 +19,9 @@ from grader.errors import GraderError, SubmissionError
 from grader.export.moodle import ID_COLUMNS
 from grader.results import GradeResult, Status, StudentRow
 from grader.text import Text as Words  # bilingual words; `Text` here is rich's
+
+if TYPE_CHECKING:
+    from grader.warm.server import Warm
 
 T = TypeVar("T")
 Report = Callable[[StudentRow, int, int], None]  # what a batch calls as each student finishes
@@ -91,9 +94,12 @@ def run(
         exercise_ids = api.exercises_here(course, Path.cwd())
     exercises = _selected(course, exercise_ids)
     submission = submission or default_submission(Path.cwd(), course)
+    warm = _warm()
     try:
         _no_id_note(course, student, exercises)
-        result = api.grade(course=course, exercises=exercises, submission=submission, device=device, strict=sandbox_mode == "strict", student=student)
+        result = api.grade(
+            course=course, exercises=exercises, submission=submission, device=device, strict=sandbox_mode == "strict", student=student, warm=warm
+        )
     except GraderError as e:
         if not as_json or isinstance(e, SubmissionError):
             raise _failure(e) from None
@@ -110,7 +116,55 @@ def run(
             from grader.sandbox.doctor import summary
 
             Console().print(Text(summary(result.protections)))
+    if warm is None and not course.has_hidden_checks:  # a student's: the next grade run here is answered warm
+        from grader.warm.client import leave
+
+        leave(course.root, _run_argv(exercises, submission, device, student) + ["--sandbox", sandbox_mode], Path.cwd())
     sys.exit(1 if result.internal_errors else 0)
+
+
+@main.command("watch", short_help="Run grade run's checks again each time you save, in a process kept warm.")
+@click.argument("exercise_ids", metavar="[EXERCISE]...", nargs=-1)
+@click.option("--submission", "-s", type=click.Path(path_type=Path), help="Folder laid out like exercises/ (default: as for run).")
+@click.option("--device", "-d", type=click.Choice(DEVICES), help="Where tensors live during checks (default: course.toml).")
+@STUDENT
+def watch(exercise_ids: tuple[str, ...], submission: Path | None, device: str | None, student: str | None) -> None:
+    """Print what `grade run EXERCISE...` prints now, and again each time you save one of your files of EXERCISE (every
+    exercise when none is given): one process keeps torch and the sandbox warm, so a check takes a fraction of a
+    second. Ctrl-C ends it."""
+    from grader.submissions.workspace import default_submission
+
+    course = _course()
+    if not exercise_ids and submission is None:
+        exercise_ids = api.exercises_here(course, Path.cwd())
+    exercises = _selected(course, exercise_ids)
+    submission = submission or default_submission(Path.cwd(), course)
+    argv = _run_argv(exercises, submission, device, student)
+    _guard(
+        lambda: api.watch(
+            course=course, exercises=exercises, submission=submission, argv=argv, command=main, report=lambda t: click.echo(t.render(course.language))
+        )
+    )
+
+
+def _run_argv(exercises: Sequence[Exercise], submission: Path, device: str | None, student: str | None) -> list[str]:
+    """The arguments of the `grade run` that grades `exercises` of `submission`, each said, as the one just resolved."""
+    return [
+        "run",
+        *(e.id for e in exercises),
+        "--submission",
+        str(submission),
+        *(["--device", device] if device else []),
+        *(["--student", student] if student else []),
+    ]
+
+
+def _warm() -> Warm | None:
+    """The warm process running this command (grader.warm.server hands itself to click as `obj`), else None."""
+    from grader.warm.server import Warm
+
+    found = click.get_current_context().obj
+    return found if isinstance(found, Warm) else None
 
 
 @main.command("show", short_help="Print an exercise's numbers: yours with --student (or GRADE_STUDENT).")

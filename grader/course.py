@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.errors import CourseError, no_unknown
+from grader.location import COURSE_FILE, beside_grader, course_folder
 from grader.rubric import RUBRIC_FILE, WRITTEN_SUFFIX, Rubric
 from grader.term.policy import TABLES as TERM_TABLES
 from grader.term.policy import Policy
@@ -18,7 +19,6 @@ from grader.term.policy import load as load_policy
 from grader.text import Text
 from grader.variants import VARIANT_FILE, Declaration, Settings, settings_from
 
-COURSE_FILE = "course.toml"
 DEVICES = ("cpu", "cuda", "auto")
 LANGUAGES = ("en", "zh")
 
@@ -62,10 +62,8 @@ class Exercise:
 
     @cached_property
     def student_files(self) -> list[str]:
-        """The files a student edits: everything in the stub folder but the statement, its numbers, its rubric and
-        public tests (a written answer, `interpretation.md`, is one: handed in and marked by the course staff)."""
-        course_files = ("README.md", VARIANT_FILE, RUBRIC_FILE)
-        return sorted(p.name for p in self.stub_dir.iterdir() if p.is_file() and p.name not in course_files and not p.name.startswith("test_"))
+        """The files a student edits (see `student_names`), as the stub folder held them when the course was read."""
+        return student_names(self.stub_dir)
 
     @cached_property
     def code_files(self) -> list[str]:
@@ -107,6 +105,18 @@ class Exercise:
     def available(self) -> bool:
         """Whether any check exists yet (placeholders have a folder but no checks)."""
         return bool(self.public_checks) or self.hidden_checks.is_file()
+
+
+def student_names(stub_dir: Path) -> list[str]:
+    """The files a student edits in an exercise folder: every file but the statement, its numbers, its rubric, the
+    public checks and an editor's own (a written answer, `interpretation.md`, is one: handed in and marked by the course
+    staff). A bundle's student edits the stub folder in place, where vim keeps `.gated.py.swp`, and writes `gated.py~`,
+    emacs `#gated.py#`: none of them is work to grade or pack, nor a save for `grade watch`."""
+    return sorted(
+        p.name
+        for p in stub_dir.iterdir()
+        if p.is_file() and p.name not in ("README.md", VARIANT_FILE, RUBRIC_FILE) and not p.name.startswith(("test_", ".", "#")) and not p.name.endswith("~")
+    )
 
 
 @dataclass(frozen=True)
@@ -168,19 +178,16 @@ _PLAIN_NAME = re.compile(r"[A-Za-z0-9_]+")
 def find_root(start: Path) -> Path:
     """The course folder: the nearest folder at or above `start` holding course.toml, else the one beside the grader.
 
-    The one place the course is located: a student bundle installed elsewhere is found from inside it.
+    The one place the course is located (grader.location): a student bundle installed elsewhere is found from inside it.
     """
-    for folder in (start, *start.parents):
-        if (folder / COURSE_FILE).is_file():
-            return folder
-    beside = Path(__file__).resolve().parent.parent
-    if not (beside / COURSE_FILE).is_file():
+    found = course_folder(start)
+    if found is None:
         raise CourseError(
             f"no course here: no {COURSE_FILE} in {start} or any folder above it, nor beside the installed "
-            f"grader ({beside}). Run grade from inside the course folder (the one holding {COURSE_FILE} and "
+            f"grader ({beside_grader()}). Run grade from inside the course folder (the one holding {COURSE_FILE} and "
             "exercises/), or install the course from its folder with `pip install -e .`"
         )
-    return beside
+    return found
 
 
 def load_course(root: Path) -> Course:

@@ -37,6 +37,12 @@ def course_toml() -> str:
     return "".join(kept)
 
 
+@pytest.fixture(autouse=True)
+def cold_runs(monkeypatch):
+    """No test's grade run leaves a warm process behind (grader.warm) unless it asks for one."""
+    monkeypatch.setenv("GRADE_WARM", "0")
+
+
 @pytest.fixture(scope="session")
 def course():
     """The repository's course, without the TA's live term (see course_toml)."""

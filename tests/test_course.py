@@ -95,12 +95,23 @@ def test_grade_outside_any_course_says_what_to_do(tmp_path, monkeypatch):
     """Where no course.toml is found (a grader installed into site-packages, run from an unrelated folder), does the
     error say where it looked and what to do, not just that a file is missing?"""
     import grader.course as course_module
+    import grader.location
 
     installed = tmp_path / "site-packages" / "grader"
     installed.mkdir(parents=True)
-    monkeypatch.setattr(course_module, "__file__", str(installed / "course.py"))
+    monkeypatch.setattr(grader.location, "__file__", str(installed / "location.py"))
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     with pytest.raises(CourseError, match="no course here") as caught:
         course_module.find_root(elsewhere)
     assert str(elsewhere) in str(caught.value) and "pip install -e ." in str(caught.value)
+
+
+def test_an_editors_own_files_are_no_student_files(tmp_path):
+    """In a bundle the student edits the stub folder in place: are vim's swap file, a backup and emacs's autosave beside
+    gated.py left out of the files to grade and pack (and of what grade watch watches)?"""
+    from grader.course import student_names
+
+    for name in ("README.md", "test_public.py", "gated.py", "helper.py", ".gated.py.swp", "gated.py~", "#gated.py#"):
+        (tmp_path / name).write_text("x")
+    assert student_names(tmp_path) == ["gated.py", "helper.py"]

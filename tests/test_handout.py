@@ -36,7 +36,7 @@ def bundle(tmp_path_factory) -> Path:
 def test_bundle_holds_the_student_material_only(bundle):
     """Does the bundle hold statements, stubs, public checks, the engine and a student README – no solutions, tests or examples?"""
     top = sorted(p.name for p in bundle.iterdir())
-    assert top == ["README.md", "course.toml", "exercises", "grader", "pyproject.toml", "stubs.sha256"]
+    assert top == [".gitignore", "README.md", "course.toml", "exercises", "grader", "pyproject.toml", "stubs.sha256"]
     readme = (bundle / "README.md").read_text()
     assert "grade pack" in readme and "grade batch" not in readme and "solutions" not in readme
 

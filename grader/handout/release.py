@@ -12,6 +12,7 @@ import shutil
 from pathlib import Path
 
 from grader.course import Course
+from grader.warm import FOLDER
 
 _IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".*")
 # The bundle's record of its stubs as released (`sha256sum` lines): the student edits exercises/ in place, so
@@ -32,6 +33,7 @@ def build_release(*, course: Course, out: Path) -> list[Path]:
     lines = [f"{sha}  exercises/{name}" for name, sha in stub_digests(course).items()]
     (out / STUBS).write_text("\n".join(lines) + "\n", encoding="utf-8")
     shutil.copy(Path(__file__).with_name("STUDENT_README.md"), out / "README.md")
+    (out / ".gitignore").write_text(f"{FOLDER}/\n", encoding="utf-8")  # the warm process's socket folder (grader.warm)
     pyproject = (root / "pyproject.toml").read_text(encoding="utf-8")
     # The student's install is the base: no TA or test extras. The TA's pytest settings point at tests/, which
     # the bundle does not have (`grade run` runs the checks).

@@ -105,6 +105,11 @@ class Sandbox:
         return cls(process, ours, scratch, device, limits, strict)
 
     @property
+    def alive(self) -> bool:
+        """Whether the zygote still runs (a warm process that outlives it must step aside)."""
+        return self._process.poll() is None
+
+    @property
     def protections(self) -> list[Protection]:
         """What isolates each check here (waits for the zygote)."""
         return self.ready()

@@ -31,11 +31,15 @@ _MAX_INT_BITS = int((sys.int_info.default_max_str_digits - 1) * math.log2(10))
 METADATA = "grader"  # cell metadata: {"file": "gated.py"} on hand-in cells, {"role": "autograde"} on the grade cell
 
 
-def find(submission: Path, exercise: Exercise) -> list[Path]:
-    """The notebooks handed in for `exercise`: `<folder>/<id>.ipynb`, nbgrader's `<id>/<id>.ipynb`, or `<id>.ipynb`."""
+def places(submission: Path, exercise: Exercise) -> list[Path]:
+    """Where a notebook for `exercise` may be handed in: `<folder>/<id>.ipynb`, nbgrader's `<id>/<id>.ipynb`, `<id>.ipynb`."""
     name = f"{exercise.id}.ipynb"
-    places = [submission / exercise.folder / name, submission / exercise.id / name, submission / name]
-    return [p for p in places if p.exists() or p.is_symlink()]
+    return [submission / exercise.folder / name, submission / exercise.id / name, submission / name]
+
+
+def find(submission: Path, exercise: Exercise) -> list[Path]:
+    """The notebooks handed in for `exercise` (at its `places`)."""
+    return [p for p in places(submission, exercise) if p.exists() or p.is_symlink()]
 
 
 def student_files(data: bytes, exercise: Exercise, shown: str, *, limit: int) -> tuple[dict[str, bytes], dict[str, str]]:
