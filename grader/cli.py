@@ -494,7 +494,7 @@ def override(out: Path, student: str, exercise: str, points: float | None, reaso
 @click.option("--by", help="Who marked (default: your login name).")
 @click.option("--clear", is_flag=True, help="Remove the mark: the written answer is to mark again.")
 @click.option("--serve", is_flag=True, help="Serve a page on 127.0.0.1 to read each answer beside its rubric and mark it (Ctrl-C stops it).")
-@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="With --serve: the port (0: any free one).")
+@click.option("--port", type=click.IntRange(0, 65535), default=0, help="With --serve: the port (default: any free one).")
 def mark(
     out: Path,
     student: str | None,
@@ -537,7 +537,8 @@ def _serve(course: Course, out: Path, port: int, by: str | None) -> None:
 
     def ready(address: str) -> None:
         click.echo(
-            f"marking page on {address} (this machine only; Ctrl-C stops it). Marks land in {out / 'journal.sqlite'}, audited; grade batch publishes them."
+            f"marking page on {address} (this machine only, and only with its key: keep the address to yourself; Ctrl-C stops "
+            f"it). Marks land in {out / 'journal.sqlite'}, audited; grade batch publishes them."
         )
 
     _guard(lambda: api.rubric_ready(out=out))

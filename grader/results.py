@@ -113,6 +113,7 @@ class Written:
 
     file: str  # interpretation.md
     text: str = ""  # as handed in; "" when absent, blank or the stub's own
+    refused: str = ""  # why the file handed in was not taken (too large, a link, not text): the staff look at it
     points: float = 0.0  # what the rubric makes it worth
     earned: float = 0.0
     marked: bool = False
@@ -127,8 +128,9 @@ class Written:
 
     @property
     def state(self) -> str:
-        """ "marked", "to mark" (answered, not yet marked) or "no answer" (nothing to mark: 0 points)."""
-        return "marked" if self.marked else "to mark" if self.answered else "no answer"
+        """ "marked", "to mark" (answered, or handed in and refused: the staff decide, never a silent 0, not yet marked)
+        or "no answer" (nothing to mark: 0 points)."""
+        return "marked" if self.marked else "to mark" if self.answered or self.refused else "no answer"
 
 
 @dataclass

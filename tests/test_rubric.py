@@ -90,3 +90,16 @@ def test_a_malformed_rubric_is_refused_naming_what(tmp_path, change, named):
     with pytest.raises(CourseError, match="ex08: rubric.toml") as raised:
         load(folder, "ex08")
     assert named in str(raised.value)
+
+
+def test_a_written_answer_that_was_not_taken_stays_to_mark_saying_why(grade):
+    """Is an interpretation.md over the size limit, which is not copied for grading, kept "to mark" with why it was not
+    taken – never a silent "no answer" and 0 – and said so where the student reads it?"""
+    from grader.export.terminal import written_line
+
+    reference = ROOT / "solutions" / "ex08_delayed_copy"
+    files = {name: (reference / name).read_text() for name in ("protocol.py", "answers.toml")}
+    result = grade("ex08", files | {"interpretation.md": "x" * (2 << 20)})
+    written = result.written
+    assert written is not None and not written.answered and written.refused and written.state == "to mark", written
+    assert "not taken" in written_line(written).en

@@ -56,6 +56,7 @@ def to_json(rubric: Rubric, standings: list[Standing]) -> str:
                 "comments": [c.en for c in s.comments],
                 "by": s.by,
                 "answer": s.text,
+                "refused": s.refused,
             }
             for s in standings
         ],
@@ -67,7 +68,10 @@ def answer(rubric: Rubric, standing: Standing, language: str) -> str:
     """One student's written answer as handed in (made printable), then their mark."""
     words = STATES.get(language, STATES["en"])
     lines = [f"{standing.student} – {rubric.exercise} {rubric.file} ({words[standing.state]})", ""]
-    lines += [printable(standing.text).rstrip() or "(no answer: the file is absent, empty or the stub's own)", ""]
+    absent = (
+        f"(not taken: {standing.refused}; read it in the hand-in itself)" if standing.refused else "(no answer: the file is absent, empty or the stub's own)"
+    )
+    lines += [printable(standing.text).rstrip() or printable(absent), ""]
     if standing.state == "marked":
         lines.append(
             f"mark: {format_points(standing.points)}/{format_points(rubric.points)} – {', '.join(standing.items) or 'no item'} (by {one_line(standing.by)})"

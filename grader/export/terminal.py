@@ -63,7 +63,7 @@ def print_grade(console: Console, result: GradeResult, *, verbose: bool) -> None
             table.add_row(cell, shown_points, status)
         console.print(table)
         if exercise.written is not None and not exercise.written.counted:
-            line(_written(exercise.written).render(language), "dim")
+            line(written_line(exercise.written).render(language), "dim")
         if note:
             line(note)
     for error in result.internal_errors:
@@ -81,9 +81,15 @@ def print_grade(console: Console, result: GradeResult, *, verbose: bool) -> None
     line(f"{total}  ({submission})", "bold")
 
 
-def _written(w: Written) -> Text:
+def written_line(w: Written) -> Text:
     """A written answer in a student's own run: handed in or not, and that the course staff mark it (no check does)."""
-    state = Text("handed in", "已填写") if w.answered else Text("not answered yet (the stub's text)", "尚未作答（仍是模板内容）")
+    state = (
+        Text("handed in", "已填写")
+        if w.answered
+        else Text(f"not taken: {w.refused}", f"未被接收：{w.refused}")
+        if w.refused
+        else Text("not answered yet (the stub's text)", "尚未作答（仍是模板内容）")
+    )
     points = format_points(w.points)
     return (
         Text(f"{w.file}: ", f"{w.file}：")

@@ -126,7 +126,7 @@ class Grader:
         try:
             verdicts, errors = self._session(available).grade(workspace, present, student)
             copied = copied_from(course, present, workspace, student, classmates) if course.has_hidden_checks else {}
-            written = {e.id: written_answer(e, workspace.folder(e)) for e in present if e.rubric is not None}
+            written = {e.id: written_answer(e, workspace.folder(e), workspace.problem(e, e.rubric.file)) for e in present if e.rubric is not None}
         finally:
             workspace.remove()
         results = [
@@ -192,16 +192,17 @@ WRITTEN_BYTES = 64 << 10  # of a written answer kept for the course staff (a lon
 NBGRADER_TEXT_STUB = "YOUR ANSWER HERE"  # what nbgrader's generate_assignment leaves of a markdown solution region
 
 
-def written_answer(exercise: Exercise, folder: Path) -> Written:
+def written_answer(exercise: Exercise, folder: Path, refused: str | None = None) -> Written:
     """The exercise's written answer as the workspace holds it: its text, or "" when it is absent or holds nothing but
-    the stub's lines (nothing to mark). Never run, never judged: the course staff read it (`grade rubric`, `grade mark`)."""
+    the stub's lines (nothing to mark); where the file handed in was not taken, why (`refused`: it stays to mark, and
+    says so). Never run, never judged: the course staff read it (`grade rubric`, `grade mark`)."""
     assert exercise.rubric is not None
     name = exercise.rubric.file
     try:
         with open(folder / name, "rb") as f:
             data = f.read(WRITTEN_BYTES + 1)
     except OSError:
-        return Written(name, points=exercise.rubric.points)
+        return Written(name, points=exercise.rubric.points, refused=printable(refused or ""))
     text = data[:WRITTEN_BYTES].decode("utf-8", errors="replace")
     given = {line.strip() for line in (exercise.stub_dir / name).read_text(encoding="utf-8").splitlines()} | {NBGRADER_TEXT_STUB}
     if all(line.strip() in given for line in text.splitlines()):  # the stub's lines, or nbgrader's, and nothing else

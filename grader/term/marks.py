@@ -252,6 +252,7 @@ class Standing:
     comments: tuple[Text, ...] = ()
     by: str = ""
     text: str = ""  # the answer as handed in
+    refused: str = ""  # why the file handed in was not taken (look at the hand-in itself)
 
 
 def standings(course: Course, out: Path, exercise: str) -> tuple[Rubric, list[Standing]]:
@@ -283,6 +284,7 @@ def standings(course: Course, out: Path, exercise: str) -> tuple[Rubric, list[St
                 mark.comments if mark else (),
                 mark.by if mark else "",
                 written.text,
+                written.refused,
             )
         )
     return rubric, found

@@ -1,15 +1,18 @@
 """`grade mark OUT --serve`: a local page to mark written answers – each answer beside its rubric, items and comments
 as check boxes – that records each mark as `grade mark` does (journal, audit row), on 127.0.0.1 only.
 
-The page has no script and loads nothing (a Content Security Policy says so); every student's text is escaped. Only a
-request to this address, with the form token this server made when it started (a page of another site cannot read
-it), may change a mark, so that no other site a TA visits can post one. Marks reach OUT's files at the next
-`grade batch`, as every mark does.
+The page has no script and loads nothing (a Content Security Policy says so); every student's text is escaped. 127.0.0.1
+is open to every user of the machine, so every request needs the key this server made when it started, which only the
+TA who started it is shown (in the address it prints; the page then keeps it in a strict, HTTP-only cookie): another
+user can neither read an answer nor set a mark. Only a request to this address, with the form token of the page (a
+page of another site cannot read it), may change a mark, so that no other site a TA visits can post one. Marks reach
+OUT's files at the next `grade batch`, as every mark does.
 """
 
 from __future__ import annotations
 
 import html
+import http.cookies
 import secrets
 import urllib.parse
 from collections.abc import Callable
@@ -26,6 +29,7 @@ from grader.text import format_points, printable
 
 HOST = "127.0.0.1"
 MAX_FORM = 64 << 10  # bytes of a posted form
+COOKIE = "grade_mark_key"
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 _STYLE = """
 body{font-family:system-ui,sans-serif;margin:1.5em auto;max-width:70em;padding:0 1em;color:#222}
@@ -44,6 +48,7 @@ class Page:
     out: Path
     by: str | None = None
     token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
+    key: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     port: int = 0  # where its server listens (known once bound)
 
     def get(self, path: str, query: dict[str, list[str]]) -> tuple[int, str]:
@@ -137,7 +142,7 @@ class Page:
         body = (
             f'<p><a href="/{_q(rubric.exercise)}">{_e(rubric.exercise)}: all students</a></p>{status}'
             f"<h2>{_e(s.student)}: {_e(rubric.file)} ({_e(now)})</h2>"
-            f"<pre>{_e(s.text) or '(no answer: the file is absent, empty or the stub’s own)'}</pre>"
+            f"<pre>{_e(s.text) or _e(_absent(s))}</pre>"
             f'<form method="post" action="/{_q(rubric.exercise)}/{_q(s.student)}">'
             f'<input type="hidden" name="token" value="{self.token}">'
             f"<h3>Rubric ({format_points(rubric.points)} points; items add up, kept within 0 and {format_points(rubric.points)})</h3>{items}"
@@ -155,7 +160,7 @@ def serve(*, course: Course, out: Path, port: int = 0, by: str | None = None, re
     page = Page(course, out, by)
     server = ThreadingHTTPServer((HOST, port), _handler(page))
     page.port = server.server_port
-    address = f"http://{HOST}:{page.port}/"
+    address = f"http://{HOST}:{page.port}/?key={page.key}"
     if ready is not None:
         ready(address)
     return server
@@ -164,9 +169,10 @@ def serve(*, course: Course, out: Path, port: int = 0, by: str | None = None, re
 def _handler(page: Page) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         server_version = "grade-mark"
+        timeout = 30  # seconds a request may take to arrive: a client that stops sending holds no thread for ever
 
         def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-            if not self._ours():
+            if not self._ours() or not self._keyed():
                 return
             url = urllib.parse.urlsplit(self.path)
             try:
@@ -176,14 +182,21 @@ def _handler(page: Page) -> type[BaseHTTPRequestHandler]:
             self._send(status, body)
 
         def do_POST(self) -> None:  # noqa: N802
-            if not self._ours():
+            if not self._ours() or not self._keyed():
                 return
             origin = self.headers.get("Origin")
-            length = int(self.headers.get("Content-Length") or 0)
+            try:
+                length = int(self.headers.get("Content-Length") or 0)
+            except ValueError:
+                length = -1
             if origin not in (None, "null", *(f"http://{h}" for h in self._hosts())) or not 0 <= length <= MAX_FORM:
                 self._send(403, _page("refused", "<p>Marks come from this page's own forms.</p>"))
                 return
-            form = urllib.parse.parse_qs(self.rfile.read(length).decode("utf-8", errors="replace"), keep_blank_values=True)
+            try:
+                body = self.rfile.read(length)
+            except OSError:  # the client stopped sending: nothing to record
+                return
+            form = urllib.parse.parse_qs(body.decode("utf-8", errors="replace"), keep_blank_values=True)
             try:
                 target = page.post(urllib.parse.urlsplit(self.path).path, form)
             except PermissionError as e:
@@ -193,6 +206,21 @@ def _handler(page: Page) -> type[BaseHTTPRequestHandler]:
             self.send_header("Location", target)
             self._headers()
             self.end_headers()
+
+        def _keyed(self) -> bool:
+            """Only requests with this server's key – in the address it printed, or in the cookie the page sets from it:
+            127.0.0.1 is every local user's, and the key only the TA's who started the server."""
+            query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
+            cookies = http.cookies.SimpleCookie()
+            try:
+                cookies.load(self.headers.get("Cookie") or "")
+            except http.cookies.CookieError:
+                pass
+            given = [*query.get("key", []), *(m.value for name, m in cookies.items() if name == COOKIE)]
+            if any(secrets.compare_digest(k, page.key) for k in given):
+                return True
+            self._send(403, _page("refused", "<p>Open the address <code>grade mark --serve</code> printed, with its key.</p>"))
+            return False
 
         def _hosts(self) -> tuple[str, str]:
             return f"{HOST}:{page.port}", f"localhost:{page.port}"
@@ -215,6 +243,7 @@ def _handler(page: Page) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(data)
 
         def _headers(self) -> None:
+            self.send_header("Set-Cookie", f"{COOKIE}={page.key}; HttpOnly; SameSite=Strict; Path=/")
             for name, value in (
                 ("Content-Security-Policy", _CSP),
                 ("X-Content-Type-Options", "nosniff"),
@@ -227,6 +256,13 @@ def _handler(page: Page) -> type[BaseHTTPRequestHandler]:
             """Quiet: the command prints its address, and each mark is on record in the journal."""
 
     return Handler
+
+
+def _absent(s: marks.Standing) -> str:
+    """What stands in the page for an answer with no text."""
+    if s.refused:
+        return f"(not taken: {s.refused}; read it in the hand-in itself)"
+    return "(no answer: the file is absent, empty or the stub’s own)"
 
 
 def _parts(path: str) -> list[str]:

@@ -153,7 +153,8 @@ CONTROL_RUNS = [
 class ScriptedTrainer(Service):
     """train_fn's outcomes, kept here: `runs` lists one dict per (model, length, lr, seed), either the outcome (every
     key but the four of the call, returned as it is, NaN or infinite losses included) or "raise": a message, raised as
-    RuntimeError there. A call the script does not list raises too. `calls` records every call, in order."""
+    RuntimeError there. A call the script does not list raises too. `calls` records every run that happened (a call the
+    script answered, with its outcome or its failure), in order."""
 
     methods = frozenset({"train"})
 
@@ -167,10 +168,10 @@ class ScriptedTrainer(Service):
             raise Refusal(f"train_fn takes a model name and three numbers, not {', '.join(type(v).__name__ for v in call)}")
         if len(self.calls) >= 1000:
             raise Refusal("train_fn runs at most 1,000 times in one sweep")
-        self.calls.append(call)
         run = self.script.get(call)
-        if run is None:
+        if run is None:  # not a run of the sweep: refused, and no run happened
             raise Refusal(f"no run for model={model!r}, length={length!r}, lr={lr!r}, seed={seed!r}")
+        self.calls.append(call)
         if "raise" in run:
             raise Refusal(run["raise"])
         return {k: v for k, v in run.items() if k not in ("model", "length", "lr", "seed")}
