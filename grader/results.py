@@ -113,7 +113,6 @@ class Written:
 
     file: str  # interpretation.md
     text: str = ""  # as handed in; "" when absent, blank or the stub's own
-    refused: str = ""  # why the file handed in was not taken (too large, a link, not text): the staff look at it
     points: float = 0.0  # what the rubric makes it worth
     earned: float = 0.0
     marked: bool = False
@@ -121,6 +120,7 @@ class Written:
     comments: list[Text] = field(default_factory=list)  # what the student reads: each item's description, then the comments
     by: str = ""
     counted: bool = False  # its points are in the exercise's score and max_score (a batch's final points)
+    refused: str = ""  # why the file handed in was not taken (too large, a link, not text): the staff look at it
 
     @property
     def answered(self) -> bool:

@@ -24,10 +24,10 @@ from grader.batch.cpus import CpuSlots
 from grader.batch.journal import Journal
 from grader.course import Course, Exercise
 from grader.errors import IsolationUnavailable, SubmissionError
-from grader.export import changes, feedback, grades, report, summary
+from grader.export import CLASS_FILES, STUDENT_FILES, Class, changes, grades, summary
 from grader.export.files import write_atomic
 from grader.inside.isolation import NO_NETWORK, PRIVATE_VIEW, Protection
-from grader.results import GradeResult, Status, StudentRow
+from grader.results import Status, StudentRow
 from grader.rubric import RUBRIC_FILE
 from grader.sandbox.host import active, refusal
 
@@ -300,12 +300,10 @@ def _grade_into(
         rows = [term.final(unjournaled.get(s.id) or stored[s.id]) for s in keyed if s.id in unjournaled or s.id in stored]
         for row in rows:
             _write_student(out, row)  # a date, a penalty or an override changed since: the same files, recomputed
-        write_atomic(out / "grades.csv", grades.to_csv(rows, ids))
         flags = finals.flagged(rows)
-        class_summary = summary.summarize(rows, ids, missing=missing) | flags
-        write_atomic(out / "summary.json", summary.to_json(class_summary))
-        write_atomic(out / "summary.md", summary.to_markdown(class_summary))
-        write_atomic(out / "report.html", report.to_html(rows, exercises, class_summary, language=course.language, title=course.title))
+        whole = Class(course.language, course.title, rows, exercises, summary.summarize(rows, ids, missing=missing) | flags)
+        for name, render in CLASS_FILES:
+            write_atomic(out / name, render(whole))
         changed = finals.changes(last, rows, hashes)
         edited = marks.edits(course, journal)  # written answers whose points a rubric edit changed: audited as published
         if changed:
@@ -321,11 +319,9 @@ def _grade_into(
 
 
 def _write_student(out: Path, row: StudentRow) -> None:
-    """reports/<id>.json and feedback/<id>.md of one student's final points, each written only when it differs."""
-    for path, text in (
-        (out / "reports" / f"{row.student}.json", _report_text(row.result)),
-        (out / "feedback" / f"{row.student}.md", feedback.to_markdown(row.result)),
-    ):
+    """Each of a student's files (export.STUDENT_FILES) of their final points, written only when it differs."""
+    for folder, suffix, render in STUDENT_FILES:
+        path, text = out / folder / f"{row.student}{suffix}", render(row)
         try:
             if path.read_text(encoding="utf-8") == text:
                 continue
@@ -393,12 +389,6 @@ def _private_files() -> Iterator[None]:
         yield
     finally:
         os.umask(previous)
-
-
-def _report_text(result: GradeResult) -> str:
-    from grader.export.gradescope import dumps, to_dict
-
-    return dumps(to_dict(result, timing=False)) + "\n"
 
 
 def _grade_all(
