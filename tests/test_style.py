@@ -1,6 +1,6 @@
 """The habits of a kept codebase: ruff's lint finds nothing in grader/, tests/ or bench/, ruff format would change
-nothing there, and mypy (strict on all of grader/ but integrations/: the result model and its exporters, the check
-author's API, the programmatic API, grading, batch, the sandbox and what runs inside it) finds nothing in what
+nothing there, and mypy (strict on all of grader/: the result model and its exporters, the check author's API, the
+programmatic API, grading, batch, the sandbox and what runs inside it, the integrations) finds nothing in what
 pyproject.toml names; all three are configured there."""
 
 import shutil

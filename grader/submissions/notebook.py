@@ -142,7 +142,7 @@ def _cells(data: bytes, shown: str) -> list[tuple[int, Cell]]:
         version = f"nbformat {doc['nbformat']!r}" if "nbformat" in doc else "no nbformat version"
         raise NotebookError(f"{shown} has {version}; the grader reads nbformat 4 notebooks (save it again from Jupyter)")
     try:
-        nbformat.validate(nbformat.from_dict(doc), version=4)  # type: ignore[no-untyped-call]  # from_dict has no annotations
+        nbformat.validate(nbformat.from_dict(doc), version=4)
     except nbformat.ValidationError as e:
         where = "/".join(str(p) for p in e.absolute_path) if getattr(e, "absolute_path", None) else "top level"
         raise NotebookError(f"{shown} is not a valid nbformat 4 notebook ({where}: {str(e.message)[:200]!r}); save it again from Jupyter") from None

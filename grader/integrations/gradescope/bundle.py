@@ -94,9 +94,8 @@ def manual_questions(course: Course) -> list[str]:
     """What to add to the Gradescope assignment's outline beside the autograder: one manually graded question per
     written answer, with its rubric items (Gradescope's own rubric, entered once) – the autograder never scores them."""
     lines = []
-    for e in (e for e in course.exercises if e.rubric is not None):
-        r = e.rubric
-        lines.append(f"{e.id}: {r.title.en} – {r.file}, {r.points:g} points, positive scoring, score between 0 and {r.points:g}")
+    for r in (e.rubric for e in course.exercises if e.rubric is not None):
+        lines.append(f"{r.exercise}: {r.title.en} – {r.file}, {r.points:g} points, positive scoring, score between 0 and {r.points:g}")
         lines += [f"    {'+' if i.points > 0 else ''}{i.points:g}  {i.description.en}" for i in r.items]
         lines += [f"    comment: {c.text.en}" for c in r.comments]
     return lines

@@ -16,18 +16,21 @@ import os
 import sys
 import time
 import traceback
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from grader.course import Course
 from grader.errors import SubmissionError
 from grader.integrations.gradescope.upload import Refused, arranged
+from grader.results import GradeResult
 from grader.text import Text, one_line, printable
 
 # What results.json says while the run is under way, and after, if Gradescope stopped it.
 DID_NOT_FINISH = "it did not finish (Gradescope stops a run at the assignment's time limit); your instructor can see how far it got"
 
 
-def run(root: Path) -> dict:
+def run(root: Path) -> dict[str, Any]:
     """Grade root/submission with the course in root/source; write root/results/results.json and return it."""
     from grader.export.gradescope import to_dict
     from grader.results import GradeResult
@@ -49,7 +52,7 @@ def run(root: Path) -> dict:
     return doc
 
 
-def _finished(doc: dict, started: float) -> dict:
+def _finished(doc: dict[str, Any], started: float) -> dict[str, Any]:
     doc["execution_time"] = round(time.monotonic() - started, 3)
     doc["stdout_visibility"] = "hidden"  # Gradescope's default, said again: what the runner prints is for instructors
     return doc
@@ -74,7 +77,7 @@ def _lock(course: Course) -> None:
             os.chmod(path, 0o700)
 
 
-def _graded(course: Course, root: Path, upload: Path) -> dict:
+def _graded(course: Course, root: Path, upload: Path) -> dict[str, Any]:
     from grader import api
     from grader.export.gradescope import to_dict
 
@@ -98,11 +101,11 @@ def _graded(course: Course, root: Path, upload: Path) -> dict:
     if absent:
         names = ", ".join(f"{e.id} ({course.exercise(e.id).folder}/)" for e in absent)
         notes.append(Text(f"Not in your hand-in, 0 points: {names}.", f"你的提交中没有以下练习（0 分）：{names}。"))
-    for e in (e for e in course.exercises if e.rubric is not None):
+    for e, rubric in ((e, e.rubric) for e in course.exercises if e.rubric is not None):
         written = next((r.written for r in result.exercises if r.id == e.id and r.written is not None), None)
         state = Text("handed in", "已提交") if written is not None and written.answered else Text("not found", "未找到")
         notes.append(
-            Text(f"{e.id}'s written answer ({e.rubric.file}, {e.rubric.points:g} points): ", f"{e.id} 的书面回答（{e.rubric.file}，{e.rubric.points:g} 分）：")
+            Text(f"{e.id}'s written answer ({rubric.file}, {rubric.points:g} points): ", f"{e.id} 的书面回答（{rubric.file}，{rubric.points:g} 分）：")
             + state
             + Text("; the course staff mark it by hand in Gradescope, not this autograder.", "；由课程教师在 Gradescope 中人工评分，不由自动评分器评分。")
         )
@@ -136,7 +139,7 @@ def _group_refusal(members: list[str]) -> Text:
     )
 
 
-def _late(course: Course, about: dict, label: str, result, members: list[str]):
+def _late(course: Course, about: dict[str, Any], label: str, result: GradeResult, members: list[str]) -> GradeResult:
     """course.toml's late policy at the time Gradescope received the upload (submission_metadata.json's `created_at`),
     the members' extensions (`grade gradescope export --extensions`) applied; without a time, no penalty, and the
     instructors' log says so."""
@@ -153,7 +156,7 @@ def _late(course: Course, about: dict, label: str, result, members: list[str]):
     )
 
 
-def _extensions(course: Course, label: str, members: list[str]) -> dict:
+def _extensions(course: Course, label: str, members: list[str]) -> dict[tuple[str, str], datetime]:
     """The upload's extensions from the exported file, keyed as the Term wants them ((label, exercise) -> due); ids
     compared as the variants compare them (`Alice` is alice). A group's upload has an extension only as far as it holds
     for every member: each exercise's earliest due date among them wins (a member without one has the course's).
@@ -185,7 +188,7 @@ def _extensions(course: Course, label: str, members: list[str]) -> dict:
     return granted
 
 
-def metadata(root: Path) -> dict:
+def metadata(root: Path) -> dict[str, Any]:
     """Gradescope's submission_metadata.json, read once for all that grading takes from it (the submitter, the time);
     {} when absent, over 1 MiB or not a JSON object."""
     import json
@@ -200,7 +203,7 @@ def metadata(root: Path) -> dict:
     return found if isinstance(found, dict) else {}
 
 
-def metadata_students(about: dict, course: Course) -> list[str]:
+def metadata_students(about: dict[str, Any], course: Course) -> list[str]:
     """The upload's students in Gradescope's metadata (`metadata`): each of `users`' field that course.toml's [variants]
     gradescope_id names ("email" or "sid"), the submitter first, one per student as the variants compare ids; [] when
     none says."""
@@ -215,7 +218,7 @@ def metadata_students(about: dict, course: Course) -> list[str]:
     return list(found.values())
 
 
-def _sandbox_report(found: list[dict] | None, course_root: Path) -> str:
+def _sandbox_report(found: list[dict[str, Any]] | None, course_root: Path) -> str:
     """For instructors: the summary line, then each protection on or off and why."""
     from grader.sandbox.doctor import summary
 
@@ -225,7 +228,7 @@ def _sandbox_report(found: list[dict] | None, course_root: Path) -> str:
     return "\n".join(lines)
 
 
-def _failed(course: Course | None, error: BaseException) -> dict:
+def _failed(course: Course | None, error: BaseException) -> dict[str, Any]:
     from grader.export.gradescope import to_dict
     from grader.results import GradeResult
 
@@ -241,7 +244,7 @@ def _failed(course: Course | None, error: BaseException) -> dict:
     return to_dict(failed)
 
 
-def _write(path: Path, doc: dict) -> None:
+def _write(path: Path, doc: dict[str, Any]) -> None:
     from grader.export.files import write_atomic
     from grader.export.gradescope import dumps
 

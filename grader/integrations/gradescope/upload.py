@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from grader.course import Course, Exercise
@@ -21,7 +22,7 @@ class Refused(SubmissionError):
 
 
 @contextlib.contextmanager
-def arranged(course: Course, upload: Path):
+def arranged(course: Course, upload: Path) -> Iterator[tuple[Path, list[Text]]]:
     """(what to grade, what to tell the student about it) for Gradescope's `upload` folder.
 
     One .zip (from `grade pack`) is graded as it is, and so is a folder laid out like exercises/
@@ -124,7 +125,7 @@ def _placed(course: Course, upload: Path, entries: list[Path]) -> tuple[list[tup
 
 
 @contextlib.contextmanager
-def _assembled(course: Course, entries: list[Path], mapped: list[tuple[Path, Exercise]]):
+def _assembled(course: Course, entries: list[Path], mapped: list[tuple[Path, Exercise]]) -> Iterator[tuple[Path, list[Text]]]:
     """(a scratch folder laid out like exercises/, a note per loose file moved into its exercise's folder)."""
     notebooks = {f"{e.id}.ipynb" for e in course.exercises}
     scratch = Path(tempfile.mkdtemp(prefix="gradescope-upload-"))

@@ -14,7 +14,9 @@ from __future__ import annotations
 import ast
 import json
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from grader.course import Course, Exercise
 from grader.errors import CourseError, SubmissionError
@@ -78,7 +80,7 @@ def export(*, course: Course, course_dir: Path) -> list[Path]:
     return written
 
 
-def source_notebook(exercise: Exercise):
+def source_notebook(exercise: Exercise) -> Any:
     """The instructor's notebook of one exercise: statement, solution cells (stub + reference), autograder cell."""
     from nbformat import v4
 
@@ -125,7 +127,7 @@ def written_grade_cell(exercise: Exercise) -> str:
     return f"{exercise.id}_{Path(exercise.rubric.file).stem}"
 
 
-def written_cell(exercise: Exercise, stub: str, reference: str):
+def written_cell(exercise: Exercise, stub: str, reference: str) -> Any:
     """The written answer's cell: the stub, then the reference answer in a solution region (generate_assignment leaves
     the stub and "YOUR ANSWER HERE"); formgrader marks it by hand, `grade mark` too (both reach the gradebook)."""
     from nbformat import v4
@@ -136,7 +138,7 @@ def written_cell(exercise: Exercise, stub: str, reference: str):
     return v4.new_markdown_cell(source, id=Path(exercise.rubric.file).stem, metadata=metadata)
 
 
-def _nbgrader(grade_id: str, *, grade: bool = False, solution: bool = False, locked: bool = False, points: float | None = None) -> dict:
+def _nbgrader(grade_id: str, *, grade: bool = False, solution: bool = False, locked: bool = False, points: float | None = None) -> dict[str, Any]:
     """nbgrader's schema-3 cell metadata."""
     meta = {"grade": grade, "grade_id": grade_id, "locked": locked, "schema_version": 3, "solution": solution, "task": False}
     if points is not None:
@@ -168,9 +170,9 @@ def _regions(stub_body: list[ast.stmt], ref_body: list[ast.stmt], ref_lines: lis
     defined = {n.name: n for n in ref_body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
     regions = []
     for node in stub_body:
-        ref = defined.get(getattr(node, "name", None))
+        ref = defined.get(getattr(node, "name", ""))
         if isinstance(node, ast.ClassDef) and isinstance(ref, ast.ClassDef):
-            regions += _regions(node.body, ref.body, ref_lines, node.end_lineno, node.body[0].col_offset, where)
+            regions += _regions(node.body, ref.body, ref_lines, node.end_lineno or node.lineno, node.body[0].col_offset, where)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _stubbed(node):
             if not isinstance(ref, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 raise CourseError(f"{where}: the reference has no function {node.name}")
@@ -207,7 +209,11 @@ def _lines(source: list[str], nodes: list[ast.stmt], indent: int, *, separate: b
     """The source lines of `nodes` (with decorators, and the comments between them unless `separate`), re-indented."""
     if not nodes:
         return []
-    start = lambda n: min([n.lineno, *(d.lineno for d in getattr(n, "decorator_list", []))])  # noqa: E731
+
+    def start(n: ast.stmt) -> int:
+        decorators: list[ast.expr] = getattr(n, "decorator_list", [])
+        return min([n.lineno, *(d.lineno for d in decorators)])
+
     spans = [(start(n), n.end_lineno) for n in nodes] if separate else [(start(nodes[0]), nodes[-1].end_lineno)]
     old = nodes[0].col_offset
     out: list[str] = []
@@ -220,7 +226,7 @@ def _lines(source: list[str], nodes: list[ast.stmt], indent: int, *, separate: b
     return out
 
 
-def _cleared(source: str):
+def _cleared(source: str) -> Iterator[str]:
     """`source` as generate_assignment leaves it: each solution region replaced by the stub line."""
     inside = False
     for line in source.splitlines():
@@ -253,7 +259,7 @@ def _sheet_cell(stub: str, reference: str, where: str) -> str:
     return "\n".join(lines).rstrip("\n")
 
 
-def _python(value, where: str) -> str:
+def _python(value: object, where: str) -> str:
     """A Python literal with the TOML value's meaning (a JSON string is a Python string literal)."""
     if isinstance(value, bool):
         return repr(value)

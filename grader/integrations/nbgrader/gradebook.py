@@ -18,7 +18,9 @@ import contextlib
 import os
 import shutil
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from grader.course import Course, Exercise
 from grader.integrations.nbgrader.course import grade_cell, written_grade_cell
@@ -63,7 +65,7 @@ def write(*, db: Path, course: Course, exercises: list[Exercise], rows: list[Stu
     return written
 
 
-def _grade(gradebook, Grade, MissingEntry, cell: str, exercise: str, student: str):
+def _grade(gradebook: Any, Grade: Any, MissingEntry: Any, cell: str, exercise: str, student: str) -> Any:
     """The student's grade of one cell, made where the submission predates the cell (an older assignment layout)."""
     try:
         return gradebook.find_grade(cell, exercise, exercise, student)
@@ -74,7 +76,9 @@ def _grade(gradebook, Grade, MissingEntry, cell: str, exercise: str, student: st
         return grade
 
 
-def _mark(gradebook, Grade, Comment, MissingEntry, exercise: Exercise, student: str, answer: Written, points: float, failed: bool, language: str) -> None:
+def _mark(
+    gradebook: Any, Grade: Any, Comment: Any, MissingEntry: Any, exercise: Exercise, student: str, answer: Written, points: float, failed: bool, language: str
+) -> None:
     """The written answer's manual grade: the staff's points and, as its comment, the items and comments they chose;
     an answer still to mark (or a grader failure) "needs manual grade", with no score; no answer at all scores 0."""
     cell = written_grade_cell(exercise)
@@ -91,7 +95,7 @@ def _mark(gradebook, Grade, Comment, MissingEntry, exercise: Exercise, student: 
 
 
 @contextlib.contextmanager
-def _alembic_on_path():
+def _alembic_on_path() -> Iterator[None]:
     """nbgrader runs `alembic` when it creates a gradebook: the one installed beside this interpreter, if PATH lacks one."""
     if shutil.which("alembic"):
         yield
