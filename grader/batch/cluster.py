@@ -20,7 +20,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import distributed
 
-from grader.batch.worker import failed_row
+from grader.batch.worker import course_of, failed_row
 from grader.results import StudentRow
 
 if TYPE_CHECKING:
@@ -101,7 +101,7 @@ class WarmGraders(distributed.WorkerPlugin):
             warm.close()
             with self.lock:
                 self.started.remove(warm)
-            return failed_row(*_course(*self.args[:2]), self.args[2], student, f"grading {student} failed on the worker: {e}")
+            return failed_row(*course_of(*self.args[:2]), self.args[2], student, f"grading {student} failed on the worker: {e}")
         self.idle.put(warm)
         return row
 
@@ -110,16 +110,6 @@ def task(student: str, path: str, classmates: tuple[str, ...] = ()) -> StudentRo
     """A Dask task: one student, on a warm grader of this worker."""
     plugin: WarmGraders = distributed.get_worker().plugins[PLUGIN]  # type: ignore[assignment]
     return plugin.grade(student, path, classmates)
-
-
-def _course(course_root: str, exercise_ids: list[str]) -> tuple[Course, list[Exercise]]:
-    """The course at `course_root` and those of its exercises a batch grades."""
-    from pathlib import Path
-
-    from grader.course import load_course
-
-    course = load_course(Path(course_root))
-    return course, [course.exercise(i) for i in exercise_ids]
 
 
 def on_dask(

@@ -102,6 +102,14 @@ def failed_row(course: Course, exercises: Sequence[Exercise], device: str, stude
     return StudentRow(student, Status.INTERNAL_ERROR, GradeResult.of_failure(student, exercises, message, language=course.language, device=device))
 
 
+def course_of(course_root: str, exercise_ids: list[str]) -> tuple[Course, list[Exercise]]:
+    """The course at `course_root` and those of its exercises a batch grades."""
+    from grader.course import load_course
+
+    course = load_course(Path(course_root))
+    return course, [course.exercise(i) for i in exercise_ids]
+
+
 # -- a warm grader on a Dask worker -------------------------------------------------------------
 
 
@@ -132,10 +140,7 @@ def _main() -> None:
         if refused is None:
             row = pool_task(job["student"], job["path"], tuple(job.get("classmates", ())))
         else:
-            from grader.course import load_course
-
-            course = load_course(Path(setup["course_root"]))
-            row = failed_row(course, [course.exercise(i) for i in setup["exercise_ids"]], setup["device"], job["student"], refused)
+            row = failed_row(*course_of(setup["course_root"], setup["exercise_ids"]), setup["device"], job["student"], refused)
         rows.write(row.to_json() + "\n")
         rows.flush()
 

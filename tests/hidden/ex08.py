@@ -396,9 +396,6 @@ class KnownModel(Bench):
         super().__init__()
         self.calls = [{"run": 0, "cell": cell, "d_h": d_h, "outcome": {"weights": weights}}]
 
-    def now(self) -> float:
-        return 0.0
-
 
 def run_of(bench: Bench, row: dict) -> dict | None:
     """The bench's record of the train call of the row's run (cell, d_h and seed): the last, if there were several."""
@@ -777,10 +774,12 @@ def known_weights() -> dict:
     return {k: torch.randn(v.shape, generator=g) for k, v in CopyModel(KNOWN_CELL, D_H).state_dict().items()}
 
 
+@functools.cache  # the reference's data and the known model's logits on it: once per grading process, as _splits
 def known_data(reference) -> tuple[torch.Tensor, torch.Tensor]:
     return reference.make_delayed_copy(64, T, DELAY, VOCAB, 9)
 
 
+@functools.cache
 def known_logits(reference) -> torch.Tensor:
     """The known model's logits on the known data, in float32: what the lookup model answers accuracy with."""
     return logits_of(copy_model(KNOWN_CELL, D_H, known_weights()), known_data(reference)[0]).float()
