@@ -901,25 +901,32 @@ def test_prediction_timing(protocol, reference, device):
                 f"{r['cell']} 行的预测时间不是 bench.clock() 两次读数之差",
             )
         found = [prediction_in(bench, call, span, test_x) for span in spans]
-        if "right" not in found:
+        if None not in found:
             what = found[0]
+            assert what is not None
             raise Fail(
-                f"the {r['cell']} row's prediction time covers {what}, not exactly the first 512 test sequences: time "
+                f"the {r['cell']} row's prediction time covers {what.en}, not exactly the first 512 test sequences: time "
                 "model(test_inputs[:512]) and nothing else (a call counts once its logits are the model's: see the check of the model and accuracy)",
-                f"{r['cell']} 行的预测时间覆盖了 {what}，而不是恰好前 512 个测试序列：只计时 model(test_inputs[:512])（logits 是模型自己的输出时，调用才计入）",
+                f"{r['cell']} 行的预测时间覆盖了 {what.zh}，而不是恰好前 512 个测试序列："
+                "只计时 model(test_inputs[:512])（logits 是模型自己的输出时，调用才计入）",
             )
 
 
-def prediction_in(bench: Bench, call: dict, span: tuple[int, int], test_x: torch.Tensor) -> str:
-    """What the clock timed between two readings, for a prediction of the run's trained model: "right" where it is
-    exactly its verified call(s) on the first 512 test sequences, else what it covers."""
+def prediction_in(bench: Bench, call: dict, span: tuple[int, int], test_x: torch.Tensor) -> Text | None:
+    """What the clock timed between two readings, for a prediction of the run's trained model: None where it is exactly
+    its verified call(s) on the first 512 test sequences, else what it covers."""
     moved = moves_between(bench, span)
     if any(kind == "train" or got["run"] != call["run"] for kind, got in moved):
-        return "other work too (a training run or another model's prediction)"
+        return Text("other work too (a training run or another model's prediction)", "其他工作（一次训练或另一个模型的预测）")
     rows = [r for _, got in moved for r in got["inputs"].tolist()]
     if rows == test_x[:PREDICT].tolist():
-        return "right"
-    return {500: "500 sequences", SIZES["test"]: "all test sequences", 0: "no verified call of the trained model"}.get(len(rows), f"{len(rows)} sequences")
+        return None
+    named = {
+        500: Text("500 sequences", "500 个序列"),
+        SIZES["test"]: Text("all test sequences", "全部测试序列"),
+        0: Text("no verified call of the trained model", "零次经核实的训练后模型调用"),
+    }
+    return named.get(len(rows), Text(f"{len(rows)} sequences", f"{len(rows)} 个序列"))
 
 
 @check(points=1)

@@ -70,6 +70,12 @@ CODE_MUTANTS = bank(
         ),
         "diverged runs reported as ok": (STATUS, '            row["status"] = "ok"\n', 'status "diverged"'),
         "failing run not caught": (LOOP_FAILURE, "            except ZeroDivisionError:\n                continue\n", "must be caught"),
+        "forward gives probabilities, not logits": (
+            "return self.head(self.rnn(self.embedding(x))[0])",
+            "return self.head(self.rnn(self.embedding(x))[0]).softmax(-1)",
+            "does not give the logits",
+        ),
+        "accuracy bypasses the model's call": ("predicted = model(inputs).argmax(-1)", "predicted = model.forward(inputs).argmax(-1)", "saw no such call"),
         "accuracy over blank positions": ("(predicted[:, delay:] == targets[:, delay:])", "(predicted == targets)", "counted the blank positions"),
         "cell calls without T": (' * settings["batch_size"] * train_x.shape[1],', ' * settings["batch_size"],', "cell_calls"),
         "training on train + test": (
