@@ -88,7 +88,7 @@ def test_bundle_installs_and_runs_public_checks_alone(bundle, tmp_path):
         capture_output=True,
         text=True,
         timeout=300,
-        env={"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "COLUMNS": "200"},
+        env={"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "COLUMNS": "200", "GRADE_WARM": "0"},  # cold, and no warm process left
     )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "14 points are graded at hand-in" in run.stdout and "NotImplementedError" in run.stdout
