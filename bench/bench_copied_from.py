@@ -1,4 +1,4 @@
-"""What naming a sheet as another student's variant (`variants.copied_from`, run for every student of a batch) costs
+"""What naming a sheet as another student's variant (`grader.grading.numbers.copied_from`, run for every student of a batch) costs
 as the class grows: the class's answers indexed once per worker, against a scan of every classmate per student
 (how it was done before, kept here as the baseline), side by side on the same sheets.
 
@@ -22,18 +22,19 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from grader import api, variants  # noqa: E402
-from grader.submissions.workspace import Workspace  # noqa: E402
+from grader.grading import numbers  # noqa: E402
+from grader.grading.answers import load_sheet  # noqa: E402
 
 
-def scanned(course, exercises, workspace, student: str, classmates: tuple[str, ...]) -> dict[str, str]:
+def scanned(course, exercises, sheets, student: str, classmates: tuple[str, ...]) -> dict[str, str]:
     """The baseline: each classmate's answers computed and compared with the sheet, for every student."""
     found = {}
     for exercise in exercises:
-        answered = variants._numbers(course, exercise, workspace)
-        rtol = {k: variants.tolerances(exercise).get(k, course.rtol) for k in answered}
-        own = max(variants._matches(exercise, answered, rtol, variants._params(course, exercise, who)) for who in (student, None))
+        answered = numbers._numbers(exercise, sheets[exercise.id])
+        rtol = {k: numbers.tolerances(exercise).get(k, course.rtol) for k in answered}
+        own = max(numbers._matches(exercise, answered, rtol, numbers._params(course, exercise, who)) for who in (student, None))
         best = max(
-            ((variants._matches(exercise, answered, rtol, variants._params(course, exercise, who)), who) for who in classmates if who != student),
+            ((numbers._matches(exercise, answered, rtol, numbers._params(course, exercise, who)), who) for who in classmates if who != student),
             default=(0, ""),
         )
         if best[0] >= 2 and best[0] > own:
@@ -59,14 +60,15 @@ def main() -> int:
                 for e in exercises:
                     (root / e.folder).mkdir(parents=True)
                     params = variants.variant_of(course.variants, e.variant, klass[i + 1]).params
-                    (root / e.folder / "answers.toml").write_text(variants.reference_sheet(e, params))
-                sheets.append((klass[i], Workspace(root)))
-            variants._CLASS[:] = [None, {}]
+                    (root / e.folder / "answers.toml").write_text(numbers.reference_sheet(e, params))
+                read = {e.id: load_sheet(root / e.folder / "answers.toml", root=root, rtol=course.rtol) for e in exercises}
+                sheets.append((klass[i], read))
+            numbers._CLASS.clear()
             start = time.perf_counter()
-            variants.copied_from(course, exercises, sheets[0][1], sheets[0][0], klass)
+            numbers.copied_from(course, exercises, sheets[0][1], sheets[0][0], klass)
             once = time.perf_counter() - start
             start = time.perf_counter()
-            indexed = [variants.copied_from(course, exercises, w, s, klass) for s, w in sheets[1:]]
+            indexed = [numbers.copied_from(course, exercises, w, s, klass) for s, w in sheets[1:]]
             per_indexed = (time.perf_counter() - start) / (len(sheets) - 1)
             start = time.perf_counter()
             baseline = [scanned(course, exercises, w, s, klass) for s, w in sheets[1:]]

@@ -36,7 +36,7 @@ from grader.inside.wire import Inject
 from grader.results import Outcome
 from grader.sandbox.proxy import ExerciseProcess, StudentModule, memo
 from grader.sandbox.services import Refusal, Service
-from grader.text import Text, quoted
+from grader.text import Text, quoted, title
 
 if TYPE_CHECKING:
     import ast
@@ -91,15 +91,6 @@ def check(points: float) -> pytest.MarkDecorator:
     if points < 0:
         raise ValueError(f"check points must not be negative, got {points}")
     return pytest.mark.check(points=points)
-
-
-def title(function: Callable[..., object]) -> Text:
-    """A check's title in both languages: its docstring's first line in English, its second in Chinese.
-
-    A blank second line (or none) leaves the English alone; what follows a blank line is for readers of the check.
-    """
-    lines = [line.strip() for line in (function.__doc__ or function.__name__).strip().splitlines()]
-    return Text(lines[0], lines[1] if len(lines) > 1 else "")
 
 
 def require(ok: object, en: str, zh: str) -> None:

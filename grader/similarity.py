@@ -10,7 +10,7 @@ to its first FINGERPRINTED bytes (a 1 MiB hand-in costs what a long solution doe
 compared by its text alone: both said in `notes`. Answer sheets: pairs of students who gave
 two or more identical wrong answers, each judged by the course's own answer-sheet judge, in the form the exercise's
 public check declares, against that student's own answers (with variants on, those of their numbers, as the hidden
-checks compute them: `grader.variants.reference_sheet`), so that two students right for their own numbers never
+checks compute them: `grader.grading.numbers.reference_sheet`), so that two students right for their own numbers never
 share a wrong answer. `--past` folders (earlier terms) are references: each of them is compared with this class,
 never with one another; a past student is judged on the numbers of their own id under this course's [variants].
 
@@ -36,8 +36,8 @@ from typing import TYPE_CHECKING, Any
 
 from grader.course import Course, Exercise
 from grader.errors import OutputError, need
+from grader.grading.numbers import tolerances
 from grader.text import Text, one_line, printable
-from grader.variants import tolerances
 
 if TYPE_CHECKING:
     from grader.grading.answers import AnswerSheet, Form
@@ -477,7 +477,8 @@ def _expected(course: Course, exercise: Exercise, student: str, references: dict
     checks' `expected`) where the exercise declares one; {} without a reference sheet."""
     import tomllib
 
-    from grader.variants import reference_sheet, variant_of
+    from grader.grading.numbers import reference_sheet
+    from grader.variants import variant_of
 
     path = exercise.solution_dir / SHEET
     if not path.is_file():

@@ -8,6 +8,7 @@ before it reaches a person: no terminal escapes, lone surrogates, bidi overrides
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 
 
@@ -115,3 +116,12 @@ def shown_path(path: str) -> str:
     except (ValueError, OSError):  # another drive, or no current directory
         return path
     return relative if len(relative) < len(path) else path
+
+
+def title(function: Callable[..., object]) -> Text:
+    """A check's title in both languages: its docstring's first line in English, its second in Chinese.
+
+    A blank second line (or none) leaves the English alone; what follows a blank line is for readers of the check.
+    """
+    lines = [line.strip() for line in (function.__doc__ or function.__name__).strip().splitlines()]
+    return Text(lines[0], lines[1] if len(lines) > 1 else "")

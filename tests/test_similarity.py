@@ -500,7 +500,8 @@ def test_students_right_for_their_own_numbers_share_no_wrong_answer(tmp_path):
     answer – while two who both handed in a third student's answers still do?"""
     from dataclasses import replace
 
-    from grader.variants import Settings, reference_sheet, variant_of
+    from grader.grading.numbers import reference_sheet
+    from grader.variants import Settings, variant_of
 
     course = replace(api.course(root=ROOT), variants=Settings(enabled=True, salt="test-salt"))
     ex02 = course.exercise("ex02")

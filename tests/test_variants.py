@@ -14,8 +14,9 @@ import pytest
 from conftest import ROOT, course_toml
 from grader.checks import course_code
 from grader.course import CourseError, load_course
+from grader.grading.numbers import reference_sheet
 from grader.grading.pipeline import Grader
-from grader.variants import Settings, draw, reference_sheet, variant_of
+from grader.variants import Settings, draw, variant_of
 
 COURSE = load_course(ROOT)
 DECLARED = [e for e in COURSE.exercises if e.variant is not None]
@@ -506,8 +507,8 @@ def test_a_classmates_answers_are_found_as_a_scan_of_the_class_finds_them(tmp_pa
     """Over a class of 300, does copied_from (values indexed once per class) name, for sheets holding one classmate's
     answers rounded within each key's own tolerance (ex02's 2 % keys to 2 digits), the classmate a scan of every
     classmate with the hidden checks' tolerances names – also when only the 2 % keys are a classmate's?"""
-    from grader.submissions.workspace import Workspace
-    from grader.variants import copied_from, tolerances
+    from grader.grading.answers import load_sheet
+    from grader.grading.numbers import copied_from, tolerances
 
     course, exercise = VARIANTS_ON, COURSE.exercise("ex02")
     module, own_rtol = hidden(exercise), tolerances(exercise)
@@ -537,7 +538,8 @@ def test_a_classmates_answers_are_found_as_a_scan_of_the_class_finds_them(tmp_pa
             folder = tmp_path / f"{n}-{m}" / exercise.folder
             folder.mkdir(parents=True)
             (folder / "answers.toml").write_text("".join(f"{k} = {v!r}\n" for k, v in sheet.items()))
-            found = copied_from(course, [exercise], Workspace(folder.parent), student, klass).get("ex02")
+            read = load_sheet(folder / "answers.toml", root=folder.parent, rtol=course.rtol)
+            found = copied_from(course, [exercise], {"ex02": read}, student, klass).get("ex02")
             assert found == scan(sheet, student), (student, source, m)
             named.append(found == source if m == 0 else found is not None)
     whole, two_keys = named[0::2], named[1::2]

@@ -20,13 +20,15 @@ from pathlib import Path
 
 from grader.course import Course, Exercise
 from grader.errors import DeviceError
+from grader.grading.numbers import copied_from
 from grader.grading.session import CheckSession
 from grader.inside.isolation import Protection
 from grader.results import ExerciseResult, GradeResult, Outcome, Verdict, Written
 from grader.sandbox.host import Limits, Sandbox
+from grader.submissions import recorded_student
 from grader.submissions.workspace import load_submission
 from grader.text import Text, printable, shown_path
-from grader.variants import Number, copied_from, recorded_student
+from grader.variants import Number
 
 
 def resolve_device(requested: str) -> str:
@@ -124,8 +126,9 @@ class Grader:
         present = [e for e in available if e.id not in workspace.absent]
         student = student if course.variants.enabled else None
         try:
-            verdicts, errors = self._session(available).grade(workspace, present, student)
-            copied = copied_from(course, present, workspace, student, classmates) if course.has_hidden_checks else {}
+            session = self._session(available)
+            verdicts, errors = session.grade(workspace, present, student)
+            copied = copied_from(course, present, session.sheets(), student, classmates) if course.has_hidden_checks else {}
             written = {e.id: written_answer(e, workspace.folder(e), workspace.problem(e, e.rubric.file)) for e in present if e.rubric is not None}
         finally:
             workspace.remove()
@@ -265,7 +268,8 @@ def check_variants(*, course: Course, device: str, count: int = VARIANTS_CHECKED
     import shutil
     import tempfile
 
-    from grader.variants import Settings, reference_sheet, variant_of
+    from grader.grading.numbers import reference_sheet
+    from grader.variants import Settings, variant_of
 
     declared = [e for e in course.exercises if e.available and e.variant is not None]
     if not declared or not course.has_hidden_checks:
@@ -304,7 +308,7 @@ def check_variants(*, course: Course, device: str, count: int = VARIANTS_CHECKED
 
 def _mistakes_apart(course: Course, exercise: Exercise, params: Mapping[str, Number]) -> list[str]:
     """Named mistakes of `exercise` at `params` that a right answer's tolerance would take in (a count: equal to it)."""
-    from grader.variants import answers_of
+    from grader.grading.numbers import answers_of
 
     answers = answers_of(exercise)
     own, right, wrong = answers.rtol, answers.expected(params), answers.mistakes(params)

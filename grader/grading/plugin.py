@@ -8,14 +8,13 @@ from typing import TYPE_CHECKING, Literal
 
 import pytest
 
-from grader.checks import title
 from grader.course import Course, Exercise
 from grader.errors import CheckBug
 from grader.failures import Fail
 from grader.results import Outcome, Verdict
 from grader.sandbox.proxy import ExerciseProcess
 from grader.submissions.workspace import Workspace
-from grader.text import Text
+from grader.text import Text, title
 from grader.variants import VARIANT_FILE, Number, Variant, variant_of
 
 if TYPE_CHECKING:
@@ -60,6 +59,10 @@ class GraderPlugin:
         for exercise in exercises:
             if exercise.runs_code:
                 self._process_of(exercise).prefetch([n[:-3] for n in exercise.student_files if n.endswith(".py")])
+
+    def sheets(self) -> dict[str, AnswerSheet]:
+        """The submission's answer sheets its checks read, by exercise id (those that could be read)."""
+        return {key: sheet for key, sheet in self._sheets.items() if not isinstance(sheet, Fail)}
 
     def grades(self, item: pytest.Function) -> bool:
         """Whether `item` is a check of an exercise this submission is graded on."""

@@ -15,6 +15,7 @@ import pytest
 
 from grader.course import Course, Exercise
 from grader.errors import GraderError
+from grader.grading.answers import AnswerSheet
 from grader.grading.plugin import GraderPlugin
 from grader.results import Verdict
 from grader.sandbox.host import Sandbox
@@ -49,6 +50,11 @@ class CheckSession:
         if isinstance(result, BaseException):
             raise result
         return result, list(self.plugin.collection_errors)
+
+    def sheets(self) -> dict[str, AnswerSheet]:
+        """The answer sheets the checks of the submission graded last read, by exercise id (one that could not be read
+        is not there): the grader reads a sheet's numbers again from these, never from the file."""
+        return self.plugin.sheets()
 
     def close(self) -> None:
         if self._thread is not None and not self._ended:

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from grader.course import Course
 from grader.errors import SubmissionError
+from grader.submissions import HANDIN_ID_FILE
 from grader.submissions.workspace import HANDIN_FILE_BYTES
-from grader.variants import HANDIN_ID_FILE
 
 
 def pack(*, course: Course, submission: Path, out: Path, student: str | None = None) -> list[str]:

@@ -28,3 +28,19 @@ def opened(path: Path) -> Iterator[Path]:
             shutil.rmtree(scratch, ignore_errors=True)
     else:
         yield path
+
+
+HANDIN_ID_FILE = "student.txt"  # the id `grade pack --student` records at a hand-in's root
+_MAX_ID_BYTES = 200
+
+
+def recorded_student(folder: Path) -> str | None:
+    """The student id a hand-in records (`grade pack --student`), or None (absent, unreadable or not a plain name)."""
+    path = folder / HANDIN_ID_FILE
+    if path.is_symlink() or not path.is_file() or path.stat().st_size > _MAX_ID_BYTES:
+        return None
+    try:
+        text = path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return text if text and text.isprintable() else None
