@@ -32,7 +32,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-GRADE = Path(sys.executable).parent / "grade"  # this venv's entry point (grader.warm.entry)
+GRADE = Path(sys.executable).parent / "grade"  # this venv's entry point (grader.entry)
 GATED = "exercises/ex05_gated_steps/gated.py"
 
 

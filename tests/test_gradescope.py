@@ -15,6 +15,7 @@ from grader import api
 from grader.cli import main
 from grader.course import load_course
 from grader.errors import CourseError
+from grader.grading import pipeline
 from grader.integrations.gradescope import runner as gradescope
 from grader.term.csvin import TermFileError
 
@@ -190,11 +191,11 @@ def test_a_grader_crash_still_writes_a_results_json(tmp_path, autograder_zip, mo
     (root / "submission" / "gated.py").write_text(REFERENCE)
     during = []
 
-    def crash(**kwargs):
+    def crash(*args, **kwargs):
         during.append(json.loads((root / "results" / "results.json").read_text()))
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(api, "grade", crash)
+    monkeypatch.setattr(pipeline.Grader, "grade", crash)
     doc = gradescope.run(root)
     assert json.loads((root / "results" / "results.json").read_text()) == doc
     assert doc["score"] == 0

@@ -21,7 +21,7 @@ from grader.warm import FOLDER, LOCK, SOCKET
 from grader.warm.client import ask, connected, request
 from grader.warm.server import Warm, claim, course_files, serve
 
-GRADE = Path(sys.executable).parent / "grade"  # the installed entry point: grader.warm.entry
+GRADE = Path(sys.executable).parent / "grade"  # the installed entry point: grader.entry
 GATED = "exercises/ex05_gated_steps/gated.py"
 REFERENCE = (ROOT / "solutions" / "ex05_gated_steps" / "gated.py").read_text(encoding="utf-8")
 WRONG = mutate(REFERENCE, "h_new = o * torch.tanh(c_new)", "h_new = o * c_new")
@@ -154,7 +154,7 @@ def test_a_tas_run_leaves_no_warm_process(monkeypatch):
     monkeypatch.setattr(grader.warm.client, "leave", lambda *args: left.append(args))
     done = cli(ROOT, "run", "ex11", "--submission", str(ROOT / "exercises"))
     assert done.returncode == 0 and left == []
-    started = subprocess.run([sys.executable, "-m", "grader.warm", str(ROOT)], input="{}", capture_output=True, text=True, timeout=60)
+    started = subprocess.run([sys.executable, "-m", "grader.entry", str(ROOT)], input="{}", capture_output=True, text=True, timeout=60)
     assert started.returncode == 0 and not (ROOT / FOLDER).exists(), started.stderr
 
 

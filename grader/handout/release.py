@@ -12,12 +12,11 @@ import shutil
 from pathlib import Path
 
 from grader.course import Course
-from grader.warm import FOLDER
+from grader.location import STUBS, WARM_FOLDER
 
 _IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".*")
 # The bundle's record of its stubs as released (`sha256sum` lines): the student edits exercises/ in place, so
 # `grade status` can tell an edited stub from an untouched one only against this record.
-STUBS = "stubs.sha256"
 
 
 def build_release(*, course: Course, out: Path) -> list[Path]:
@@ -33,7 +32,7 @@ def build_release(*, course: Course, out: Path) -> list[Path]:
     lines = [f"{sha}  exercises/{name}" for name, sha in stub_digests(course).items()]
     (out / STUBS).write_text("\n".join(lines) + "\n", encoding="utf-8")
     shutil.copy(Path(__file__).with_name("STUDENT_README.md"), out / "README.md")
-    (out / ".gitignore").write_text(f"{FOLDER}/\n", encoding="utf-8")  # the warm process's socket folder (grader.warm)
+    (out / ".gitignore").write_text(f"{WARM_FOLDER}/\n", encoding="utf-8")  # the warm process's socket folder (grader.warm)
     pyproject = (root / "pyproject.toml").read_text(encoding="utf-8")
     # The student's install is the base: no TA or test extras. The TA's pytest settings point at tests/, which
     # the bundle does not have (`grade run` runs the checks).

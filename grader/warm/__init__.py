@@ -16,7 +16,9 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-FOLDER = ".grade"  # in the course folder: the socket, its lock and the server's log
+from grader.location import WARM_FOLDER
+
+FOLDER = WARM_FOLDER  # in the course folder: the socket, its lock and the server's log
 SOCKET = "server.sock"
 LOCK = "lock"
 LOG = "server.log"

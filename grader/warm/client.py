@@ -1,6 +1,6 @@
 """The client of a course folder's warm process: a `grade run` answered by it (printed as that process captured it,
 with its exit code), and the calls that leave one behind, ask it how it is and stop it. Standard library and
-grader.location only: the `grade` entry point (grader.warm.entry) asks before it imports anything heavy.
+grader.location only: the `grade` entry point (grader.entry) asks before it imports anything heavy.
 """
 
 from __future__ import annotations
@@ -138,7 +138,7 @@ def leave(root: Path, argv: list[str], cwd: Path) -> None:
         if not private(folder):
             return
         server = subprocess.Popen(  # its own session: no terminal's signals, no pipe of ours kept open but its request
-            [sys.executable, "-P", "-m", "grader.warm", str(root)],
+            [sys.executable, "-P", "-m", "grader.entry", str(root)],
             cwd=folder,
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,

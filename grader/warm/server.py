@@ -30,7 +30,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from grader.location import COURSE_FILE, course_folder
+from grader.location import COURSE_FILE, STUBS, course_folder
 from grader.warm import FOLDER, IDLE_SECONDS, LOCK, LOG, PER_CALL, SOCKET, interpreter, private, shared_env
 from grader.warm.client import same_user
 
@@ -107,7 +107,6 @@ def course_files(root: Path) -> dict[str, tuple[int, int] | None]:
     record of its stubs, each exercise's public checks and numbers, the grader package, and whether hidden checks are
     there. A change in any makes the process step aside: it cannot read them again (modules stay imported)."""
     import grader
-    from grader.handout.release import STUBS
 
     package = Path(grader.__file__).resolve().parent
     paths = [root / COURSE_FILE, root / STUBS, root / "tests" / "hidden", *root.glob("exercises/*/test_*.py"), *root.glob("exercises/*/variant.toml")]
@@ -366,7 +365,7 @@ def stopped_by_signals() -> Iterator[None]:
 
 
 def main(command: click.Command) -> None:
-    """`python -m grader.warm ROOT` with a request on stdin, as grader.warm.client.leave starts it: serve ROOT with
+    """`python -m grader.entry ROOT` with a request on stdin, as grader.warm.client.leave starts it: serve ROOT with
     `command` (grade's) once it holds its folder, warmed by answering that request; never for a course with hidden
     checks (a TA's)."""
     from grader.course import load_course

@@ -41,9 +41,9 @@ def run(root: Path) -> dict[str, Any]:
     try:
         # Replaced when the run ends: one that Gradescope stops at its time limit still leaves a results.json.
         _write(results, _finished(to_dict(GradeResult.of_failure("submission", [], DID_NOT_FINISH)), started))
-        from grader import api
+        from grader.course import load_course
 
-        course = api.course(root=root / "source")
+        course = load_course(root / "source")
         _lock(course)
         doc = _graded(course, root, root / "submission")
     except BaseException as error:  # whatever went wrong, Gradescope gets a results.json
@@ -78,8 +78,9 @@ def _lock(course: Course) -> None:
 
 
 def _graded(course: Course, root: Path, upload: Path) -> dict[str, Any]:
-    from grader import api
     from grader.export.gradescope import to_dict
+    from grader.grading.pipeline import Grader, resolve_device
+    from grader.submissions import opened
 
     with arranged(course, upload) as (submission, notes):
         label = str(submission.relative_to(root)) if submission.is_relative_to(root) else upload.name
@@ -91,7 +92,8 @@ def _graded(course: Course, root: Path, upload: Path) -> dict[str, Any]:
             raise Refused(_group_refusal(members))
         if course.variants.enabled and student is None:
             _say(f"no student id in submission_metadata.json (users[*].{course.variants.gradescope_id}): graded on the statement's numbers")
-        result = api.grade(course=course, exercises=list(course.exercises), submission=submission, label=label, student=student)
+        with Grader(course, list(course.exercises), resolve_device(course.device)) as grader, opened(submission) as folder:
+            result = grader.grade(folder, label=label, student=student)
     if course.policy is not None:
         result = _late(course, about, label, result, members)
     doc = to_dict(result)

@@ -52,16 +52,17 @@ def student_of(folder: Path) -> str | None:
 
 def _grade_notebook(exercise_id: str, folder: Path) -> str:
     """The result model of grading `folder`'s notebook for one exercise, as JSON (a grader failure's too)."""
-    from grader import api
+    from grader.course import find_root, load_course
+    from grader.grading.pipeline import Grader, resolve_device
     from grader.results import GradeResult
 
     label = f"{exercise_id}.ipynb"
     try:
-        course = api.course()
+        course = load_course(find_root(Path.cwd()))
         if exercise_id not in course.ids:
             raise CourseError(f"unknown exercise {exercise_id}; valid ids: {', '.join(course.ids)}")
-        exercises = api.select(course, [exercise_id])
-        return api.grade(course=course, exercises=exercises, submission=folder, label=label, student=student_of(folder)).to_json()
+        with Grader(course, [course.exercise(exercise_id)], resolve_device(course.device)) as grader:
+            return grader.grade(folder, label=label, student=student_of(folder)).to_json()
     except GraderError as e:
         return GradeResult.of_failure(label, [], str(e)).to_json()
 
