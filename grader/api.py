@@ -21,12 +21,12 @@ if TYPE_CHECKING:  # the modules that compute these are imported by the function
 
     import click
 
-    from grader.batch.audit import Entry
     from grader.batch.run import BatchResult
     from grader.export.items import Analysis
     from grader.inside.isolation import Protection
     from grader.rubric import Rubric
     from grader.similarity import Similarity
+    from grader.store.audit import Entry
     from grader.term.marks import Standing
     from grader.variants import Variant
     from grader.warm.server import Warm
@@ -153,11 +153,11 @@ def reseed(
 ) -> tuple[int, BatchResult | None]:
     """Give `student` a new variant number: course.toml's [variants.reseed] gets it (so that the student's `grade show`
     prints the new numbers once the TA hands out the course file), the audit trail of the journal in `out`
-    (grader.batch.audit) records it with `reason`, and, given `submissions`, that student alone is regraded.
+    (grader.store.audit) records it with `reason`, and, given `submissions`, that student alone is regraded.
     Returns (the new number, the batch result or None)."""
-    from grader.batch import audit
-    from grader.batch.journal import Journal
     from grader.errors import CourseError
+    from grader.store import audit
+    from grader.store.journal import Journal
     from grader.variants import set_reseed
 
     if not course.variants.enabled:
@@ -319,8 +319,8 @@ def override(*, out: Path, student: str, exercise: str, points: float | None, re
 
 
 def audit(*, out: Path, student: str | None = None) -> list[Entry]:
-    """The audit trail of the batch `out` (grader.batch.audit.Entry rows), oldest first."""
-    from grader.batch.audit import history
+    """The audit trail of the batch `out` (grader.store.audit.Entry rows), oldest first."""
+    from grader.store.audit import history
     from grader.term.overrides import open_journal
 
     journal = open_journal(out)

@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from grader.batch.cpus import CpuSlots
-from grader.batch.journal import Journal
 from grader.course import Course, Exercise
 from grader.errors import IsolationUnavailable, SubmissionError
 from grader.export import CLASS_FILES, STUDENT_FILES, Class, changes, grades, summary
@@ -30,6 +29,7 @@ from grader.inside.isolation import NO_NETWORK, PRIVATE_VIEW, Protection
 from grader.results import Status, StudentRow
 from grader.rubric import RUBRIC_FILE
 from grader.sandbox.host import active, refusal
+from grader.store.journal import Journal
 
 if TYPE_CHECKING:
     from grader.term.finals import Change, TermFiles
@@ -263,7 +263,8 @@ def _grade_into(
 ) -> BatchResult:
     """Grade what changed into `out`, journal each row, then publish every student's final points from the journal
     (grader.term: late policy and overrides, applied after grading): reports, feedback, grades.csv, the summary, changes."""
-    from grader.term import finals, marks, published
+    from grader.store import published
+    from grader.term import finals, marks
 
     students = discover(submissions)
     if only is not None and only not in {s.id for s in students}:

@@ -11,8 +11,8 @@ import dataclasses
 import io
 import json
 
-from grader.batch.audit import Entry
 from grader.export.grades import safe_cell
+from grader.store.audit import Entry
 from grader.text import one_line
 
 FIELDS = tuple(f.name for f in dataclasses.fields(Entry))

@@ -15,14 +15,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from grader.batch import audit
-from grader.batch.journal import Journal
 from grader.course import Course
 from grader.results import Adjustment, ExerciseResult, GradeResult, Outcome, Status, StudentRow
 from grader.rubric import Rubric
+from grader.store import audit
+from grader.store.journal import Journal
+from grader.store.published import Applied, Published
 from grader.term import marks, overrides, times
 from grader.term.policy import Policy
-from grader.term.published import Applied, Published
 from grader.text import Text, format_points, shown_path
 
 

@@ -12,7 +12,8 @@ from grader.course import Course
 from grader.errors import GraderError
 from grader.export import canvas, moodle
 from grader.export.files import write_atomic
-from grader.term import marks, published
+from grader.store import published
+from grader.term import marks
 from grader.term.csvin import TermFileError, read_rows
 from grader.term.overrides import open_journal
 

@@ -14,13 +14,13 @@ import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from grader.batch import audit
-from grader.batch.journal import Journal
 from grader.course import Course, Exercise
 from grader.errors import USAGE, GraderError
 from grader.results import ExerciseResult, StudentRow, Written
 from grader.rubric import Item, Rubric
-from grader.term import overrides, published
+from grader.store import audit, published
+from grader.store.journal import Journal
+from grader.term import overrides
 from grader.text import Text, format_points
 
 _TABLE = (
