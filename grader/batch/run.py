@@ -26,13 +26,13 @@ from grader.errors import IsolationUnavailable, SubmissionError
 from grader.export import CLASS_FILES, STUDENT_FILES, Class, changes, grades, summary
 from grader.export.files import write_atomic
 from grader.inside.isolation import NO_NETWORK, PRIVATE_VIEW, Protection
-from grader.results import Status, StudentRow
+from grader.results import Change, Status, StudentRow
 from grader.rubric import RUBRIC_FILE
 from grader.sandbox.host import active, refusal
 from grader.store.journal import Journal
 
 if TYPE_CHECKING:
-    from grader.term.finals import Change, TermFiles
+    from grader.term.finals import TermFiles
 
 # What decides a grade besides the submission: a change to any of these regrades everyone.
 _COURSE_PARTS = ("course.toml", "tests/hidden", "tests/given", "solutions", "exercises", "grader")
@@ -59,7 +59,7 @@ class BatchResult:
     seconds: float
     missing: list[str]  # the sandbox protections this run went without (`--sandbox auto`); [] when all were active
     flags: dict[str, list[str]] = field(default_factory=dict)  # late, overridden, no_submission_time: the students
-    changes: list[Change] = field(default_factory=list)  # grader.term.finals.Change: what this run changed (changes.csv)
+    changes: list[Change] = field(default_factory=list)  # what this run changed (changes.csv)
     problems: list[str] = field(default_factory=list)  # about the term's files and hand-in times, for the TA's stderr
 
 

@@ -11,7 +11,7 @@ import io
 
 from grader.export.feedback import plain
 from grader.export.grades import safe_cell
-from grader.term.finals import Change
+from grader.results import Change
 from grader.text import format_points
 
 HEADER = ["student", "exercise", "old", "new", "cause"]
