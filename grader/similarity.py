@@ -546,7 +546,7 @@ def _right(sheet: AnswerSheet, key: str, form: Form, expected: Any, rtol: float 
 def write(result: Similarity, out: Path, *, language: str) -> list[Path]:
     """similarity.csv, shared_answers.csv and similarity.html in `out` (created readable by its owner alone)."""
     from grader.export.files import write_atomic
-    from grader.export.grades import safe_cell
+    from grader.text import safe_cell
 
     table = io.StringIO()
     writer = csv.writer(table, lineterminator="\n")

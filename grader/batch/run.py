@@ -23,13 +23,14 @@ from typing import TYPE_CHECKING
 from grader.batch.cpus import CpuSlots
 from grader.course import Course, Exercise
 from grader.errors import IsolationUnavailable, SubmissionError
-from grader.export import CLASS_FILES, STUDENT_FILES, Class, changes, grades, summary
+from grader.export import CLASS_FILES, STUDENT_FILES, Class, changes, summary
 from grader.export.files import write_atomic
 from grader.inside.isolation import NO_NETWORK, PRIVATE_VIEW, Protection
 from grader.results import Change, Status, StudentRow
 from grader.rubric import RUBRIC_FILE
 from grader.sandbox.host import active, refusal
 from grader.store.journal import Journal
+from grader.text import safe_cell
 
 if TYPE_CHECKING:
     from grader.term.finals import TermFiles
@@ -67,7 +68,7 @@ def discover(submissions: Path) -> list[Student]:
     """One student per folder or .zip in `submissions`, sorted by id (`student_id`: the entry's name without `.zip`).
 
     Entries whose ids differ at most in case (a TA's case-insensitive disk would merge their reports), or that
-    grades.csv shows alike (`-bob` and `'-bob` are both `'-bob` there, `grades.safe_cell`), are one student, refused
+    grades.csv shows alike (`-bob` and `'-bob` are both `'-bob` there, `safe_cell`), are one student, refused
     as "could not be read" until one is left: which one is the work is for the TA to say.
     """
     if not submissions.is_dir():
@@ -83,14 +84,14 @@ def discover(submissions: Path) -> list[Student]:
         else:
             continue
         student = student_id(name)
-        shown = unicodedata.normalize("NFC", grades.safe_cell(student)).lower()  # lower, not casefold: ß is not ss
+        shown = unicodedata.normalize("NFC", safe_cell(student)).lower()  # lower, not casefold: ß is not ss
         groups.setdefault(shown, []).append((student, entry))
     students = []
     for (student, path), *others in groups.values():
         refused = ""
         if others:
             names = " and ".join(student_id(p.name) for p in [path, *(p for _, p in others)])
-            refused = f"the entries {names} of the class are all student {grades.safe_cell(student)} (as grades.csv shows ids, in any capitals); keep one"
+            refused = f"the entries {names} of the class are all student {safe_cell(student)} (as grades.csv shows ids, in any capitals); keep one"
         students.append(Student(student, path, refused=refused, others=tuple(p for _, p in others)))
     return sorted(students, key=lambda s: s.id)
 

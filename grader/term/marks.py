@@ -240,6 +240,10 @@ def unpublished(course: Course, journal: Journal) -> list[str]:
     return found
 
 
+# A written answer's state (grader.results.Written.state) in words, in each language.
+STATES = {"en": {"marked": "marked", "to mark": "to mark", "no answer": "no answer"}, "zh": {"marked": "已评分", "to mark": "待评分", "no answer": "未作答"}}
+
+
 @dataclass(frozen=True)
 class Standing:
     """One student's written answer as `grade rubric` shows it."""

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.errors import USAGE, GraderError
-from grader.export.grades import safe_cell
 from grader.results import Status
 from grader.store import audit, published
 from grader.store.journal import FILE, Journal
+from grader.text import safe_cell
 
 _TABLE = (
     "CREATE TABLE IF NOT EXISTS overrides (student TEXT NOT NULL, exercise TEXT NOT NULL, points REAL NOT NULL, "
