@@ -342,8 +342,8 @@ def export_canvas(
     match: str | None = None,
     zero_missing: bool = False,
 ) -> int:
-    """Canvas's gradebook import file from the batch's final points (see grader.term.lms.export_canvas)."""
-    from grader.term.lms import export_canvas as export
+    """Canvas's gradebook import file from the batch's final points (see grader.export.lms.export_canvas)."""
+    from grader.export.lms import export_canvas as export
 
     return export(
         course=course,
@@ -359,8 +359,8 @@ def export_canvas(
 
 
 def export_moodle(*, course: Course, out: Path, target: Path, id_column: str = "username", roster: Path | None = None) -> int:
-    """Moodle's grade import file from the batch's final points (see grader.term.lms.export_moodle)."""
-    from grader.term.lms import export_moodle as export
+    """Moodle's grade import file from the batch's final points (see grader.export.lms.export_moodle)."""
+    from grader.export.lms import export_moodle as export
 
     return export(course=course, out=out, target=target, id_column=id_column, roster=roster)
 
@@ -385,7 +385,7 @@ def rubric(*, course: Course, out: Path, exercise: str) -> tuple[Rubric, list[St
 
 def to_mark(*, out: Path) -> list[str]:
     """'student exercise' of each written answer the batch `out` last published as still to mark (0 points there)."""
-    from grader.term.lms import to_mark as waiting
+    from grader.export.lms import to_mark as waiting
 
     return waiting(out)
 

@@ -5,5 +5,4 @@ times      when each student handed in (--submitted-at, nbgrader's timestamp.txt
 finals     raw points (the journal's) -> final points: penalties, then overrides; changes.csv; applied
            after grading on every run, never by regrading
 overrides  a TA's correction of one score, kept in the journal and on record in its audit table
-lms        Canvas's and Moodle's import files from the final points
 """
