@@ -18,8 +18,8 @@ import pytest
 
 from conftest import ROOT, cli, course_toml
 from grader.course import load_course
+from grader.deadlines import Policy
 from grader.errors import CourseError
-from grader.term.policy import Policy
 
 EXERCISES = "ex01,ex03"  # answer sheets: no student process, so a batch takes seconds
 DUE = "2026-12-10T23:59:00+08:00"  # 15:59 UTC

@@ -145,7 +145,7 @@ def _graded_bytes(path: Path, course: Course) -> bytes:
     import json
     import tomllib
 
-    from grader.term.policy import TABLES
+    from grader.deadlines import TABLES
 
     data = {k: v for k, v in tomllib.loads(path.read_text(encoding="utf-8")).items() if k not in TABLES}
     if isinstance(data.get("variants"), dict):

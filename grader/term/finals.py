@@ -16,13 +16,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from grader.course import Course
+from grader.deadlines import Policy
 from grader.results import Adjustment, Change, ExerciseResult, GradeResult, Outcome, Status, StudentRow
 from grader.rubric import Rubric
 from grader.store import audit
 from grader.store.journal import Journal
 from grader.store.published import Applied, Published
 from grader.term import marks, overrides, times
-from grader.term.policy import Policy
 from grader.text import Text, format_points, shown_path
 
 
