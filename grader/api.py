@@ -127,11 +127,11 @@ def batch(
 ) -> BatchResult:
     """Grade a class (one folder or .zip per student in `submissions`) into `out`, and into the nbgrader
     gradebook `nbgrader_db` if given; `submitted_at` and `extensions` are the term's CSV files (grader.term.times).
-    See grader.batch.run."""
+    See grader.batch.run and grader.integrations.nbgrader.gradebook."""
     from grader.batch.run import grade_batch
     from grader.grading.pipeline import resolve_device
 
-    return grade_batch(
+    result = grade_batch(
         course=course,
         exercises=exercises,
         submissions=submissions,
@@ -142,10 +142,20 @@ def batch(
         scheduler=scheduler,
         only=student,
         progress=progress,
-        nbgrader_db=nbgrader_db,
         submitted_at=submitted_at,
         extensions=extensions,
     )
+    if nbgrader_db is not None:
+        import time
+
+        from grader.export.files import private_files
+        from grader.integrations.nbgrader import gradebook
+
+        started = time.monotonic()
+        with private_files():  # the gradebook holds the class's grades, as OUT does
+            gradebook.write(db=nbgrader_db, course=course, exercises=exercises, rows=result.rows)
+        result.seconds += time.monotonic() - started
+    return result
 
 
 def reseed(

@@ -128,7 +128,7 @@ def read_texts(
 ) -> dict[str, dict[str, dict[str, str]]]:
     """student → exercise id → file name → text, for every entry of `folder` as `grade batch` finds and reads it; a
     code file longer than FINGERPRINTED bytes cut (`_cut`, said in `notes`)."""
-    from grader.batch.run import discover
+    from grader.batch.roster import discover
     from grader.errors import SubmissionError
     from grader.submissions import opened
     from grader.submissions.workspace import load_submission

@@ -640,7 +640,7 @@ def test_lateness_counts_started_days_after_the_grace():
 def test_changing_only_the_term_tables_keeps_the_course_hash(tmp_path):
     """Is the course's hash – what regrades everyone – the same whatever [deadlines] and [late] say, and different
     when another key changes?"""
-    from grader.batch.run import course_hash
+    from grader.batch.keys import course_hash
 
     hashes = []
     for text in (TERM, TERM.replace("0.10", "0.25").replace("2026-12-10", "2027-01-10"), TERM + "\n# a comment\n"):
