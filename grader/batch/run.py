@@ -132,8 +132,8 @@ def _grade_into(
             _write_student(out, row)  # a date, a penalty or an override changed since: the same files, recomputed
         flags = finals.flagged(rows)
         whole = Class(course.language, course.title, rows, exercises, summary.summarize(rows, ids, missing=missing) | flags)
-        for name, render in CLASS_FILES:
-            write_atomic(out / name, render(whole))
+        for exporter in CLASS_FILES:
+            write_atomic(out / exporter.path(whole), exporter.render(whole))
         changed = finals.changes(last, rows, hashes)
         edited = marks.edits(course, journal)  # written answers whose points a rubric edit changed: audited as published
         if changed:
@@ -150,8 +150,8 @@ def _grade_into(
 
 def _write_student(out: Path, row: StudentRow) -> None:
     """Each of a student's files (export.STUDENT_FILES) of their final points, written only when it differs."""
-    for folder, suffix, render in STUDENT_FILES:
-        path, text = out / folder / f"{row.student}{suffix}", render(row)
+    for exporter in STUDENT_FILES:
+        path, text = out / exporter.path(row), exporter.render(row)
         try:
             if path.read_text(encoding="utf-8") == text:
                 continue
