@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from grader.course import Course, Exercise, find_root, load_course
 from grader.errors import GraderError
@@ -340,39 +340,12 @@ def audit(*, out: Path, student: str | None = None) -> list[Entry]:
         journal.close()
 
 
-def export_canvas(
-    *,
-    course: Course,
-    out: Path,
-    roster: Path,
-    target: Path,
-    title: str | None = None,
-    assignment_id: str | None = None,
-    per_exercise: bool = False,
-    match: str | None = None,
-    zero_missing: bool = False,
-) -> int:
-    """Canvas's gradebook import file from the batch's final points (see grader.export.lms.export_canvas)."""
-    from grader.export.lms import export_canvas as export
+def export_lms(*, lms: str, course: Course, out: Path, target: Path, **options: Any) -> int:
+    """The import file `target` of the LMS `lms` (a name of grader.export.LMS_FILES) from the batch's final points,
+    given that LMS's options (each the keyword its export.lms.Option names); return how many students it holds."""
+    from grader.export.lms import export
 
-    return export(
-        course=course,
-        out=out,
-        roster=roster,
-        target=target,
-        title=title,
-        assignment_id=assignment_id,
-        per_exercise=per_exercise,
-        match=match,
-        zero_missing=zero_missing,
-    )
-
-
-def export_moodle(*, course: Course, out: Path, target: Path, id_column: str = "username", roster: Path | None = None) -> int:
-    """Moodle's grade import file from the batch's final points (see grader.export.lms.export_moodle)."""
-    from grader.export.lms import export_moodle as export
-
-    return export(course=course, out=out, target=target, id_column=id_column, roster=roster)
+    return export(lms=lms, course=course, out=out, target=target, **options)
 
 
 def mark(

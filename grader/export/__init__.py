@@ -3,17 +3,21 @@
 `CLASS_FILES` and `STUDENT_FILES` are the batch's outputs, each an `Exporter`: a file's path in OUT and its text, from
 what a batch has at its end (`Class`) or from one student's final row. `grade batch` writes them in this order,
 each written only when it differs; a new format is a module here and one line in one of these tables. The LMS files
-(Canvas, Moodle, Gradescope, nbgrader) are written on request by `grade export ...` and the integrations instead,
-against a roster or a platform of their own.
+are written on request instead, against a roster of their own: `LMS_FILES` names the LMSes of `grade export NAME`
+(Canvas, Moodle), each an `LMS`; a new one is a module here and one line there. Gradescope and nbgrader are
+integrations (grader.integrations), platforms of their own.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from grader.results import Graded, StudentRow
+
+if TYPE_CHECKING:
+    from grader.export.lms import Finals, Option
 
 Source = TypeVar("Source", contravariant=True)  # what an exporter renders: the whole class, or one student's row
 
@@ -113,3 +117,30 @@ STUDENT_FILES: tuple[Exporter[StudentRow], ...] = (
     StudentFile("reports", ".json", _result_json),
     StudentFile("feedback", ".md", _feedback),
 )
+
+
+class LMS(Protocol):
+    """An LMS's grade import file, written by `grade export NAME` from OUT's final points (grader.export.lms): a module
+    of this package with its command's help, its own options, and the file's text with how many students it holds."""
+
+    SHORT_HELP: str
+    HELP: str
+    OPTIONS: tuple[Option, ...]
+
+    def render(self, finals: Finals, /, *args: Any, **options: Any) -> tuple[str, int]: ...  # one keyword per option
+
+
+def _canvas() -> LMS:
+    from grader.export import canvas
+
+    return canvas
+
+
+def _moodle() -> LMS:
+    from grader.export import moodle
+
+    return moodle
+
+
+# The LMSes `grade export` writes for: the command's name, and its module (loaded when the command is)
+LMS_FILES: dict[str, Callable[[], LMS]] = {"canvas": _canvas, "moodle": _moodle}
