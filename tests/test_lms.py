@@ -30,3 +30,16 @@ def test_grade_export_offers_each_registered_lms_with_its_options(name, monkeypa
     helped = CliRunner().invoke(main, ["export", name, "--help"])
     assert helped.exit_code == 0, helped.output
     assert all(o.flag in helped.output for o in lms.OPTIONS) and "--out FILE" in helped.output, helped.output
+
+
+def test_canvas_refuses_one_assignment_id_for_many_columns(tmp_path):
+    """Is --assignment-id with --per-exercise refused as a usage error (exit code 2), before the roster is read?"""
+    from grader.course import load_course
+    from grader.errors import USAGE
+    from grader.export import canvas
+    from grader.export.lms import Finals, MisusedOptions
+
+    finals = Finals(load_course(ROOT), {"ada": {"ex01": 3.0}}, ["ex01"])
+    with pytest.raises(MisusedOptions, match="--assignment-id names one assignment") as refused:
+        canvas.render(finals, roster=tmp_path / "absent.csv", assignment=None, assignment_id="4242", per_exercise=True, match=None, missing="empty")
+    assert refused.value.exit_code == USAGE
