@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from grader.course import Course, Exercise, find_root, load_course
 from grader.errors import GraderError
@@ -21,12 +21,12 @@ if TYPE_CHECKING:  # the modules that compute these are imported by the function
 
     import click
 
-    from grader.batch.audit import Entry
     from grader.batch.run import BatchResult
     from grader.export.items import Analysis
     from grader.inside.isolation import Protection
     from grader.rubric import Rubric
     from grader.similarity import Similarity
+    from grader.store.audit import Entry
     from grader.term.marks import Standing
     from grader.variants import Variant
     from grader.warm.server import Warm
@@ -127,11 +127,11 @@ def batch(
 ) -> BatchResult:
     """Grade a class (one folder or .zip per student in `submissions`) into `out`, and into the nbgrader
     gradebook `nbgrader_db` if given; `submitted_at` and `extensions` are the term's CSV files (grader.term.times).
-    See grader.batch.run."""
+    See grader.batch.run and grader.integrations.nbgrader.gradebook."""
     from grader.batch.run import grade_batch
     from grader.grading.pipeline import resolve_device
 
-    return grade_batch(
+    result = grade_batch(
         course=course,
         exercises=exercises,
         submissions=submissions,
@@ -142,10 +142,20 @@ def batch(
         scheduler=scheduler,
         only=student,
         progress=progress,
-        nbgrader_db=nbgrader_db,
         submitted_at=submitted_at,
         extensions=extensions,
     )
+    if nbgrader_db is not None:
+        import time
+
+        from grader.export.files import private_files
+        from grader.integrations.nbgrader import gradebook
+
+        started = time.monotonic()
+        with private_files():  # the gradebook holds the class's grades, as OUT does
+            gradebook.write(db=nbgrader_db, course=course, exercises=exercises, rows=result.rows)
+        result.seconds += time.monotonic() - started
+    return result
 
 
 def reseed(
@@ -153,11 +163,11 @@ def reseed(
 ) -> tuple[int, BatchResult | None]:
     """Give `student` a new variant number: course.toml's [variants.reseed] gets it (so that the student's `grade show`
     prints the new numbers once the TA hands out the course file), the audit trail of the journal in `out`
-    (grader.batch.audit) records it with `reason`, and, given `submissions`, that student alone is regraded.
+    (grader.store.audit) records it with `reason`, and, given `submissions`, that student alone is regraded.
     Returns (the new number, the batch result or None)."""
-    from grader.batch import audit
-    from grader.batch.journal import Journal
     from grader.errors import CourseError
+    from grader.store import audit
+    from grader.store.journal import Journal
     from grader.variants import set_reseed
 
     if not course.variants.enabled:
@@ -319,8 +329,8 @@ def override(*, out: Path, student: str, exercise: str, points: float | None, re
 
 
 def audit(*, out: Path, student: str | None = None) -> list[Entry]:
-    """The audit trail of the batch `out` (grader.batch.audit.Entry rows), oldest first."""
-    from grader.batch.audit import history
+    """The audit trail of the batch `out` (grader.store.audit.Entry rows), oldest first."""
+    from grader.store.audit import history
     from grader.term.overrides import open_journal
 
     journal = open_journal(out)
@@ -330,39 +340,12 @@ def audit(*, out: Path, student: str | None = None) -> list[Entry]:
         journal.close()
 
 
-def export_canvas(
-    *,
-    course: Course,
-    out: Path,
-    roster: Path,
-    target: Path,
-    title: str | None = None,
-    assignment_id: str | None = None,
-    per_exercise: bool = False,
-    match: str | None = None,
-    zero_missing: bool = False,
-) -> int:
-    """Canvas's gradebook import file from the batch's final points (see grader.term.lms.export_canvas)."""
-    from grader.term.lms import export_canvas as export
+def export_lms(*, lms: str, course: Course, out: Path, target: Path, **options: Any) -> int:
+    """The import file `target` of the LMS `lms` (a name of grader.export.LMS_FILES) from the batch's final points,
+    given that LMS's options (each the keyword its export.lms.Option names); return how many students it holds."""
+    from grader.export.lms import export
 
-    return export(
-        course=course,
-        out=out,
-        roster=roster,
-        target=target,
-        title=title,
-        assignment_id=assignment_id,
-        per_exercise=per_exercise,
-        match=match,
-        zero_missing=zero_missing,
-    )
-
-
-def export_moodle(*, course: Course, out: Path, target: Path, id_column: str = "username", roster: Path | None = None) -> int:
-    """Moodle's grade import file from the batch's final points (see grader.term.lms.export_moodle)."""
-    from grader.term.lms import export_moodle as export
-
-    return export(course=course, out=out, target=target, id_column=id_column, roster=roster)
+    return export(lms=lms, course=course, out=out, target=target, **options)
 
 
 def mark(
@@ -385,7 +368,7 @@ def rubric(*, course: Course, out: Path, exercise: str) -> tuple[Rubric, list[St
 
 def to_mark(*, out: Path) -> list[str]:
     """'student exercise' of each written answer the batch `out` last published as still to mark (0 points there)."""
-    from grader.term.lms import to_mark as waiting
+    from grader.export.lms import to_mark as waiting
 
     return waiting(out)
 

@@ -16,11 +16,13 @@ from rich.text import Text
 from grader import api
 from grader.course import DEVICES, Course, Exercise
 from grader.errors import GraderError, SubmissionError
-from grader.export.moodle import ID_COLUMNS
+from grader.export import LMS_FILES
 from grader.results import GradeResult, Status, StudentRow
 from grader.text import Text as Words  # bilingual words; `Text` here is rich's
 
 if TYPE_CHECKING:
+    from grader.export import LMS
+    from grader.export.lms import Option
     from grader.warm.server import Warm
 
 T = TypeVar("T")
@@ -603,50 +605,44 @@ def audit_trail(out: Path, student: str | None, as_json: bool, as_csv: bool) -> 
         click.echo("no score has changed" + (f" for {student}" if student else "") + " yet")
 
 
-@main.group("export", short_help="Final points as an LMS imports them: Canvas, Moodle.")
+class _LMSCommands(click.Group):
+    """`grade export`'s commands: one per LMS of grader.export.LMS_FILES, with that LMS's own options."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(LMS_FILES)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        return _lms_command(name, LMS_FILES[name]()) if name in LMS_FILES else None
+
+
+@main.group("export", cls=_LMSCommands, short_help="Final points as an LMS imports them: " + ", ".join(n.title() for n in sorted(LMS_FILES)) + ".")
 def export_commands() -> None:
     """Write OUT's final points (the last grade batch's) in an LMS's import format; nothing is written half-way."""
 
 
-@export_commands.command("canvas", short_help="Canvas's gradebook import CSV, matched against Canvas's own export.")
-@click.argument("out", type=click.Path(file_okay=False, path_type=Path))
-@click.option(
-    "--roster",
-    required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Canvas's gradebook export (Student, ID, SIS User ID, SIS Login ID, Section, ...).",
-)
-@click.option("--out", "target", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The CSV to write.")
-@click.option("--assignment", help="The assignment's title in Canvas (default: the course's title).")
-@click.option("--assignment-id", help="Its Canvas id, for a column `TITLE (ID)` that Canvas matches to it.")
-@click.option("--per-exercise", is_flag=True, help="One column per exercise (`TITLE: exNN <its title>`) instead of one total.")
-@click.option("--match", help="The roster column holding the batch's student ids (default: SIS Login ID, then SIS User ID, then ID).")
-@click.option(
-    "--missing", type=click.Choice(["empty", "zero"]), default="empty", show_default=True, help="A roster student without a grade: an empty cell, or 0."
-)
-def export_canvas(
-    out: Path, roster: Path, target: Path, assignment: str | None, assignment_id: str | None, per_exercise: bool, match: str | None, missing: str
-) -> None:
-    """Write the --out file for Canvas's Grades > Import from OUT's final points; exit 1, writing nothing, if a graded
-    student is not in the roster."""
-    if per_exercise and assignment_id:
-        raise click.UsageError("--assignment-id names one assignment; with --per-exercise each exercise is its own column")
-    course = _course()
-    written = _guard(
-        lambda: api.export_canvas(
-            course=course,
-            out=out,
-            roster=roster,
-            target=target,
-            title=assignment,
-            assignment_id=assignment_id,
-            per_exercise=per_exercise,
-            match=match,
-            zero_missing=missing == "zero",
-        )
-    )
-    click.echo(f"wrote {written} students to {target}")
-    _to_mark_warning(out)
+def _lms_command(name: str, lms: LMS) -> click.Command:
+    """`grade export NAME OUT --out FILE` and the LMS's own options, each as its `Option` says."""
+
+    def export(out: Path, target: Path, **options: object) -> None:
+        course = _course()
+        written = _guard(lambda: api.export_lms(lms=name, course=course, out=out, target=target, **options))
+        click.echo(f"wrote {written} students to {target}")
+        _to_mark_warning(out)
+
+    common: list[click.Parameter] = [
+        click.Argument(["out"], type=click.Path(file_okay=False, path_type=Path)),
+        click.Option(["--out", "target"], required=True, type=click.Path(dir_okay=False, path_type=Path), help="The CSV to write."),
+    ]
+    return click.Command(name, callback=export, params=common + [_lms_option(o) for o in lms.OPTIONS], help=lms.HELP, short_help=lms.SHORT_HELP)
+
+
+def _lms_option(option: Option) -> click.Option:
+    if option.kind == "switch":
+        return click.Option([option.flag], is_flag=True, help=option.help)
+    if option.kind == "choice":
+        return click.Option([option.flag], type=click.Choice(option.choices), default=option.choices[0], show_default=True, help=option.help)
+    kind = click.Path(dir_okay=False, path_type=Path) if option.kind == "file" else None
+    return click.Option([option.flag], type=kind, required=option.required, help=option.help)
 
 
 def _to_mark_warning(out: Path) -> None:
@@ -658,30 +654,6 @@ def _to_mark_warning(out: Path) -> None:
             f"warning: {len(waiting)} written answer{'s' * (len(waiting) != 1)} still to mark count 0 in this file: {shown} (grade rubric OUT EXERCISE)",
             err=True,
         )
-
-
-@export_commands.command("moodle", short_help="Moodle's grade import CSV: one identifier column, one per exercise, the total.")
-@click.argument("out", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--out", "target", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The CSV to write.")
-@click.option(
-    "--id-column",
-    type=click.Choice(list(ID_COLUMNS)),
-    default="username",
-    show_default=True,
-    help="The Moodle user field the first column holds (map it so in Moodle's import).",
-)
-@click.option(
-    "--roster",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="A CSV of the participants (Moodle's export: Username, Email address, ID number) to look that field up; "
-    "without it, the batch's student ids are the field's values.",
-)
-def export_moodle(out: Path, target: Path, id_column: str, roster: Path | None) -> None:
-    """Write the --out file for Moodle's Grades > Import > CSV file from OUT's final points."""
-    course = _course()
-    written = _guard(lambda: api.export_moodle(course=course, out=out, target=target, id_column=id_column, roster=roster))
-    click.echo(f"wrote {written} students to {target}")
-    _to_mark_warning(out)
 
 
 @main.command("doctor", short_help="Show which sandbox protections are active on this machine.")

@@ -10,12 +10,12 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from grader.deadlines import TABLES as TERM_TABLES
+from grader.deadlines import Policy
+from grader.deadlines import load as load_policy
 from grader.errors import CourseError, no_unknown
 from grader.location import COURSE_FILE, beside_grader, course_folder
 from grader.rubric import RUBRIC_FILE, WRITTEN_SUFFIX, Rubric
-from grader.term.policy import TABLES as TERM_TABLES
-from grader.term.policy import Policy
-from grader.term.policy import load as load_policy
 from grader.text import Text
 from grader.variants import VARIANT_FILE, Declaration, Settings, settings_from
 
@@ -132,7 +132,7 @@ class Course:
     exercises: tuple[Exercise, ...]
     root: Path
     public_only: bool = False  # run the public checks alone (`grade status`), even where hidden checks exist
-    policy: Policy | None = None  # [deadlines] and [late] (grader.term.policy); None: no late policy
+    policy: Policy | None = None  # [deadlines] and [late] (grader.deadlines); None: no late policy
     variants: Settings = Settings()  # [variants]: per-student numbers (off: everyone the statement's)
     title_zh: str = ""
 

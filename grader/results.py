@@ -339,5 +339,16 @@ class StudentRow:
         return cls(doc["student"], Status(doc["status"]), GradeResult.from_json(json.dumps(doc["result"])), doc["seconds"])
 
 
+@dataclass(frozen=True)
+class Change:
+    """A final score that a rerun changed (or, for "regrade under override", raw points under a kept override)."""
+
+    student: str
+    exercise: str
+    old: float | None  # None: a student new to the class
+    new: float
+    cause: str
+
+
 def _text(text: Text) -> list[str]:
     return [text.en, text.zh]

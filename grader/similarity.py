@@ -128,7 +128,7 @@ def read_texts(
 ) -> dict[str, dict[str, dict[str, str]]]:
     """student → exercise id → file name → text, for every entry of `folder` as `grade batch` finds and reads it; a
     code file longer than FINGERPRINTED bytes cut (`_cut`, said in `notes`)."""
-    from grader.batch.run import discover
+    from grader.batch.roster import discover
     from grader.errors import SubmissionError
     from grader.submissions import opened
     from grader.submissions.workspace import load_submission
@@ -547,7 +547,7 @@ def _right(sheet: AnswerSheet, key: str, form: Form, expected: Any, rtol: float 
 def write(result: Similarity, out: Path, *, language: str) -> list[Path]:
     """similarity.csv, shared_answers.csv and similarity.html in `out` (created readable by its owner alone)."""
     from grader.export.files import write_atomic
-    from grader.export.grades import safe_cell
+    from grader.text import safe_cell
 
     table = io.StringIO()
     writer = csv.writer(table, lineterminator="\n")

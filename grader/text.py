@@ -94,6 +94,21 @@ def format_points(x: float, *, digits: int = 2) -> str:
     return f"{x:.{digits}f}".rstrip("0").rstrip(".")
 
 
+def signed(points: float) -> str:
+    """Points with their sign: +1, -0.5, 0."""
+    return ("+" if points > 0 else "") + format_points(points)
+
+
+# What makes a spreadsheet read a cell as a formula (OWASP's CSV injection rule): its first character.
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def safe_cell(value: str) -> str:
+    """A CSV cell a spreadsheet shows as text: a leading formula character gets a quote mark before it, and
+    control characters (a carriage return would end the row: the writer quotes only "\\n") become "?"."""
+    return printable(("'" + value if value.startswith(_FORMULA_STARTS) else value).replace("\n", "\r"))
+
+
 def quoted(text: object, *, limit: int = 300) -> str:
     """Text the submission controls, as one printable line, truncated, in quotes that mark it as its own."""
     if not isinstance(text, str):

@@ -166,7 +166,7 @@ def test_a_locked_journal_never_ends_the_batch(tmp_path, monkeypatch):
     import threading
 
     from grader import api
-    from grader.batch import journal
+    from grader.store import journal
 
     course = api.course(root=ROOT)
     exercises = api.select(course, ["ex01"])  # no student process: the journal alone is tried

@@ -150,7 +150,7 @@ AUDITED = [
 def audited(monkeypatch):
     """`grade audit` over two audit rows, api.audit mocked (what it reads of the journal is tests/test_term.py's)."""
     from grader import api
-    from grader.batch.audit import Entry
+    from grader.store.audit import Entry
 
     entries = [Entry(n, *row) for n, row in enumerate(AUDITED, 1)]
     monkeypatch.setattr(api, "audit", lambda *, out, student=None: entries)

@@ -8,7 +8,7 @@ import pytest
 
 from grader.export import feedback, grades, summary
 from grader.results import ExerciseResult, GradeResult, Outcome, Status, StudentRow, Verdict
-from grader.text import Text
+from grader.text import _FORMULA_STARTS, Text
 
 FORMULAS = ["=99+1", '=HYPERLINK("http://x.invalid","click")', "@SUM(1+1)", "+1+1", "-2+3", "\t=1", "\r=1"]
 SWAPPED = Text("swapped GRU convention", "GRU 约定弄反了")
@@ -31,7 +31,7 @@ def test_grades_csv_cells_are_never_formulas(student):
     text = grades.to_csv([row(student, verdict("a", outcome=Outcome.PASSED)), row("bob", verdict("a"))], ["ex03"])
     rows = list(csv.reader(io.StringIO(text, newline="")))
     cells = [cell for line in rows for cell in line]
-    assert not any(cell.startswith(grades._FORMULA_STARTS) for cell in cells), cells
+    assert not any(cell.startswith(_FORMULA_STARTS) for cell in cells), cells
     assert len(rows) == 3 and ["bob", "0", "0", "0", "0"] in rows
     assert ["'" + student.replace("\r", "?"), "2", "2", "2", "0"] in rows
 

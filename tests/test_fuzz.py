@@ -206,7 +206,7 @@ def test_any_toml_sheet_loads_or_is_refused_with_printable_feedback(tmp_path_fac
     judged(answers)
 
 
-# --- hand-ins: zips, notebooks and entry names (grader/submissions, grader/batch/run.py's discover) ------------
+# --- hand-ins: zips, notebooks and entry names (grader/submissions, grader/batch/roster.py's discover) ------------
 
 HANDIN = settings(FUZZ, max_examples=150)
 METHODS = st.sampled_from([zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA])
@@ -354,9 +354,9 @@ NAMES = st.binary(min_size=1, max_size=255).filter(lambda b: b"/" not in b and b
 @given(st.lists(NAMES, min_size=1, max_size=4, unique=True))
 def test_any_entry_names_give_safe_distinct_ids(tmp_path_factory, names: list[bytes]) -> None:
     """Do entries named by any bytes get printable ids of at most MAX_ID_BYTES that name files and journal rows, distinct unless one student?"""
-    from grader.batch.journal import Journal
-    from grader.batch.run import MAX_ID_BYTES, discover
+    from grader.batch.roster import MAX_ID_BYTES, discover
     from grader.export.files import write_atomic
+    from grader.store.journal import Journal
 
     root = tmp_path_factory.mktemp("class")
     for name in names:

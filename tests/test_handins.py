@@ -202,7 +202,7 @@ def test_a_large_unrelated_file_hides_no_change_from_the_journal(tmp_path):
 
 def test_names_that_differ_by_more_than_case_are_two_students(tmp_path):
     """Are `strauss/` and `strauß/` (equal only under full case folding) two students, each graded?"""
-    from grader.batch.run import discover
+    from grader.batch.roster import discover
 
     for name in ("strauss", "strauß", "Bob", "bob"):
         (tmp_path / name).mkdir()
@@ -214,7 +214,7 @@ def test_names_that_differ_by_more_than_case_are_two_students(tmp_path):
 def test_names_that_grades_csv_shows_alike_are_one_student_refused(tmp_path):
     """Are `-bob/` and `'-bob/` (both `'-bob` in grades.csv, where a leading - gets a quote mark) refused as one
     student, naming both entries, while `bob/` is graded?"""
-    from grader.batch.run import discover
+    from grader.batch.roster import discover
 
     for name in ("-bob", "'-bob", "bob"):
         (tmp_path / name).mkdir()

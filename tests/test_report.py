@@ -252,7 +252,7 @@ def late_class(tmp_path_factory) -> Path:
     bob and dan the coupled gate (dan two days late)."""
     import datetime as dt
 
-    from grader.term.policy import Policy
+    from grader.deadlines import Policy
 
     klass = tmp_path_factory.mktemp("late-class")
     for name, sheet, when in (

@@ -18,8 +18,8 @@ import pytest
 
 from conftest import ROOT, cli, course_toml
 from grader.course import load_course
+from grader.deadlines import Policy
 from grader.errors import CourseError
-from grader.term.policy import Policy
 
 EXERCISES = "ex01,ex03"  # answer sheets: no student process, so a batch takes seconds
 DUE = "2026-12-10T23:59:00+08:00"  # 15:59 UTC
@@ -271,7 +271,7 @@ def test_changing_the_due_date_recomputes_everyone_and_regrades_no_one(term, tmp
 KILL = """
 import os, signal, sys
 from grader.batch import run
-from grader.term import published
+from grader.store import published
 where = sys.argv.pop(1)
 if where == "between reports":
     write, written = run._write_student, []
@@ -342,7 +342,7 @@ def audit_entries(out: Path, *args: str) -> list[dict]:
 def test_an_override_replaces_the_final_points_and_is_on_record(term, tmp_path):
     """Does an override set bob's final points (no late penalty on top) at the next rerun, show its reason in his
     feedback, survive a rerun, and – cleared – give back the penalized points, each step an audit row and a change?"""
-    from grader.batch import audit
+    from grader.store import audit
 
     out = tmp_path / "out"
     shutil.copytree(term["out"], out)
@@ -433,8 +433,8 @@ def test_override_needs_a_batch_and_a_reason(tmp_path):
 
 def test_audit_rows_are_append_only(tmp_path):
     """Can an audit row be neither changed nor deleted, even by SQL on the journal itself?"""
-    from grader.batch import audit
-    from grader.batch.journal import Journal
+    from grader.store import audit
+    from grader.store.journal import Journal
 
     journal = Journal(tmp_path)
     audit.record(journal, cause="reseed", student="bob", exercise="ex05", old=3.0, new=4.0, reason="a new variant")
@@ -448,8 +448,8 @@ def test_audit_rows_are_append_only(tmp_path):
 def test_an_audit_row_cannot_be_replaced_by_insert_or_replace(tmp_path):
     """Is INSERT OR REPLACE of an existing row's n – which deletes the row without firing a delete trigger – refused, the
     row left as written?"""
-    from grader.batch import audit
-    from grader.batch.journal import Journal
+    from grader.store import audit
+    from grader.store.journal import Journal
 
     journal = Journal(tmp_path)
     audit.record(journal, cause="override", student="bob", exercise="ex05", old=3.0, new=4.0, reason="r")
@@ -640,7 +640,7 @@ def test_lateness_counts_started_days_after_the_grace():
 def test_changing_only_the_term_tables_keeps_the_course_hash(tmp_path):
     """Is the course's hash – what regrades everyone – the same whatever [deadlines] and [late] say, and different
     when another key changes?"""
-    from grader.batch.run import course_hash
+    from grader.batch.keys import course_hash
 
     hashes = []
     for text in (TERM, TERM.replace("0.10", "0.25").replace("2026-12-10", "2027-01-10"), TERM + "\n# a comment\n"):

@@ -322,8 +322,8 @@ def test_a_class_with_a_copied_sheet_and_a_reseed(variant_course, tmp_path):
     import csv
 
     from grader import api
-    from grader.batch import audit
-    from grader.batch.journal import Journal
+    from grader.store import audit
+    from grader.store.journal import Journal
 
     course = load_course(variant_course)
     exercises = [course.exercise("ex01"), course.exercise("ex03")]  # answer sheets only: no student process
@@ -366,7 +366,7 @@ def test_a_reseed_without_its_audit_row_leaves_course_toml_as_it_was(variant_cou
     import sqlite3
 
     from grader import api
-    from grader.batch import audit
+    from grader.store import audit
 
     def locked(*args, **kwargs):
         raise sqlite3.OperationalError("database is locked")

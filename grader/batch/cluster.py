@@ -24,7 +24,7 @@ from grader.batch.worker import course_of, failed_row
 from grader.results import StudentRow
 
 if TYPE_CHECKING:
-    from grader.batch.run import Student
+    from grader.batch.roster import Student
     from grader.course import Course, Exercise
 
 PLUGIN = "grader-warm-graders"

@@ -8,10 +8,10 @@ import io
 import sqlite3
 from pathlib import Path
 
-from grader.batch.journal import FILE, Journal
 from grader.errors import OutputError
-from grader.export.grades import safe_cell
 from grader.results import StudentRow
+from grader.store.journal import FILE, Journal
+from grader.text import safe_cell
 
 
 def _hint(out: Path) -> str:

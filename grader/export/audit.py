@@ -11,9 +11,8 @@ import dataclasses
 import io
 import json
 
-from grader.batch.audit import Entry
-from grader.export.grades import safe_cell
-from grader.text import one_line
+from grader.store.audit import Entry
+from grader.text import one_line, safe_cell
 
 FIELDS = tuple(f.name for f in dataclasses.fields(Entry))
 _TABLE = ("at (UTC)", "actor", "cause", "student", "exercise", "old -> new", "course", "submission", "reason")

@@ -16,12 +16,48 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
+from grader.export.lms import Finals, MisusedOptions, Option, matched
+from grader.term.csvin import TermFileError, read_rows
 from grader.text import format_points
 
 STUDENT_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 MATCH_ORDER = ("SIS Login ID", "SIS User ID", "ID")  # where a batch's student id is looked for, in this order
 POINTS_POSSIBLE = "    Points Possible"  # as Canvas's own export writes it
+
+# `grade export canvas` (an export.LMS)
+SHORT_HELP = "Canvas's gradebook import CSV, matched against Canvas's own export."
+HELP = "Write the --out file for Canvas's Grades > Import from OUT's final points; exit 1, writing nothing, if a graded student is not in the roster."
+OPTIONS: tuple[Option, ...] = (
+    Option("--roster", f"Canvas's gradebook export ({', '.join(STUDENT_COLUMNS)}, ...).", kind="file", required=True),
+    Option("--assignment", "The assignment's title in Canvas (default: the course's title)."),
+    Option("--assignment-id", "Its Canvas id, for a column `TITLE (ID)` that Canvas matches to it."),
+    Option("--per-exercise", "One column per exercise (`TITLE: exNN <its title>`) instead of one total.", kind="switch"),
+    Option("--match", f"The roster column holding the batch's student ids (default: {', then '.join(MATCH_ORDER)})."),
+    Option("--missing", "A roster student without a grade: an empty cell, or 0.", kind="choice", choices=("empty", "zero")),
+)
+
+
+def render(
+    finals: Finals, *, roster: Path, assignment: str | None, assignment_id: str | None, per_exercise: bool, match: str | None, missing: str
+) -> tuple[str, int]:
+    """Canvas's import file of every roster student, and how many it holds."""
+    if per_exercise and assignment_id:
+        raise MisusedOptions("--assignment-id names one assignment; with --per-exercise each exercise is its own column")
+    course, scores, ids = finals.course, finals.scores, finals.ids
+    rows = [r for _, r in read_rows(roster, STUDENT_COLUMNS, example=", ".join(STUDENT_COLUMNS)) if not is_points_row(r)]
+    if match is not None and rows and match not in rows[0]:
+        raise TermFileError(f"--match {match}: {roster} has no such column; its columns: {', '.join(rows[0])}")
+    where = matched(scores, rows, [match] if match else list(MATCH_ORDER), roster)
+    title = assignment or course.title
+    if per_exercise:
+        columns = [(f"{title}: {i} {course.exercise(i).title}", course.exercise(i).points) for i in ids]
+        grades = {n: [scores[s].get(i, 0.0) for i in ids] for s, n in where.items()}
+    else:
+        columns = [(header(title, assignment_id), sum(course.exercise(i).points for i in ids))]
+        grades = {n: [sum(scores[s].values())] for s, n in where.items()}
+    return to_csv(rows, columns, grades, zero_missing=missing == "zero"), len(rows)
 
 
 def points(x: float) -> str:

@@ -10,9 +10,8 @@ import csv
 import io
 
 from grader.export.feedback import plain
-from grader.export.grades import safe_cell
-from grader.term.finals import Change
-from grader.text import format_points
+from grader.results import Change
+from grader.text import format_points, safe_cell
 
 HEADER = ["student", "exercise", "old", "new", "cause"]
 

@@ -1,9 +1,12 @@
-"""Writing an output file atomically: a temp file in the same folder, fsync, then rename – never a half-written file."""
+"""Writing an output file atomically: a temp file in the same folder, fsync, then rename – never a half-written file;
+and the files a batch creates, its owner's alone."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 
@@ -19,3 +22,13 @@ def write_atomic(path: Path, text: str) -> None:
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
+
+
+@contextlib.contextmanager
+def private_files() -> Iterator[None]:
+    """Files and folders created meanwhile are their owner's alone (umask 077): OUT, its journal and its reports."""
+    previous = os.umask(0o077)
+    try:
+        yield
+    finally:
+        os.umask(previous)

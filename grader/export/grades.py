@@ -1,6 +1,6 @@
 """grades.csv: one row per student (sorted), one column of points per exercise, and the total.
 
-Every cell passes through `safe_cell`, as must every CSV this package writes for people to open: an id such as
+Every cell passes through `grader.text.safe_cell`, as must every CSV this package writes for people to open: an id such as
 `=HYPERLINK(...)` is data, never a formula a spreadsheet runs. The LMS import files (export/canvas.py,
 export/moodle.py) are read by the LMS, which matches their identifiers exactly: they carry them unchanged.
 """
@@ -11,16 +11,7 @@ import csv
 import io
 
 from grader.results import StudentRow
-from grader.text import format_points, printable
-
-# What makes a spreadsheet read a cell as a formula (OWASP's CSV injection rule): its first character.
-_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def safe_cell(value: str) -> str:
-    """A CSV cell a spreadsheet shows as text: a leading formula character gets a quote mark before it, and
-    control characters (a carriage return would end the row: the writer quotes only "\\n") become "?"."""
-    return printable(("'" + value if value.startswith(_FORMULA_STARTS) else value).replace("\n", "\r"))
+from grader.text import format_points, safe_cell
 
 
 def to_csv(rows: list[StudentRow], exercise_ids: list[str]) -> str:

@@ -7,14 +7,8 @@ from __future__ import annotations
 import json
 
 from grader.rubric import Rubric
-from grader.term.marks import Standing
-from grader.text import format_points, one_line, printable
-
-STATES = {"en": {"marked": "marked", "to mark": "to mark", "no answer": "no answer"}, "zh": {"marked": "已评分", "to mark": "待评分", "no answer": "未作答"}}
-
-
-def signed(points: float) -> str:
-    return ("+" if points > 0 else "") + format_points(points)
+from grader.term.marks import STATES, Standing
+from grader.text import format_points, one_line, printable, signed
 
 
 def to_table(rubric: Rubric, standings: list[Standing], language: str) -> str:

@@ -15,26 +15,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from grader.batch import audit
-from grader.batch.journal import Journal
 from grader.course import Course
-from grader.results import Adjustment, ExerciseResult, GradeResult, Outcome, Status, StudentRow
+from grader.deadlines import Policy
+from grader.results import Adjustment, Change, ExerciseResult, GradeResult, Outcome, Status, StudentRow
 from grader.rubric import Rubric
+from grader.store import audit
+from grader.store.journal import Journal
+from grader.store.published import Applied, Published
 from grader.term import marks, overrides, times
-from grader.term.policy import Policy
-from grader.term.published import Applied, Published
 from grader.text import Text, format_points, shown_path
-
-
-@dataclass(frozen=True)
-class Change:
-    """A final score that a rerun changed (or, for "regrade under override", raw points under a kept override)."""
-
-    student: str
-    exercise: str
-    old: float | None  # None: a student new to the class
-    new: float
-    cause: str
 
 
 @dataclass

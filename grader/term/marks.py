@@ -14,13 +14,13 @@ import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from grader.batch import audit
-from grader.batch.journal import Journal
 from grader.course import Course, Exercise
 from grader.errors import USAGE, GraderError
 from grader.results import ExerciseResult, StudentRow, Written
 from grader.rubric import Item, Rubric
-from grader.term import overrides, published
+from grader.store import audit, published
+from grader.store.journal import Journal
+from grader.term import overrides
 from grader.text import Text, format_points
 
 _TABLE = (
@@ -238,6 +238,10 @@ def unpublished(course: Course, journal: Journal) -> list[str]:
         if (shown.marked, shown.items) != (now.marked, now.items):
             found.append(f"{student} {exercise_id}")
     return found
+
+
+# A written answer's state (grader.results.Written.state) in words, in each language.
+STATES = {"en": {"marked": "marked", "to mark": "to mark", "no answer": "no answer"}, "zh": {"marked": "已评分", "to mark": "待评分", "no answer": "未作答"}}
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 An override replaces raw points minus any penalty, survives reruns, resume and regrades, and takes
 effect in OUT's files at the next `grade batch` into OUT (which regrades no one for it). Setting and
-clearing one are each an audit row (grader.batch.audit).
+clearing one are each an audit row (grader.store.audit).
 """
 
 from __future__ import annotations
@@ -10,12 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.batch import audit
-from grader.batch.journal import FILE, Journal
 from grader.errors import USAGE, GraderError
-from grader.export.grades import safe_cell
 from grader.results import Status
-from grader.term import published
+from grader.store import audit, published
+from grader.store.journal import FILE, Journal
+from grader.text import safe_cell
 
 _TABLE = (
     "CREATE TABLE IF NOT EXISTS overrides (student TEXT NOT NULL, exercise TEXT NOT NULL, points REAL NOT NULL, "

@@ -22,10 +22,10 @@ from pathlib import Path
 
 from grader.course import Course
 from grader.errors import GraderError
-from grader.export.marking import STATES, signed
 from grader.rubric import Rubric
 from grader.term import marks
-from grader.text import format_points, printable
+from grader.term.marks import STATES
+from grader.text import format_points, printable, signed
 
 HOST = "127.0.0.1"
 MAX_FORM = 64 << 10  # bytes of a posted form

@@ -17,9 +17,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.deadlines import offset_datetime, plausible
 from grader.errors import CourseError
 from grader.term.csvin import TermFileError, read_rows
-from grader.term.policy import offset_datetime, plausible
 
 TIMESTAMP = "timestamp.txt"
 _MOST_BYTES = 1024  # of a timestamp.txt

@@ -12,7 +12,7 @@ import datetime as dt
 import getpass
 from dataclasses import dataclass
 
-from grader.batch.journal import Journal
+from grader.store.journal import Journal
 
 _TABLE = """CREATE TABLE IF NOT EXISTS audit (
     n INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, actor TEXT NOT NULL, cause TEXT NOT NULL,

@@ -4,7 +4,8 @@ A row is written only after that student's report files are in place; a rerun sk
 whose row has the same key (submission content + course) and regrades the rest. Times live here,
 never in the reports. The file (and SQLite's -wal and -shm beside it, which take its mode) is
 created 0600: no student process can open it, let alone lock it. The term's tables live beside the
-results: overrides and what was published (grader.term), and the append-only audit trail (grader.batch.audit).
+results: overrides and marks (grader.term), what was published (grader.store.published) and the append-only audit
+trail (grader.store.audit).
 """
 
 from __future__ import annotations

@@ -7,9 +7,9 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from grader.batch.journal import Journal
 from grader.results import Status, StudentRow, Written
 from grader.rubric import Rubric
+from grader.store.journal import Journal
 
 _TABLE = (
     "CREATE TABLE IF NOT EXISTS published (student TEXT NOT NULL, exercise TEXT NOT NULL, raw REAL NOT NULL, "
