@@ -11,7 +11,6 @@ package (which Python runs anyway), is not an edge.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -19,23 +18,24 @@ import pytest
 GRADER = Path(__file__).resolve().parents[1] / "grader"
 
 
-@dataclass(frozen=True)
-class Layer:
-    rooms: tuple[str, ...]
-    tangled: bool = False  # rooms whose cycles are still to break (issue 29): they may import one another both ways
-
-
-# Bottom to top: a room may import rooms of its own layer or below. Each layer not `tangled` is free of cycles.
+# Bottom to top: a room may import rooms of its own layer or below. The trust boundary is the ground: grader.inside
+# imports no other room (test_boundary.py says what else it may import). The entries of grade's processes are the roof.
 LAYERS = (
-    Layer(("grader", "text", "errors", "location", "inside")),
-    Layer(("results", "rubric", "deadlines")),
-    Layer(("failures",)),
-    Layer(("course", "variants", "course_modules", "checks", "grading", "sandbox", "submissions"), tangled=True),
-    Layer(("store",)),
-    Layer(("term",)),
-    Layer(("export",)),
-    Layer(("batch",)),
-    Layer(("similarity", "integrations", "handout", "warm", "api", "cli"), tangled=True),
+    ("grader", "text", "errors", "location", "inside"),
+    ("results", "rubric", "deadlines", "variants"),
+    ("failures",),
+    ("course", "course_modules"),
+    ("submissions", "sandbox"),
+    ("grading",),
+    ("checks",),
+    ("store",),
+    ("term",),
+    ("export",),
+    ("batch",),
+    ("similarity", "integrations", "handout", "warm"),
+    ("api",),
+    ("cli",),
+    ("entry",),
 )
 
 
@@ -111,23 +111,22 @@ def graph() -> dict[str, set[str]]:
 
 def test_every_room_has_a_layer(graph):
     """Is every room of grader/ placed in exactly one layer (a new package is placed when it is made)?"""
-    placed = [room for layer in LAYERS for room in layer.rooms]
+    placed = [room for layer in LAYERS for room in layer]
     assert len(placed) == len(set(placed)), "a room in two layers"
     assert set(graph) == set(placed), f"not placed: {sorted(set(graph) - set(placed))}; no such room: {sorted(set(placed) - set(graph))}"
 
 
 def test_no_room_imports_a_room_above_it(graph):
     """Does each room import only rooms of its own layer or below?"""
-    level = {room: n for n, layer in enumerate(LAYERS) for room in layer.rooms}
+    level = {room: n for n, layer in enumerate(LAYERS) for room in layer}
     upward = [f"{room} -> {other}" for room in sorted(graph) for other in sorted(graph[room]) if level[other] > level[room]]
     assert not upward, "imports of a room in a higher layer: " + ", ".join(upward)
 
 
-def test_no_cycle_outside_the_tangled_layers(graph):
-    """Is the import graph of the rooms outside the tangled layers free of cycles (no two rooms import each other,
-    through any path)?"""
-    untangled = {room for layer in LAYERS if not layer.tangled for room in layer.rooms}
-    assert cycle(graph, untangled) == []
+def test_no_cycle(graph):
+    """Is the import graph of the rooms free of cycles, within a layer too (no two rooms import each other, through any
+    path)?"""
+    assert cycle(graph, set(graph)) == []
 
 
 def test_the_cycle_finder_finds_a_cycle():
