@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-COURSE_FILE = "course.toml"
+from grader.inside.layout import COURSE_FILE
 
 
 def beside_grader() -> Path:

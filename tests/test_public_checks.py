@@ -150,7 +150,7 @@ def test_form_messages_are_in_chinese_too(course, grade):
     assert "sigma_1：" in feedback and "本题要求至少 4 位" in feedback
 
 
-# ex05's mistakes of convention the statement warns about (tests/mutants/ex05.py): each must show in the public
+# ex05's mistakes of convention the statement warns about (course/ex05/mutants.py): each must show in the public
 # worked examples, so that a student sees it before hand-in.
 EX05_CONVENTIONS = (
     "lstm sigmoid on the candidate",

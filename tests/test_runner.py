@@ -50,12 +50,12 @@ def test_a_broken_hidden_check_is_the_graders_error_not_the_students(tmp_path, s
     """Does a hidden check that crashes become an internal error, while the other checks still score?"""
     shutil.copytree(ROOT / "exercises" / "ex01_cell_state", tmp_path / "exercises" / "ex01_cell_state")
     shutil.copytree(ROOT / "solutions" / "ex01_cell_state", tmp_path / "solutions" / "ex01_cell_state")
-    (tmp_path / "tests" / "hidden").mkdir(parents=True)
-    hidden = (ROOT / "tests" / "hidden" / "ex01.py").read_text()
+    (tmp_path / "course" / "ex99").mkdir(parents=True)
+    hidden = (ROOT / "course" / "ex01" / "checks.py").read_text()
     hidden += '\n\n@check(points=0)\ndef test_broken(answers):\n    """a check with a bug"""\n    {}["missing"]\n'
     # Named ex99 so that pytest, which caches check modules by their path under the course root,
     # does not reuse the real ex01 module imported by other tests in this process.
-    (tmp_path / "tests" / "hidden" / "ex99.py").write_text(hidden)
+    (tmp_path / "course" / "ex99" / "checks.py").write_text(hidden)
     text = course_toml()
     first = text.split("[[exercises]]")[1].replace('id = "ex01"', 'id = "ex99"')
     (tmp_path / "course.toml").write_text(text.split("[[exercises]]")[0] + "[[exercises]]" + first)

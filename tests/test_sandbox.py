@@ -482,7 +482,7 @@ def test_reading_solutions(sandbox, tmp_path):
     """Does reading solutions/, the hidden tests or another workspace fail (so copying the reference cannot score)?"""
     code = f"""
     import glob
-    for path in ["{ROOT}/tests/hidden/ex05.py", *glob.glob("/tmp/grade-workspace-*/*/gated.py")]:
+    for path in ["{ROOT}/course/ex05/checks.py", *glob.glob("/tmp/grade-workspace-*/*/gated.py")]:
         try:
             open(path).read()
             raise RuntimeError("read " + path)

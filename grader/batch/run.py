@@ -26,6 +26,7 @@ from grader.course import Course, Exercise
 from grader.errors import IsolationUnavailable, SubmissionError
 from grader.export import CLASS_FILES, STUDENT_FILES, Class, changes, grades, summary
 from grader.export.files import write_atomic
+from grader.inside import layout
 from grader.inside.isolation import NO_NETWORK, PRIVATE_VIEW, Protection
 from grader.results import Status, StudentRow
 from grader.rubric import RUBRIC_FILE
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
     from grader.term.finals import Change, TermFiles
 
 # What decides a grade besides the submission: a change to any of these regrades everyone.
-_COURSE_PARTS = ("course.toml", "tests/hidden", "tests/given", "solutions", "exercises", "grader")
+_COURSE_PARTS = layout.GRADING
 _HASHED_SUFFIXES = {".py", ".toml", ".md"}
 _MAX_HASHED = 64 << 20  # bytes of one submission read for its key (the archive refuses more anyway)
 _READ_PER_FILE = 17 << 20  # bytes of one student file or notebook read for its key (more is refused anyway)
@@ -130,6 +131,8 @@ def course_hash(course: Course) -> str:
         files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in _HASHED_SUFFIXES)
         for path in files:
             if "__pycache__" in path.parts or path.name == RUBRIC_FILE:  # a rubric is applied after grading (grader.term.marks)
+                continue
+            if layout.for_developers(path.relative_to(course.root)):  # a mutant bank grades no one
                 continue
             digest.update(str(path.relative_to(course.root)).encode() + b"\0" + _graded_bytes(path, course) + b"\0")
     return digest.hexdigest()

@@ -1,8 +1,9 @@
-"""`grade release`: the student bundle – statements, stubs, public checks, the engine, course.toml and a student README.
+"""`grade release`: the student bundle – statements, stubs, public checks, the engine, the course tree's public files
+(the given code a student process receives), course.toml and a student README.
 
-Nothing that grades reaches it: no solutions/, no tests/ (hidden checks, their given code, mutant
-banks), no examples/, bench/ or TA documentation. It installs on its own (`pip install DIR`) and
-runs the public checks there.
+Nothing that grades reaches it: no solutions/, no hidden checks or their given code, no mutant banks (the course
+tree's other files), no tests/, examples/, bench/ or TA documentation. It installs on its own (`pip install DIR`)
+and runs the public checks there.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import shutil
 from pathlib import Path
 
 from grader.course import Course
+from grader.inside import layout
 from grader.warm import FOLDER
 
 _IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".*")
@@ -27,10 +29,13 @@ def build_release(*, course: Course, out: Path) -> list[Path]:
 
         raise SubmissionError(f"{out} already exists; give a new folder for the release")
     root = course.root
-    shutil.copytree(root / "exercises", out / "exercises", ignore=_IGNORED)
-    shutil.copytree(root / "grader", out / "grader", ignore=_IGNORED)
-    shutil.copy(root / "course.toml", out / "course.toml")
-    lines = [f"{sha}  exercises/{name}" for name, sha in stub_digests(course).items()]
+    shutil.copytree(root / layout.EXERCISES, out / layout.EXERCISES, ignore=_IGNORED)
+    shutil.copytree(root / layout.ENGINE, out / layout.ENGINE, ignore=_IGNORED)
+    for path in layout.public_files(root):
+        (out / path.relative_to(root)).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, out / path.relative_to(root))
+    shutil.copy(root / layout.COURSE_FILE, out / layout.COURSE_FILE)
+    lines = [f"{sha}  {layout.EXERCISES}/{name}" for name, sha in stub_digests(course).items()]
     (out / STUBS).write_text("\n".join(lines) + "\n", encoding="utf-8")
     shutil.copy(Path(__file__).with_name("STUDENT_README.md"), out / "README.md")
     (out / ".gitignore").write_text(f"{FOLDER}/\n", encoding="utf-8")  # the warm process's socket folder (grader.warm)
@@ -63,5 +68,5 @@ def stub_digests(course: Course) -> dict[str, str | None]:
     record = course.root / STUBS
     if record.is_file():
         lines = record.read_text(encoding="utf-8", errors="replace").splitlines()
-        return {name.removeprefix("exercises/"): sha for sha, _, name in (line.partition("  ") for line in lines)}
+        return {name.removeprefix(f"{layout.EXERCISES}/"): sha for sha, _, name in (line.partition("  ") for line in lines)}
     return {f"{e.folder}/{n}": digest(e.stub_dir / n) for e in course.exercises for n in e.student_files}
