@@ -31,9 +31,10 @@ def build_release(*, course: Course, out: Path) -> list[Path]:
     root = course.root
     shutil.copytree(root / layout.EXERCISES, out / layout.EXERCISES, ignore=_IGNORED)
     shutil.copytree(root / layout.ENGINE, out / layout.ENGINE, ignore=_IGNORED)
-    for path in layout.public_files(root):
-        (out / path.relative_to(root)).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(path, out / path.relative_to(root))
+    for path in layout.public_files(root):  # the given code a student process receives, and what students may read
+        copy = out / path.relative_to(root)
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, copy)
     shutil.copy(root / layout.COURSE_FILE, out / layout.COURSE_FILE)
     lines = [f"{sha}  {layout.EXERCISES}/{name}" for name, sha in stub_digests(course).items()]
     (out / STUBS).write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -41,17 +42,19 @@ def build_release(*, course: Course, out: Path) -> list[Path]:
     (out / ".gitignore").write_text(f"{FOLDER}/\n", encoding="utf-8")  # the warm process's socket folder (grader.warm)
     pyproject = (root / "pyproject.toml").read_text(encoding="utf-8")
     # The student's install is the base: no TA or test extras. The TA's pytest settings point at tests/, which
-    # the bundle does not have (`grade run` runs the checks).
+    # the bundle does not have (`grade run` runs the checks); setuptools' own settings stay: they install grader/
+    # alone, where the bundle's course/ would otherwise be taken for a second package.
     (out / "pyproject.toml").write_text(_base_only(pyproject), encoding="utf-8")
     return sorted(p.relative_to(out) for p in out.rglob("*") if p.is_file())
 
 
 def _base_only(pyproject: str) -> str:
-    """The course's pyproject.toml with its `[project.optional-dependencies]` and `[tool.*]` tables left out."""
+    """The course's pyproject.toml with its `[project.optional-dependencies]` and `[tool.*]` tables left out, but for
+    `[tool.setuptools.*]`."""
     kept, keep = [], True
     for line in pyproject.splitlines():
         if line.startswith("["):
-            keep = not line.startswith(("[project.optional-dependencies]", "[tool."))
+            keep = line.startswith("[tool.setuptools") or not line.startswith(("[project.optional-dependencies]", "[tool."))
         if keep:
             kept.append(line)
     return "\n".join(kept).rstrip() + "\n"
