@@ -71,9 +71,10 @@ def public_files(root: Path) -> list[Path]:
     return sorted(p for name in PUBLIC for p in (root / TREE).glob(f"*/{name}"))
 
 
-def tree_entries(root: Path) -> list[Path]:
-    """The course tree's exercise folders and the files in them (what a warm process watches for a change)."""
-    return sorted([*(root / TREE).glob("*"), *(root / TREE).glob("*/*")])
+def tree_files(root: Path) -> list[Path]:
+    """Every file of the course tree's exercise folders (what a warm process watches: a new one, hidden checks say,
+    is a change too). Files only: a folder's time changes with a bytecode cache written in it."""
+    return sorted(p for p in (root / TREE).glob("*/*") if p.is_file())
 
 
 def secrets(root: Path) -> list[Path]:

@@ -113,14 +113,7 @@ def course_files(root: Path) -> dict[str, tuple[int, int] | None]:
 
     package = Path(grader.__file__).resolve().parent
     exercises = root / layout.EXERCISES
-    paths = [
-        root / COURSE_FILE,
-        root / STUBS,
-        root / layout.TREE,
-        *layout.tree_entries(root),
-        *exercises.glob("*/test_*.py"),
-        *exercises.glob("*/variant.toml"),
-    ]
+    paths = [root / COURSE_FILE, root / STUBS, *layout.tree_files(root), *exercises.glob("*/test_*.py"), *exercises.glob("*/variant.toml")]
     found: dict[str, tuple[int, int] | None] = {}
     for path in [*paths, *package.rglob("*.py")]:
         try:
