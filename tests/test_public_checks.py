@@ -66,7 +66,7 @@ def test_a_key_typo_made_in_place_fails_the_public_check(course, tmp_path, sandb
     """Editing exercises/ in place (the stub IS the sheet), does a mistyped key fail the public check, naming both keys?"""
     shutil.copytree(ROOT / "exercises", tmp_path / "exercises")
     (tmp_path / "course.toml").write_text(course_toml())
-    bundle = load_course(tmp_path)  # no tests/: only the public checks run, as for a student
+    bundle = load_course(tmp_path)  # no hidden checks: only the public checks run, as for a student
     sheet = tmp_path / "exercises" / "ex01_cell_state" / "answers.toml"
     sheet.write_text(reference_sheet(course, "ex01").replace("c_t = 1.065", "c_tt = 1.065"), encoding="utf-8")
     result = public_run(bundle, ["ex01"], tmp_path / "exercises", sandbox).exercises[0]

@@ -7,6 +7,7 @@ import pytest
 
 from conftest import ROOT, course_toml, graded
 from grader.course import load_course
+from grader.inside import layout
 
 
 def grade(course, exercise_id, submission, sandbox):
@@ -23,14 +24,17 @@ def test_chinese_feedback_when_the_course_says_zh(course, sandbox):
 
 @pytest.fixture
 def bundle(tmp_path):
-    """A student bundle: exercises/ and course.toml, without tests/ or solutions/."""
+    """A student bundle: exercises/, the course tree's public files and course.toml, without hidden checks or solutions/."""
     shutil.copytree(ROOT / "exercises", tmp_path / "exercises")
+    for path in layout.public_files(ROOT):
+        (tmp_path / path.relative_to(ROOT)).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, tmp_path / path.relative_to(ROOT))
     (tmp_path / "course.toml").write_text(course_toml())
     return load_course(tmp_path)
 
 
 def test_student_bundle_runs_public_checks_only(bundle, sandbox):
-    """In a bundle without tests/, are only the public checks run, with a note saying so?"""
+    """In a bundle without hidden checks, are only the public checks run, with a note saying so?"""
     result = grade(bundle, "ex05", ROOT / "solutions", sandbox)
     exercise = result.exercises[0]
     assert exercise.checks and all(v.visible for v in exercise.checks)
