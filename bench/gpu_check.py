@@ -18,8 +18,9 @@ sys.path.insert(0, str(ROOT))
 
 
 def load_mutants():
-    """The package tests/mutants (the banks as data), imported from its path: no test module, no test folder on sys.path."""
-    spec = importlib.util.spec_from_file_location("mutants", ROOT / "tests" / "mutants" / "__init__.py")
+    """tests/mutants.py (the banks' machinery, which imports each bank's data from course/<id>/mutants.py), imported from
+    its path: no test module, no test folder on sys.path."""
+    spec = importlib.util.spec_from_file_location("mutants", ROOT / "tests" / "mutants.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules["mutants"] = module
     spec.loader.exec_module(module)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from grader.course import Course, Exercise, find_root, load_course
 from grader.errors import GraderError
+from grader.inside import layout
 from grader.results import GradeResult, StudentRow
 from grader.text import Text
 
@@ -53,7 +54,7 @@ def exercises_here(course: Course, cwd: Path) -> tuple[str, ...]:
 def teaching(cwd: Path) -> bool:
     """Whether the course found from `cwd` holds its hidden checks (a TA's course), not only what a student bundle has."""
     try:
-        return (find_root(cwd) / "tests" / "hidden").is_dir()
+        return layout.has_hidden_checks(find_root(cwd))
     except GraderError:
         return False
 

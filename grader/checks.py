@@ -19,7 +19,6 @@ on the decorator. torch is imported lazily so that quiz checks stay light.
 from __future__ import annotations
 
 import functools
-import importlib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
@@ -29,9 +28,9 @@ import pytest
 
 from grader import course_modules
 from grader.failures import Fail, StudentError
-from grader.grading import policy
 from grader.grading.answers import AnswerSheet, Boolean, Choice, Diagnosis, Form, Formula, Integer, Number, Shape
 from grader.grading.expr import Domain, UndefinedError, evaluate, parse
+from grader.inside import layout
 from grader.inside.wire import Inject
 from grader.results import Outcome
 from grader.sandbox.proxy import ExerciseProcess, StudentModule, memo
@@ -66,18 +65,17 @@ __all__ = [
     "check_sheet_form",
     "choices",
     "course_code",
+    "course_part",
     "expect_kind",
     "expect_row",
     "expect_tensor",
     "expect_value_errors",
-    "given_code",
     "inject",
     "once",
     "own_formula",
     "own_number",
     "parse_source",
     "partial",
-    "policy",
     "quoted",
     "reference_module",
     "require",
@@ -163,10 +161,11 @@ def course_code(path: Path) -> ModuleType:
     return course_modules.load(path)
 
 
-def given_code(exercise_id: str) -> ModuleType:
-    """The public given code of an exercise (what its student process is given, `grader/inside/given/<id>.py`),
-    imported into the grading process, e.g. to run its trainers for expected values."""
-    return importlib.import_module(f"grader.inside.given.{exercise_id}")
+def course_part(exercise_id: str, name: str, *, near: str) -> ModuleType:
+    """The module `name` of an exercise's folder in the course tree (`course/<id>/<name>`: its given code, a policy or
+    a trainer its checks share), imported into the grading process, e.g. to run a trainer for expected values. `near`
+    is the calling checks' own `__file__`: the course tree is the one holding them."""
+    return course_modules.load(layout.part(layout.root_of(Path(near)), exercise_id, name))
 
 
 def student_module(name: str) -> FixtureFunctionDefinition:

@@ -42,7 +42,7 @@ TA_ONLY = ("batch", "check", "gradescope", "nbgrader", "release", "override", "m
 
 
 class _Commands(click.Group):
-    """`grade`'s commands; in a student bundle (no tests/hidden) only those that work there."""
+    """`grade`'s commands; in a student bundle (no hidden checks) only those that work there."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return [n for n in super().list_commands(ctx) if n not in TA_ONLY or _teaching()]

@@ -14,7 +14,9 @@ from grader.deadlines import TABLES as TERM_TABLES
 from grader.deadlines import Policy
 from grader.deadlines import load as load_policy
 from grader.errors import CourseError, no_unknown
-from grader.location import COURSE_FILE, beside_grader, course_folder
+from grader.inside import layout
+from grader.inside.layout import COURSE_FILE
+from grader.location import beside_grader, course_folder
 from grader.rubric import RUBRIC_FILE, WRITTEN_SUFFIX, Rubric
 from grader.text import Text
 from grader.variants import VARIANT_FILE, Declaration, Settings, settings_from
@@ -39,22 +41,21 @@ class Exercise:
 
     @property
     def stub_dir(self) -> Path:
-        return self.root / "exercises" / self.folder
+        return self.root / layout.EXERCISES / self.folder
 
     @property
     def solution_dir(self) -> Path:
-        return self.root / "solutions" / self.folder
+        return self.root / layout.SOLUTIONS / self.folder
 
     @property
     def hidden_checks(self) -> Path:
         """The hidden-check module, named by the exercise id; absent in a student bundle."""
-        return self.root / "tests" / "hidden" / f"{self.id}.py"
+        return layout.checks(self.root, self.id)
 
     def given_code(self, *, hidden: bool) -> list[Path]:
-        """The course code this exercise's student process receives (see grader.inside.given)."""
-        from grader.inside.given import files_for
-
-        return files_for(self.id, self.root, hidden=hidden)
+        """The course code this exercise's student process receives: the public given code, and the hidden checks'
+        own where `hidden` (loaded by grader.inside.given)."""
+        return layout.given(self.root, self.id, hidden=hidden)
 
     @cached_property
     def public_checks(self) -> list[Path]:
@@ -153,14 +154,14 @@ class Course:
 
     @property
     def has_hidden_checks(self) -> bool:
-        """False in a student bundle, which ships without `tests/` and `solutions/` (and for `public_only`)."""
-        return not self.public_only and (self.root / "tests" / "hidden").is_dir()
+        """False in a student bundle, which ships no hidden checks and no `solutions/` (and for `public_only`)."""
+        return not self.public_only and layout.has_hidden_checks(self.root)
 
     @property
     def secrets(self) -> list[Path]:
-        """What no student process may see: the references and the hidden checks with their given code (the
-        zygote's own list, `grader.inside.zygote.secrets_of`, is the same: a test holds them equal)."""
-        return [self.root / "solutions", self.root / "tests"]
+        """What no student process may see: the references and the course tree (the zygote's own list: both are
+        `grader.inside.layout.secrets`)."""
+        return layout.secrets(self.root)
 
 
 _SCHEMA: dict[str, dict[str, type]] = {
@@ -171,7 +172,7 @@ _EXERCISE_KEYS: dict[str, type] = {"id": str, "folder": str, "title": str, "poin
 _OPTIONAL_KEYS: dict[str, type] = {"title_zh": str}  # in [course] and in each exercise; "" when absent
 # Upper bounds that keep a typo from becoming a limit the operating system cannot take.
 _LIMIT_RANGES = {"rtol": 1.0, "time_limit": 3600.0, "memory_limit": 1 << 20, "symbolic_limit": 600.0}
-# Ids and folders name files and folders (tests/hidden/<id>.py, exercises/<folder>/): plain names only.
+# Ids and folders name files and folders (course/<id>/checks.py, exercises/<folder>/): plain names only.
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_]+")
 
 

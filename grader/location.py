@@ -1,14 +1,11 @@
 """Where the course is: the one search that both `grader.course` and the `grade` entry point use, standard library
-only, so that `grade run` can find its course folder's warm process before it imports anything heavy; and the names of
-what the grader itself keeps in a course folder."""
+only, so that `grade run` can find its course folder's warm process before it imports anything heavy."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-COURSE_FILE = "course.toml"
-STUBS = "stubs.sha256"  # a student bundle's record of its stubs as handed out (grader.handout.release)
-WARM_FOLDER = ".grade"  # a warm process's socket, lock and log (grader.warm)
+from grader.inside.layout import COURSE_FILE
 
 
 def beside_grader() -> Path:

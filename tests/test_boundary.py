@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
+from grader.inside import layout
 
 INSIDE = ROOT / "grader" / "inside"
 # What code under grader/inside may import: the standard library, torch, safetensors, pyseccomp and itself.
@@ -35,17 +36,20 @@ def test_inside_imports_only_inside(path):
             assert top in ALLOWED_TOP or top in sys.stdlib_module_names, f"{path.name} imports {name}"
 
 
-def test_hidden_given_code_imports_only_inside():
-    """Does the hidden checks' given code (tests/given) also import only what a student process may hold?"""
-    for path in sorted((ROOT / "tests" / "given").glob("*.py")):
-        for name in imports_of(path):
-            top = name.split(".")[0]
-            assert name.startswith("grader.inside") or top in {"torch", "safetensors", "pyseccomp"} or top in sys.stdlib_module_names, (
-                f"{path.name} imports {name}"
-            )
+# Every exercise's given code in the course tree: public (course/<id>/given.py) and the hidden checks' own (given_hidden.py).
+GIVEN_CODE = [p for folder in sorted((ROOT / layout.TREE).iterdir()) for p in layout.given(ROOT, folder.name, hidden=True)]
 
 
-@pytest.mark.parametrize("path", sorted((ROOT / "tests" / "hidden").glob("*.py")), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", GIVEN_CODE, ids=lambda p: str(p.relative_to(ROOT)))
+def test_given_code_imports_only_inside(path):
+    """Does this given code, which a student process loads, import only what a student process may hold (the standard
+    library, torch, safetensors, pyseccomp and grader.inside), as grader/inside's own modules do?"""
+    for name in imports_of(path):
+        top = name.split(".")[0]
+        assert name.startswith("grader.inside") or top in ALLOWED_TOP - {"grader"} or top in sys.stdlib_module_names, f"{path.name} imports {name}"
+
+
+@pytest.mark.parametrize("path", layout.all_checks(ROOT), ids=lambda p: p.parent.name)
 def test_hidden_checks_import_only_the_check_authors_api(path):
     """Does this exercise's hidden check import nothing of the grader but grader.checks, the check author's one module?"""
     grader = {name for name in imports_of(path) if name.split(".")[0] == "grader"}
@@ -103,7 +107,7 @@ def test_student_process_holds_only_inside_and_its_own_given_code(grade, exercis
 # Submissions that borrow whatever the runtime has loaded instead of computing a gate. Each defines
 # lstm_step and gru_step as "find a step function someone else wrote and call it".
 BORROW = {
-    "import": "from grader.inside.given import ex07 as _g\nfrom tests.given import ex07 as _h\n",
+    "import": "from course.ex07 import given as _g\nfrom course.ex07 import given_hidden as _h\n",
     "sys.modules": (
         "import sys\n_found = [getattr(m, n) for m in list(sys.modules.values()) for n in dir(m)\n"
         "          if n.endswith(('lstm_step', 'gru_step')) and getattr(m, '__name__', '') != __name__]\n"
@@ -209,12 +213,15 @@ def test_borrowing_through_injected_code_scores_nothing_on_ex07(grade):
     assert any("nothing to borrow" in v.feedback.en for v in result.checks)
 
 
-def test_the_course_and_the_zygote_name_the_same_secrets(course):
-    """Do the grading side (Course.secrets: what the Gradescope runner locks and a batch refuses to expose) and the
-    zygote (what no view may show) name the same folders?"""
-    from grader.inside.zygote import secrets_of
-
-    assert course.secrets == secrets_of(course.root)
+def test_the_secrets_hold_every_secret_part_of_the_course(course):
+    """Do the grading side's secrets (Course.secrets: what the Gradescope runner locks and a batch refuses to expose),
+    the zygote's (what no view may show, grader.inside.layout.secrets) hold the references, every hidden check, the
+    hidden checks' given code and every mutant bank?"""
+    assert course.secrets == layout.secrets(course.root)
+    assert len(layout.all_checks(course.root)) == len(course.exercises)
+    hidden = [*(course.root / layout.SOLUTIONS).rglob("*"), *layout.all_checks(course.root), *(course.root / layout.TREE).glob(f"*/{layout.GIVEN_HIDDEN}")]
+    hidden += (course.root / layout.TREE).glob(f"*/{layout.MUTANTS}")
+    assert all(any(p.is_relative_to(s) for s in course.secrets) for p in hidden)
 
 
 def module_graph() -> dict[str, set[str]]:

@@ -15,7 +15,7 @@ import pytest
 
 from conftest import ROOT
 from grader.failures import StudentError
-from grader.inside import given
+from grader.inside import given, layout
 from grader.inside.zygote import probe
 from grader.sandbox.host import Limits, Sandbox
 
@@ -270,7 +270,7 @@ def test_ex07s_graded_step_computes_nothing_in_ex05s_process(sandbox, tmp_path):
             BUILDERS["gru_step"](device="cpu")(x=x, h=h, **gru)
     """)
     )
-    files = given.files_for("ex05", ROOT, hidden=True) + given.files_for("ex07", ROOT, hidden=True)
+    files = layout.given(ROOT, "ex05", hidden=True) + layout.given(ROOT, "ex07", hidden=True)
     process = sandbox.open(tmp_path, given=files)
     try:
         process.begin_check()
@@ -282,5 +282,5 @@ def test_ex07s_graded_step_computes_nothing_in_ex05s_process(sandbox, tmp_path):
 
 def test_no_given_code_loads_the_solutions():
     """Does any exercise's given course code (public or the hidden checks') read solutions/? (None may.)"""
-    sources = [*Path(given.__file__).parent.glob("*.py"), *(ROOT / "tests" / "given").glob("*.py")]
+    sources = [*Path(given.__file__).parent.glob("*.py"), *(p for d in (ROOT / layout.TREE).iterdir() for p in layout.given(ROOT, d.name, hidden=True))]
     assert sources and not [p.name for p in sources if "solutions" in p.read_text(encoding="utf-8")]

@@ -7,9 +7,10 @@ import pytest
 
 from conftest import ROOT
 from grader.checks import agrees_with_finite_differences, title
+from grader.inside import layout
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
-CHECK_FILES = sorted((ROOT / "tests" / "hidden").glob("ex*.py")) + sorted((ROOT / "exercises").glob("*/test_public.py"))
+CHECK_FILES = layout.all_checks(ROOT) + sorted((ROOT / "exercises").glob("*/test_public.py"))
 
 
 def checks() -> list[tuple[str, str]]:

@@ -1,4 +1,4 @@
-"""ex01 beyond its known mistakes and tables (tests/mutants/ex01.py): quiz grading without torch, a mistyped key."""
+"""ex01 beyond its known mistakes and tables (course/ex01/mutants.py): quiz grading without torch, a mistyped key."""
 
 import subprocess
 import sys

@@ -1,4 +1,4 @@
-"""ex03 beyond its known mistakes and tables (tests/mutants/ex03.py): values swapped between keys."""
+"""ex03 beyond its known mistakes and tables (course/ex03/mutants.py): values swapped between keys."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""ex04 beyond its known mistakes and tables (tests/mutants/ex04.py): a stacking mistake beside a layer mistake, the
+"""ex04 beyond its known mistakes and tables (course/ex04/mutants.py): a stacking mistake beside a layer mistake, the
 reference against torch and its own sheet."""
 
 import importlib.util
@@ -7,6 +7,7 @@ import pytest
 from torch import nn
 
 from conftest import ROOT, mutate
+from grader.inside import layout
 from mutants import named, submission
 
 pytestmark = pytest.mark.slow  # the exercise's bank graded
@@ -71,7 +72,7 @@ def test_reference_sheet_agrees_with_the_reference_code():
     from grader.course import load_course
     from grader.variants import Settings, variant_of
 
-    hidden = _load("ex04_hidden_checks", ROOT / "tests" / "hidden" / "ex04.py")
+    hidden = _load("ex04_hidden_checks", layout.checks(ROOT, "ex04"))
     declared = load_course(ROOT).exercise("ex04").variant
     sheet = tomllib.loads(SHEET)
     count = _reference().count_params

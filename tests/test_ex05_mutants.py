@@ -1,4 +1,4 @@
-"""ex05 beyond its known mistakes and tables (tests/mutants/ex05.py): what a mistake in one step costs the other, what
+"""ex05 beyond its known mistakes and tables (course/ex05/mutants.py): what a mistake in one step costs the other, what
 a named mistake of the values costs the checks that depend on them."""
 
 import re

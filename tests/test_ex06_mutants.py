@@ -1,4 +1,4 @@
-"""ex06 beyond its known mistakes and tables (tests/mutants/ex06.py): library cells, a mistake charged once, forged
+"""ex06 beyond its known mistakes and tables (course/ex06/mutants.py): library cells, a mistake charged once, forged
 gradient replies."""
 
 import pytest

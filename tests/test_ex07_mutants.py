@@ -1,4 +1,4 @@
-"""ex07 beyond its known mistakes and tables (tests/mutants/ex07.py): a mistake named as itself alone."""
+"""ex07 beyond its known mistakes and tables (course/ex07/mutants.py): a mistake named as itself alone."""
 
 import pytest
 

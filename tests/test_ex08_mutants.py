@@ -1,4 +1,4 @@
-"""ex08 beyond its known mistakes and tables (tests/mutants/ex08.py): the data points of a protocol that reports no rows,
+"""ex08 beyond its known mistakes and tables (course/ex08/mutants.py): the data points of a protocol that reports no rows,
 protocols that forge what the bench would have seen."""
 
 import textwrap

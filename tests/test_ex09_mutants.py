@@ -1,4 +1,4 @@
-"""ex09 beyond its known mistakes and tables (tests/mutants/ex09.py): a wrong total charged once, the tie rule beside a
+"""ex09 beyond its known mistakes and tables (course/ex09/mutants.py): a wrong total charged once, the tie rule beside a
 miscounted total, the reference against torch, a tensor total."""
 
 import importlib.util
@@ -7,6 +7,7 @@ import pytest
 from torch import nn
 
 from conftest import ROOT, mutate
+from grader.inside import layout
 from mutants.ex09 import MATCHING
 
 pytestmark = pytest.mark.slow  # the exercise's bank graded
@@ -48,7 +49,7 @@ def test_reference_total_equals_torch():
 
 def test_tie_cases_are_real_ties():
     """Are the hidden tie targets exactly halfway, so that both neighbouring widths are equally close?"""
-    spec = importlib.util.spec_from_file_location("ex09_hidden_checks", ROOT / "tests" / "hidden" / "ex09.py")
+    spec = importlib.util.spec_from_file_location("ex09_hidden_checks", layout.checks(ROOT, "ex09"))
     hidden = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(hidden)
     ref = _reference()

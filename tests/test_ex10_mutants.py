@@ -1,4 +1,4 @@
-"""ex10 beyond its known mistakes and tables (tests/mutants/ex10.py): the tuple-keyed selection, a mistake named only where
+"""ex10 beyond its known mistakes and tables (course/ex10/mutants.py): the tuple-keyed selection, a mistake named only where
 it alone explains the choice."""
 
 import importlib.util
@@ -6,6 +6,7 @@ import importlib.util
 import pytest
 
 from conftest import ROOT, mutate
+from grader.inside import layout
 from mutants import ex10, submission
 
 pytestmark = pytest.mark.slow  # the exercise's bank graded
@@ -119,7 +120,7 @@ def test_a_failure_rule_under_pooled_lengths_is_still_charged(grade):
 def test_pooled_lengths_are_told_apart_from_every_known_selection_mistake():
     """Does no known selection mistake, nor the right rule, read as one lr pooled over lengths on the hidden rows – and
     do the pooled rules read so – so that pooling is charged once, where it is, and never named in its stead?"""
-    hidden = _module("ex10_hidden_checks", ROOT / "tests" / "hidden" / "ex10.py")
+    hidden = _module("ex10_hidden_checks", layout.checks(ROOT, "ex10"))
     reference = _module("ex10_reference", SOLUTION / "sweep.py")
     rows = hidden.expected_rows(reference) + hidden.control_rows(reference)
     rules = [{}] + [options for options, _ in hidden.SELECTION_MISTAKES.values()]
@@ -138,7 +139,7 @@ def test_each_selection_mistake_costs_one_judged_pair():
     """Do the hidden scripts keep their promises: three seeds, none at its index (a median is no mean, an index passed
     for the seed gives another seed's outcome), and each known selection mistake picking another lr at exactly one
     judged pair, its own, so that each is charged once and named only where it alone explains the choice?"""
-    hidden = _module("ex10_hidden_checks", ROOT / "tests" / "hidden" / "ex10.py")
+    hidden = _module("ex10_hidden_checks", layout.checks(ROOT, "ex10"))
     reference = _module("ex10_reference", SOLUTION / "sweep.py")
     rows = hidden.expected_rows(reference) + hidden.control_rows(reference)
     assert len(hidden.SEEDS) % 2 == 1 and all(seed != i and seed in hidden.SEEDS for i, seed in enumerate(hidden.SEEDS))

@@ -8,7 +8,7 @@ import torch
 from conftest import ROOT
 from grader.checks import inject
 from grader.errors import CheckBug
-from grader.inside.given import files_for
+from grader.inside import layout
 
 PROBE = """
 def cell_params(cell):
@@ -26,7 +26,7 @@ def run_step(step, params, x, h, c):
 def process(sandbox, tmp_path):
     """A student process given what ex06's and ex07's graded processes are given."""
     (tmp_path / "probe.py").write_text(PROBE)
-    process = sandbox.open(tmp_path, given=files_for("ex06", ROOT, hidden=True) + files_for("ex07", ROOT, hidden=True))
+    process = sandbox.open(tmp_path, given=layout.given(ROOT, "ex06", hidden=True) + layout.given(ROOT, "ex07", hidden=True))
     process.begin_check()
     yield process
     process.close()
@@ -68,7 +68,7 @@ def test_injected_step_is_the_reference_lstm_step(sandbox, tmp_path):
     params = {f"W_{k}": r(2, 5) for k in "ifoc"} | {f"b_{k}": r(2) for k in "ifoc"}
     x, h, c = r(3, 3), r(3, 2), r(3, 2)
     (tmp_path / "probe.py").write_text(PROBE)
-    process = sandbox.open(tmp_path, given=files_for("ex07", ROOT, hidden=True))
+    process = sandbox.open(tmp_path, given=layout.given(ROOT, "ex07", hidden=True))
     try:
         process.begin_check()
         reply = process.call("probe", "run_step", [inject("lstm_step"), params, x, h, c], {})
@@ -83,7 +83,7 @@ def test_unknown_helper_is_the_graders_error(sandbox, tmp_path, process):
     from grader.failures import StudentError
     from grader.sandbox.proxy import ExerciseProcess
 
-    exercise = ExerciseProcess(sandbox, tmp_path, given=files_for("ex06", ROOT, hidden=True), missing=[])
+    exercise = ExerciseProcess(sandbox, tmp_path, given=layout.given(ROOT, "ex06", hidden=True), missing=[])
     with pytest.raises(CheckBug, match="does not define"):
         exercise.check_injects([inject("no_such_helper")])
     with pytest.raises(StudentError, match="could not be built"):
@@ -115,7 +115,7 @@ def test_the_block_of_library_cells_cannot_be_lifted(sandbox, tmp_path):
     from grader.failures import StudentError
 
     (tmp_path / "probe.py").write_text(LIFTER)
-    process = sandbox.open(tmp_path, given=files_for("ex06", ROOT, hidden=True))
+    process = sandbox.open(tmp_path, given=layout.given(ROOT, "ex06", hidden=True))
     try:
         process.begin_check()
         x, h = torch.zeros(1, 3, dtype=torch.float64), torch.zeros(1, 2, dtype=torch.float64)

@@ -69,12 +69,15 @@ def test_export_holds_the_scripts_and_the_course_that_grades(autograder_zip):
         "README.md",
         "exercises/ex05_gated_steps/gated.py",
         "solutions/ex05_gated_steps/gated.py",
-        "tests/hidden/ex05.py",
-        "tests/given/ex07.py",
+        "course/ex05/checks.py",
+        "course/ex05/given.py",
+        "course/ex05/policy.py",
+        "course/ex07/given_hidden.py",
+        "course/ex08/training.py",
         "grader/integrations/gradescope/runner.py",
     ):
         assert name in names, name
-    assert not [n for n in names if n.startswith(("bench/", "examples/", ".ci", "tests/test_")) or "__pycache__" in n]
+    assert not [n for n in names if n.startswith(("bench/", "examples/", ".ci", "tests/")) or n.endswith("/mutants.py") or "__pycache__" in n]
     assert modes["run_autograder"] == 0o755 and modes["setup.sh"] == 0o755
     assert "pip install --no-cache-dir torch==2.13.0 ." in scripts["setup.sh"]
     assert "-m grader.integrations.gradescope.runner /autograder" in scripts["run_autograder"]
@@ -216,7 +219,7 @@ def test_export_refuses_a_student_bundle(tmp_path):
     """Is exporting from a course without solutions/ and hidden checks refused, naming what is missing?"""
     bundle = tmp_path / "bundle"
     api.release(course=load_course(ROOT), out=bundle)
-    with pytest.raises(CourseError, match="has no solutions, tests/hidden, tests/given"):
+    with pytest.raises(CourseError, match=r"has no solutions, course/<id>/checks\.py"):
         api.autograder(course=load_course(bundle), out=tmp_path / "autograder.zip")
 
 
@@ -232,7 +235,7 @@ EXTENSIONS = (
 def term_autograder(tmp_path: Path, extensions: str | None) -> Path:
     """The autograder exported from a copy of the course with a due date and a late policy, and `extensions`."""
     course = tmp_path / "course"
-    for part in ("exercises", "solutions", "tests/hidden", "tests/given", "grader"):
+    for part in ("exercises", "solutions", "course", "grader"):
         shutil.copytree(ROOT / part, course / part, ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, course / name)
@@ -263,7 +266,7 @@ def test_an_extension_exported_with_the_autograder_moves_that_students_due_date(
     due date – and cyd, without one, two days late, 20 % off?"""
     autograder_zip = term_autograder(tmp_path, EXTENSIONS)
     with zipfile.ZipFile(autograder_zip) as zf:
-        assert zf.read("tests/gradescope_extensions.csv").decode() == EXTENSIONS
+        assert zf.read("course/gradescope_extensions.csv").decode() == EXTENSIONS
     root = autograder(tmp_path, autograder_zip)
     sheet_upload(root, email)
     doc = gradescope.run(root)

@@ -81,9 +81,10 @@ points = 4
 
 
 def twelve_exercise_course(tmp_path: Path) -> Path:
-    """A copy of the course (course.toml, statements and stubs, references, hidden checks) with ex12 added as the guide says."""
+    """A copy of the course (course.toml, statements and stubs, references, the course tree) with ex12 added as the guide
+    says: exercises/ex12_peephole/, solutions/ex12_peephole/, course/ex12/ and an entry in course.toml."""
     root = tmp_path / "course"
-    for part in ("exercises", "solutions", "tests/hidden", "tests/given"):
+    for part in ("exercises", "solutions", "course"):
         shutil.copytree(ROOT / part, root / part, ignore=shutil.ignore_patterns("__pycache__"))
     (root / "course.toml").write_text(course_toml() + ENTRY)
     for folder, text in (("exercises", STUB), ("solutions", REFERENCE)):
@@ -91,7 +92,8 @@ def twelve_exercise_course(tmp_path: Path) -> Path:
         (root / folder / FOLDER / "peephole.py").write_text(text)
     (root / "exercises" / FOLDER / "README.md").write_text("# ex12 — Peephole connections / 窥视孔连接\n")
     (root / "exercises" / FOLDER / "test_public.py").write_text(PUBLIC)
-    (root / "tests" / "hidden" / "ex12.py").write_text(HIDDEN)
+    (root / "course" / "ex12").mkdir()
+    (root / "course" / "ex12" / "checks.py").write_text(HIDDEN)
     return root
 
 

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from conftest import ROOT, venv_with_torch
 from grader.cli import main
+from grader.inside import layout
 
 pytestmark = pytest.mark.slow  # a fresh venv
 
@@ -34,9 +35,13 @@ def bundle(tmp_path_factory) -> Path:
 
 
 def test_bundle_holds_the_student_material_only(bundle):
-    """Does the bundle hold statements, stubs, public checks, the engine and a student README – no solutions, tests or examples?"""
+    """Does the bundle hold statements, stubs, public checks, the engine, the course tree's public files (the given code
+    a student process receives) and a student README – no solutions, hidden checks, mutant banks, tests or examples?"""
     top = sorted(p.name for p in bundle.iterdir())
-    assert top == [".gitignore", "README.md", "course.toml", "exercises", "grader", "pyproject.toml", "stubs.sha256"]
+    assert top == [".gitignore", "README.md", "course", "course.toml", "exercises", "grader", "pyproject.toml", "stubs.sha256"]
+    shipped = sorted(p.relative_to(bundle) for p in files(bundle / layout.TREE))
+    assert shipped == [p.relative_to(ROOT) for p in layout.public_files(ROOT)] and Path("course/ex05/given.py") in shipped, shipped
+    assert not layout.has_hidden_checks(bundle)
     readme = (bundle / "README.md").read_text()
     assert "grade pack" in readme and "grade batch" not in readme and "solutions" not in readme
 
@@ -46,21 +51,23 @@ def files(root: Path):
 
 
 def secret_lines() -> set[str]:
-    """Every non-trivial line of solutions/, the hidden checks and their given code that no student may see.
+    """Every non-trivial line of solutions/ and of the course tree's secret files (the hidden checks, their given code,
+    the policy and the mutant banks) that no student may see.
 
-    References count whole, bar the lines the stubs share with them (signatures, docstrings); a line of a
-    hidden check or its given code is allowed where the engine itself holds it (the check-author API's
+    References count whole, bar the lines the stubs share with them (signatures, docstrings); a line of the course
+    tree is allowed where the engine or a public file of the course tree itself holds it (the check-author API's
     example, a shared signature), never a reference's line.
     """
     public = nontrivial_lines(files(ROOT / "exercises"))
-    engine = "\n".join(p.read_text(encoding="utf-8") for p in files(ROOT / "grader") if p.suffix == ".py")
+    shown = [*files(ROOT / "grader"), *layout.public_files(ROOT)]
+    engine = "\n".join(p.read_text(encoding="utf-8") for p in shown if p.suffix == ".py")
     secret = nontrivial_lines(files(ROOT / "solutions")) - public
-    hidden = nontrivial_lines(files(ROOT / "tests" / "hidden") + files(ROOT / "tests" / "given")) - public
+    hidden = nontrivial_lines([p for p in files(ROOT / layout.TREE) if p not in layout.public_files(ROOT)]) - public
     return secret | {line for line in hidden if line not in engine}
 
 
 def test_no_line_of_a_reference_or_hidden_check_reaches_the_bundle(bundle):
-    """Is every non-trivial line of solutions/, the hidden checks and their given code absent from the bundle (bar the stubs' own)?"""
+    """Is every non-trivial line of solutions/ and the course tree's secret files absent from the bundle (bar the stubs' own)?"""
     secret = secret_lines()
     assert secret, "the scan found nothing to look for"
     leaks = []

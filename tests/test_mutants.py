@@ -1,4 +1,4 @@
-"""Every bank of known mistakes (tests/mutants/), each mutant graded once: it loses points and a failed check names
+"""Every bank of known mistakes (course/<id>/mutants.py), each mutant graded once: it loses points and a failed check names
 its diagnosis; no feedback gives a reference answer away; in Chinese no English sentence is left."""
 
 import math

@@ -5,7 +5,10 @@ import ast
 import pytest
 
 from conftest import ROOT, mutate
-from grader.grading import policy
+from grader.checks import course_code
+from grader.inside import layout
+
+policy = course_code(layout.part(ROOT, "ex05", "policy.py"))
 
 REFERENCE = (ROOT / "solutions" / "ex05_gated_steps" / "gated.py").read_text()
 

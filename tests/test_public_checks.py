@@ -66,7 +66,7 @@ def test_a_key_typo_made_in_place_fails_the_public_check(course, tmp_path, sandb
     """Editing exercises/ in place (the stub IS the sheet), does a mistyped key fail the public check, naming both keys?"""
     shutil.copytree(ROOT / "exercises", tmp_path / "exercises")
     (tmp_path / "course.toml").write_text(course_toml())
-    bundle = load_course(tmp_path)  # no tests/: only the public checks run, as for a student
+    bundle = load_course(tmp_path)  # no hidden checks: only the public checks run, as for a student
     sheet = tmp_path / "exercises" / "ex01_cell_state" / "answers.toml"
     sheet.write_text(reference_sheet(course, "ex01").replace("c_t = 1.065", "c_tt = 1.065"), encoding="utf-8")
     result = public_run(bundle, ["ex01"], tmp_path / "exercises", sandbox).exercises[0]
@@ -150,7 +150,7 @@ def test_form_messages_are_in_chinese_too(course, grade):
     assert "sigma_1：" in feedback and "本题要求至少 4 位" in feedback
 
 
-# ex05's mistakes of convention the statement warns about (tests/mutants/ex05.py): each must show in the public
+# ex05's mistakes of convention the statement warns about (course/ex05/mutants.py): each must show in the public
 # worked examples, so that a student sees it before hand-in.
 EX05_CONVENTIONS = (
     "lstm sigmoid on the candidate",

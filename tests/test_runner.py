@@ -7,6 +7,7 @@ import pytest
 
 from conftest import ROOT, course_toml, graded
 from grader.course import load_course
+from grader.inside import layout
 
 
 def grade(course, exercise_id, submission, sandbox):
@@ -23,14 +24,17 @@ def test_chinese_feedback_when_the_course_says_zh(course, sandbox):
 
 @pytest.fixture
 def bundle(tmp_path):
-    """A student bundle: exercises/ and course.toml, without tests/ or solutions/."""
+    """A student bundle: exercises/, the course tree's public files and course.toml, without hidden checks or solutions/."""
     shutil.copytree(ROOT / "exercises", tmp_path / "exercises")
+    for path in layout.public_files(ROOT):
+        (tmp_path / path.relative_to(ROOT)).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, tmp_path / path.relative_to(ROOT))
     (tmp_path / "course.toml").write_text(course_toml())
     return load_course(tmp_path)
 
 
 def test_student_bundle_runs_public_checks_only(bundle, sandbox):
-    """In a bundle without tests/, are only the public checks run, with a note saying so?"""
+    """In a bundle without hidden checks, are only the public checks run, with a note saying so?"""
     result = grade(bundle, "ex05", ROOT / "solutions", sandbox)
     exercise = result.exercises[0]
     assert exercise.checks and all(v.visible for v in exercise.checks)
@@ -50,12 +54,12 @@ def test_a_broken_hidden_check_is_the_graders_error_not_the_students(tmp_path, s
     """Does a hidden check that crashes become an internal error, while the other checks still score?"""
     shutil.copytree(ROOT / "exercises" / "ex01_cell_state", tmp_path / "exercises" / "ex01_cell_state")
     shutil.copytree(ROOT / "solutions" / "ex01_cell_state", tmp_path / "solutions" / "ex01_cell_state")
-    (tmp_path / "tests" / "hidden").mkdir(parents=True)
-    hidden = (ROOT / "tests" / "hidden" / "ex01.py").read_text()
+    (tmp_path / "course" / "ex99").mkdir(parents=True)
+    hidden = (ROOT / "course" / "ex01" / "checks.py").read_text()
     hidden += '\n\n@check(points=0)\ndef test_broken(answers):\n    """a check with a bug"""\n    {}["missing"]\n'
     # Named ex99 so that pytest, which caches check modules by their path under the course root,
     # does not reuse the real ex01 module imported by other tests in this process.
-    (tmp_path / "tests" / "hidden" / "ex99.py").write_text(hidden)
+    (tmp_path / "course" / "ex99" / "checks.py").write_text(hidden)
     text = course_toml()
     first = text.split("[[exercises]]")[1].replace('id = "ex01"', 'id = "ex99"')
     (tmp_path / "course.toml").write_text(text.split("[[exercises]]")[0] + "[[exercises]]" + first)

@@ -482,7 +482,7 @@ def test_reading_solutions(sandbox, tmp_path):
     """Does reading solutions/, the hidden tests or another workspace fail (so copying the reference cannot score)?"""
     code = f"""
     import glob
-    for path in ["{ROOT}/tests/hidden/ex05.py", *glob.glob("/tmp/grade-workspace-*/*/gated.py")]:
+    for path in ["{ROOT}/course/ex05/checks.py", *glob.glob("/tmp/grade-workspace-*/*/gated.py")]:
         try:
             open(path).read()
             raise RuntimeError("read " + path)
@@ -514,16 +514,18 @@ def test_monkeypatching(sandbox, tmp_path):
 
 
 def test_inherited_memory(sandbox, tmp_path):
-    """Does ex05's student process hold no grader module beyond grader.inside, no given code, nothing from solutions or tests?"""
+    """Does ex05's student process hold no grader module beyond grader.inside, no given code but ex05's own public one,
+    nothing from solutions or the hidden checks?"""
     code = """
     import sys
-    raise RuntimeError("modules: " + " ".join(sorted(m for m in sys.modules if m.startswith(("grader", "_reference", "ex05")))))
+    raise RuntimeError("modules: " + " ".join(sorted(m for m in sys.modules if m.startswith(("grader", "_reference", "ex", "given_", "checks")))))
     """
     verdicts = grade(sandbox, submission(tmp_path, code))
     text = verdicts[next(n for n in verdicts if n.startswith("lstm_step:"))].feedback.en
     modules = text.split("modules:")[1].strip(' "').split()
-    assert modules and all(m == "grader" or m.startswith("grader.inside") for m in modules), modules
-    assert not any(m.startswith("grader.inside.given.") for m in modules), modules
+    given = [m for m in modules if m.startswith("given_")]
+    assert given == ["given_given_ex05"], modules  # ex05's prepare() blocks the library cells: its given code is loaded
+    assert all(m == "grader" or m.startswith("grader.inside") for m in modules if m not in given), modules
 
 
 @pytest.mark.slow

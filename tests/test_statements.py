@@ -14,6 +14,7 @@ from grader.course import load_course
 from grader.grading.answers import AnswerSheet
 from grader.grading.answers.reading import MAX_SHEET_BYTES
 from grader.grading.expr import CONSTANTS, FUNCTIONS, evaluate, parse
+from grader.inside import layout
 from grader.submissions.workspace import HANDIN_FILE_BYTES
 
 COURSE = load_course(ROOT)
@@ -149,7 +150,7 @@ def test_sources_are_named_as_a_reader_knows_them():
     """Do statements, stubs, public checks and hidden feedback name the textbook, lecture 16, the notes
     and the answer key, never the seed files?"""
     files = [p for p in (ROOT / "exercises").rglob("*") if p.is_file() and p.suffix in (".md", ".toml", ".py")]
-    files += sorted((ROOT / "tests" / "hidden").glob("*.py"))
+    files += layout.all_checks(ROOT)
     found = [
         f"{p.relative_to(ROOT)}:{n}: {m.group()}"
         for p in files
@@ -214,7 +215,7 @@ def table_points(text: str, header: str) -> list[float]:
 
 def check_points(exercise) -> float:
     """The sum of @check(points=...) over the exercise's hidden checks."""
-    tree = ast.parse((ROOT / "tests" / "hidden" / f"{exercise.id}.py").read_text(encoding="utf-8"))
+    tree = ast.parse(layout.checks(ROOT, exercise.id).read_text(encoding="utf-8"))
     return sum(
         keyword.value.value
         for node in ast.walk(tree)

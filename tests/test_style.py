@@ -1,4 +1,4 @@
-"""The habits of a kept codebase: ruff's lint finds nothing in grader/, tests/ or bench/, ruff format would change
+"""The habits of a kept codebase: ruff's lint finds nothing in grader/, tests/, bench/ or course/, ruff format would change
 nothing there, and mypy (strict on all of grader/: the result model and its exporters, the check author's API, the
 programmatic API, grading, batch, the sandbox and what runs inside it, the integrations) finds nothing in what
 pyproject.toml names; all three are configured there."""
@@ -17,15 +17,15 @@ RUFF = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.whi
 
 @pytest.mark.skipif(RUFF is None, reason="ruff is not installed (pip install -e '.[test]')")
 def test_ruff_finds_nothing():
-    """Does `ruff check` pass on the grader, the tests and the benches?"""
-    done = subprocess.run([RUFF, "check", "grader", "tests", "bench"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    """Does `ruff check` pass on the grader, the tests, the benches and the course tree?"""
+    done = subprocess.run([RUFF, "check", "grader", "tests", "bench", "course"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
 
 
 @pytest.mark.skipif(RUFF is None, reason="ruff is not installed (pip install -e '.[test]')")
 def test_ruff_format_changes_nothing():
-    """Is the grader, the tests and the benches formatted as `ruff format` writes them (one style, no review of it)?"""
-    done = subprocess.run([RUFF, "format", "--check", "grader", "tests", "bench"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    """Are the grader, the tests, the benches and the course tree formatted as `ruff format` writes them (one style, no review of it)?"""
+    done = subprocess.run([RUFF, "format", "--check", "grader", "tests", "bench", "course"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
 
 

@@ -1,4 +1,4 @@
-"""Every exercise's tables of built submissions (tests/mutants/exNN.py, beside its bank of known mistakes), one runner
+"""Every exercise's tables of built submissions (course/exNN/mutants.py, beside its bank of known mistakes), one runner
 a table: the reference and other correct work earn every point, a submission that computes nothing earns nothing, an
 odd value fails with a clear message, a mistake costs its share and is charged once, a broken sheet names its line.
 What fits no table stays in tests/test_exNN_mutants.py."""
@@ -14,7 +14,7 @@ pytestmark = pytest.mark.slow  # every table's submissions graded
 
 
 def exercise_module(exercise_id: str):
-    """tests/mutants/exNN.py: the exercise's bank and tables."""
+    """course/exNN/mutants.py: the exercise's bank and tables."""
     return importlib.import_module(f"mutants.{exercise_id}")
 
 
@@ -97,7 +97,7 @@ def test_malformed_sheet_scores_zero_and_names_the_line(grade, exercise, name, c
 
 @pytest.mark.parametrize("exercise_id", [e.id for e in course().exercises])
 def test_no_table_is_misspelled(exercise_id):
-    """Is every name of tests/mutants/exNN.py that looks like a table's (DEGENRATE, COST) one the runner reads – so
+    """Is every name of course/exNN/mutants.py that looks like a table's (DEGENRATE, COST) one the runner reads – so
     that no table is silently left ungraded?"""
     import difflib
 

@@ -29,9 +29,9 @@ STUDENTS = ["ada", "bob", "cyd", "dan", "eve"]
 
 
 def course_copy(root: Path, term: str = TERM, *, edit: tuple[str, str, str] | None = None) -> Path:
-    """The course (course.toml with `term` added, statements, references, hidden checks) in `root`; `edit` = (file,
+    """The course (course.toml with `term` added, statements, references, the course tree) in `root`; `edit` = (file,
     old, new) changes one of its files."""
-    for part in ("exercises", "solutions", "tests/hidden", "tests/given"):
+    for part in ("exercises", "solutions", "course"):
         shutil.copytree(ROOT / part, root / part, ignore=shutil.ignore_patterns("__pycache__"))
     (root / "course.toml").write_text(course_toml() + term)
     if edit is not None:
@@ -479,7 +479,7 @@ def test_a_new_upload_is_regraded_on_record(term, tmp_path):
     assert (row["cause"], row["student"], row["exercise"], row["old"]) == ("regrade", "bob", "ex01", 6) and "a new submission" in row["reason"]
 
 
-KEY_FIX = ("tests/hidden/ex03.py", '"direct_factor": z,', '"direct_factor": 1 - z,')  # a hidden check's key, changed
+KEY_FIX = ("course/ex03/checks.py", '"direct_factor": z,', '"direct_factor": 1 - z,')  # a hidden check's key, changed
 
 
 @pytest.mark.slow

@@ -112,12 +112,12 @@ def private_course(shared_tmp) -> Path:
     """The course with its references and checks root's alone (as the batch demands in this mode), 512 MiB a student."""
     course = shared_tmp / "course"
     course.mkdir()
-    for part in ("exercises", "solutions", "tests/hidden", "tests/given"):
+    for part in ("exercises", "solutions", "course"):
         shutil.copytree(ROOT / part, course / part)
     toml = course_toml()
     assert "memory_limit = 4096 " in toml
     (course / "course.toml").write_text(toml.replace("memory_limit = 4096 ", "memory_limit = 512 "))
-    for secret in ("solutions", "tests"):
+    for secret in ("solutions", "course"):
         (course / secret).chmod(0o700)
     return course
 

@@ -300,7 +300,7 @@ def test_grade_show_without_an_id_says_whose_numbers(course_with_variants):
 def variant_course(tmp_path):
     """A copy of the course on disk with [variants] on (batch workers load the course from its folder)."""
     root = tmp_path / "course"
-    for part in ("exercises", "solutions", "tests/hidden", "tests/given"):
+    for part in ("exercises", "solutions", "course"):
         shutil.copytree(ROOT / part, root / part)
     text = course_toml().replace('enabled = false\nsalt = ""', 'enabled = true\nsalt = "test-salt"')
     (root / "course.toml").write_text(text)
@@ -392,7 +392,7 @@ def test_grade_check_proves_the_references_right_for_50_variants(variant_course)
         (variant_course / path).write_text(text.replace(old, new))
 
     assert check_variants(course=COURSE, device="cpu") == []
-    edit("tests/hidden/ex01.py", 'answers.number, (expected(variant)["c_t"]', "answers.number, (1.065")
+    edit("course/ex01/checks.py", 'answers.number, (expected(variant)["c_t"]', "answers.number, (1.065")
     edit("exercises/ex03_gru_arithmetic/variant.toml", "range = [0.60, 0.80]", "range = [0.50, 0.51]")
     edit("exercises/ex03_gru_arithmetic/variant.toml", "default = 0.7\n", "default = 0.51\n")
     edit("exercises/ex04_param_counts/variant.toml", "range = [5, 12]", "range = [2, 9]")  # d_x = 2·d_h drawn again

@@ -234,12 +234,19 @@ def test_a_warm_process_ends_when_idle_and_when_the_course_changes(tmp_path):
 
 
 def test_the_course_files_a_warm_process_depends_on(tmp_path):
-    """Are course.toml, the public checks, an exercise's numbers, the stub record and the grader package what a warm
-    process watches of its course – and not the files the student edits?"""
+    """Are course.toml, the public checks, an exercise's numbers, the stub record, the course tree (its given code, and
+    hidden checks that come) and the grader package what a warm process watches of its course – and not the files the
+    student edits?"""
     import grader
 
     watched = course_files(ROOT)
-    for path in ("course.toml", "exercises/ex05_gated_steps/test_public.py", "exercises/ex01_cell_state/variant.toml"):
+    for path in (
+        "course.toml",
+        "exercises/ex05_gated_steps/test_public.py",
+        "exercises/ex01_cell_state/variant.toml",
+        "course/ex05/given.py",
+        "course/ex05/checks.py",
+    ):
         assert str(ROOT / path) in watched
     assert str(Path(grader.__file__).resolve().parent / "cli.py") in watched
     assert str(ROOT / "stubs.sha256") in watched and watched[str(ROOT / "stubs.sha256")] is None  # absent here: its coming counts

@@ -2,7 +2,7 @@
 
 They check the form of the answer sheet (the course's keys, each one of the options A–D), of the data
 and of one comparison row, with a bench of their own (`FormBench` below: the given Bench of
-grader/inside/given/ex08.py calls it, as the graded checks' benches are called). Whether the answers
+course/ex08/given.py calls it, as the graded checks' benches are called). Whether the answers
 and values are right is decided by the hidden checks.
 """
 

@@ -2,7 +2,7 @@
 
 They check the form of the answer sheet (the course's keys, each one of the options A–D), of run_sweep's
 rows and of select_lr's choice on a two-run sweep, with a trainer of their own (`FormTrainer` below: the given
-train_fn of grader/inside/given/ex10.py calls it, as the graded checks' trainers are called). Whether the answers
+train_fn of course/ex10/given.py calls it, as the graded checks' trainers are called). Whether the answers
 and values are right is decided by the hidden checks.
 """
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from grader.inside import layout
 from grader.rubric import RUBRIC_FILE
 
 if TYPE_CHECKING:
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
     from grader.course import Course, Exercise
 
 # What decides a grade besides the submission: a change to any of these regrades everyone.
-_COURSE_PARTS = ("course.toml", "tests/hidden", "tests/given", "solutions", "exercises", "grader")
+_COURSE_PARTS = layout.GRADING
 _HASHED_SUFFIXES = {".py", ".toml", ".md"}
 _MAX_HASHED = 64 << 20  # bytes of one submission read for its key (the archive refuses more anyway)
 _READ_PER_FILE = 17 << 20  # bytes of one student file or notebook read for its key (more is refused anyway)
@@ -54,6 +55,8 @@ def course_hash(course: Course) -> str:
         for path in files:
             if "__pycache__" in path.parts or path.name == RUBRIC_FILE:  # a rubric is applied after grading (grader.term.marks)
                 continue
+            if layout.for_developers(path.relative_to(course.root)):  # a mutant bank grades no one
+                continue
             digest.update(str(path.relative_to(course.root)).encode() + b"\0" + _graded_bytes(path, course) + b"\0")
     return digest.hexdigest()
 
@@ -62,7 +65,7 @@ def _graded_bytes(path: Path, course: Course) -> bytes:
     """What of a course file decides a grade: course.toml without the term's tables ([deadlines], [late]), which are
     applied after grading (grader.term) – a date changed regrades no one – and without [variants.reseed], whose
     change regrades only the students it names (their journal key holds their variant number); every other file whole."""
-    if path != course.root / "course.toml":
+    if path != course.root / layout.COURSE_FILE:
         return path.read_bytes()
     import json
     import tomllib

@@ -22,6 +22,7 @@ from grader.course import Course, Exercise
 from grader.errors import DeviceError
 from grader.grading.numbers import copied_from
 from grader.grading.session import CheckSession
+from grader.inside import layout
 from grader.inside.isolation import Protection
 from grader.results import ExerciseResult, GradeResult, Outcome, Verdict, Written
 from grader.sandbox.host import Limits, Sandbox
@@ -239,7 +240,7 @@ def check_course(*, course: Course, device: str) -> tuple[list[GradeResult], lis
     """
     exercises = [e for e in course.exercises if e.available]
     with Grader(course, exercises, device) as grader:
-        graded = [grader.grade(course.root / folder) for folder in ("solutions", "exercises")]
+        graded = [grader.grade(course.root / folder) for folder in (layout.SOLUTIONS, layout.EXERCISES)]
     references, stubs = graded
     problems = [f"solutions: {e}" for e in references.internal_errors] + [f"exercises: {e}" for e in stubs.internal_errors]
     for ref, stub, exercise in zip(references.exercises, stubs.exercises, exercises):

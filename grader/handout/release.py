@@ -1,8 +1,9 @@
-"""`grade release`: the student bundle – statements, stubs, public checks, the engine, course.toml and a student README.
+"""`grade release`: the student bundle – statements, stubs, public checks, the engine, the course tree's public files
+(the given code a student process receives), course.toml and a student README.
 
-Nothing that grades reaches it: no solutions/, no tests/ (hidden checks, their given code, mutant
-banks), no examples/, bench/ or TA documentation. It installs on its own (`pip install DIR`) and
-runs the public checks there.
+Nothing that grades reaches it: no solutions/, no hidden checks or their given code, no mutant banks (the course
+tree's other files), no tests/, examples/, bench/ or TA documentation. It installs on its own (`pip install DIR`)
+and runs the public checks there.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import shutil
 from pathlib import Path
 
 from grader.course import Course
-from grader.location import STUBS, WARM_FOLDER
+from grader.inside import layout
 
 _IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".*")
 # The bundle's record of its stubs as released (`sha256sum` lines): the student edits exercises/ in place, so
@@ -26,26 +27,32 @@ def build_release(*, course: Course, out: Path) -> list[Path]:
 
         raise SubmissionError(f"{out} already exists; give a new folder for the release")
     root = course.root
-    shutil.copytree(root / "exercises", out / "exercises", ignore=_IGNORED)
-    shutil.copytree(root / "grader", out / "grader", ignore=_IGNORED)
-    shutil.copy(root / "course.toml", out / "course.toml")
-    lines = [f"{sha}  exercises/{name}" for name, sha in stub_digests(course).items()]
-    (out / STUBS).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    shutil.copytree(root / layout.EXERCISES, out / layout.EXERCISES, ignore=_IGNORED)
+    shutil.copytree(root / layout.ENGINE, out / layout.ENGINE, ignore=_IGNORED)
+    for path in layout.public_files(root):  # the given code a student process receives, and what students may read
+        copy = out / path.relative_to(root)
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, copy)
+    shutil.copy(root / layout.COURSE_FILE, out / layout.COURSE_FILE)
+    lines = [f"{sha}  {layout.EXERCISES}/{name}" for name, sha in stub_digests(course).items()]
+    (out / layout.STUBS).write_text("\n".join(lines) + "\n", encoding="utf-8")
     shutil.copy(Path(__file__).with_name("STUDENT_README.md"), out / "README.md")
-    (out / ".gitignore").write_text(f"{WARM_FOLDER}/\n", encoding="utf-8")  # the warm process's socket folder (grader.warm)
+    (out / ".gitignore").write_text(f"{layout.WARM_FOLDER}/\n", encoding="utf-8")  # the warm process's socket folder (grader.warm)
     pyproject = (root / "pyproject.toml").read_text(encoding="utf-8")
     # The student's install is the base: no TA or test extras. The TA's pytest settings point at tests/, which
-    # the bundle does not have (`grade run` runs the checks).
+    # the bundle does not have (`grade run` runs the checks); setuptools' own settings stay: they install grader/
+    # alone, where the bundle's course/ would otherwise be taken for a second package.
     (out / "pyproject.toml").write_text(_base_only(pyproject), encoding="utf-8")
     return sorted(p.relative_to(out) for p in out.rglob("*") if p.is_file())
 
 
 def _base_only(pyproject: str) -> str:
-    """The course's pyproject.toml with its `[project.optional-dependencies]` and `[tool.*]` tables left out."""
+    """The course's pyproject.toml with its `[project.optional-dependencies]` and `[tool.*]` tables left out, but for
+    `[tool.setuptools.*]`."""
     kept, keep = [], True
     for line in pyproject.splitlines():
         if line.startswith("["):
-            keep = not line.startswith(("[project.optional-dependencies]", "[tool."))
+            keep = line.startswith("[tool.setuptools") or not line.startswith(("[project.optional-dependencies]", "[tool."))
         if keep:
             kept.append(line)
     return "\n".join(kept).rstrip() + "\n"
@@ -59,8 +66,8 @@ def digest(path: Path) -> str | None:
 def stub_digests(course: Course) -> dict[str, str | None]:
     """{"<folder>/<file>": SHA-256} of every file a student edits, as the stubs were released: the bundle's record
     where there is one (a student's exercises/ are the stubs edited in place), else the stub folders' files."""
-    record = course.root / STUBS
+    record = course.root / layout.STUBS
     if record.is_file():
         lines = record.read_text(encoding="utf-8", errors="replace").splitlines()
-        return {name.removeprefix("exercises/"): sha for sha, _, name in (line.partition("  ") for line in lines)}
+        return {name.removeprefix(f"{layout.EXERCISES}/"): sha for sha, _, name in (line.partition("  ") for line in lines)}
     return {f"{e.folder}/{n}": digest(e.stub_dir / n) for e in course.exercises for n in e.student_files}

@@ -26,7 +26,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from grader.inside import given, isolation, runtime
+from grader.inside import given, isolation, layout, runtime
 from grader.inside.cgroups import MemoryCage, end_cgroup
 from grader.inside.isolation import Protection, View
 
@@ -36,14 +36,9 @@ from grader.inside.isolation import Protection, View
 SETUP_FAILED_FILE = "setup-failed.log"
 
 
-def secrets_of(course_root: Path) -> list[Path]:
-    """What no student process may see: the references and the hidden checks (with their given code)."""
-    return [course_root / "solutions", course_root / "tests"]
-
-
 def serve_forks(control: socket.socket, course_root: Path) -> None:
     """Zygote loop: fork a student process per `fork` request, reap it on `reap`; exit when the grader goes."""
-    view = View.here(Path.cwd() / "view", secrets=secrets_of(course_root))
+    view = View.here(Path.cwd() / "view", secrets=layout.secrets(course_root))
     found = MemoryCage.here()
     found.remove_stale()
     memory = found.for_zygote()
@@ -200,7 +195,7 @@ def _student_process(
 def probe(course_root: Path) -> list[Protection]:
     """The protections a check would get here."""
     with tempfile.TemporaryDirectory() as folder:
-        return isolation.describe(View.here(Path(folder) / "view", secrets=secrets_of(course_root)), MemoryCage.here())
+        return isolation.describe(View.here(Path(folder) / "view", secrets=layout.secrets(course_root)), MemoryCage.here())
 
 
 if __name__ == "__main__":

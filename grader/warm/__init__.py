@@ -16,7 +16,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from grader.location import WARM_FOLDER
+from grader.inside.layout import WARM_FOLDER
 
 FOLDER = WARM_FOLDER  # in the course folder: the socket, its lock and the server's log
 SOCKET = "server.sock"

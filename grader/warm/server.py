@@ -30,7 +30,9 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from grader.location import COURSE_FILE, STUBS, course_folder
+from grader.inside import layout
+from grader.inside.layout import COURSE_FILE, STUBS
+from grader.location import course_folder
 from grader.warm import FOLDER, IDLE_SECONDS, LOCK, LOG, PER_CALL, SOCKET, interpreter, private, shared_env
 from grader.warm.client import same_user
 
@@ -104,12 +106,13 @@ def claim(root: Path, *, wait: float = 0.0) -> Listener | None:
 
 def course_files(root: Path) -> dict[str, tuple[int, int] | None]:
     """(mtime, size) of what a warm process of `root` reads besides the student's files: course.toml, the bundle's
-    record of its stubs, each exercise's public checks and numbers, the grader package, and whether hidden checks are
-    there. A change in any makes the process step aside: it cannot read them again (modules stay imported)."""
+    record of its stubs, each exercise's public checks and numbers, the course tree (its given code, and whether hidden
+    checks are there) and the grader package. A change in any makes the process step aside: it cannot read them again (modules stay imported)."""
     import grader
 
     package = Path(grader.__file__).resolve().parent
-    paths = [root / COURSE_FILE, root / STUBS, root / "tests" / "hidden", *root.glob("exercises/*/test_*.py"), *root.glob("exercises/*/variant.toml")]
+    exercises = root / layout.EXERCISES
+    paths = [root / COURSE_FILE, root / STUBS, *layout.tree_files(root), *exercises.glob("*/test_*.py"), *exercises.glob("*/variant.toml")]
     found: dict[str, tuple[int, int] | None] = {}
     for path in [*paths, *package.rglob("*.py")]:
         try:

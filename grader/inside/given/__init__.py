@@ -1,4 +1,5 @@
-"""Course code an exercise's student process receives: `grader/inside/given/<id>.py`, and `tests/given/<id>.py` for hidden checks.
+"""Loading the course code an exercise's student process receives: `course/<id>/given.py`, and `course/<id>/given_hidden.py`
+for hidden checks (grader.inside.layout).
 
 Where one exercise builds on another (ex07 runs a step function, ex06 maps a torch cell, ex08 and
 ex10 drive a trainer), the grader injects this code rather than the student's own earlier work, so
@@ -24,21 +25,12 @@ if TYPE_CHECKING:
     from grader.inside.wire import Inject
 
 BUILDERS: dict[str, Callable[..., object]] = {}
-_PUBLIC = Path(__file__).resolve().parent
 Builder = TypeVar("Builder", bound=Callable[..., object])
 
 
 def builder(fn: Builder) -> Builder:
     BUILDERS[fn.__name__] = fn
     return fn
-
-
-def files_for(exercise_id: str, course_root: Path, *, hidden: bool) -> list[Path]:
-    """The given-code modules of one exercise: the public one, and the hidden checks' one when grading."""
-    found = [_PUBLIC / f"{exercise_id}.py"]
-    if hidden:
-        found.append(course_root / "tests" / "given" / f"{exercise_id}.py")
-    return [p for p in found if p.is_file()]
 
 
 def builder_names(paths: list[Path]) -> set[str]:
@@ -54,7 +46,7 @@ def builder_names(paths: list[Path]) -> set[str]:
 def load(paths: list[Path]) -> None:
     """Import these modules (in a student process), registering their builders and running their `prepare()`."""
     for path in paths:
-        name = f"given_{path.parent.parent.name}_{path.stem}"
+        name = f"given_{path.stem}_{path.parent.name}"  # given_given_hidden_ex07: the part, then the exercise id
         spec = importlib.util.spec_from_file_location(name, path)
         if spec is None or spec.loader is None:
             raise ImportError(f"{path}: not a Python module")
@@ -74,7 +66,7 @@ def build(inject: Inject, device: torch.device) -> object:
 
 # The recurrent-cell operators behind nn.LSTMCell/GRUCell/RNNCell, nn.LSTM/GRU/RNN, torch.lstm_cell, torch._VF and
 # torch.ops.aten, however a name for them is reached: blocked here, and the names the static policy
-# (grader.grading.policy) flags in a submission's source. The sequence operators are blocked in both overloads.
+# (course/ex05/policy.py) flags in a submission's source. The sequence operators are blocked in both overloads.
 CELL_OPS = ("lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell", "_thnn_fused_lstm_cell", "_thnn_fused_gru_cell")
 SEQUENCE_OPS = ("lstm", "gru", "rnn_tanh", "rnn_relu")
 

@@ -12,10 +12,11 @@ from pathlib import Path
 
 from grader.course import Course
 from grader.errors import CourseError
+from grader.inside import layout
 
 # The course as the autograder needs it: what grades and what installs it; nothing of the developers'
-# (bench/, examples/, .ci, the mutant banks).
-COURSE_PATHS = ("course.toml", "pyproject.toml", "README.md", "exercises", "solutions", "tests/hidden", "tests/given", "grader")
+# (bench/, examples/, tests/, .ci, the mutant banks: `layout.for_developers`).
+COURSE_PATHS = (*layout.GRADING, "pyproject.toml", "README.md")
 
 SETUP_SH = """\
 #!/usr/bin/env bash
@@ -43,9 +44,9 @@ exec /autograder/venv/bin/python -m grader.integrations.gradescope.runner /autog
 """
 
 _SCRIPTS = {"setup.sh": SETUP_SH, "run_autograder": RUN_AUTOGRADER}
-# The TA's extensions (`export --extensions`, the CSV `grade batch --extensions` reads), under tests/: no student
+# The TA's extensions (`export --extensions`, the CSV `grade batch --extensions` reads), in the course tree: no student
 # process sees it. Gradescope's submission_metadata.json holds no student's own due date.
-EXTENSIONS = "tests/gradescope_extensions.csv"
+EXTENSIONS = f"{layout.TREE}/gradescope_extensions.csv"
 _EPOCH = (1980, 1, 1, 0, 0, 0)  # fixed entry times: the same course gives the same zip
 
 
@@ -60,11 +61,15 @@ def export(*, course: Course, out: Path, extensions: Path | None = None) -> list
         read_extensions(extensions, [e.id for e in course.exercises])
         extra[EXTENSIONS] = extensions.read_bytes()
     missing = [p for p in COURSE_PATHS if not (root / p).exists()]
+    if not layout.has_hidden_checks(root):
+        missing.append(f"{layout.TREE}/<id>/{layout.CHECKS}")
     if missing:
         raise CourseError(f"{root} has no {', '.join(missing)}: export the autograder from the TA's course, not from a student bundle")
     found = (p for top in COURSE_PATHS for p in ([root / top] if (root / top).is_file() else (root / top).rglob("*")))
     files = sorted(
-        rel for rel in (p.relative_to(root).as_posix() for p in found if p.is_file()) if not _ignored(rel) and rel != EXTENSIONS
+        rel
+        for rel in (p.relative_to(root).as_posix() for p in found if p.is_file())
+        if not _ignored(rel) and rel != EXTENSIONS and not layout.for_developers(Path(rel))
     )  # a file left in the course is not this export's
     out.parent.mkdir(parents=True, exist_ok=True)
     temp = out.with_name(f".{out.name}.tmp")

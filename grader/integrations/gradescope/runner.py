@@ -22,6 +22,7 @@ from typing import Any
 
 from grader.course import Course
 from grader.errors import SubmissionError
+from grader.inside import layout
 from grader.integrations.gradescope.upload import Refused, arranged
 from grader.results import GradeResult
 from grader.text import Text, one_line, printable
@@ -67,7 +68,7 @@ def _say(text: str) -> None:
 
 
 def _lock(course: Course) -> None:
-    """Make solutions/ and tests/ the owner's alone (root's, on Gradescope).
+    """Make solutions/ and the course tree the owner's alone (root's, on Gradescope).
 
     Where Gradescope forbids namespaces, a student process has no private file-system view; under
     an unprivileged uid it then still cannot read what grades it.
@@ -226,7 +227,7 @@ def _sandbox_report(found: list[dict[str, Any]] | None, course_root: Path) -> st
 
     lines = [summary(found)]
     lines += [f"{'on ' if p['active'] else 'off'} {p['name']}: {p['note']}" for p in found or []]
-    lines.append(f"solutions/ and tests/ of {course_root} are readable by their owner alone (mode 700)")
+    lines.append(f"{' and '.join(f'{p.name}/' for p in layout.secrets(course_root))} of {course_root} are readable by their owner alone (mode 700)")
     return "\n".join(lines)
 
 

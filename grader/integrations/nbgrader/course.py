@@ -20,6 +20,7 @@ from typing import Any
 
 from grader.course import Course, Exercise
 from grader.errors import CourseError, SubmissionError
+from grader.inside import layout
 from grader.submissions.notebook import METADATA, SHEET
 
 COURSE_ROOT = "GRADER_COURSE_ROOT"  # the environment variable naming the course the autograder cells grade with
@@ -59,8 +60,9 @@ _HOW_TO = (
 
 def export(*, course: Course, course_dir: Path) -> list[Path]:
     """Write the nbgrader course into `course_dir`; return the files written, relative to it."""
-    if not course.has_hidden_checks or not (course.root / "solutions").is_dir():
-        raise CourseError(f"{course.root} has no tests/hidden or solutions/: export from the TA's course, not from a student bundle")
+    if not course.has_hidden_checks or not (course.root / layout.SOLUTIONS).is_dir():
+        hidden = f"{layout.TREE}/<id>/{layout.CHECKS}"
+        raise CourseError(f"{course.root} has no hidden checks ({hidden}) or {layout.SOLUTIONS}/: export from the TA's course, not from a student bundle")
     config = course_dir / CONFIG
     if config.exists() and not config.read_text(encoding="utf-8").startswith(_CONFIG_MARK):
         raise SubmissionError(f"{config} exists and was not written by `grade nbgrader export`; export into a new folder, or move that file away")

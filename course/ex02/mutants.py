@@ -1,6 +1,6 @@
 """ex02's known mistakes on the answer sheet, and its tables of other submissions (tests/test_submission_tables.py)."""
 
-from . import bank, reference, with_answers
+from mutants import bank, reference, with_answers
 
 PREACT = 3.4657359027997265  # ln(8/0.25), the reference's preact_value
 

@@ -1,7 +1,7 @@
 """Hidden checks for ex06: parity with nn.LSTMCell and nn.GRUCell (10 points).
 
 Every check builds the torch cell here, in the grading process, from the same float64 weights that
-are injected into the student process (grader/inside/given/ex06.py), with d_x != d_h, a batch of three distinct
+are injected into the student process (course/ex06/given.py), with d_x != d_h, a batch of three distinct
 rows and random non-zero states. The LSTM mapping is run through ex05's *reference* lstm_step, so a
 wrong ex05 never costs points here. Gradients to the cell parameters are taken by the chain rule
 across the student's two functions: the vector-Jacobian product of the step (or of the reference
@@ -19,9 +19,10 @@ import itertools
 import pytest
 import torch
 
-from grader.checks import Fail, Outcome, StudentError, agrees_with_finite_differences, check, expect_tensor, inject, parse_source, policy, student_module
+from grader.checks import Fail, Outcome, StudentError, agrees_with_finite_differences, check, course_part, expect_tensor, inject, parse_source, student_module
 
 parity = student_module("parity")
+policy = course_part("ex05", "policy.py", near=__file__)  # ex05's "compute the gates yourself", applied here too
 
 B = 3
 CONFIGS = ((5, 4), (2, 6))  # (d_x, d_h): d_x != d_h, so a transposed block cannot fit
@@ -50,7 +51,7 @@ def cell_weights(kind: str, d_x: int, d_h: int, device, seed: int) -> dict:
 
 
 def torch_cell(kind: str, weights: dict) -> torch.nn.Module:
-    """The library cell holding `weights`, built here (the same recipe as grader/inside/given/ex06.py)."""
+    """The library cell holding `weights`, built here (the same recipe as course/ex06/given.py)."""
     rows, d_x = weights["weight_ih"].shape
     blocks = 4 if kind == "lstm" else 3
     cls = torch.nn.LSTMCell if kind == "lstm" else torch.nn.GRUCell

@@ -1,6 +1,6 @@
 """ex09's known mistakes in matching.py, and its tables of other submissions (tests/test_submission_tables.py)."""
 
-from . import bank, reference
+from mutants import bank, reference
 
 SEARCH = "            gap = abs(total_params(cell, vocab, d_e, d_h) - target)\n"
 MACS = "return _blocks(cell) * d_h * (d_e + d_h) + d_h * vocab"

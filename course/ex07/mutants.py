@@ -1,7 +1,7 @@
 """ex07's known mistakes, in decay.py and on the answer sheet, and its tables of other submissions
 (tests/test_submission_tables.py)."""
 
-from . import bank, mutate, reference, submission
+from mutants import bank, mutate, reference, submission
 
 CLOSED_FORM = """    bias = params["b_f"] if kind == "lstm" else params["b_z"]
     return float(torch.sigmoid(bias).max()) ** T

@@ -1,7 +1,7 @@
 """ex10's known mistakes, in the sweep and the selection (sweep.py) and on the answer sheet, and its tables of other
 submissions (tests/test_submission_tables.py)."""
 
-from . import bank, mutate, reference, submission
+from mutants import bank, mutate, reference, submission
 
 STATUS = '                    status = "ok" if math.isfinite(result["final_loss"]) else "diverged"\n'
 FAILED_ROW = '                        rows.append(row | {"status": "failed"} | {key: None for key in MEASURED})\n'

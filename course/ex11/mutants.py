@@ -1,6 +1,6 @@
 """ex11's known misconceptions on the answer sheet, and its tables of other submissions (tests/test_submission_tables.py)."""
 
-from . import bank, reference, with_answers
+from mutants import bank, reference, with_answers
 
 # name: (answer in the reference, the wrong answer, words the feedback must contain)
 MUTANTS = bank(

@@ -9,16 +9,15 @@ exercises/ex07_gate_bias_decay/variant.toml); `expected` and `mistakes` compute 
 """
 
 import math
-from pathlib import Path
 
 import torch
 
-from grader.checks import Fail, StudentError, check, course_code, expect_value_errors, inject, once, partial, reference_module, student_module
+from grader.checks import Fail, StudentError, check, course_part, expect_value_errors, inject, once, partial, reference_module, student_module
 
 decay = student_module("decay")
 reference = reference_module("decay")
 # The same step functions the student process is given (torch's library cells), run here for expected values.
-STEPS = course_code(Path(__file__).resolve().parent.parent / "given" / "ex07.py")
+STEPS = course_part("ex07", "given_hidden.py", near=__file__)
 
 D_X, D_H = 3, 4
 RETAINS = (0.1, 0.5, 0.9)

@@ -1,5 +1,5 @@
 """The real (tiny) training loop of ex08's real bench and ex10's real trainer, both run by the hidden checks in the grader
-(`given_code("training")`): public, so that a student reads how the real runs train, but loaded by no student process."""
+(`course_part("ex08", "training.py", ...)`): public, so that a student reads how the real runs train, but loaded by no student process."""
 
 from __future__ import annotations
 

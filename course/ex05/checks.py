@@ -23,16 +23,17 @@ from grader.checks import (
     agrees_with_finite_differences,
     assert_close,
     check,
+    course_part,
     expect_tensor,
     expect_value_errors,
     parse_source,
-    policy,
     reference_module,
     student_module,
 )
 
 gated = student_module("gated")
 reference = reference_module("gated")
+policy = course_part("ex05", "policy.py", near=__file__)  # what "compute the gates yourself" refuses (ex06's checks apply it too)
 
 B, D_X, D_H = 3, 5, 4
 LSTM_KEYS = ("i", "f", "o", "candidate", "c", "h")
@@ -759,7 +760,7 @@ def test_gru_value_errors(gated, reference, device):
     value_errors_check(gated, reference, device, "gru_step")
 
 
-# gated.py stands alone: it may import these only (see grader.grading.policy for what it may not reach).
+# gated.py stands alone: it may import these only (see policy.py beside this file for what it may not reach).
 ALLOWED_IMPORTS = {"torch", "math", "typing", "__future__"}
 
 

@@ -1,7 +1,7 @@
 """ex08's known mistakes, in the data and the comparison protocol (protocol.py) and on the answer sheet, and its tables
 of other submissions (tests/test_submission_tables.py)."""
 
-from . import bank, mutate, reference, submission
+from mutants import bank, mutate, reference, submission
 
 LOOP_FAILURE = "            except Exception:\n                continue\n"
 STATUS = '            row["status"] = "ok" if math.isfinite(result["final_loss"]) else "diverged"\n'

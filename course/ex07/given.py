@@ -1,6 +1,6 @@
 """ex07's public checks: a step function that teaches nothing about ex05 (it halves the state and ignores its weights).
 
-The hidden checks inject the chapter's own step functions instead (tests/given/ex07.py).
+The hidden checks inject the chapter's own step functions instead (course/ex07/given_hidden.py).
 """
 
 from __future__ import annotations

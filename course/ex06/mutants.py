@@ -1,6 +1,6 @@
 """ex06's known mistakes in parity.py, and its tables of other submissions (tests/test_submission_tables.py)."""
 
-from . import bank, mutate, reference
+from mutants import bank, mutate, reference
 
 # name: (text in the reference, the mistake, words the feedback must contain)
 MUTANTS = bank(

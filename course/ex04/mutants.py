@@ -1,7 +1,7 @@
 """ex04's known mistakes, in params.py and on the answer sheet, and its tables of other submissions
 (tests/test_submission_tables.py)."""
 
-from . import bank
+from mutants import bank
 
 # name: (text in the reference params.py, the mistake, words the feedback must contain)
 CODE_MUTANTS = bank(

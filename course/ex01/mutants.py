@@ -1,6 +1,6 @@
 """ex01's known mistakes on the answer sheet, and its tables of other submissions (tests/test_submission_tables.py)."""
 
-from . import bank
+from mutants import bank
 
 # name: (answer in the reference, the wrong answer, words the feedback must contain)
 MUTANTS = bank(

@@ -1,4 +1,5 @@
-"""The banks of known mistakes, as data: one module per exercise (`exNN.py`), each a list of `Mutant`.
+"""The banks of known mistakes: the machinery here, the data in the course tree, one module per exercise
+(`course/<id>/mutants.py`, importable as `mutants.<id>`), each a list of `Mutant`.
 
 tests/test_mutants.py grades every mutant and asserts it loses points with its diagnosis named;
 bench/gpu_check.py runs the same banks on CUDA. Beside its bank, a module holds tables of other submissions built
@@ -8,15 +9,18 @@ tests/test_submission_tables.py grades. Nothing here imports pytest or torch.
 
 from __future__ import annotations
 
-import importlib
+import importlib.util
 import re
+import sys
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from types import ModuleType
 
 from grader.course import Course, load_course
+from grader.inside import layout
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @dataclass(frozen=True)
@@ -86,4 +90,17 @@ def named(exercise: str, name: str) -> Mutant:
     return next(m for m in ALL if m.exercise == exercise and m.name == name)
 
 
-ALL: list[Mutant] = [m for e in course().exercises for m in importlib.import_module(f"{__name__}.{e.id}").MUTANTS]
+def _bank_module(exercise_id: str) -> ModuleType:
+    """course/<id>/mutants.py, imported from its path as `mutants.<id>` (so that `from mutants import ex05` and
+    `from mutants.ex08 import NO_ROWS` find it)."""
+    name = f"{__name__}.{exercise_id}"
+    spec = importlib.util.spec_from_file_location(name, layout.part(ROOT, exercise_id, layout.MUTANTS))
+    assert spec is not None and spec.loader is not None, f"{exercise_id} has no bank of known mistakes"
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    globals()[exercise_id] = module
+    return module
+
+
+ALL: list[Mutant] = [m for e in course().exercises for m in _bank_module(e.id).MUTANTS]

@@ -1,7 +1,7 @@
 """Hidden checks for ex08: the delayed-copy data and the comparison protocol (10 points).
 
 The protocol is graded with a bench that stays here (`SimulatedBench`, a `Service`): the student
-process holds only the given `Bench` (grader/inside/given/ex08.py), whose `clock` and `train` are
+process holds only the given `Bench` (course/ex08/given.py), whose `clock` and `train` are
 calls of this process, and whose trained model reports each call `model(x)` with its logits. So the
 clock, the units, the runs that diverge or fail, the weights "training" hands out and the record of
 every call never enter the student process, and a row counts only for what the bench saw happen: a
@@ -32,9 +32,9 @@ from grader.checks import (
     Text,
     check,
     choices,
+    course_part,
     expect_row,
     expect_tensor,
-    given_code,
     inject,
     once,
     partial,
@@ -43,7 +43,7 @@ from grader.checks import (
 )
 
 protocol = student_module("protocol")
-TRAINING = given_code("training")  # the real training loop: run here, never in a student process
+TRAINING = course_part("ex08", "training.py", near=__file__)  # the real training loop: run here, never in a student process
 reference = reference_module("protocol")
 
 GATES = {"rnn": 1, "gru": 3, "lstm": 4}
@@ -370,7 +370,7 @@ class SimulatedBench(Bench):
 
 class RealBench(Bench):
     """The real bench: time.perf_counter here, and a few updates of Adam on the data sent, run here on ex08's model
-    with the weights sent (the shared training loop of grader.inside.given.training)."""
+    with the weights sent (the shared training loop of course/ex08/training.py)."""
 
     def now(self) -> float:
         return time.perf_counter()

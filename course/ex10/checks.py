@@ -1,7 +1,7 @@
 """Hidden checks for ex10: the dependency-length sweep and validation-only selection (10 points).
 
 run_sweep is graded with a trainer that stays here (`ScriptedTrainer`, a `Service`: the student process holds only
-the given train_fn of grader/inside/given/ex10.py, whose calls are answered and recorded here), which returns the
+the given train_fn of course/ex10/given.py, whose calls are answered and recorded here), which returns the
 outcomes scripted below for three seeds, none at its own index: validation and test accuracies that disagree, one learning rate that
 diverges (NaN and infinite losses) with a spuriously high accuracy, one run that raises, and an exact tie. A row that
 holds another seed's outcome is charged by the full grid check alone (its status is judged by the outcome it holds).
@@ -37,8 +37,8 @@ from grader.checks import (
     Text,
     check,
     choices,
+    course_part,
     expect_kind,
-    given_code,
     inject,
     partial,
     quoted,
@@ -47,7 +47,7 @@ from grader.checks import (
 )
 
 sweep = student_module("sweep")
-TRAINING = given_code("training")  # the real training loop: run here, never in a student process
+TRAINING = course_part("ex08", "training.py", near=__file__)  # the real training loop: run here, never in a student process
 reference = reference_module("sweep")
 
 # Three seeds, none equal to its index in the list: the mean over seeds differs from their median, and a run_sweep that
