@@ -30,6 +30,7 @@ from grader import course_modules
 from grader.failures import Fail, StudentError
 from grader.grading.answers import AnswerSheet, Boolean, Choice, Diagnosis, Form, Formula, Integer, Number, Shape
 from grader.grading.expr import Domain, UndefinedError, evaluate, parse
+from grader.grading.numbers import Answers
 from grader.inside import layout
 from grader.inside.wire import Inject
 from grader.results import Outcome
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
     from grader.course import Exercise
 
 __all__ = [
+    "Answers",
     "Boolean",
     "Choice",
     "Fail",

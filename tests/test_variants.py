@@ -139,12 +139,27 @@ def test_every_variant_keeps_its_answers_apart(exercise):
                 assert all(list(mistake) != value for mistake in wrong.get(key, {})), (params, key)
                 continue
             assert math.isfinite(value) and value != 0, (params, key)
-            rtol = getattr(module, "RTOL", {}).get(key)  # a key with a wider tolerance of its own: outside it
+            rtol = module.ANSWERS.rtol.get(key)  # a key with a wider tolerance of its own: outside it
             for mistake in wrong.get(key, {}):
                 if isinstance(value, int):  # a count is judged exactly
                     assert mistake != value, (params, key, mistake)
                 else:
                     assert abs(mistake - value) > (rtol or 3 * COURSE.rtol) * abs(value), (params, key, mistake)
+
+
+def test_checks_without_their_answers_are_a_course_error(monkeypatch):
+    """Does an exercise whose checks do not declare its numbers' answers as ANSWERS (an expected() and mistakes()
+    alone, or an ANSWERS that is no Answers record) give a course error naming the file and what to declare?"""
+    from types import SimpleNamespace
+
+    from grader.grading import numbers
+
+    exercise, module = COURSE.exercise("ex03"), hidden(COURSE.exercise("ex03"))
+    assert numbers.answers_of(exercise) is module.ANSWERS
+    for declared in ({}, {"ANSWERS": {"expected": module.expected, "mistakes": module.mistakes}}):
+        monkeypatch.setattr(numbers.course_modules, "load", lambda path, d=declared: SimpleNamespace(expected=module.expected, mistakes=module.mistakes, **d))
+        with pytest.raises(CourseError, match=r"course/ex03/checks.py must declare ANSWERS = Answers\(expected, mistakes\)"):
+            numbers.answers_of(exercise)
 
 
 def test_variants_table_is_validated(tmp_path):

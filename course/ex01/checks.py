@@ -9,7 +9,7 @@ solutions/ex01_cell_state/answers.toml. A number that follows from the student's
 
 import math
 
-from grader.checks import carried_forward, check, own_formula, own_number
+from grader.checks import Answers, carried_forward, check, own_formula, own_number
 
 GATE, REAL = "gate", "real"
 C_SYMBOLS = {"f": GATE, "c_prev": REAL, "i": GATE, "g": REAL}
@@ -52,6 +52,9 @@ def mistakes(p: dict, c_t: float | None = None) -> dict:
             o * math.tanh(c_prev): ("used the old cell state: h_t reads the new c_t, not c_prev", "用了旧的细胞状态：h_t 读取新的 c_t，而不是 c_prev"),
         },
     }
+
+
+ANSWERS = Answers(expected, mistakes)  # what a student's numbers are answered with (grader.grading.numbers)
 
 
 @check(points=1)

@@ -7,7 +7,7 @@ without printing the reference answer. Formulas and statements come from solutio
 
 import math
 
-from grader.checks import carried_forward, check, own_formula, partial
+from grader.checks import Answers, carried_forward, check, own_formula, partial
 
 
 def sigma(z: float) -> float:
@@ -145,6 +145,9 @@ def mistakes(p: dict) -> dict:
             [(sigma(other) ** n, WRONG_BIAS) for other in (0.0, 1.0, 2.0)],
         ),
     }
+
+
+ANSWERS = Answers(expected, mistakes, rtol=RTOL)  # what a student's numbers are answered with (grader.grading.numbers)
 
 
 def _named(mistakes: dict, more: list) -> dict:

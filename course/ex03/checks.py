@@ -9,7 +9,7 @@ mistakes from them. A derivative (b) in the convention that the student's own (a
 charged once, at (a).
 """
 
-from grader.checks import Fail, carried_forward, check
+from grader.checks import Answers, Fail, carried_forward, check
 
 SWAPPED = (
     "swapped GRU convention: that value weighs the old state and the candidate the {} way; this question uses {}",
@@ -60,6 +60,9 @@ def mistakes(p: dict) -> dict:
         },
         "h_t_other_convention": {right["h_t"]: SWAPPED_TEXTBOOK, (1 - z) * h - z * c: SIGN, (1 - z) * h: NO_CANDIDATE, **same_weight},
     }
+
+
+ANSWERS = Answers(expected, mistakes)  # what a student's numbers are answered with (grader.grading.numbers)
 
 
 def convention_value(answers, key: str, expected: float, mistakes: dict, other_key: str, other_expected: float) -> None:

@@ -9,7 +9,7 @@ the feedback names the mistake without printing the expected count.
 
 import functools
 
-from grader.checks import Fail, Text, carried_forward, check, expect_value_errors, own_formula, reference_module, student_module
+from grader.checks import Answers, Fail, Text, carried_forward, check, expect_value_errors, own_formula, reference_module, student_module
 
 params = student_module("params")
 reference = reference_module("params")
@@ -183,6 +183,9 @@ def mistakes(p: dict) -> dict:
     """{key: {count a known mistake gives: its diagnosis}} for the sizes `p`."""
     right = expected(p)
     return {key: mistaken_counts(config, right[key]) for key, config in items(p).items()}
+
+
+ANSWERS = Answers(expected, mistakes)  # what a student's numbers are answered with (grader.grading.numbers)
 
 
 def _item(answers, variant, reference_answers, key):

@@ -12,7 +12,7 @@ import math
 
 import torch
 
-from grader.checks import Fail, StudentError, check, course_part, expect_value_errors, inject, once, partial, reference_module, student_module
+from grader.checks import Answers, Fail, StudentError, check, course_part, expect_value_errors, inject, once, partial, reference_module, student_module
 
 decay = student_module("decay")
 reference = reference_module("decay")
@@ -411,6 +411,9 @@ def mistakes(p: dict) -> dict:
             math.log(span / (1 - keep) - 1): estimate,  # the estimate's γ·k = ε solved exactly: still an estimate
         },
     }
+
+
+ANSWERS = Answers(expected, mistakes)  # what a student's numbers are answered with (grader.grading.numbers)
 
 
 @check(points=1)

@@ -7,7 +7,7 @@ Every part earns partial credit per item.
 
 import math
 
-from grader.checks import Fail, check, choices, partial
+from grader.checks import Answers, Fail, check, choices, partial
 
 NUM_STATES = 4  # part B: h_n stacks num_layers × num_directions = 2 × 2 states
 
@@ -212,6 +212,9 @@ def mistakes(p: dict) -> dict:
             },
         ),
     }
+
+
+ANSWERS = Answers(expected, mistakes)  # what a student's numbers are answered with (grader.grading.numbers)
 
 
 @check(points=2)

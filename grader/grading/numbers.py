@@ -11,7 +11,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from grader import course_modules
@@ -130,24 +130,25 @@ def _numbers(exercise: Exercise, sheet: AnswerSheet) -> dict[str, float]:
 
 @dataclass(frozen=True)
 class Answers:
-    """What the hidden checks of an exercise with numbers of each student's own answer them with: each key's right value
-    for the numbers `params` (`expected`), the values its named mistakes give (`mistakes`), and the keys judged within a
-    tolerance of their own (`rtol`, the module's RTOL where it is a table, as ex02's is)."""
+    """What the hidden checks of an exercise with numbers of each student's own answer them with, declared by its
+    checks module as `ANSWERS = Answers(expected, mistakes, rtol=...)`: each key's right value for the numbers `params`
+    (`expected`), the values its named mistakes give, with their diagnoses (`mistakes`), and the keys judged within a
+    tolerance of their own (`rtol`, as ex02's 2 % keys; the others within the course's rtol)."""
 
     expected: Callable[[Mapping[str, Number]], dict[str, Any]]
     mistakes: Callable[[Mapping[str, Number]], dict[str, Any]]
-    rtol: Mapping[str, float]
+    rtol: Mapping[str, float] = field(default_factory=dict)
 
 
 def answers_of(exercise: Exercise) -> Answers:
     """The hidden checks' answers for an exercise's numbers (course material, imported into the grading process once –
-    course_modules keeps it – never sent out); CourseError where its module does not define them."""
-    module = course_modules.load(exercise.hidden_checks)
-    expected, mistakes, rtol = (getattr(module, name, None) for name in ("expected", "mistakes", "RTOL"))
-    if not callable(expected) or not callable(mistakes):
-        raise CourseError(f"{exercise.id}: {exercise.hidden_checks.name} must define expected(params) and mistakes(params) for its numbers")
-    table = rtol if isinstance(rtol, dict) and all(isinstance(k, str) and isinstance(v, float) for k, v in rtol.items()) else {}
-    return Answers(expected, mistakes, table)
+    course_modules keeps it – never sent out); CourseError where its module does not declare them."""
+    answers = getattr(course_modules.load(exercise.hidden_checks), "ANSWERS", None)
+    if not isinstance(answers, Answers):
+        raise CourseError(
+            f"{exercise.id}: {exercise.hidden_checks} must declare ANSWERS = Answers(expected, mistakes) for the numbers its variant.toml declares"
+        )
+    return answers
 
 
 def tolerances(exercise: Exercise) -> Mapping[str, float]:
