@@ -115,7 +115,7 @@ def batch(
     exercises: list[Exercise],
     submissions: Path,
     out: Path,
-    workers: int,
+    workers: int | None = None,
     device: str | None = None,
     strict: bool = True,
     scheduler: str | None = None,
@@ -125,10 +125,10 @@ def batch(
     submitted_at: Path | None = None,
     extensions: Path | None = None,
 ) -> BatchResult:
-    """Grade a class (one folder or .zip per student in `submissions`) into `out`, and into the nbgrader
-    gradebook `nbgrader_db` if given; `submitted_at` and `extensions` are the term's CSV files (grader.term.times).
-    See grader.batch.run."""
-    from grader.batch.run import grade_batch
+    """Grade a class (one folder or .zip per student in `submissions`) into `out`, `workers` students at once (default:
+    one a CPU), and into the nbgrader gradebook `nbgrader_db` if given; `submitted_at` and `extensions` are the term's
+    CSV files (grader.term.times). See grader.batch.run."""
+    from grader.batch.run import default_workers, grade_batch
     from grader.grading.pipeline import resolve_device
 
     return grade_batch(
@@ -136,7 +136,7 @@ def batch(
         exercises=exercises,
         submissions=submissions,
         out=out,
-        workers=workers,
+        workers=workers or default_workers(),
         device=resolve_device(device or course.device),
         strict=strict,
         scheduler=scheduler,
