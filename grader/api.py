@@ -158,7 +158,8 @@ def reseed(
     from grader.batch import audit
     from grader.batch.journal import Journal
     from grader.errors import CourseError
-    from grader.variants import set_reseed
+    from grader.export.files import write_atomic
+    from grader.variants import with_reseed
 
     if not course.variants.enabled:
         raise CourseError(
@@ -169,29 +170,26 @@ def reseed(
     was = course.variants.number(student)
     number = was + 1
     path = course.root / "course.toml"
-    before = path.read_text(encoding="utf-8")
-    set_reseed(path, student, number)
-    try:  # course.toml keeps the new number only once its audit row is in: a course that no longer loads, or a journal
-        # that cannot take the row, puts the file back as it was
-        reseeded = load_course(course.root)
-        out.mkdir(mode=0o700, parents=True, exist_ok=True)
-        journal = Journal(out)
-        try:  # the audit trail's row: old and new are the variant numbers, the exercises those with numbers of their own
-            with journal.transaction():
-                audit.record(
-                    journal,
-                    cause="reseed",
-                    student=student,
-                    old=was,
-                    new=number,
-                    reason=reason.strip(),
-                    exercise=",".join(e.id for e in reseeded.exercises if e.variant is not None),
-                )
-        finally:
-            journal.close()
-    except BaseException:
-        path.write_text(before, encoding="utf-8")
-        raise
+    text = with_reseed(path.read_text(encoding="utf-8"), student, number)
+    # The audit row first, then course.toml at once (a rename): a reseed cut short anywhere leaves the course file as it
+    # was or as recorded, never a new number the audit trail lacks.
+    out.mkdir(mode=0o700, parents=True, exist_ok=True)
+    journal = Journal(out)
+    try:  # the audit trail's row: old and new are the variant numbers, the exercises those with numbers of their own
+        with journal.transaction():
+            audit.record(
+                journal,
+                cause="reseed",
+                student=student,
+                old=was,
+                new=number,
+                reason=reason.strip(),
+                exercise=",".join(e.id for e in course.exercises if e.variant is not None),
+            )
+    finally:
+        journal.close()
+    write_atomic(path, text, mode=path.stat().st_mode & 0o777)
+    reseeded = load_course(course.root)
     result = None
     if submissions is not None:
         result = batch(

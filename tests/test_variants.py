@@ -225,18 +225,17 @@ def test_the_statements_numbers_are_no_classmates_answers(tmp_path, sandbox):
     assert answered.copied_from == {}
 
 
-def test_a_reseed_is_written_once_per_student_whatever_their_id_holds(tmp_path):
+def test_a_reseed_is_written_once_per_student_whatever_their_id_holds():
     """Is a second reseed of an id holding `=`, quotes or capitals written over its first (course.toml still loads)?"""
     import tomllib
 
-    from grader.variants import set_reseed
+    from grader.variants import with_reseed
 
-    course_file = tmp_path / "course.toml"
-    course_file.write_text('[variants]\nenabled = true\nsalt = "s"\n', encoding="utf-8")
+    text = '[variants]\nenabled = true\nsalt = "s"\n'
     for student in ("a=b", 'q"uote', "Alice"):
-        set_reseed(course_file, student, 1)
-        set_reseed(course_file, student.lower() if student == "Alice" else student, 2)
-    reseed = tomllib.loads(course_file.read_text(encoding="utf-8"))["variants"]["reseed"]
+        text = with_reseed(text, student, 1)
+        text = with_reseed(text, student.lower() if student == "Alice" else student, 2)
+    reseed = tomllib.loads(text)["variants"]["reseed"]
     assert reseed == {"a=b": 2, 'q"uote': 2, "alice": 2}, reseed
 
 
@@ -375,6 +374,32 @@ def test_a_reseed_without_its_audit_row_leaves_course_toml_as_it_was(variant_cou
     with pytest.raises(sqlite3.OperationalError):
         api.reseed(course=load_course(variant_course), out=tmp_path / "out", student="carol", reason="sheet shared in a chat")
     assert (variant_course / "course.toml").read_text() == before
+
+
+def test_a_reseed_records_its_audit_row_before_course_toml_changes(variant_course, tmp_path, monkeypatch):
+    """Is course.toml still as it was when the reseed's audit row is recorded, and replaced whole after it (its mode
+    kept), so that a reseed killed at any point leaves no new variant number the audit trail lacks?"""
+    import os
+
+    from grader import api
+    from grader.batch import audit
+
+    course_file = variant_course / "course.toml"
+    before = course_file.read_text()
+    course_file.chmod(0o640)
+    seen = []
+    record = audit.record
+
+    def recorded(*args, **kwargs):
+        seen.append(course_file.read_text())
+        return record(*args, **kwargs)
+
+    monkeypatch.setattr(audit, "record", recorded)
+    api.reseed(course=load_course(variant_course), out=tmp_path / "out", student="carol", reason="sheet shared in a chat")
+    assert seen == [before]
+    assert load_course(variant_course).variants.reseed == {"carol": 1}
+    assert os.stat(course_file).st_mode & 0o777 == 0o640
+    assert not [p.name for p in variant_course.iterdir() if p.name.endswith(".tmp")]
 
 
 @pytest.mark.slow
