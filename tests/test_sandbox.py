@@ -113,6 +113,7 @@ def test_syntax_error(sandbox, tmp_path):
     assert "SyntaxError" in feedback(verdicts) and "gated.py, line 2" in feedback(verdicts)
 
 
+@pytest.mark.slow
 def test_syntax_error_is_found_without_a_process_and_reads_as_the_import_would(sandbox, tmp_path, monkeypatch):
     """Is a file that does not compile failed in the grader, with the very feedback its import in a process gives?"""
     folder = submission(tmp_path, source="import torch\ndef lstm_step(:\n    pass\n")

@@ -468,6 +468,7 @@ def gradescope_upload(variant_course: Path, tmp_path: Path, sheet: str) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_a_group_upload_with_variants_on_is_refused_for_every_member(variant_course, tmp_path):
     """Is a group upload – alice lists bob first and hands in bob's right answers for bob's numbers – refused with 0
     points and a message naming both, where it was graded 6/6 on bob's numbers; and the same students listed twice
