@@ -124,6 +124,7 @@ def test_two_students_have_different_numbers(exercise):
     assert variant_of(Settings(), exercise.variant, "alice").params == exercise.variant.default()
 
 
+@pytest.mark.slow  # 5,000 draws an exercise: 3 to 5 s in all
 @pytest.mark.parametrize("exercise", DECLARED, ids=lambda e: e.id)
 def test_every_variant_keeps_its_answers_apart(exercise):
     """For 5,000 students (a mistake that meets the key at 1 draw in 200 shows), is every named mistake more than three
