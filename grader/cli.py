@@ -37,6 +37,7 @@ SANDBOX = partial(click.option, "--sandbox", "sandbox_mode", type=click.Choice([
 OUT = partial(click.option, "--out", "-o", type=click.Path(path_type=Path))
 JSON = partial(click.option, "--json", "as_json", is_flag=True)
 BATCH_OUT = click.argument("out", type=click.Path(file_okay=False, path_type=Path))  # a batch's output folder, which holds its journal
+CSV_OUT = click.option("--out", "target", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The CSV to write.")  # an LMS import
 
 
 def _ids(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[str, ...]:
@@ -607,7 +608,7 @@ def export_commands() -> None:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Canvas's gradebook export (Student, ID, SIS User ID, SIS Login ID, Section, ...).",
 )
-@click.option("--out", "target", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The CSV to write.")
+@CSV_OUT
 @click.option("--assignment", help="The assignment's title in Canvas (default: the course's title).")
 @click.option("--assignment-id", help="Its Canvas id, for a column `TITLE (ID)` that Canvas matches to it.")
 @click.option("--per-exercise", is_flag=True, help="One column per exercise (`TITLE: exNN <its title>`) instead of one total.")
@@ -651,7 +652,7 @@ def _to_mark_warning(out: Path) -> None:
 
 @export_commands.command("moodle", short_help="Moodle's grade import CSV: one identifier column, one per exercise, the total.")
 @BATCH_OUT
-@click.option("--out", "target", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The CSV to write.")
+@CSV_OUT
 @click.option(
     "--id-column",
     type=click.Choice(list(ID_COLUMNS)),
