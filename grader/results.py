@@ -180,15 +180,14 @@ class GradeResult:
 
         `exercises` are the course's (anything with `id`, `title` and `points`)."""
         said = message if isinstance(message, Text) else Text(message)
-        message = said.en
         why = Text(f"not graded: the grader failed ({said.en})", f"未评分：评分程序出错（{said.zh}）")
         return cls(
             submission,
             device,
             language,
             [ExerciseResult(e.id, e.title, 0.0, float(e.checked_points), [], note=why, outcome=Outcome.INTERNAL_ERROR) for e in exercises],
-            [message],
-            failure=message,
+            [said.en],
+            failure=said.en,
         )
 
     @classmethod
