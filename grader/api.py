@@ -169,7 +169,7 @@ def reseed(
         raise CourseError("grade reseed: --reason must say why (it is recorded in the journal)")
     was = course.variants.number(student)
     number = was + 1
-    path = course.root / "course.toml"
+    path = (course.root / "course.toml").resolve()  # a link's target is rewritten, the link kept
     text = with_reseed(path.read_text(encoding="utf-8"), student, number)
     # The audit row first, then course.toml at once (a rename): a reseed cut short anywhere leaves the course file as it
     # was or as recorded, never a new number the audit trail lacks.
