@@ -116,7 +116,7 @@ def batch(
     exercises: list[Exercise],
     submissions: Path,
     out: Path,
-    workers: int,
+    workers: int | None = None,
     device: str | None = None,
     strict: bool = True,
     scheduler: str | None = None,
@@ -126,10 +126,10 @@ def batch(
     submitted_at: Path | None = None,
     extensions: Path | None = None,
 ) -> BatchResult:
-    """Grade a class (one folder or .zip per student in `submissions`) into `out`, and into the nbgrader
-    gradebook `nbgrader_db` if given; `submitted_at` and `extensions` are the term's CSV files (grader.term.times).
-    See grader.batch.run and grader.integrations.nbgrader.gradebook."""
-    from grader.batch.run import grade_batch
+    """Grade a class (one folder or .zip per student in `submissions`) into `out`, `workers` students at once (default:
+    one a CPU), and into the nbgrader gradebook `nbgrader_db` if given; `submitted_at` and `extensions` are the term's
+    CSV files (grader.term.times). See grader.batch.run and grader.integrations.nbgrader.gradebook."""
+    from grader.batch.run import default_workers, grade_batch
     from grader.grading.pipeline import resolve_device
 
     result = grade_batch(
@@ -137,7 +137,7 @@ def batch(
         exercises=exercises,
         submissions=submissions,
         out=out,
-        workers=workers,
+        workers=workers or default_workers(),
         device=resolve_device(device or course.device),
         strict=strict,
         scheduler=scheduler,
@@ -167,9 +167,10 @@ def reseed(
     (grader.store.audit) records it with `reason`, and, given `submissions`, that student alone is regraded.
     Returns (the new number, the batch result or None)."""
     from grader.errors import CourseError
+    from grader.export.files import write_atomic
     from grader.store import audit
     from grader.store.journal import Journal
-    from grader.variants import set_reseed
+    from grader.variants import with_reseed
 
     if not course.variants.enabled:
         raise CourseError(
@@ -179,30 +180,27 @@ def reseed(
         raise CourseError("grade reseed: --reason must say why (it is recorded in the journal)")
     was = course.variants.number(student)
     number = was + 1
-    path = course.root / "course.toml"
-    before = path.read_text(encoding="utf-8")
-    set_reseed(path, student, number)
-    try:  # course.toml keeps the new number only once its audit row is in: a course that no longer loads, or a journal
-        # that cannot take the row, puts the file back as it was
-        reseeded = load_course(course.root)
-        out.mkdir(mode=0o700, parents=True, exist_ok=True)
-        journal = Journal(out)
-        try:  # the audit trail's row: old and new are the variant numbers, the exercises those with numbers of their own
-            with journal.transaction():
-                audit.record(
-                    journal,
-                    cause="reseed",
-                    student=student,
-                    old=was,
-                    new=number,
-                    reason=reason.strip(),
-                    exercise=",".join(e.id for e in reseeded.exercises if e.variant is not None),
-                )
-        finally:
-            journal.close()
-    except BaseException:
-        path.write_text(before, encoding="utf-8")
-        raise
+    path = (course.root / "course.toml").resolve()  # a link's target is rewritten, the link kept
+    text = with_reseed(path.read_text(encoding="utf-8"), student, number)
+    # The audit row first, then course.toml at once (a rename): a reseed cut short anywhere leaves the course file as it
+    # was or as recorded, never a new number the audit trail lacks.
+    out.mkdir(mode=0o700, parents=True, exist_ok=True)
+    journal = Journal(out)
+    try:  # the audit trail's row: old and new are the variant numbers, the exercises those with numbers of their own
+        with journal.transaction():
+            audit.record(
+                journal,
+                cause="reseed",
+                student=student,
+                old=was,
+                new=number,
+                reason=reason.strip(),
+                exercise=",".join(e.id for e in course.exercises if e.variant is not None),
+            )
+    finally:
+        journal.close()
+    write_atomic(path, text, mode=path.stat().st_mode & 0o777)
+    reseeded = load_course(course.root)
     result = None
     if submissions is not None:
         result = batch(

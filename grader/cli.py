@@ -6,8 +6,9 @@ import sys
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
@@ -25,17 +26,28 @@ if TYPE_CHECKING:
     from grader.export.lms import Option
     from grader.warm.server import Warm
 
-T = TypeVar("T")
 Report = Callable[[StudentRow, int, int], None]  # what a batch calls as each student finishes
 
 
-def _course() -> Course:
-    return _guard(api.course)
-
-
+# Options and arguments that several commands take, defined once; a command whose meaning differs gives its own help.
 STUDENT = click.option(
     "--student", envvar="GRADE_STUDENT", show_envvar=True, help="Your student id: the numeric questions use your numbers (course.toml [variants])."
 )
+DEVICE = click.option("--device", "-d", type=click.Choice(DEVICES), help="Where tensors live during checks (default: course.toml).")
+SUBMISSION = partial(click.option, "--submission", "-s", type=click.Path(path_type=Path), help="Folder laid out like exercises/ (default: as for run).")
+SANDBOX = partial(click.option, "--sandbox", "sandbox_mode", type=click.Choice(["auto", "strict"]), show_default=True)
+OUT = partial(click.option, "--out", "-o", type=click.Path(path_type=Path))
+JSON = partial(click.option, "--json", "as_json", is_flag=True)
+BATCH_OUT = click.argument("out", type=click.Path(file_okay=False, path_type=Path))  # a batch's output folder, which holds its journal
+CSV_OUT = click.option("--out", "target", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The CSV to write.")  # an LMS import
+
+
+def _ids(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[str, ...]:
+    """--exercises' comma-separated ids (none: all)."""
+    return tuple(i.strip() for i in value.split(",") if i.strip()) if value else ()
+
+
+EXERCISES = click.option("--exercises", "exercise_list", callback=_ids, help="Comma-separated exercise ids (default: all).")
 
 # Commands that need the TA's material (hidden checks, solutions): not offered in a student bundle.
 TA_ONLY = ("batch", "check", "gradescope", "nbgrader", "release", "override", "mark", "rubric", "audit", "export", "reseed", "stats", "similarity")
@@ -49,6 +61,13 @@ class _Commands(click.Group):
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         return super().get_command(ctx, name) if name not in TA_ONLY or _teaching() else None
+
+    def invoke(self, ctx: click.Context) -> object:
+        """Run the command; a failure of the grader's own (grader.errors) ends it as a GraderFailure, never a traceback."""
+        try:
+            return super().invoke(ctx)
+        except GraderError as e:
+            raise GraderFailure(e) from None
 
 
 def _teaching() -> bool:
@@ -64,25 +83,16 @@ def main() -> None:
 def list_exercises() -> None:
     from grader.export.terminal import print_course
 
-    print_course(Console(), _course())
+    print_course(Console(), api.course())
 
 
 @main.command("run", short_help="Grade a submission on some or all exercises.")
 @click.argument("exercise_ids", metavar="[EXERCISE]...", nargs=-1)
-@click.option(
-    "--submission", "-s", type=click.Path(path_type=Path), help="Folder laid out like exercises/ (default: . if it looks like one, else ./exercises)."
-)
-@click.option("--device", "-d", type=click.Choice(DEVICES), help="Where tensors live during checks (default: course.toml).")
-@click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object (Gradescope's results.json shape).")
+@SUBMISSION(help="Folder laid out like exercises/ (default: . if it looks like one, else ./exercises).")
+@DEVICE
+@JSON(help="Print exactly one JSON object (Gradescope's results.json shape).")
 @click.option("--verbose", "-v", is_flag=True, help="Also print the submission path, device and sandbox protections.")
-@click.option(
-    "--sandbox",
-    "sandbox_mode",
-    type=click.Choice(["auto", "strict"]),
-    default="auto",
-    show_default=True,
-    help="strict: refuse to run unless every protection is active (see `grade doctor`).",
-)
+@SANDBOX(default="auto", help="strict: refuse to run unless every protection is active (see `grade doctor`).")
 @STUDENT
 def run(
     exercise_ids: tuple[str, ...], submission: Path | None, device: str | None, as_json: bool, verbose: bool, sandbox_mode: str, student: str | None
@@ -91,7 +101,7 @@ def run(
     from grader.export import gradescope
     from grader.submissions.workspace import default_submission
 
-    course = _course()
+    course = api.course()
     if not exercise_ids and submission is None:
         exercise_ids = api.exercises_here(course, Path.cwd())
     exercises = _selected(course, exercise_ids)
@@ -104,7 +114,7 @@ def run(
         )
     except GraderError as e:
         if not as_json or isinstance(e, SubmissionError):
-            raise _failure(e) from None
+            raise
         failed = GradeResult.of_failure(str(submission), exercises, _message(e), language=course.language)
         click.echo(gradescope.dumps(gradescope.to_dict(failed)))  # --json always prints one object
         sys.exit(e.exit_code)
@@ -127,8 +137,8 @@ def run(
 
 @main.command("watch", short_help="Run grade run's checks again each time you save, in a process kept warm.")
 @click.argument("exercise_ids", metavar="[EXERCISE]...", nargs=-1)
-@click.option("--submission", "-s", type=click.Path(path_type=Path), help="Folder laid out like exercises/ (default: as for run).")
-@click.option("--device", "-d", type=click.Choice(DEVICES), help="Where tensors live during checks (default: course.toml).")
+@SUBMISSION()
+@DEVICE
 @STUDENT
 def watch(exercise_ids: tuple[str, ...], submission: Path | None, device: str | None, student: str | None) -> None:
     """Print what `grade run EXERCISE...` prints now, and again each time you save one of your files of EXERCISE (every
@@ -136,17 +146,13 @@ def watch(exercise_ids: tuple[str, ...], submission: Path | None, device: str | 
     second. Ctrl-C ends it."""
     from grader.submissions.workspace import default_submission
 
-    course = _course()
+    course = api.course()
     if not exercise_ids and submission is None:
         exercise_ids = api.exercises_here(course, Path.cwd())
     exercises = _selected(course, exercise_ids)
     submission = submission or default_submission(Path.cwd(), course)
     argv = _run_argv(exercises, submission, device, student)
-    _guard(
-        lambda: api.watch(
-            course=course, exercises=exercises, submission=submission, argv=argv, command=main, report=lambda t: click.echo(t.render(course.language))
-        )
-    )
+    api.watch(course=course, exercises=exercises, submission=submission, argv=argv, command=main, report=lambda t: click.echo(t.render(course.language)))
 
 
 def _run_argv(exercises: Sequence[Exercise], submission: Path, device: str | None, student: str | None) -> list[str]:
@@ -172,15 +178,15 @@ def _warm() -> Warm | None:
 @main.command("show", short_help="Print an exercise's numbers: yours with --student (or GRADE_STUDENT).")
 @click.argument("exercise_id", metavar="EXERCISE")
 @STUDENT
-@click.option("--json", "as_json", is_flag=True, help='Print one JSON object: {"exercise", "student", "variant", "params": {symbol: value}}.')
+@JSON(help='Print one JSON object: {"exercise", "student", "variant", "params": {symbol: value}}.')
 def show(exercise_id: str, student: str | None, as_json: bool) -> None:
     """The numbers EXERCISE's questions use for STUDENT (the statement's without an id, or when the course gives
     everyone the same); answer the statement's questions with them."""
     import json
 
-    course = _course()
+    course = api.course()
     [exercise] = _selected(course, [exercise_id])
-    variant = _guard(lambda: api.show(course=course, exercise=exercise, student=student))
+    variant = api.show(course=course, exercise=exercise, student=student)
     if as_json:
         doc = variant.as_dict() if variant else {"exercise": exercise.id, "student": None, "variant": None, "params": {}}
         click.echo(json.dumps(doc, ensure_ascii=False))
@@ -234,41 +240,41 @@ def _no_id_note(course: Course, student: str | None, exercises: Sequence[Exercis
 
 
 @main.command("status", short_help="List every exercise: not started, in progress, or public checks pass.")
-@click.option("--submission", "-s", type=click.Path(path_type=Path), help="Folder laid out like exercises/ (default: as for run).")
+@SUBMISSION()
 def status(submission: Path | None) -> None:
     """Run the public checks of every exercise you have started and say where each one stands."""
     from grader.submissions.workspace import default_submission
 
-    course = _course()
+    course = api.course()
     submission = submission or default_submission(Path.cwd(), course)
     console = Console()
-    for exercise, state in _guard(lambda: api.status(course=course, submission=submission)):
+    for exercise, state in api.status(course=course, submission=submission):
         style = {"public checks pass": "green", "in progress": "yellow"}.get(state, "dim")
         console.print(Text.assemble(f"{exercise.id}  {exercise.folder:<24} ", (api.STATES[state].render(course.language), style)))
 
 
 @main.command("pack", short_help="Zip the files you edit for hand-in.")
-@click.option("--out", "-o", type=click.Path(path_type=Path), default=Path("handin.zip"), show_default=True, help="The zip to write.")
-@click.option("--submission", "-s", type=click.Path(path_type=Path), help="Folder laid out like exercises/ (default: as for run).")
+@OUT(default=Path("handin.zip"), show_default=True, help="The zip to write.")
+@SUBMISSION()
 @STUDENT
 def pack(out: Path, submission: Path | None, student: str | None) -> None:
     """Pack exactly the files students edit, in their folders; refuse (naming the file) what grading would refuse.
     With --student (or GRADE_STUDENT) the zip records your id, whose numbers you answered."""
     from grader.submissions.workspace import default_submission
 
-    course = _course()
+    course = api.course()
     submission = submission or default_submission(Path.cwd(), course)
-    names = _guard(lambda: api.pack(course=course, submission=submission, out=out, student=student))
+    names = api.pack(course=course, submission=submission, out=out, student=student)
     for name in names:
         click.echo(f"  {name}")
     click.echo(Words(f"packed {len(names)} files into {out}", f"已将 {len(names)} 个文件打包到 {out}").render(course.language))
 
 
 @main.command("release", short_help="Write the student bundle (no solutions, no hidden checks).")
-@click.option("--out", "-o", type=click.Path(path_type=Path), required=True, help="A new folder for the bundle.")
+@OUT(required=True, help="A new folder for the bundle.")
 def release(out: Path) -> None:
     """Statements, stubs, public checks, the engine, course.toml and a student README: installable on its own."""
-    files = _guard(lambda: api.release(course=_course(), out=out))
+    files = api.release(course=api.course(), out=out)
     click.echo(
         f"wrote {len(files)} files to {out}; next, hand it to students as one of: a zip (cd {out} && zip -r ../bundle.zip .), "
         "uploaded to the LMS; or a repository of its own (git init there, commit, push); its README tells students "
@@ -282,7 +288,7 @@ def gradescope_commands() -> None:
 
 
 @gradescope_commands.command("export", short_help="Write the autograder zip for a Gradescope programming assignment.")
-@click.option("--out", "-o", type=click.Path(path_type=Path), default=Path("autograder.zip"), show_default=True, help="The zip to write.")
+@OUT(default=Path("autograder.zip"), show_default=True, help="The zip to write.")
 @click.option(
     "--extensions",
     type=click.Path(dir_okay=False, exists=True, path_type=Path),
@@ -293,8 +299,8 @@ def gradescope_export(out: Path, extensions: Path | None) -> None:
     """Write OUT: it installs the grader on Gradescope and grades each upload (a zip from grade pack, a folder or loose files)."""
     from grader.integrations.gradescope.bundle import manual_questions
 
-    course = _course()
-    names = _guard(lambda: api.autograder(course=course, out=out, extensions=extensions))
+    course = api.course()
+    names = api.autograder(course=course, out=out, extensions=extensions)
     click.echo(f"wrote {len(names)} files into {out}; upload it as the autograder of a Gradescope programming assignment")
     questions = manual_questions(course)
     if questions:
@@ -316,24 +322,18 @@ def nbgrader_commands() -> None:
 @click.option("--course-dir", "-c", type=click.Path(file_okay=False, path_type=Path), required=True, help="The nbgrader course folder (created if absent).")
 def nbgrader_export(course_dir: Path) -> None:
     """Write the nbgrader course: then `nbgrader generate_assignment <id>` there gives the student notebooks."""
-    files = _guard(lambda: api.nbgrader_export(course=_course(), course_dir=course_dir))
+    files = api.nbgrader_export(course=api.course(), course_dir=course_dir)
     click.echo(f"wrote {len(files)} files to {course_dir}; next, there: nbgrader generate_assignment <id>")
 
 
 @main.command("batch", short_help="Grade a whole class: one folder or .zip per student.")
 @click.argument("submissions", type=click.Path(path_type=Path))
-@click.option(
-    "--out", "-o", type=click.Path(path_type=Path), required=True, help="Folder for grades.csv, reports/, feedback/, summary and the journal (a rerun resumes)."
-)
+@OUT(required=True, help="Folder for grades.csv, reports/, feedback/, summary and the journal (a rerun resumes).")
 @click.option("--workers", "-w", type=click.IntRange(1, 256), help="Students graded at once (default: the number of CPUs).")
-@click.option("--exercises", "exercise_list", help="Comma-separated exercise ids (default: all).")
-@click.option("--device", "-d", type=click.Choice(DEVICES), help="Where tensors live during checks (default: course.toml).")
-@click.option(
-    "--sandbox",
-    "sandbox_mode",
-    type=click.Choice(["auto", "strict"]),
+@EXERCISES
+@DEVICE
+@SANDBOX(
     default="strict",
-    show_default=True,
     help="strict: refuse to run unless every protection is active; auto: grade with what this machine offers, said on stderr and in the summary.",
 )
 @click.option("--scheduler", help="Address of a Dask scheduler: grade on that cluster instead of local processes (refused unless student code has no network).")
@@ -351,7 +351,7 @@ def batch(
     submissions: Path,
     out: Path,
     workers: int | None,
-    exercise_list: str | None,
+    exercise_list: tuple[str, ...],
     device: str | None,
     sandbox_mode: str,
     scheduler: str | None,
@@ -361,28 +361,24 @@ def batch(
     extensions: Path | None,
 ) -> None:
     """Grade every student in SUBMISSIONS whose submission or the course changed since the last run into OUT."""
-    from grader.batch.run import default_workers
-
-    course = _course()
-    exercises = _selected(course, [i.strip() for i in exercise_list.split(",") if i.strip()] if exercise_list else ())
+    course = api.course()
+    exercises = _selected(course, exercise_list)
     console = Console(stderr=True)
     with _progress(console) as report:
-        result = _guard(
-            lambda: api.batch(
-                course=course,
-                exercises=exercises,
-                submissions=submissions,
-                out=out,
-                workers=workers or default_workers(),
-                device=device,
-                strict=sandbox_mode == "strict",
-                scheduler=scheduler,
-                student=student,
-                progress=report,
-                nbgrader_db=nbgrader_db,
-                submitted_at=submitted_at,
-                extensions=extensions,
-            )
+        result = api.batch(
+            course=course,
+            exercises=exercises,
+            submissions=submissions,
+            out=out,
+            workers=workers,
+            device=device,
+            strict=sandbox_mode == "strict",
+            scheduler=scheduler,
+            student=student,
+            progress=report,
+            nbgrader_db=nbgrader_db,
+            submitted_at=submitted_at,
+            extensions=extensions,
         )
     statuses = [r.status for r in result.rows]
     if result.missing:
@@ -419,14 +415,12 @@ def batch(
 @click.option(
     "--submissions", type=click.Path(path_type=Path), help="The class folder graded into OUT: regrade STUDENT there now (else the next grade batch does)."
 )
-@click.option("--sandbox", "sandbox_mode", type=click.Choice(["auto", "strict"]), default="strict", show_default=True, help="As for grade batch.")
+@SANDBOX(default="strict", help="As for grade batch.")
 def reseed(out: Path, student: str, reason: str, submissions: Path | None, sandbox_mode: str) -> None:
     """STUDENT gets the next variant number in course.toml's [variants.reseed] (hand the updated course file out, so
     that their `grade show` prints the new numbers); nobody else's numbers or grades change."""
-    course = _course()
-    number, result = _guard(
-        lambda: api.reseed(course=course, out=out, student=student, reason=reason, submissions=submissions, strict=sandbox_mode == "strict")
-    )
+    course = api.course()
+    number, result = api.reseed(course=course, out=out, student=student, reason=reason, submissions=submissions, strict=sandbox_mode == "strict")
     click.echo(f"{student}: variant {number}, recorded in {course.root / 'course.toml'} [variants.reseed] and in {out}'s journal")
     if result is not None:
         row = next(r for r in result.rows if r.student == student)
@@ -468,7 +462,7 @@ def _progress(console: Console) -> AbstractContextManager[Report]:
 
 
 @main.command("override", short_help="Set (or --clear) the final points of one student's exercise, with a reason.")
-@click.argument("out", type=click.Path(file_okay=False, path_type=Path))
+@BATCH_OUT
 @click.argument("student")
 @click.argument("exercise")
 @click.argument("points", type=float, required=False)
@@ -479,14 +473,14 @@ def override(out: Path, student: str, exercise: str, points: float | None, reaso
     """Override EXERCISE's final points of STUDENT in the batch OUT; the next `grade batch ... --out OUT` publishes it."""
     if clear == (points is not None):
         raise click.UsageError("give POINTS, or --clear without POINTS")
-    old, new = _guard(lambda: api.override(out=out, student=student, exercise=exercise, points=points, reason=reason, by=by))
+    old, new = api.override(out=out, student=student, exercise=exercise, points=points, reason=reason, by=by)
     shown = "none" if old is None else f"{old:.15g}"
     done = f"{student} {exercise}: override cleared (was {shown})" if new is None else f"{student} {exercise}: {shown} -> {new:.15g}"
     click.echo(f"{done}; on record in {out / 'journal.sqlite'}. Rerun grade batch with --out {out} to publish it (no one is regraded).")
 
 
 @main.command("mark", short_help="Mark one student's written answer with rubric items and comments (audited), or --serve a page to mark on.")
-@click.argument("out", type=click.Path(file_okay=False, path_type=Path))
+@BATCH_OUT
 @click.argument("student", required=False)
 @click.argument("exercise", required=False)
 @click.option("--item", "-i", "items", multiple=True, help="A rubric item that applies (repeat for each; the mark is the items given, not added to).")
@@ -512,7 +506,7 @@ def mark(
     those of the items given (kept within 0 and the rubric's points). Marking again with the same items and comments
     changes nothing; the next `grade batch ... --out OUT` publishes a change into every export. With --serve (and no
     STUDENT or EXERCISE), a local page does the same for one answer after another."""
-    course = _course()
+    course = api.course()
     if serve:
         if student or exercise or items or comments or clear:
             raise click.UsageError("--serve takes OUT alone (and --by, --port): the page chooses the student and the items")
@@ -522,9 +516,7 @@ def mark(
         raise click.UsageError("give OUT STUDENT EXERCISE (or OUT --serve)")
     if clear == bool(items or comments):
         raise click.UsageError("give --item (and any --comment), or --clear alone")
-    old, new, changed = _guard(
-        lambda: api.mark(course=course, out=out, student=student, exercise=exercise, items=list(items), comments=list(comments), by=by, clear=clear)
-    )
+    old, new, changed = api.mark(course=course, out=out, student=student, exercise=exercise, items=list(items), comments=list(comments), by=by, clear=clear)
     if not changed:
         click.echo(f"{student} {exercise}: already marked so ({_marked(new)} points); nothing changed")
         return
@@ -543,7 +535,7 @@ def _serve(course: Course, out: Path, port: int, by: str | None) -> None:
             f"it). Marks land in {out / 'journal.sqlite'}, audited; grade batch publishes them."
         )
 
-    _guard(lambda: api.rubric_ready(out=out))
+    api.rubric_ready(out=out)
     try:
         server = api.serve_marking(course=course, out=out, port=port, by=by, ready=ready)
     except OSError as e:
@@ -561,18 +553,18 @@ def _marked(points: float | None) -> str:
 
 
 @main.command("rubric", short_help="Show an exercise's rubric and who has what: to mark, marked, items, points.")
-@click.argument("out", type=click.Path(file_okay=False, path_type=Path))
+@BATCH_OUT
 @click.argument("exercise")
 @click.option("--student", help="Print this student's written answer, and their mark, to read before marking.")
-@click.option("--json", "as_json", is_flag=True, help="Print the rubric and every student's answer, mark and points as one JSON object.")
+@JSON(help="Print the rubric and every student's answer, mark and points as one JSON object.")
 def rubric(out: Path, exercise: str, student: str | None, as_json: bool) -> None:
     """EXERCISE's rubric.toml with the students of the batch OUT who have each item, then each student's written answer:
     to mark, marked (points as the rubric is now) or no answer. After an edit of rubric.toml, each student whose points
     it changes is listed with the points OUT shows; the next `grade batch ... --out OUT` publishes them, audited."""
     from grader.export import marking
 
-    course = _course()
-    found, standings = _guard(lambda: api.rubric(course=course, out=out, exercise=exercise))
+    course = api.course()
+    found, standings = api.rubric(course=course, out=out, exercise=exercise)
     if student is not None:
         mine = [s for s in standings if s.student == student]
         if not mine:
@@ -585,9 +577,9 @@ def rubric(out: Path, exercise: str, student: str | None, as_json: bool) -> None
 
 
 @main.command("audit", short_help="Print the audit trail of OUT: every override, clearing and regrade that changed a score.")
-@click.argument("out", type=click.Path(file_okay=False, path_type=Path))
+@BATCH_OUT
 @click.option("--student", help="This student's history only.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON array of the rows, every field as the journal keeps it.")
+@JSON(help="Print one JSON array of the rows, every field as the journal keeps it.")
 @click.option("--csv", "as_csv", is_flag=True, help="Print the rows as CSV (n, at, actor, cause, student, exercise, old, new, reason, hashes).")
 def audit_trail(out: Path, student: str | None, as_json: bool, as_csv: bool) -> None:
     """Every change of a score in the batch OUT, oldest first, as a table: time, actor, cause, student, exercise,
@@ -596,7 +588,7 @@ def audit_trail(out: Path, student: str | None, as_json: bool, as_csv: bool) -> 
 
     if as_json and as_csv:
         raise click.UsageError("give --json or --csv, not both")
-    entries = _guard(lambda: api.audit(out=out, student=student))
+    entries = api.audit(out=out, student=student)
     if as_json or as_csv:
         click.echo(audit.to_json(entries) if as_json else audit.to_csv(entries), nl=as_json)
     elif entries:
@@ -624,30 +616,27 @@ def _lms_command(name: str, lms: LMS) -> click.Command:
     """`grade export NAME OUT --out FILE` and the LMS's own options, each as its `Option` says."""
 
     def export(out: Path, target: Path, **options: object) -> None:
-        course = _course()
-        written = _guard(lambda: api.export_lms(lms=name, course=course, out=out, target=target, **options))
+        written = api.export_lms(lms=name, course=api.course(), out=out, target=target, **options)
         click.echo(f"wrote {written} students to {target}")
         _to_mark_warning(out)
 
-    common: list[click.Parameter] = [
-        click.Argument(["out"], type=click.Path(file_okay=False, path_type=Path)),
-        click.Option(["--out", "target"], required=True, type=click.Path(dir_okay=False, path_type=Path), help="The CSV to write."),
-    ]
-    return click.Command(name, callback=export, params=common + [_lms_option(o) for o in lms.OPTIONS], help=lms.HELP, short_help=lms.SHORT_HELP)
+    for option in reversed(lms.OPTIONS):
+        export = _lms_option(option)(export)
+    return click.command(name, help=lms.HELP, short_help=lms.SHORT_HELP)(BATCH_OUT(CSV_OUT(export)))
 
 
-def _lms_option(option: Option) -> click.Option:
+def _lms_option(option: Option) -> Callable[[Callable[..., None]], Callable[..., None]]:
     if option.kind == "switch":
-        return click.Option([option.flag], is_flag=True, help=option.help)
+        return click.option(option.flag, is_flag=True, help=option.help)
     if option.kind == "choice":
-        return click.Option([option.flag], type=click.Choice(option.choices), default=option.choices[0], show_default=True, help=option.help)
+        return click.option(option.flag, type=click.Choice(option.choices), default=option.choices[0], show_default=True, help=option.help)
     kind = click.Path(dir_okay=False, path_type=Path) if option.kind == "file" else None
-    return click.Option([option.flag], type=kind, required=option.required, help=option.help)
+    return click.option(option.flag, type=kind, required=option.required, help=option.help)
 
 
 def _to_mark_warning(out: Path) -> None:
     """On stderr, after an LMS export: the written answers whose points the file counts 0 because they are unmarked."""
-    waiting = _guard(lambda: api.to_mark(out=out))
+    waiting = api.to_mark(out=out)
     if waiting:
         shown = ", ".join(waiting[:8]) + (f" and {len(waiting) - 8} more" if len(waiting) > 8 else "")
         click.echo(
@@ -660,18 +649,18 @@ def _to_mark_warning(out: Path) -> None:
 def doctor() -> None:
     """List each protection of the student processes, active or not, and why not."""
     console = Console()
-    course = _course()
-    for p in _guard(lambda: api.protections(course=course)):
+    course = api.course()
+    for p in api.protections(course=course):
         mark = "[green]on [/green]" if p.active else "[red]off[/red]"
         console.print(f"{mark} {p.name}: {p.note}", markup=True, highlight=False)
 
 
 @main.command("check", short_help="Self-check: references score full marks, stubs score zero.")
-@click.option("--device", "-d", type=click.Choice(DEVICES), help="Where tensors live during checks (default: course.toml).")
+@DEVICE
 def check(device: str | None) -> None:
     """Grade solutions/ and exercises/ and report any exercise whose checks disagree with them."""
-    course = _course()
-    (references, stubs), problems = _guard(lambda: api.self_check(course=course, device=device))
+    course = api.course()
+    (references, stubs), problems = api.self_check(course=course, device=device)
     console = Console()
     for name, result in (("references (solutions/)", references), ("stubs (exercises/)", stubs)):
         console.print(f"{name}: {result.score:g}/{result.max_score:g} points")
@@ -688,7 +677,7 @@ def check(device: str | None) -> None:
 @main.command("stats", short_help="Which checks to look at and what the class got wrong, from a batch's output.")
 @click.argument("out", type=click.Path(path_type=Path))
 @click.option("--exercise", "-e", help="Only this exercise's checks and mistakes (an id, such as ex05).")
-@click.option("--json", "as_json", is_flag=True, help='Print summary.json\'s "checks" and "mistakes" as one JSON object.')
+@JSON(help='Print summary.json\'s "checks" and "mistakes" as one JSON object.')
 def stats(out: Path, exercise: str | None, as_json: bool) -> None:
     """Per check of the class graded into OUT: pass rate, discrimination, top and bottom 27 %, flags; then every
     named mistake with how many students made it. In the course's language."""
@@ -696,8 +685,8 @@ def stats(out: Path, exercise: str | None, as_json: bool) -> None:
 
     from grader.export.terminal import print_analysis
 
-    course = _course()
-    analysis = _guard(lambda: api.stats(out=out, exercise=exercise, course=course))
+    course = api.course()
+    analysis = api.stats(out=out, exercise=exercise, course=course)
     if as_json:
         click.echo(json.dumps(analysis.to_dict(), ensure_ascii=False, indent=2))
     else:
@@ -706,8 +695,8 @@ def stats(out: Path, exercise: str | None, as_json: bool) -> None:
 
 @main.command("similarity", short_help="Which students' code or wrong answers are alike: pairs to look at.")
 @click.argument("submissions", type=click.Path(path_type=Path))
-@click.option("--out", "-o", type=click.Path(path_type=Path), required=True, help="Folder for similarity.csv, shared_answers.csv and similarity.html.")
-@click.option("--exercises", "exercise_list", help="Comma-separated exercise ids (default: all).")
+@OUT(required=True, help="Folder for similarity.csv, shared_answers.csv and similarity.html.")
+@EXERCISES
 @click.option(
     "--threshold",
     "-t",
@@ -719,15 +708,15 @@ def stats(out: Path, exercise: str | None, as_json: bool) -> None:
 @click.option(
     "--past", "past", type=click.Path(path_type=Path), multiple=True, help="An earlier term's submissions, compared with this class as references (repeatable)."
 )
-def similarity(submissions: Path, out: Path, exercise_list: str | None, threshold: float, past: tuple[Path, ...]) -> None:
+def similarity(submissions: Path, out: Path, exercise_list: tuple[str, ...], threshold: float, past: tuple[Path, ...]) -> None:
     """Compare every pair of students in SUBMISSIONS (the entries grade batch takes): code by winnowed fingerprints of
     its text and of its syntax tree, the stub and the course's given code left out; answer sheets by shared wrong
     answers. Prints the ten most similar, and the files not read or compared in part."""
-    course = _course()
-    exercises = _selected(course, [i.strip() for i in exercise_list.split(",") if i.strip()] if exercise_list else ())
+    course = api.course()
+    exercises = _selected(course, exercise_list)
     from grader import similarity as alike
 
-    result = _guard(lambda: api.similarity(course=course, exercises=exercises, submissions=submissions, out=out, past=past, threshold=threshold))
+    result = api.similarity(course=course, exercises=exercises, submissions=submissions, out=out, past=past, threshold=threshold)
     for line in alike.printed(result, language=course.language):
         click.echo(line)
     above = sum(p.similarity >= threshold for p in result.pairs)
@@ -760,20 +749,14 @@ def _selected(course: Course, exercise_ids: Sequence[str]) -> list[Exercise]:
         raise click.UsageError(f"unknown exercise {e.args[0]}; valid ids: {', '.join(course.ids)}") from None
 
 
-def _guard(work: Callable[[], T]) -> T:
-    """`work()`, with the grader's own failures turned into clear messages, never tracebacks."""
-    try:
-        return work()
-    except GraderError as e:
-        raise _failure(e) from None
+class GraderFailure(click.ClickException):
+    """The one way a failure of the grader reaches the terminal (every command's, through `_Commands.invoke`): its
+    message, and the exit code grader.errors gives it (2 for a usage error, such as a path that is no submission, 1
+    for the rest)."""
 
-
-def _failure(error: GraderError) -> click.ClickException:
-    """The one way a failure of the grader reaches the terminal: its message, and the exit code grader.errors gives
-    it (2 for a usage error, such as a path that is no submission, 1 for the rest)."""
-    failure = click.ClickException(_message(error))
-    failure.exit_code = error.exit_code  # type: ignore[misc]  # click reads the instance's (its own is a ClassVar)
-    return failure
+    def __init__(self, error: GraderError) -> None:
+        super().__init__(_message(error))
+        self.exit_code = error.exit_code  # type: ignore[misc]  # click reads the instance's (its own is a ClassVar)
 
 
 if __name__ == "__main__":

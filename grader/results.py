@@ -174,18 +174,20 @@ class GradeResult:
     copied_from: dict[str, str] = field(default_factory=dict)  # exercise id -> whose variant's answers the sheet holds
 
     @classmethod
-    def of_failure(cls, submission: str, exercises: Iterable[Graded], message: str, *, language: str = "en", device: str = "") -> GradeResult:
-        """The result of a run the grader itself could not complete: every exercise 0 of its points, and why.
+    def of_failure(cls, submission: str, exercises: Iterable[Graded], message: str | Text, *, language: str = "en", device: str = "") -> GradeResult:
+        """The result of a run the grader itself could not complete: every exercise 0 of its points, and why (its
+        exercises' notes in both languages where `message` is a Text; its English is the result's `failure`).
 
         `exercises` are the course's (anything with `id`, `title` and `points`)."""
-        why = Text(f"not graded: the grader failed ({message})", f"未评分：评分程序出错（{message}）")
+        said = message if isinstance(message, Text) else Text(message)
+        why = Text(f"not graded: the grader failed ({said.en})", f"未评分：评分程序出错（{said.zh}）")
         return cls(
             submission,
             device,
             language,
             [ExerciseResult(e.id, e.title, 0.0, float(e.checked_points), [], note=why, outcome=Outcome.INTERNAL_ERROR) for e in exercises],
-            [message],
-            failure=message,
+            [said.en],
+            failure=said.en,
         )
 
     @classmethod

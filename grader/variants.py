@@ -237,12 +237,12 @@ def settings_from(table: object, where: str = "[variants]") -> Settings:
     return Settings(enabled, salt, dict(reseed), gradescope_id)
 
 
-def set_reseed(course_file: Path, student: str, number: int) -> None:
-    """Write `student = number` into course.toml's [variants.reseed] table (added at the end when absent), keeping
-    every other line as the TA wrote it."""
+def with_reseed(text: str, student: str, number: int) -> str:
+    """course.toml's `text` with `student = number` in its [variants.reseed] table (added at the end when absent),
+    every other line as the TA wrote it; CourseError if the table then no longer reads as [variants]."""
     import re
 
-    lines = course_file.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines = text.splitlines(keepends=True)
     entry = f"{json.dumps(student, ensure_ascii=False)} = {number}\n"
     header = next((n for n, line in enumerate(lines) if re.match(r"\s*\[\s*variants\s*\.\s*reseed\s*\]", line)), None)
     if header is None:
@@ -256,7 +256,12 @@ def set_reseed(course_file: Path, student: str, number: int) -> None:
             lines[found[0]] = entry
         else:
             lines.insert(header + 1, entry)
-    course_file.write_text("".join(lines), encoding="utf-8")
+    changed = "".join(lines)
+    try:
+        settings_from(tomllib.loads(changed).get("variants"))
+    except tomllib.TOMLDecodeError as e:
+        raise CourseError(f"course.toml with {student} = {number} in [variants.reseed] is not valid TOML: {e}") from None
+    return changed
 
 
 def _entry_of(line: str) -> str | None:

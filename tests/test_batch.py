@@ -123,6 +123,7 @@ def test_a_grader_failure_is_that_students_row_in_the_course_language(course, tm
     row = worker.pool_task("ada", str(student(tmp_path / "ada")))
     assert (row.status, row.result.language, row.result.device) == (Status.INTERNAL_ERROR, "zh", "cpu")
     assert "RuntimeError: a bug" in row.result.failure and row.result.score == 0
+    assert row.result.exercises[0].note.render("zh") == "未评分：评分程序出错（RuntimeError: a bug）"  # no English words around it
 
 
 def test_hanging_and_broken_students_cost_only_their_own_points(graded):

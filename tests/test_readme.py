@@ -2,6 +2,8 @@
 
 import re
 
+import pytest
+
 from conftest import ROOT
 
 
@@ -23,6 +25,7 @@ def test_ci_runs_the_readme_test_command():
     assert ci[-1] == quick_start_commands()[1]
 
 
+@pytest.mark.slow
 def test_first_command_grades_the_bundled_example(monkeypatch):
     """Does the first command's `grade run` grade a submission that ships with the repository, with no grader error, to
     the score the quick start states?"""

@@ -113,6 +113,7 @@ def test_syntax_error(sandbox, tmp_path):
     assert "SyntaxError" in feedback(verdicts) and "gated.py, line 2" in feedback(verdicts)
 
 
+@pytest.mark.slow
 def test_syntax_error_is_found_without_a_process_and_reads_as_the_import_would(sandbox, tmp_path, monkeypatch):
     """Is a file that does not compile failed in the grader, with the very feedback its import in a process gives?"""
     folder = submission(tmp_path, source="import torch\ndef lstm_step(:\n    pass\n")
@@ -161,6 +162,7 @@ def test_imports_are_sent_side_by_side(sandbox, tmp_path, monkeypatch):
         assert e.score == 0 or e.id in ("ex04", "ex07", "ex08", "ex10")  # their answer sheets still count
 
 
+@pytest.mark.slow
 def test_no_check_shows_an_earlier_submissions_output(sandbox, tmp_path):
     """Checks run again for every submission in one session: does feedback show only this submission's output?"""
     first = grade(sandbox, submission(tmp_path / "a", source="print('SECRET-OF-A')\ndef lstm_step(**kw):\n    raise ValueError\n"))

@@ -32,6 +32,7 @@ def test_ruff_format_changes_nothing():
 MYPY = shutil.which("mypy", path=str(Path(sys.executable).parent)) or shutil.which("mypy")
 
 
+@pytest.mark.slow  # about 10 s: the fast loop leaves it to the commit's own mypy run
 @pytest.mark.skipif(MYPY is None, reason="mypy is not installed (pip install -e '.[test]')")
 def test_mypy_finds_nothing():
     """Does mypy, as pyproject.toml configures it, pass?"""

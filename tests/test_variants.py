@@ -125,6 +125,7 @@ def test_two_students_have_different_numbers(exercise):
     assert variant_of(Settings(), exercise.variant, "alice").params == exercise.variant.default()
 
 
+@pytest.mark.slow  # 5,000 draws an exercise: 3 to 5 s in all
 @pytest.mark.parametrize("exercise", DECLARED, ids=lambda e: e.id)
 def test_every_variant_keeps_its_answers_apart(exercise):
     """For 5,000 students (a mistake that meets the key at 1 draw in 200 shows), is every named mistake more than three
@@ -241,18 +242,17 @@ def test_the_statements_numbers_are_no_classmates_answers(tmp_path, sandbox):
     assert answered.copied_from == {}
 
 
-def test_a_reseed_is_written_once_per_student_whatever_their_id_holds(tmp_path):
+def test_a_reseed_is_written_once_per_student_whatever_their_id_holds():
     """Is a second reseed of an id holding `=`, quotes or capitals written over its first (course.toml still loads)?"""
     import tomllib
 
-    from grader.variants import set_reseed
+    from grader.variants import with_reseed
 
-    course_file = tmp_path / "course.toml"
-    course_file.write_text('[variants]\nenabled = true\nsalt = "s"\n', encoding="utf-8")
+    text = '[variants]\nenabled = true\nsalt = "s"\n'
     for student in ("a=b", 'q"uote', "Alice"):
-        set_reseed(course_file, student, 1)
-        set_reseed(course_file, student.lower() if student == "Alice" else student, 2)
-    reseed = tomllib.loads(course_file.read_text(encoding="utf-8"))["variants"]["reseed"]
+        text = with_reseed(text, student, 1)
+        text = with_reseed(text, student.lower() if student == "Alice" else student, 2)
+    reseed = tomllib.loads(text)["variants"]["reseed"]
     assert reseed == {"a=b": 2, 'q"uote': 2, "alice": 2}, reseed
 
 
@@ -393,6 +393,32 @@ def test_a_reseed_without_its_audit_row_leaves_course_toml_as_it_was(variant_cou
     assert (variant_course / "course.toml").read_text() == before
 
 
+def test_a_reseed_records_its_audit_row_before_course_toml_changes(variant_course, tmp_path, monkeypatch):
+    """Is course.toml still as it was when the reseed's audit row is recorded, and replaced whole after it (its mode
+    kept), so that a reseed killed at any point leaves no new variant number the audit trail lacks?"""
+    import os
+
+    from grader import api
+    from grader.store import audit
+
+    course_file = variant_course / "course.toml"
+    before = course_file.read_text()
+    course_file.chmod(0o640)
+    seen = []
+    record = audit.record
+
+    def recorded(*args, **kwargs):
+        seen.append(course_file.read_text())
+        return record(*args, **kwargs)
+
+    monkeypatch.setattr(audit, "record", recorded)
+    api.reseed(course=load_course(variant_course), out=tmp_path / "out", student="carol", reason="sheet shared in a chat")
+    assert seen == [before]
+    assert load_course(variant_course).variants.reseed == {"carol": 1}
+    assert os.stat(course_file).st_mode & 0o777 == 0o640
+    assert not [p.name for p in variant_course.iterdir() if p.name.endswith(".tmp")]
+
+
 @pytest.mark.slow
 def test_grade_check_proves_the_references_right_for_50_variants(variant_course):
     """Does grade check's variant proof find nothing wrong in the course, and catch a check that still compares a
@@ -459,6 +485,7 @@ def gradescope_upload(variant_course: Path, tmp_path: Path, sheet: str) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_a_group_upload_with_variants_on_is_refused_for_every_member(variant_course, tmp_path):
     """Is a group upload – alice lists bob first and hands in bob's right answers for bob's numbers – refused with 0
     points and a message naming both, where it was graded 6/6 on bob's numbers; and the same students listed twice

@@ -30,7 +30,7 @@ import ast
 import sys
 import types
 
-from grader.inside import given
+from grader.inside import recurrent_ops
 
 # Classes and operators of library recurrent cells, and the namespaces that hold raw operators.
 LIBRARY_NAMES = frozenset(
@@ -43,14 +43,14 @@ LIBRARY_NAMES = frozenset(
         "RNN",
         "RNNBase",
         "RNNCellBase",
-        *given.CELL_OPS,
+        *recurrent_ops.CELL_OPS,
         "_VF",
         "_VariableFunctions",
         "_VariableFunctionsClass",
     }
 )
 # Sequence operators: flagged as attributes of torch's operator namespaces only (`torch.lstm`, `aten.gru`).
-SEQUENCE_OPS = frozenset(given.SEQUENCE_OPS)
+SEQUENCE_OPS = frozenset(recurrent_ops.SEQUENCE_OPS)
 OPERATOR_NAMESPACES = frozenset({"torch", "_VF", "aten", "_C", "_VariableFunctions", "ops"})
 # Ways of reaching modules and objects the source does not name (the grader's own runtime among them).
 INDIRECT = frozenset(

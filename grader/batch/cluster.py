@@ -22,6 +22,7 @@ import distributed
 
 from grader.batch.worker import course_of, failed_row
 from grader.results import StudentRow
+from grader.text import Text
 
 if TYPE_CHECKING:
     from grader.batch.roster import Student
@@ -101,7 +102,9 @@ class WarmGraders(distributed.WorkerPlugin):
             warm.close()
             with self.lock:
                 self.started.remove(warm)
-            return failed_row(*course_of(*self.args[:2]), self.args[2], student, f"grading {student} failed on the worker: {e}")
+            return failed_row(
+                *course_of(*self.args[:2]), self.args[2], student, Text(f"grading {student} failed on the worker: {e}", f"在工作节点上评分 {student} 失败：{e}")
+            )
         self.idle.put(warm)
         return row
 
@@ -127,7 +130,13 @@ def on_dask(
                 try:
                     row = future.result()
                 except Exception as e:  # noqa: BLE001  (whatever the cluster raised, the other students go on)
-                    row = failed_row(course, exercises, device, futures[future], f"the Dask task failed: {type(e).__name__}: {e}")
+                    row = failed_row(
+                        course,
+                        exercises,
+                        device,
+                        futures[future],
+                        Text(f"the Dask task failed: {type(e).__name__}: {e}", f"Dask 任务失败：{type(e).__name__}: {e}"),
+                    )
                 yield row
         finally:
             client.unregister_worker_plugin(PLUGIN)

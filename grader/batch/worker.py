@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from grader.errors import SubmissionError
 from grader.results import GradeResult, Status, StudentRow
+from grader.text import Text
 
 if TYPE_CHECKING:
     from grader.batch.cpus import CpuSlots
@@ -53,8 +54,6 @@ def unreadable_row(course: Course, exercises: Sequence[Exercise], device: str, s
 
     Journaled with its key like a grade, so an unchanged rerun does not read it again.
     """
-    from grader.text import Text
-
     note = Text(f"could not be read: {why}", f"无法读取：{why}")
     result = GradeResult.of_unreadable(student, exercises, note, language=course.language, device=device)
     return StudentRow(student, Status.UNREADABLE, result, seconds)
@@ -92,13 +91,13 @@ def pool_task(student: str, path: str, classmates: tuple[str, ...] = ()) -> Stud
     except GraderError as e:
         why = str(e)
     except Exception as e:  # noqa: BLE001 – a bug of the grader that this student's work set off: theirs alone
-        why = f"the grader failed: {type(e).__name__}: {e}"
-    return failed_row(grader.course, grader.exercises, grader.device, student, why)
+        why = f"{type(e).__name__}: {e}"
+    return failed_row(grader.course, grader.exercises, grader.device, student, Text(why))
 
 
-def failed_row(course: Course, exercises: Sequence[Exercise], device: str, student: str, message: str) -> StudentRow:
-    """The row of a student the grader itself could not grade: no points, why (in the course's language), and graded
-    again next run."""
+def failed_row(course: Course, exercises: Sequence[Exercise], device: str, student: str, message: Text) -> StudentRow:
+    """The row of a student the grader itself could not grade: no points, why (in the course's language: `message`'s
+    own words in both, what an exception says as it is), and graded again next run."""
     return StudentRow(student, Status.INTERNAL_ERROR, GradeResult.of_failure(student, exercises, message, language=course.language, device=device))
 
 
@@ -140,7 +139,7 @@ def _main() -> None:
         if refused is None:
             row = pool_task(job["student"], job["path"], tuple(job.get("classmates", ())))
         else:
-            row = failed_row(*course_of(setup["course_root"], setup["exercise_ids"]), setup["device"], job["student"], refused)
+            row = failed_row(*course_of(setup["course_root"], setup["exercise_ids"]), setup["device"], job["student"], Text(refused))
         rows.write(row.to_json() + "\n")
         rows.flush()
 

@@ -19,6 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, TypeVar
 
+from grader.inside.recurrent_ops import CELL_OPS, SEQUENCE_OPS
+
 if TYPE_CHECKING:
     import torch
 
@@ -62,13 +64,6 @@ def build(inject: Inject, device: torch.device) -> object:
     if inject.name not in BUILDERS:
         raise ValueError(f"unknown injected helper {inject.name!r}")
     return BUILDERS[inject.name](device=device, **inject.args)
-
-
-# The recurrent-cell operators behind nn.LSTMCell/GRUCell/RNNCell, nn.LSTM/GRU/RNN, torch.lstm_cell, torch._VF and
-# torch.ops.aten, however a name for them is reached: blocked here, and the names the static policy
-# (course/ex05/policy.py) flags in a submission's source. The sequence operators are blocked in both overloads.
-CELL_OPS = ("lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell", "_thnn_fused_lstm_cell", "_thnn_fused_gru_cell")
-SEQUENCE_OPS = ("lstm", "gru", "rnn_tanh", "rnn_relu")
 
 
 def block_library_cells(exercise_id: str) -> None:
