@@ -78,12 +78,33 @@ def pack(obj: object) -> bytes:
     tensors: dict[str, torch.Tensor] = {}
     doc = _flatten(obj, tensors, "value")
     body = json.dumps(doc, allow_nan=True).encode()
-    blob = b""
-    if tensors:
+    blob = _save(tensors) if tensors else b""
+    return _HEADER.pack(len(body), len(blob)) + body + blob
+
+
+def _save(tensors: dict[str, torch.Tensor]) -> bytes:
+    """`tensors` (contiguous, each with a storage of its own) as safetensors bytes: written here for the dtypes a reply
+    may hold – safetensors' own `save` checks for shared storage and copies through numpy, ten times the cost for a
+    message's few small tensors – and by safetensors for any other."""
+    import torch
+
+    names = {torch.bool: "BOOL", torch.uint8: "U8", torch.int8: "I8", torch.int16: "I16", torch.int32: "I32", torch.int64: "I64"}
+    names |= {torch.float16: "F16", torch.bfloat16: "BF16", torch.float32: "F32", torch.float64: "F64"}
+    if any(t.dtype not in names for t in tensors.values()):
         from safetensors.torch import save
 
-        blob = save(tensors)
-    return _HEADER.pack(len(body), len(blob)) + body + blob
+        return save(tensors)
+    header: dict[str, object] = {}
+    data: list[bytes] = []
+    offset = 0
+    for name, t in tensors.items():
+        raw = t.reshape(-1).view(torch.uint8).numpy().tobytes()
+        header[name] = {"dtype": names[t.dtype], "shape": list(t.shape), "data_offsets": [offset, offset + len(raw)]}
+        data.append(raw)
+        offset += len(raw)
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 8)  # the data starts 8-aligned, as safetensors writes it
+    return len(text).to_bytes(8, "little") + text + b"".join(data)
 
 
 def unpack(data: bytes, bounds: Bounds = TRUSTED) -> object:
