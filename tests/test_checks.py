@@ -6,7 +6,7 @@ import re
 import pytest
 
 from conftest import ROOT
-from grader.checks import agrees_with_finite_differences, title
+from grader.checks import agrees_with_finite_differences, remembered, title
 from grader.inside import layout
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -67,3 +67,24 @@ def test_finite_differences_see_a_detach_whatever_the_values():
     sliced = grads | {"a": torch.cat([grads["a"][:1], torch.zeros(2, 4, dtype=torch.float64)])}
     assert not agrees_with_finite_differences(project, theta, sliced, seed=1)
     assert not agrees_with_finite_differences(project, theta, grads | {"b": None}, seed=1)
+
+
+def test_remembered_runs_once_for_the_same_content_and_hands_out_copies():
+    """Does a remembered function run once for arguments of the same content (tensors by dtype, shape and bytes), again
+    for any other, and hand out copies that a caller may change?"""
+    import torch
+
+    runs = []
+
+    @remembered
+    def doubled(weights: dict, lr: float) -> dict:
+        runs.append(lr)
+        return {k: 2 * v for k, v in weights.items()}
+
+    first = doubled({"w": torch.ones(2)}, 0.1)
+    first["w"] += 1
+    assert torch.equal(doubled({"w": torch.ones(2)}, 0.1)["w"], torch.full((2,), 2.0)) and runs == [0.1]
+    doubled({"w": torch.ones(2, dtype=torch.float64)}, 0.1)
+    doubled({"w": torch.ones(1, 2)}, 0.1)
+    doubled({"w": torch.ones(2)}, 0.2)
+    assert runs == [0.1, 0.1, 0.1, 0.2]

@@ -37,6 +37,23 @@ def test_views_and_shared_storage_are_sent_as_copies():
     assert torch.equal(back["b"], base[2:].T)
 
 
+@pytest.mark.parametrize(
+    "dtype", [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.float16, torch.bfloat16, torch.float32, torch.float64]
+)
+def test_the_blob_pack_writes_is_safetensors_for_every_reply_dtype(dtype):
+    """Does the blob pack writes (safetensors serializing each tensor from its memory) load in safetensors, every reply
+    dtype exact: 0-dim, empty and strided tensors too?"""
+    from safetensors.torch import load
+
+    value = [(torch.randn(3, 4) * 5).to(dtype), torch.zeros(0, 2, dtype=dtype), torch.tensor(1).to(dtype), (torch.randn(4, 3) * 3).to(dtype).T]
+    message = wire.pack(value)
+    body_len, _ = wire._HEADER.unpack_from(message)
+    tensors = load(message[wire._HEADER.size + body_len :])
+    back = wire.unpack(message, wire.Bounds())
+    assert len(tensors) == len(value)
+    assert all(b.dtype == v.dtype and b.shape == v.shape and torch.equal(b, v) for b, v in zip(back, value))
+
+
 @pytest.mark.parametrize("value", [object(), {frozenset(): "set key"}, (x for x in range(3)), torch.randn(3).to_sparse()])
 def test_unsupported_values_are_refused_with_their_place(value):
     """Is a value that is not plain data refused, naming where it sits?"""

@@ -26,6 +26,7 @@ from grader.checks import (
     course_part,
     expect_tensor,
     expect_value_errors,
+    once,
     parse_source,
     reference_module,
     student_module,
@@ -766,6 +767,11 @@ ALLOWED_IMPORTS = {"torch", "math", "typing", "__future__"}
 
 def standing_alone(gated, reference, student_source, device, fn: str) -> None:
     computed(gated, reference, device, fn)  # the point is for working code written without library cells
+    once(gated, "gated.py stands alone", lambda: stands_alone(student_source))  # one file, read once for both steps
+
+
+def stands_alone(student_source) -> None:
+    """Fail, refused, where gated.py uses library cells or reaches beyond torch, math and typing."""
     tree = parse_source(student_source, "gated.py")
     used = policy.library_cells(tree)
     if used:

@@ -39,6 +39,7 @@ from grader.checks import (
     once,
     partial,
     reference_module,
+    remembered,
     student_module,
 )
 
@@ -218,6 +219,14 @@ def logits_of(model: CopyModel, inputs: torch.Tensor) -> torch.Tensor:
         return model(inputs)
 
 
+@remembered  # a trained model's logits on the test split: computed once per grading process for the same weights
+def model_logits(cell: str, d_h: int, weights: dict, inputs: torch.Tensor) -> torch.Tensor | None:
+    """The logits of ex08's model with these weights, in float32 (what a reported call's logits are compared with); None
+    when they are not the weights of its parts."""
+    model = copy_model(cell, d_h, weights, torch.float32)
+    return None if model is None else logits_of(model, inputs)
+
+
 def tokens(x) -> torch.Tensor | None:
     """`x` as int64 on the CPU when it is an integer tensor (n, T) of tokens 0..VOCAB−1 within the bench's bounds."""
     if not isinstance(x, torch.Tensor) or x.ndim != 2 or x.is_floating_point() or x.is_complex() or x.dtype == torch.bool:
@@ -317,20 +326,14 @@ class Bench(Service):
         x = tokens(inputs)
         ok = weights is not None and x is not None and isinstance(logits, torch.Tensor) and logits.is_floating_point()
         # float32 is enough to tell the model's logits from others at this tolerance, at half float64's cost
-        model = self.checker(call) if ok and logits.shape == (*x.shape, VOCAB) else None
-        got = logits.detach().cpu().float() if model is not None else None
-        verified = got is not None and bool(torch.isfinite(got).all()) and torch.allclose(got, logits_of(model, x), rtol=1e-3, atol=1e-4)
+        expected = model_logits(call["cell"], call["d_h"], weights, x) if ok and logits.shape == (*x.shape, VOCAB) else None
+        got = logits.detach().cpu().float() if expected is not None else None
+        verified = got is not None and bool(torch.isfinite(got).all()) and torch.allclose(got, expected, rtol=1e-3, atol=1e-4)
         kept = {"inputs": x.to(torch.int8), "predicted": got.argmax(-1).to(torch.int8)} if verified else {"inputs": None, "predicted": None}
         self.forwards.append({"run": run, "verified": verified} | kept)
         self.moves.append((self.event(), "forward", len(self.forwards) - 1))
         if verified:
             self.advanced(len(x))
-
-    def checker(self, call: dict) -> CopyModel | None:
-        """The run's trained model here, in float32, built once: what each reported call's logits are compared with."""
-        if "checker" not in call:
-            call["checker"] = copy_model(call["cell"], call["d_h"], call["outcome"]["weights"], torch.float32)
-        return call["checker"]
 
     def advanced(self, sequences: int) -> None:
         """A verified prediction of `sequences` sequences happened (the simulated clock moves)."""
@@ -376,14 +379,20 @@ class RealBench(Bench):
         return time.perf_counter()
 
     def trained(self, call: dict) -> dict:
-        model, data = copy_model(call["cell"], call["d_h"], call["initial"]), call["data"]
-        if model is None or data is None:
-            return {"raise": "the real bench trains ex08's model (embedding → rnn → head) on (inputs, targets) of tokens 0..vocab−1"}
-        if not (call["batch_size"] <= 64 and call["updates"] <= 20 and 0 < call["lr"] <= 1):
-            return {"raise": "the real bench runs 1 to 20 updates of 1 to 64 sequences, at an lr in (0, 1]"}
-        done = TRAINING.train_copy_model(model, *data, batch_size=call["batch_size"], updates=call["updates"], lr=call["lr"], seed=call["seed"])
-        weights = {k: v.to(call["initial"][k].dtype) for k, v in model.state_dict().items()}
-        return {"weights": weights, "final_loss": done["final_loss"], "peak_memory": 16 * sum(v.numel() for v in weights.values())}
+        return real_training(*(call[k] for k in ("cell", "d_h", "initial", "data", "batch_size", "updates", "lr", "seed")))
+
+
+@remembered  # the same weights and data train the same: once per grading process, not once a student who sends them
+def real_training(cell: str, d_h: int, initial: dict, data: list | None, batch_size: int, updates: int, lr: float, seed: int) -> dict:
+    """RealBench's outcome of a train call: Adam from the `initial` weights sent, on `data`."""
+    model = copy_model(cell, d_h, initial)
+    if model is None or data is None:
+        return {"raise": "the real bench trains ex08's model (embedding → rnn → head) on (inputs, targets) of tokens 0..vocab−1"}
+    if not (batch_size <= 64 and updates <= 20 and 0 < lr <= 1):
+        return {"raise": "the real bench runs 1 to 20 updates of 1 to 64 sequences, at an lr in (0, 1]"}
+    done = TRAINING.train_copy_model(model, *data, batch_size=batch_size, updates=updates, lr=lr, seed=seed)
+    weights = {k: v.to(initial[k].dtype) for k, v in model.state_dict().items()}
+    return {"weights": weights, "final_loss": done["final_loss"], "peak_memory": 16 * sum(v.numel() for v in weights.values())}
 
 
 class KnownModel(Bench):
@@ -437,7 +446,7 @@ def predictions(bench: Bench, run: int) -> dict:
     out = {}
     for f in bench.forwards:
         if f["verified"] and f["run"] == run:
-            for x, y in zip(f["inputs"].tolist(), f["predicted"]):
+            for x, y in zip(f["inputs"].tolist(), f["predicted"].tolist()):  # lists: iterating a tensor makes a tensor a row
                 out[tuple(x)] = y
     return out
 
@@ -447,7 +456,7 @@ def share_right(predicted_by: dict, x: torch.Tensor, y: torch.Tensor, start: int
     rows = [predicted_by.get(tuple(r)) for r in x.tolist()]
     if any(r is None for r in rows):
         return None
-    return (torch.stack(rows)[:, start:] == y[:, start:].cpu()).double().mean().item()
+    return (torch.tensor(rows, dtype=torch.int8)[:, start:] == y[:, start:].cpu()).double().mean().item()
 
 
 # -- the data ----------------------------------------------------------------------------------------
@@ -1025,7 +1034,7 @@ def measured(value, bench: Bench, call: dict, data: dict) -> bool:
         if n == 0:
             continue
         for start in (DELAY, DELAY - 1, DELAY + 1, 0):
-            hits = (torch.stack(rows[:n])[:, start:] == y[:n, start:]).double().sum(1).cumsum(0)
+            hits = (torch.tensor(rows[:n], dtype=torch.int8)[:, start:] == y[:n, start:]).double().sum(1).cumsum(0)
             shares = hits / (torch.arange(1, n + 1, dtype=torch.float64) * (y.shape[1] - start))
             if bool(((shares - got).abs() <= ACC_RTOL).any()):
                 return True

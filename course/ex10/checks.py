@@ -43,6 +43,7 @@ from grader.checks import (
     partial,
     quoted,
     reference_module,
+    remembered,
     student_module,
 )
 
@@ -763,25 +764,30 @@ class RealTrainer(Service):
             or type(seed) is not int
         ):
             raise Refusal(f"no real run for model={model!r}, length={length!r}, lr={lr!r}, seed={seed!r}")
-        splits = self.data[length]
-        with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(seed)
-            net = CopyModel(model, self.VOCAB, self.D_E, self.D_H)
-        started = time.perf_counter()
-        trained = TRAINING.train_copy_model(net, *splits["train"], batch_size=self.BATCH, updates=self.UPDATES, lr=lr, seed=seed)
-        train_seconds = time.perf_counter() - started
-        started = time.perf_counter()
-        val_acc = accuracy(net, *splits["val"], length)
-        predict_seconds = time.perf_counter() - started
-        outcome = {
-            "val_acc": val_acc,
-            "test_acc": accuracy(net, *splits["test"], length),
-            "train_seconds": train_seconds,
-            "predict_seconds": predict_seconds,
-            "peak_memory": 16 * sum(p.numel() for p in net.parameters()),
-        } | trained
+        outcome = real_run(model, length, lr, seed, self.data[length])
         self.calls.append(((model, length, lr, seed), outcome))
         return outcome
+
+
+@remembered  # the same run on the same data is the same outcome: trained once per grading process, not once a student
+def real_run(model: str, length: int, lr: float, seed: int, splits: dict) -> dict:
+    """RealTrainer's run of (model, length, lr, seed) on `splits`: what train_fn returns."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        net = CopyModel(model, RealTrainer.VOCAB, RealTrainer.D_E, RealTrainer.D_H)
+    started = time.perf_counter()
+    trained = TRAINING.train_copy_model(net, *splits["train"], batch_size=RealTrainer.BATCH, updates=RealTrainer.UPDATES, lr=lr, seed=seed)
+    train_seconds = time.perf_counter() - started
+    started = time.perf_counter()
+    val_acc = accuracy(net, *splits["val"], length)
+    predict_seconds = time.perf_counter() - started
+    return {
+        "val_acc": val_acc,
+        "test_acc": accuracy(net, *splits["test"], length),
+        "train_seconds": train_seconds,
+        "predict_seconds": predict_seconds,
+        "peak_memory": 16 * sum(p.numel() for p in net.parameters()),
+    } | trained
 
 
 # The plain control pairs' runs, and the same runs with every returned value changed: the real sweep's scripted twins.

@@ -15,6 +15,7 @@ import base64
 import html
 import io
 import math
+import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -451,8 +452,29 @@ def _bars(ax: Any, positions: Sequence[float], counts: dict[Any, int], *, width:
     ax.grid(axis="y", alpha=0.3)
 
 
-def _plotter() -> Plot | None:
+_warming: list[threading.Thread] = []  # `prepare`'s thread, which `_plotter` waits for: matplotlib draws one figure at a time
+
+
+def prepare() -> None:
+    """Load matplotlib and draw a throwaway figure in a thread of its own: `grade batch` asks as it starts, so that the
+    ~0.6 s this takes passes while its workers start (a CPU is idle then), not after its last student."""
+    if _warming:  # one is under way, not yet waited for
+        return
+    thread = threading.Thread(target=_warm_up, name="report plots", daemon=True)
+    _warming.append(thread)
+    thread.start()
+
+
+def _warm_up() -> None:
+    plot = _plotter(wait=False)
+    if plot is not None:
+        plot(lambda fig: _bars(fig.subplots(), range(2), {0: 1}))
+
+
+def _plotter(*, wait: bool = True) -> Plot | None:
     """A function that draws a figure and returns it as base64 PNG; None without matplotlib."""
+    while wait and _warming:
+        _warming.pop().join()
     try:
         from matplotlib.figure import Figure
     except ImportError:

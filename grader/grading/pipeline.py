@@ -71,21 +71,22 @@ class Grader:
 
     def start(self) -> Grader:
         runs_code = not self.sheet_only and any(e.runs_code and e.available for e in self.exercises)
+        started = None
+        if self.sandbox is None and runs_code:  # before this process imports torch: the two imports run side by side
+            limits = Limits(self.course.time_limit, self.course.memory_limit)
+            self.sandbox = started = Sandbox.start(course_root=self.course.root, device=self.device, limits=limits, strict=self.strict)
         if runs_code:
             import torch
 
             # The checks' own tensors are small, and student processes share the CPUs: more intra-op threads here only
             # spin (ex08's and ex10's real training, run here by their services, took 20x as long on two busy cores).
             torch.set_num_threads(1)
-        if self.sandbox is None and runs_code:
-            limits = Limits(self.course.time_limit, self.course.memory_limit)
-            self.sandbox = Sandbox.start(course_root=self.course.root, device=self.device, limits=limits, strict=self.strict)
-            if self.strict:
-                try:
-                    self.sandbox.ready()
-                except BaseException:
-                    self.close()
-                    raise
+        if started is not None and self.strict:
+            try:
+                started.ready()
+            except BaseException:
+                self.close()
+                raise
         return self
 
     def close(self) -> None:

@@ -12,6 +12,7 @@ import queue
 import threading
 
 import pytest
+from _pytest.runner import runtestprotocol
 
 from grader.course import Course, Exercise
 from grader.errors import GraderError
@@ -105,7 +106,9 @@ class CheckSession:
                 self.plugin.begin(*job)
                 items = [item for item in session.items if isinstance(item, pytest.Function) and self.plugin.grades(item)]
                 for item, nextitem in zip(items, [*items[1:], None]):
-                    item.ihook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+                    # setup, call and teardown, each reported to the plugin (its verdicts), without the log hooks no
+                    # plugin of this session listens to (the terminal, --pdb, --maxfail are off)
+                    runtestprotocol(item, log=False, nextitem=nextitem)
                 self._results.put(self.plugin.finish())
             except BaseException as e:  # noqa: BLE001 – handed to the waiting caller
                 self.plugin.finish()

@@ -105,6 +105,11 @@ class Sandbox:
         return cls(process, ours, scratch, device, limits, strict)
 
     @property
+    def pid(self) -> int:
+        """The zygote's process id (bench/ reads the CPU time of its student processes from it)."""
+        return self._process.pid
+
+    @property
     def alive(self) -> bool:
         """Whether the zygote still runs (a warm process that outlives it must step aside)."""
         return self._process.poll() is None

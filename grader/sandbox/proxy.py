@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from grader.errors import CheckBug, SandboxError
 from grader.failures import StudentError
-from grader.inside.wire import Inject, leaves, map_leaves
+from grader.inside.wire import Inject, map_leaves
 from grader.results import Outcome
 from grader.sandbox.host import Sandbox, StudentProcess, StudentTimeout
 from grader.sandbox.services import Service, remotes
@@ -72,12 +72,15 @@ class StudentFunction:
         return reply["value"], named
 
     def _run(self, args: list[object], kwargs: dict[str, object], cotangent: object) -> dict[str, Any]:
-        self._process.check_injects([v for v in leaves([args, kwargs]) if isinstance(v, Inject)])
-        self._process.check_compiles(self._module)
         services: list[Service] = []
-        args = [remotes(v, services) for v in args]
-        kwargs = {k: remotes(v, services) for k, v in kwargs.items()}
+        injects: list[Inject] = []
+        args = [remotes(v, services, injects) for v in args]
+        kwargs = {k: remotes(v, services, injects) for k, v in kwargs.items()}
+        self._process.check_injects(injects)
+        self._process.check_compiles(self._module)
         reply = self._process.call(self._module, self._function, args, kwargs, cotangent, services)
+        if self._device.type == "cpu":  # where a reply's tensors already are
+            return reply
         return {k: _to_device(v, self._device) for k, v in reply.items()}
 
 

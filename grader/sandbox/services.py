@@ -32,15 +32,18 @@ class Refusal(Exception):
     """A service's answer that is not a value: raised as RuntimeError, with this message, in the student process."""
 
 
-def remotes(obj: object, found: list[Service]) -> object:
+def remotes(obj: object, found: list[Service], injects: list[Inject] | None = None) -> object:
     """`obj` with every Service (inside lists, tuples, dicts and Inject arguments too) replaced by a `Remote` to its
-    index in `found`, to which it is appended."""
+    index in `found`, to which it is appended; each Inject of `obj` itself (not of another's arguments) is appended to
+    `injects`."""
 
     def leaf(value: object) -> object:
         if isinstance(value, Service):
             found.append(value)
             return Remote(len(found) - 1)
         if isinstance(value, Inject):
+            if injects is not None:
+                injects.append(value)
             return Inject(value.name, {k: remotes(v, found) for k, v in value.args.items()})
         return value
 
