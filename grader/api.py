@@ -178,6 +178,8 @@ def reseed(
         )
     if not reason.strip():
         raise CourseError("grade reseed: --reason must say why (it is recorded in the journal)")
+    if not student.strip() or any("\ud800" <= c <= "\udfff" for c in student):
+        raise CourseError(f"grade reseed: {ascii(student)} is no student id (empty, or a byte that is not UTF-8); give the id as grades.csv shows it")
     was = course.variants.number(student)
     number = was + 1
     path = (course.root / "course.toml").resolve()  # a link's target is rewritten, the link kept

@@ -242,7 +242,7 @@ def with_reseed(text: str, student: str, number: int) -> str:
     every other line as the TA wrote it; CourseError if the table then no longer reads as [variants]."""
     import re
 
-    lines = text.splitlines(keepends=True)
+    lines = re.findall(r"[^\n]*\n|[^\n]+\Z", text)  # TOML's lines: U+2028 or NEL in an id or a comment ends none
     entry = f"{json.dumps(student, ensure_ascii=False)} = {number}\n"
     header = next((n for n, line in enumerate(lines) if re.match(r"\s*\[\s*variants\s*\.\s*reseed\s*\]", line)), None)
     if header is None:

@@ -207,6 +207,21 @@ def test_a_grader_crash_still_writes_a_results_json(tmp_path, autograder_zip, mo
     assert during[0]["score"] == 0 and during[0]["output"].startswith("the autograder failed: it did not finish")
 
 
+def test_no_student_process_may_read_the_checks_or_the_earlier_results(tmp_path, autograder_zip):
+    """Without namespaces a student process reads what every user may: does the runner make solutions/, the course
+    tree and submission_metadata.json (whose previous_submissions hold earlier results: hidden checks' feedback and
+    scores not yet published) root's alone before any student code runs?"""
+    root = autograder(tmp_path, autograder_zip)
+    earlier = {"score": 37.0, "results": {"tests": [{"name": "ex05: hidden", "output": "your forget gate ...", "visibility": "after_published"}]}}
+    about = root / "submission_metadata.json"
+    about.write_text(json.dumps({"users": [], "previous_submissions": [earlier]}))
+    about.chmod(0o644)
+    doc = gradescope.run(root)  # nothing uploaded: refused after the lock, before any student process
+    assert doc["output"].startswith("the autograder failed: nothing was uploaded")
+    modes = {p: (root / p).stat().st_mode & 0o777 for p in ("source/solutions", "source/course", "submission_metadata.json")}
+    assert modes == {"source/solutions": 0o700, "source/course": 0o700, "submission_metadata.json": 0o600}, modes
+
+
 def test_a_missing_course_still_writes_a_results_json(tmp_path):
     """Without a course in source/, is there still a results.json saying so?"""
     root = tmp_path / "autograder"

@@ -43,3 +43,49 @@ def test_canvas_refuses_one_assignment_id_for_many_columns(tmp_path):
     with pytest.raises(MisusedOptions, match="--assignment-id names one assignment") as refused:
         canvas.render(finals, roster=tmp_path / "absent.csv", assignment=None, assignment_id="4242", per_exercise=True, match=None, missing="empty")
     assert refused.value.exit_code == USAGE
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\x85", "\x1e", "\x0c"])
+def test_a_students_name_holding_a_line_separator_stays_one_roster_row(tmp_path, separator):
+    """Is a roster row whose student name (the student's own text in the LMS) holds a character Python ends lines at,
+    but CSV does not, still one student, written back as the LMS exported it – no row split off with its ids?"""
+    import csv
+    import io
+
+    from grader.course import load_course
+    from grader.export import canvas, moodle
+    from grader.export.lms import Finals
+
+    roster = tmp_path / "roster.csv"
+    roster.write_text(
+        "Student,ID,SIS User ID,SIS Login ID,Section,Username,Email address\n"
+        f"Bob{separator}Evil,102,s102,bob,A,bob,bob@x.org\nAda,101,s101,ada,A,ada,ada@x.org\n",
+        encoding="utf-8",
+    )
+    finals = Finals(load_course(ROOT), {"ada": {"ex01": 3.0}, "bob": {"ex01": 2.0}}, ["ex01"])
+    text, students = canvas.render(finals, roster=roster, assignment="A", assignment_id=None, per_exercise=False, match=None, missing="empty")
+    rows = list(csv.reader(io.StringIO(text, newline="")))
+    assert students == 2 and rows[2:] == [[f"Bob{separator}Evil", "102", "s102", "bob", "A", "2"], ["Ada", "101", "s101", "ada", "A", "3"]], rows
+    text, students = moodle.render(finals, id_column="email", roster=roster)
+    assert students == 2 and text.splitlines()[1:] == ["ada@x.org,3,3", "bob@x.org,2,2"], text
+
+
+def test_a_student_named_points_possible_is_still_a_student(tmp_path):
+    """Is a roster student whose name (their own text in Canvas) holds `Points Possible` kept and graded – not taken for
+    Canvas's points row, which would leave them out and refuse the whole class's import?"""
+    import csv
+    import io
+
+    from grader.course import load_course
+    from grader.export import canvas
+    from grader.export.lms import Finals
+
+    roster = tmp_path / "roster.csv"
+    roster.write_text(
+        'Student,ID,SIS User ID,SIS Login ID,Section\n    Points Possible,,,,\n"Points Possible, Bob",102,s102,bob,A\nAda,101,s101,ada,A\n',
+        encoding="utf-8",
+    )
+    finals = Finals(load_course(ROOT), {"ada": {"ex01": 3.0}, "bob": {"ex01": 2.0}}, ["ex01"])
+    text, students = canvas.render(finals, roster=roster, assignment="A", assignment_id=None, per_exercise=False, match=None, missing="empty")
+    rows = list(csv.reader(io.StringIO(text, newline="")))
+    assert students == 2 and rows[2:] == [["Points Possible, Bob", "102", "s102", "bob", "A", "2"], ["Ada", "101", "s101", "ada", "A", "3"]], rows

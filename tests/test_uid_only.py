@@ -107,6 +107,22 @@ def test_reference_scores_full_marks_as_its_own_uid(system_venv):
     assert doc["score"] == doc["max_score"] == 24, [t for t in doc["tests"] if t["status"] == "failed"]
 
 
+def test_a_course_tree_others_may_enter_but_not_list_is_reported_as_readable(shared_tmp):
+    """Is a course tree of mode 711 (`chmod go-r course`: others cannot list it, but open course/ex05/checks.py, whose
+    name the layout tells) reported as readable by the student's uid, and one of mode 700 not?"""
+    from grader.inside.isolation import UID_BASE, readable_by
+
+    enterable, private = shared_tmp / "enterable" / "course", shared_tmp / "private" / "course"
+    for tree in (enterable, private):
+        (tree / "ex05").mkdir(parents=True)
+        (tree / "ex05" / "checks.py").write_text("EXPECTED = 0.25")
+        os.mkfifo(tree / "ex05" / "pipe")  # never opened: it would block
+        tree.parent.chmod(0o755)
+    enterable.chmod(0o711)
+    private.chmod(0o700)
+    assert readable_by(UID_BASE, [enterable, private]) == [enterable]
+
+
 @pytest.fixture(scope="module")
 def private_course(shared_tmp) -> Path:
     """The course with its references and checks root's alone (as the batch demands in this mode), 512 MiB a student."""

@@ -256,6 +256,33 @@ def test_a_reseed_is_written_once_per_student_whatever_their_id_holds():
     assert reseed == {"a=b": 2, 'q"uote': 2, "alice": 2}, reseed
 
 
+def test_a_reseed_of_an_id_holding_a_line_separator_is_written_over_its_first():
+    """Is a second reseed of an id holding U+2028 or NEL (line ends to Python, not to TOML) written over its first,
+    and course.toml's own lines holding them kept as they are?"""
+    import tomllib
+
+    from grader.variants import with_reseed
+
+    text = '[variants]  # the TA\u2028s note\nenabled = true\nsalt = "s\x85"\n'
+    for student in ("a\u2028b", "c\x85d", "e\u2029f"):
+        text = with_reseed(text, student, 1)
+        text = with_reseed(text, student, 2)
+    variants = tomllib.loads(text)["variants"]
+    assert variants["reseed"] == {"a\u2028b": 2, "c\x85d": 2, "e\u2029f": 2} and variants["salt"] == "s\x85", variants
+
+
+@pytest.mark.parametrize("student", ["", "  ", "bob\udcff"])
+def test_a_reseed_of_no_id_or_one_no_file_can_hold_is_refused_before_the_audit(variant_course, tmp_path, student):
+    """Is a reseed of an empty id, or of one that is no text (a byte of a non-UTF-8 command line), refused saying why,
+    with neither an audit row nor a change to course.toml?"""
+    before = (variant_course / "course.toml").read_bytes()
+    from grader import api
+
+    with pytest.raises(CourseError, match="grade reseed: "):
+        api.reseed(course=load_course(variant_course), out=tmp_path / "out", student=student, reason="sheet shared in a chat")
+    assert (variant_course / "course.toml").read_bytes() == before and not (tmp_path / "out").exists()
+
+
 def test_a_reseed_changes_one_student_only():
     """Does a new variant number for alice change her numbers, and nobody else's?"""
     reseeded = replace(ON, reseed={"alice": 1})

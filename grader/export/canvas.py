@@ -69,8 +69,9 @@ def header(title: str, assignment_id: str | None) -> str:
 
 
 def is_points_row(row: Mapping[str, str]) -> bool:
-    """Canvas's export has a `Points Possible` row (and may have a muted/read-only one) under its header: not students."""
-    return "Points Possible" in row.get("Student", "")
+    """Canvas's export has a `Points Possible` row (and may have a muted/read-only one) under its header: not students.
+    It holds no student id: a student whose name (their own text) holds the words is a student."""
+    return "Points Possible" in row.get("Student", "") and not any(row.get(c, "") for c in MATCH_ORDER)
 
 
 def to_csv(roster: Sequence[Mapping[str, str]], columns: Sequence[tuple[str, float]], grades: Mapping[int, Sequence[float]], *, zero_missing: bool) -> str:

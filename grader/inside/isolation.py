@@ -13,6 +13,7 @@ off Linux) it is only a separate, rlimited process in its own session.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 import importlib.util
@@ -21,6 +22,7 @@ import platform
 import resource
 import shutil
 import signal
+import stat
 import sys
 import tempfile
 import time
@@ -172,22 +174,70 @@ def _why_no_uid(secrets: list[Path]) -> tuple[str, str]:
                     pass
         except BaseException:
             os._exit(1)
-        for secret in secrets:
-            try:
-                os.listdir(secret)
-                os._exit(2)
-            except OSError:
-                pass
         os._exit(0)
     _, status = os.waitpid(pid, 0)
-    code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1
-    if code == 1:
+    if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
         return (
             f"no namespaces here, and an unprivileged uid cannot read the Python installation ({stdlib}): "
             "install Python where every user can read it to get a uid of its own"
         ), ""
-    exposed = (f"the references or hidden checks are readable by every user: chmod 700 {' '.join(str(s) for s in secrets)}") if code == 2 else ""
-    return "", exposed
+    found = readable_by(UID_BASE, secrets)
+    return "", (f"the references or hidden checks are readable by every user: chmod 700 {' '.join(str(s) for s in found)}" if found else "")
+
+
+_MAX_PROBED = 10_000  # files of one secret a uid tries to open
+
+
+def readable_by(uid: int, secrets: list[Path]) -> list[Path]:
+    """The `secrets` that `uid` (without groups) can read something of: list the folder, or open a regular file below
+    it – a folder it may enter but not list (mode 711) still opens the files whose names the course's layout tells."""
+    files = [_regular_files(secret) for secret in secrets]  # as this process (root) sees them
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(read)
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+            os.write(write, bytes(n for n, secret in enumerate(secrets) if _opens(secret, files[n])))
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as reply:
+        found = reply.read()
+    os.waitpid(pid, 0)
+    return [secrets[n] for n in found if n < len(secrets)]
+
+
+def _regular_files(folder: Path) -> list[str]:
+    """Up to _MAX_PROBED regular files below `folder` (links not followed)."""
+    files: list[str] = []
+    for top, _, names in os.walk(folder):
+        for name in names:
+            path = os.path.join(top, name)
+            with contextlib.suppress(OSError):
+                if stat.S_ISREG(os.lstat(path).st_mode):
+                    files.append(path)
+            if len(files) >= _MAX_PROBED:
+                return files
+    return files
+
+
+def _opens(folder: Path, files: list[str]) -> bool:
+    """Whether this process can list `folder` or open any of `files` (never blocking, never following a link)."""
+    try:
+        os.listdir(folder)
+        return True
+    except OSError:
+        pass
+    for path in files:
+        try:
+            os.close(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW))
+            return True
+        except OSError:
+            continue
+    return False
 
 
 def process_uid() -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 from pathlib import Path
 
 from grader.errors import USAGE, GraderError
@@ -23,7 +24,7 @@ def read_rows(path: Path, required: tuple[str, ...], *, example: str) -> list[tu
         raise TermFileError(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError) as e:
         raise TermFileError(f"{path}: cannot be read as UTF-8 text ({e})") from None
-    reader = csv.reader(text.splitlines())
+    reader = csv.reader(io.StringIO(text, newline=""))  # CSV's line ends alone: a name holding U+2028 or NEL is one cell
     try:
         header = [h.strip() for h in next(reader, [])]
         missing = [c for c in required if c not in header]

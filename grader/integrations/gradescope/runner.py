@@ -27,6 +27,7 @@ from grader.integrations.gradescope.upload import Refused, arranged
 from grader.results import GradeResult
 from grader.text import Text, one_line, printable
 
+METADATA = "submission_metadata.json"  # Gradescope's, in ROOT: the submitter, the time, and earlier submissions' results
 # What results.json says while the run is under way, and after, if Gradescope stopped it.
 DID_NOT_FINISH = "it did not finish (Gradescope stops a run at the assignment's time limit); your instructor can see how far it got"
 
@@ -45,7 +46,7 @@ def run(root: Path) -> dict[str, Any]:
         from grader.course import load_course
 
         course = load_course(root / "source")
-        _lock(course)
+        _lock(course, root)
         doc = _graded(course, root, root / "submission")
     except BaseException as error:  # whatever went wrong, Gradescope gets a results.json
         doc = _failed(course, error)
@@ -67,15 +68,16 @@ def _say(text: str) -> None:
         pass
 
 
-def _lock(course: Course) -> None:
-    """Make solutions/ and the course tree the owner's alone (root's, on Gradescope).
+def _lock(course: Course, root: Path) -> None:
+    """Make solutions/, the course tree and submission_metadata.json the owner's alone (root's, on Gradescope).
 
-    Where Gradescope forbids namespaces, a student process has no private file-system view; under
-    an unprivileged uid it then still cannot read what grades it.
+    Where Gradescope forbids namespaces, a student process has no private file-system view; under an unprivileged uid
+    it then still cannot read what grades it, nor the metadata's previous_submissions (earlier results: the hidden
+    checks' feedback and the scores, before grades are published).
     """
-    for path in course.secrets:
+    for path in [*course.secrets, root / METADATA]:
         if path.exists():
-            os.chmod(path, 0o700)
+            os.chmod(path, 0o700 if path.is_dir() else 0o600)
 
 
 def _graded(course: Course, root: Path, upload: Path) -> dict[str, Any]:
@@ -196,7 +198,7 @@ def metadata(root: Path) -> dict[str, Any]:
     {} when absent, over 1 MiB or not a JSON object."""
     import json
 
-    path = root / "submission_metadata.json"
+    path = root / METADATA
     try:
         if path.stat().st_size > 1 << 20:
             return {}
