@@ -30,7 +30,7 @@ def scanned(course, exercises, sheets, student: str, classmates: tuple[str, ...]
     """The baseline: each classmate's answers computed and compared with the sheet, for every student."""
     found = {}
     for exercise in exercises:
-        answered = numbers._numbers(exercise, sheets[exercise.id])
+        answered = dict(sheets.get(exercise.id, {}))
         rtol = {k: numbers.tolerances(exercise).get(k, course.rtol) for k in answered}
         own = max(numbers._matches(exercise, answered, rtol, numbers._params(course, exercise, who)) for who in (student, None))
         best = max(
@@ -62,7 +62,7 @@ def main() -> int:
                     params = variants.variant_of(course.variants, e.variant, klass[i + 1]).params
                     (root / e.folder / "answers.toml").write_text(numbers.reference_sheet(e, params))
                 read = {e.id: load_sheet(root / e.folder / "answers.toml", root=root, rtol=course.rtol) for e in exercises}
-                sheets.append((klass[i], read))
+                sheets.append((klass[i], numbers.answered(course, exercises, read)))
             numbers._CLASS.clear()
             start = time.perf_counter()
             numbers.copied_from(course, exercises, sheets[0][1], sheets[0][0], klass)

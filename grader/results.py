@@ -172,6 +172,9 @@ class GradeResult:
     variants: dict[str, int] = field(default_factory=dict)  # exercise id -> that student's variant number
     packed_as: str | None = None  # the student id `grade pack` recorded in the hand-in, if any
     copied_from: dict[str, str] = field(default_factory=dict)  # exercise id -> whose variant's answers the sheet holds
+    # exercise id -> its sheet's numeric answers by key ([variants] on): whose numbers they are is judged as the class is
+    # published (grader.grading.numbers.copied_from), against every classmate then in it
+    answered: dict[str, dict[str, float]] = field(default_factory=dict)
 
     @classmethod
     def of_failure(cls, submission: str, exercises: Iterable[Graded], message: str | Text, *, language: str = "en", device: str = "") -> GradeResult:
@@ -223,6 +226,7 @@ class GradeResult:
             "variants": self.variants,
             "packed_as": self.packed_as,
             "copied_from": self.copied_from,
+            "answered": self.answered,
             "exercises": [
                 {
                     "id": e.id,
@@ -303,6 +307,7 @@ class GradeResult:
             doc.get("variants", {}),
             doc.get("packed_as"),
             doc.get("copied_from", {}),
+            doc.get("answered", {}),
         )
 
 

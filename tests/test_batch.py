@@ -264,7 +264,7 @@ def test_a_dask_worker_grades_its_students_on_one_warm_grader(tmp_path):
     plugin = WarmGraders(str(ROOT), EXERCISES.split(","), "cpu", False)
     plugin.setup(None)
     try:
-        rows = [plugin.grade(s.name, str(s), ()) for s in students]
+        rows = [plugin.grade(s.name, str(s)) for s in students]
         assert len(plugin.started) == 1
         (warm,) = plugin.started
     finally:

@@ -431,6 +431,21 @@ def test_override_needs_a_batch_and_a_reason(tmp_path):
     assert done.returncode == 2 and "--reason" in done.stderr
 
 
+def test_an_audit_row_of_text_that_is_no_utf8_is_refused_before_it_is_written(tmp_path):
+    """Is a --reason (or an id) holding a byte that is not UTF-8 – a lone surrogate, as the shell passes it on – a
+    usage error naming the field, with nothing written, not a traceback from the journal?"""
+    from grader.errors import OutputError
+    from grader.store import audit
+    from grader.store.journal import Journal
+
+    journal = Journal(tmp_path)
+    for field, bad in (("reason", {"reason": "late \udcff again"}), ("student", {"student": "b\udcffob"})):
+        with pytest.raises(OutputError, match=field):
+            audit.record(journal, **{"cause": "override", "student": "bob", "exercise": "ex05", "old": 3.0, "new": 4.0, "reason": "why"} | bad)
+    assert audit.history(journal) == []
+    journal.close()
+
+
 def test_audit_rows_are_append_only(tmp_path):
     """Can an audit row be neither changed nor deleted, even by SQL on the journal itself?"""
     from grader.store import audit

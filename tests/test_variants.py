@@ -14,7 +14,7 @@ import pytest
 from conftest import ROOT, course_toml
 from grader.checks import course_code
 from grader.course import CourseError, load_course
-from grader.grading.numbers import reference_sheet
+from grader.grading.numbers import copied_from, reference_sheet
 from grader.grading.pipeline import Grader
 from grader.variants import Settings, draw, variant_of
 
@@ -181,14 +181,15 @@ VARIANTS_ON = replace(COURSE, variants=ON)
 
 
 def grade_sheet(tmp_path, exercise, sheet: str, student: str | None, classmates=(), *, sandbox=None):
-    """`sheet` (and the reference's code files) graded as `student`'s hand-in of `exercise`, with variants on."""
+    """`sheet` (and the reference's code files) graded as `student`'s hand-in of `exercise`, with variants on, and its
+    numbers judged against `classmates` as a batch judges them when it publishes."""
     folder = tmp_path / f"{student}-{len(list(tmp_path.iterdir()))}"
     shutil.copytree(exercise.solution_dir, folder / exercise.folder)
     (folder / exercise.folder / "answers.toml").write_text(sheet, encoding="utf-8")
     with Grader(VARIANTS_ON, [exercise], "cpu", sandbox=sandbox) as grader:
-        result = grader.grade(folder, student=student, classmates=tuple(classmates))
+        result = grader.grade(folder, student=student)
     assert result.internal_errors == []
-    return result
+    return replace(result, copied_from=copied_from(VARIANTS_ON, [exercise], result.answered, student, tuple(classmates)))
 
 
 def sheet_of(exercise, student: str) -> str:
@@ -353,6 +354,26 @@ def hand_in(klass, student: str, sheets: dict) -> None:
     for exercise, sheet in sheets.items():
         (klass / student / exercise.folder).mkdir(parents=True, exist_ok=True)
         (klass / student / exercise.folder / "answers.toml").write_text(sheet)
+
+
+@pytest.mark.slow
+def test_a_sheet_copied_from_a_later_hand_in_is_named_when_that_classmate_arrives(variant_course, tmp_path):
+    """When bob copies alice's numbers and hands in before her, is his sheet named as answers of alice's variant in the
+    run that first holds alice's hand-in, without regrading bob (his journal key is his own work, not the class)?"""
+    from grader import api
+
+    course = load_course(variant_course)
+    exercises = [course.exercise("ex01"), course.exercise("ex03")]  # answer sheets only: no student process
+    klass, out = tmp_path / "class", tmp_path / "out"
+    hand_in(klass, "bob", {e: sheet_of(e, "alice") for e in exercises})
+    hand_in(klass, "carol", {e: sheet_of(e, "carol") for e in exercises})
+    first = api.batch(course=course, exercises=exercises, submissions=klass, out=out, workers=1, strict=False)
+    assert first.graded == 2 and json.loads((out / "summary.json").read_text())["answers_of_other_variants"] == []
+    hand_in(klass, "alice", {e: sheet_of(e, "alice") for e in exercises})
+    second = api.batch(course=course, exercises=exercises, submissions=klass, out=out, workers=1, strict=False)
+    assert second.graded == 1 and second.skipped == 2  # alice alone is graded
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["answers_of_other_variants"] == [{"student": "bob", "exercise": e.id, "variant_of": "alice"} for e in exercises]
 
 
 @pytest.mark.slow
@@ -577,7 +598,7 @@ def test_a_classmates_answers_are_found_as_a_scan_of_the_class_finds_them(tmp_pa
     answers rounded within each key's own tolerance (ex02's 2 % keys to 2 digits), the classmate a scan of every
     classmate with the hidden checks' tolerances names – also when only the 2 % keys are a classmate's?"""
     from grader.grading.answers import load_sheet
-    from grader.grading.numbers import copied_from, tolerances
+    from grader.grading.numbers import answered, tolerances
 
     course, exercise = VARIANTS_ON, COURSE.exercise("ex02")
     module, own_rtol = hidden(exercise), tolerances(exercise)
@@ -608,7 +629,7 @@ def test_a_classmates_answers_are_found_as_a_scan_of_the_class_finds_them(tmp_pa
             folder.mkdir(parents=True)
             (folder / "answers.toml").write_text("".join(f"{k} = {v!r}\n" for k, v in sheet.items()))
             read = load_sheet(folder / "answers.toml", root=folder.parent, rtol=course.rtol)
-            found = copied_from(course, [exercise], {"ex02": read}, student, klass).get("ex02")
+            found = copied_from(course, [exercise], answered(course, [exercise], {"ex02": read}), student, klass).get("ex02")
             assert found == scan(sheet, student), (student, source, m)
             named.append(found == source if m == 0 else found is not None)
     whole, two_keys = named[0::2], named[1::2]

@@ -88,7 +88,7 @@ class WarmGraders(distributed.WorkerPlugin):
         for warm in self.started:
             warm.close()
 
-    def grade(self, student: str, path: str, classmates: tuple[str, ...]) -> StudentRow:
+    def grade(self, student: str, path: str) -> StudentRow:
         """One student on an idle warm grader (a new one if none is idle); a grader that fails is not lent again."""
         try:
             warm = self.idle.get_nowait()
@@ -97,7 +97,7 @@ class WarmGraders(distributed.WorkerPlugin):
                 warm = _Warm(self.setup_line)
                 self.started.append(warm)
         try:
-            row = warm.grade(json.dumps({"student": student, "path": path, "classmates": list(classmates)}))
+            row = warm.grade(json.dumps({"student": student, "path": path}))
         except (OSError, EOFError, ValueError, KeyError) as e:
             warm.close()
             with self.lock:
@@ -109,15 +109,13 @@ class WarmGraders(distributed.WorkerPlugin):
         return row
 
 
-def task(student: str, path: str, classmates: tuple[str, ...] = ()) -> StudentRow:
+def task(student: str, path: str) -> StudentRow:
     """A Dask task: one student, on a warm grader of this worker."""
     plugin: WarmGraders = distributed.get_worker().plugins[PLUGIN]  # type: ignore[assignment]
-    return plugin.grade(student, path, classmates)
+    return plugin.grade(student, path)
 
 
-def on_dask(
-    todo: list[Student], scheduler: str, args: tuple[str, list[str], str, bool], course: Course, exercises: list[Exercise], classmates: tuple[str, ...] = ()
-) -> Iterator[StudentRow]:
+def on_dask(todo: list[Student], scheduler: str, args: tuple[str, list[str], str, bool], course: Course, exercises: list[Exercise]) -> Iterator[StudentRow]:
     """Each student as a task on the cluster, graded by its worker's warm graders (started for this batch, ended
     after it); a task that fails (its worker lost, say) is that student's grader error."""
     device = args[2]
@@ -125,7 +123,7 @@ def on_dask(
         client.register_plugin(WarmGraders(*args), name=PLUGIN)
         try:
             # One key per (student, content and course): a changed upload or a fixed check is never deduplicated away.
-            futures = {client.submit(task, s.id, str(s.path), classmates, key=f"grade-{s.id}-{s.key[:16]}", pure=False): s.id for s in todo}
+            futures = {client.submit(task, s.id, str(s.path), key=f"grade-{s.id}-{s.key[:16]}", pure=False): s.id for s in todo}
             for future in distributed.as_completed(futures):  # type: ignore[no-untyped-call]
                 try:
                     row = future.result()

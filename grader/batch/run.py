@@ -116,8 +116,7 @@ def _grade_into(
         todo = [s for s in keyed if s.id == only or (only is None and (journal.key_of(s.id) != s.key or not (out / "reports" / f"{s.id}.json").is_file()))]
         keys = {s.id: s.key for s in todo}
         done = 0
-        classmates = tuple(s.id for s in keyed if not s.refused)
-        for row in _grade_all(todo, course, exercises, device, strict, workers, scheduler, classmates):
+        for row in _grade_all(todo, course, exercises, device, strict, workers, scheduler):
             _write_student(out, term.final(row))
             try:  # a grader failure is recorded without its key, so that the next run grades that student again
                 with journal.transaction():
@@ -129,9 +128,12 @@ def _grade_into(
             if progress is not None:
                 progress(row, done, len(todo))
         stored = {r.student: r for r in journal.rows([s.id for s in keyed])}
-        rows = [term.final(unjournaled.get(s.id) or stored[s.id]) for s in keyed if s.id in unjournaled or s.id in stored]
+        classmates = tuple(s.id for s in keyed if not s.refused)  # the class as it is now, whenever each was graded
+        rows = [
+            term.final(_copies(course, exercises, unjournaled.get(s.id) or stored[s.id], classmates)) for s in keyed if s.id in unjournaled or s.id in stored
+        ]
         for row in rows:
-            _write_student(out, row)  # a date, a penalty or an override changed since: the same files, recomputed
+            _write_student(out, row)  # a date, a penalty, an override or the class changed since: the same files, recomputed
         flags = finals.flagged(rows)
         whole = Class(course.language, course.title, rows, exercises, summary.summarize(rows, ids, missing=missing) | flags)
         for exporter in CLASS_FILES:
@@ -148,6 +150,15 @@ def _grade_into(
     finally:
         journal.close()
     return BatchResult(len(todo), len(keyed) - len(todo), rows, 0.0, missing, flags=flags, changes=changed, problems=term.problems)
+
+
+def _copies(course: Course, exercises: list[Exercise], row: StudentRow, classmates: tuple[str, ...]) -> StudentRow:
+    """`row` with the sheets that hold a classmate's numbers named (`copied_from`), judged against `classmates`, the class
+    of this run: a student graded in an earlier run is judged again against classmates who handed in since."""
+    from grader.grading.numbers import copied_from
+
+    copied = copied_from(course, exercises, row.result.answered, row.result.student, classmates)
+    return row if copied == row.result.copied_from else replace(row, result=replace(row.result, copied_from=copied))
 
 
 def _write_student(out: Path, row: StudentRow) -> None:
@@ -176,7 +187,6 @@ def _grade_all(
     strict: bool,
     workers: int,
     scheduler: str | None,
-    classmates: tuple[str, ...] = (),
 ) -> Iterator[StudentRow]:
     """Yield each student's row as it finishes (any order): first those refused unopened, then the graded ones."""
     from grader.batch.worker import unreadable_row
@@ -194,7 +204,7 @@ def _grade_all(
         need("distributed", "--scheduler")
         from grader.batch.cluster import on_dask
 
-        yield from on_dask(todo, scheduler, args, course, exercises, classmates)
+        yield from on_dask(todo, scheduler, args, course, exercises)
         return
     from concurrent.futures import ProcessPoolExecutor
 
@@ -205,7 +215,7 @@ def _grade_all(
     slots = CpuSlots(workers, context) if workers > 1 else None  # each worker on a CPU of its own
     try:
         with ProcessPoolExecutor(workers, mp_context=context, initializer=worker.start_pool_process, initargs=(*args, slots)) as pool:
-            pending = {pool.submit(worker.pool_task, s.id, str(s.path), classmates) for s in todo}
+            pending = {pool.submit(worker.pool_task, s.id, str(s.path)) for s in todo}
             while pending:
                 finished, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for future in finished:

@@ -34,15 +34,15 @@ NETWORK_NEEDED = (
 )
 
 
-def grade_one(grader: Grader, student: str, path: Path, classmates: tuple[str, ...] = ()) -> StudentRow:
+def grade_one(grader: Grader, student: str, path: Path) -> StudentRow:
     """One student's row, graded by `grader` (a started `Grader`) on the student's own numbers (the entry's name is
-    the id); a sheet of one of `classmates`' numbers is named. Never raises for the student's input."""
+    the id). Never raises for the student's input."""
     from grader.submissions import opened
 
     started = time.monotonic()
     try:
         with opened(path) as folder:
-            result = grader.grade(folder, label=student, student=student, classmates=classmates)
+            result = grader.grade(folder, label=student, student=student)
     except SubmissionError as e:  # a refused archive or an unreadable entry: this student alone
         return unreadable_row(grader.course, grader.exercises, grader.device, student, str(e), seconds=time.monotonic() - started)
     status = Status.GRADED if not result.internal_errors else Status.INTERNAL_ERROR
@@ -81,13 +81,13 @@ def start_pool_process(course_root: str, exercise_ids: list[str], device: str, s
     _STATE["grader"] = grader
 
 
-def pool_task(student: str, path: str, classmates: tuple[str, ...] = ()) -> StudentRow:
+def pool_task(student: str, path: str) -> StudentRow:
     """One student in this pool process; a failure of the grader itself is that student's row, not the batch's end."""
     from grader.errors import GraderError
 
     grader = _STATE["grader"]
     try:
-        return grade_one(grader, student, Path(path), tuple(classmates))
+        return grade_one(grader, student, Path(path))
     except GraderError as e:
         why = str(e)
     except Exception as e:  # noqa: BLE001 – a bug of the grader that this student's work set off: theirs alone
@@ -137,7 +137,7 @@ def _main() -> None:
     for line in sys.stdin:
         job = json.loads(line)
         if refused is None:
-            row = pool_task(job["student"], job["path"], tuple(job.get("classmates", ())))
+            row = pool_task(job["student"], job["path"])
         else:
             row = failed_row(*course_of(setup["course_root"], setup["exercise_ids"]), setup["device"], job["student"], Text(refused))
         rows.write(row.to_json() + "\n")

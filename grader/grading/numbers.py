@@ -24,32 +24,42 @@ if TYPE_CHECKING:
     from grader.grading.answers import AnswerSheet
 
 
+def answered(course: Course, exercises: list[Exercise], sheets: Mapping[str, AnswerSheet]) -> dict[str, dict[str, float]]:
+    """{exercise id: {key: number}}: the finite numeric answers of each sheet of an exercise with numbers of each
+    student's own, as the checks read it (`sheets`, by exercise id; one that could not be read is not there). A result
+    keeps them, so that whose numbers they are is judged when the class is published (`copied_from`), against every
+    classmate then in the class – one handed in later too."""
+    if not course.variants.enabled or not course.has_hidden_checks:
+        return {}
+    return {e.id: _numbers(e, sheets[e.id]) for e in exercises if e.variant is not None and e.id in sheets}
+
+
 def copied_from(
-    course: Course, exercises: list[Exercise], sheets: Mapping[str, AnswerSheet], student: str | None, classmates: tuple[str, ...]
+    course: Course, exercises: list[Exercise], answers: Mapping[str, Mapping[str, float]], student: str | None, classmates: tuple[str, ...]
 ) -> dict[str, str]:
-    """{exercise id: classmate} for each sheet that holds more of that classmate's right numeric answers than of the
-    student's own (and at least two, or all of an exercise's fewer): answers of another student's variant. "Right" is
-    as the hidden checks judge it: within a key's own tolerance (the module's RTOL), else the course's rtol. `sheets` are
-    the answer sheets the checks read, by exercise id (one that could not be read is not there)."""
+    """{exercise id: classmate} for each sheet whose numeric answers (`answers`, as `answered` keeps them) hold more of
+    that classmate's right answers than of the student's own (and at least two, or all of an exercise's fewer): answers
+    of another student's variant. "Right" is as the hidden checks judge it: within a key's own tolerance (ANSWERS'
+    rtol), else the course's rtol."""
     if not course.variants.enabled or not classmates:
         return {}
     found: dict[str, str] = {}
     for exercise in exercises:
-        if exercise.variant is None or exercise.id not in sheets:
+        if exercise.variant is None or not answers.get(exercise.id):
             continue
-        answered = _numbers(exercise, sheets[exercise.id])
-        rtol = {key: tolerances(exercise).get(key, course.rtol) for key in answered}
+        given = dict(answers[exercise.id])
+        rtol = {key: tolerances(exercise).get(key, course.rtol) for key in given}
         # What the sheet's numbers are explained by without a classmate: the student's own numbers, the statement's
         # (a student who forgot their id) and the worked example's; a classmate must explain more keys than any.
         own = max(
-            _matches(exercise, answered, rtol, _params(course, exercise, student)),
-            _matches(exercise, answered, rtol, exercise.variant.default()),
-            _matches(exercise, answered, rtol, exercise.variant.example()),
+            _matches(exercise, given, rtol, _params(course, exercise, student)),
+            _matches(exercise, given, rtol, exercise.variant.default()),
+            _matches(exercise, given, rtol, exercise.variant.example()),
         )
         needed = min(2, len(_expected_answers(exercise)(exercise.variant.default())))
         me = canonical(student) if student else None
         index = _class_answers(course.variants, exercise, classmates)
-        counts = Counter(who for key, got in answered.items() for who in index.holding(key, got, rtol[key]) if canonical(who) != me)
+        counts = Counter(who for key, got in given.items() for who in index.holding(key, got, rtol[key]) if canonical(who) != me)
         best = max(((n, who) for who, n in counts.items()), default=(0, ""))
         if best[0] >= needed and best[0] > own:
             found[exercise.id] = best[1]
@@ -118,13 +128,15 @@ def _class_answers(settings: Settings, exercise: Exercise, classmates: tuple[str
 
 
 def _numbers(exercise: Exercise, sheet: AnswerSheet) -> dict[str, float]:
-    """The sheet's answers that read as numbers, by key."""
+    """The sheet's answers that read as finite numbers, by key."""
     numbers: dict[str, float] = {}
     for key in _expected_answers(exercise)(exercise.declared.default()):
         try:
-            numbers[key] = sheet.number_of(key)
+            value = sheet.number_of(key)
         except Fail:
             continue
+        if math.isfinite(value):
+            numbers[key] = value
     return numbers
 
 

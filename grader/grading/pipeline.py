@@ -20,7 +20,7 @@ from pathlib import Path
 
 from grader.course import Course, Exercise
 from grader.errors import DeviceError
-from grader.grading.numbers import copied_from
+from grader.grading.numbers import answered
 from grader.grading.session import CheckSession
 from grader.inside import layout
 from grader.inside.isolation import Protection
@@ -115,11 +115,11 @@ class Grader:
         label: str | None = None,
         exercises: list[Exercise] | None = None,
         student: str | None = None,
-        classmates: tuple[str, ...] = (),
     ) -> GradeResult:
         """Grade one submission on this session's exercises (or some of them); `label` names it in the result
         (default: its path). With `student`, the numeric questions are that student's numbers (course.toml
-        [variants]); a sheet holding one of `classmates`' right answers instead is named in the result."""
+        [variants]), and the result keeps the sheets' numeric answers (whose numbers they are is judged when a class is
+        published: grader.grading.numbers.copied_from)."""
         course, exercises = self.course, exercises or self.exercises
         label = label or str(submission)
         started = time.monotonic()
@@ -130,7 +130,7 @@ class Grader:
         try:
             session = self._session(available)
             verdicts, errors = session.grade(workspace, present, student)
-            copied = copied_from(course, present, session.sheets(), student, classmates) if course.has_hidden_checks else {}
+            numbers = answered(course, present, session.sheets())
             written = {e.id: written_answer(e, workspace.folder(e), workspace.problem(e, e.rubric.file)) for e in present if e.rubric is not None}
         finally:
             workspace.remove()
@@ -161,7 +161,7 @@ class Grader:
             student=student,
             variants=variants,
             packed_as=recorded_student(submission),
-            copied_from=copied,
+            answered=numbers,
         )
 
     def _session(self, exercises: list[Exercise]) -> CheckSession:

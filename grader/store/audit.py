@@ -12,6 +12,7 @@ import datetime as dt
 import getpass
 from dataclasses import dataclass
 
+from grader.errors import OutputError
 from grader.store.journal import Journal
 
 _TABLE = """CREATE TABLE IF NOT EXISTS audit (
@@ -68,7 +69,14 @@ def record(
     course_hash: str = "",
     submission_hash: str = "",
 ) -> None:
-    """Append one row (call it inside the journal transaction that makes the change, so both or neither stay)."""
+    """Append one row (call it inside the journal transaction that makes the change, so both or neither stay).
+    OutputError, before anything is written, for text the journal cannot hold (a byte that is not UTF-8, which a
+    shell passes on as a lone surrogate)."""
+    for name, text in (("student", student), ("exercise", exercise), ("reason", reason), ("actor", actor or "")):
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise OutputError(f"the audit trail records text: the {name} {ascii(text)} holds a byte that is not UTF-8") from None
     _ensure(journal)
     at = dt.datetime.now(dt.UTC).isoformat(timespec="microseconds")
     journal.execute(
