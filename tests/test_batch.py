@@ -255,6 +255,26 @@ def test_one_worker_and_a_dask_cluster_give_identical_grades(klass, graded, tmp_
     assert (dask / "grades.csv").read_bytes() == (graded / "grades.csv").read_bytes()
 
 
+def test_warm_graders_on_one_machine_claim_cpus_of_their_own():
+    """Does each CPU claim of a warm grader take a CPU no other live claim holds, none once every CPU is held, and
+    give its CPU back when closed?"""
+    from grader.batch.cpus import CpuClaim
+
+    cpus = sorted(os.sched_getaffinity(0))
+    claims = [CpuClaim() for _ in cpus]
+    try:
+        assert sorted(c.cpu for c in claims) == cpus
+        extra = CpuClaim()
+        assert extra.cpu is None
+        claims[0].close()
+        again = CpuClaim()
+        assert again.cpu == claims[0].cpu
+        again.close()
+    finally:
+        for claim in claims:
+            claim.close()
+
+
 def test_a_dask_worker_grades_its_students_on_one_warm_grader(tmp_path):
     """Does a worker's WarmGraders grade three students, one after another, on one warm grader process (the course
     loaded and the sandbox started once), as the pool grades them, and end it at teardown?"""
@@ -267,6 +287,7 @@ def test_a_dask_worker_grades_its_students_on_one_warm_grader(tmp_path):
         rows = [plugin.grade(s.name, str(s)) for s in students]
         assert len(plugin.started) == 1
         (warm,) = plugin.started
+        assert warm.claim.cpu is not None and os.sched_getaffinity(warm.process.pid) == {warm.claim.cpu}  # pinned to its CPU
     finally:
         plugin.teardown(None)
     assert warm.process.poll() is not None  # ended with the plugin

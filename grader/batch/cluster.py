@@ -20,6 +20,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import distributed
 
+from grader.batch.cpus import CpuClaim
 from grader.batch.worker import course_of, failed_row
 from grader.results import StudentRow
 from grader.text import Text
@@ -36,8 +37,10 @@ class _Warm:
 
     def __init__(self, setup: str):
         self.log: IO[bytes] = tempfile.TemporaryFile()
+        self.claim = CpuClaim()  # a CPU of this machine's for it and every process it starts (none left: unpinned)
+        pin = [] if self.claim.cpu is None else ["--cpu", str(self.claim.cpu)]
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "grader.batch.worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True
+            [sys.executable, "-m", "grader.batch.worker", *pin], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True
         )
         self.send(setup)
 
@@ -68,6 +71,7 @@ class _Warm:
             self.process.kill()
             self.process.wait()
         self.log.close()
+        self.claim.close()
 
 
 class WarmGraders(distributed.WorkerPlugin):

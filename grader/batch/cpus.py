@@ -12,13 +12,20 @@
   limit bounds the rest, as in a single `grade run`.
 
 `close()` (in the batch process, after the pool is gone) ends the cpusets and what is left in them.
+
+On Dask, the warm graders of the workers of one machine each claim a CPU of their own (`CpuClaim`: a lock file per CPU,
+held while the warm grader lives) and pin themselves to it, so that a student who spins takes their own warm grader's
+CPU, not the other workers'; affinity only (a Dask worker is no root of cpusets), as where a pool has no cpusets.
 """
 
 from __future__ import annotations
 
+import fcntl
 import multiprocessing
 import os
+import stat
 import sys
+import tempfile
 from multiprocessing.context import BaseContext
 from pathlib import Path
 
@@ -60,6 +67,38 @@ class CpuSlots:
         for group in self.groups:
             if group is not None:
                 end_cgroup(group)
+
+
+class CpuClaim:
+    """A CPU of this machine that no other live claim holds (`cpu`, None when every CPU is claimed or claims cannot be
+    made here): a lock file per CPU in a folder of this user's alone in the temporary folder, held until `close()` or
+    the claiming process's end."""
+
+    def __init__(self) -> None:
+        self.cpu: int | None = None
+        self._held: int | None = None
+        folder = Path(tempfile.gettempdir()) / f"grade-cpus-{os.getuid()}"
+        try:
+            folder.mkdir(mode=0o700, exist_ok=True)
+            found = os.lstat(folder)
+            if not stat.S_ISDIR(found.st_mode) or found.st_uid != os.getuid() or found.st_mode & 0o077:
+                return  # not a folder of this user's alone: no claim, no pin
+            for cpu in sorted(os.sched_getaffinity(0)):
+                fd = os.open(folder / str(cpu), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    os.close(fd)
+                    continue
+                self.cpu, self._held = cpu, fd
+                return
+        except OSError:
+            return
+
+    def close(self) -> None:
+        if self._held is not None:
+            os.close(self._held)
+            self._held = None
 
 
 def _own_cpuset() -> Path | None:

@@ -122,6 +122,8 @@ def _main() -> None:
     from grader.inside.isolation import NO_NETWORK
     from grader.sandbox.host import active
 
+    if sys.argv[1:2] == ["--cpu"]:  # the CPU its Dask worker claimed for it: its zygote and student processes inherit it
+        os.sched_setaffinity(0, {int(sys.argv[2])})
     rows = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
