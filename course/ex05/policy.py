@@ -27,6 +27,7 @@ student process enforces the same by behaviour: there the cells raise.
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 import types
 
@@ -127,6 +128,12 @@ SAFE_SYS = frozenset(
 _BY_NAME = frozenset({"getattr", "hasattr", "setattr", "delattr"})
 
 
+@functools.lru_cache(maxsize=16)
+def _nodes(tree: ast.AST) -> tuple[ast.AST, ...]:
+    """Every node of `tree`, in ast.walk's order: walked once for all the finders that read one source's tree."""
+    return tuple(ast.walk(tree))
+
+
 def library_cells(tree: ast.AST) -> dict[str, int]:
     """What in `tree` reaches a library recurrent cell or a private name of torch, as written there, and its line
     (type annotations aside).
@@ -137,7 +144,7 @@ def library_cells(tree: ast.AST) -> dict[str, int]:
     torch_names = _torch_aliases(tree)
     annotations = _annotation_nodes(tree)
     found: dict[str, int] = {}
-    for node in ast.walk(tree):
+    for node in _nodes(tree):
         if id(node) in annotations:
             continue
         if isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -191,9 +198,9 @@ def _text(node: ast.AST) -> str | None:
 def indirect_access(tree: ast.AST) -> dict[str, int]:
     """Names in `tree` that reach modules or objects indirectly (sys.modules, importlib, eval, frames, ...), and their line."""
     found: dict[str, int] = {}
-    parents = {id(child): parent for parent in ast.walk(tree) for child in ast.iter_child_nodes(parent)}
+    parents = {id(child): parent for parent in _nodes(tree) for child in ast.iter_child_nodes(parent)}
     bound = _module_bindings(tree)
-    for node in ast.walk(tree):
+    for node in _nodes(tree):
         if isinstance(node, ast.Name) and node.id in INDIRECT:
             _add(found, node, node.id)
         elif isinstance(node, ast.Attribute) and node.attr in INDIRECT:
@@ -261,7 +268,7 @@ def imported_modules(tree: ast.AST) -> dict[str, int]:
     """The top-level modules `tree` imports (relative imports as "."), and those it reaches through their attributes,
     with the line of each."""
     found: dict[str, int] = {}
-    for node in ast.walk(tree):
+    for node in _nodes(tree):
         if isinstance(node, ast.Import):
             _add(found, node, *(a.name.split(".")[0] for a in node.names))
         elif isinstance(node, ast.ImportFrom):
@@ -280,7 +287,7 @@ def reached_modules(tree: ast.AST) -> dict[str, int]:
     """
     bound = _module_bindings(tree)
     found: dict[str, int] = {}
-    for node in ast.walk(tree):
+    for node in _nodes(tree):
         chains: list[list[str] | None]
         if isinstance(node, ast.ImportFrom) and not node.level and node.module:
             chains = [[*node.module.split("."), a.name] for a in node.names]
@@ -295,7 +302,7 @@ def reached_modules(tree: ast.AST) -> dict[str, int]:
 def _module_bindings(tree: ast.AST) -> dict[str, list[str]]:
     """Local names bound by `import` to a module, as the dotted path they stand for (`import torch.nn as N`: torch.nn)."""
     bound = {}
-    for node in ast.walk(tree):
+    for node in _nodes(tree):
         if isinstance(node, ast.Import):
             for a in node.names:
                 bound[a.asname or a.name.split(".")[0]] = a.name.split(".") if a.asname else [a.name.split(".")[0]]
@@ -352,7 +359,7 @@ def _private(parts: list[str]) -> bool:
 def _annotation_nodes(tree: ast.AST) -> set[int]:
     """Every node inside a type annotation (`cell: nn.LSTMCell` names the class without using it)."""
     roots = []
-    for node in ast.walk(tree):
+    for node in _nodes(tree):
         if isinstance(node, ast.arg) and node.annotation is not None:
             roots.append(node.annotation)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns is not None:
@@ -365,7 +372,7 @@ def _annotation_nodes(tree: ast.AST) -> set[int]:
 def _torch_aliases(tree: ast.AST) -> set[str]:
     """Local names bound to torch or one of its modules (`import torch as T`, `from torch import nn as N`)."""
     names = {"torch"}
-    for node in ast.walk(tree):
+    for node in _nodes(tree):
         if isinstance(node, ast.Import):
             names |= {(a.asname or a.name.split(".")[0]) for a in node.names if a.name.split(".")[0] == "torch"}
         elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "torch":

@@ -36,13 +36,24 @@ def builder(fn: Builder) -> Builder:
 
 
 def builder_names(paths: list[Path]) -> set[str]:
-    """The builders these modules define, read from their source (the grading process never runs them for this)."""
-    names = set()
+    """The builders these modules define, read from their source (the grading process never runs them for this); each
+    file read once while it stays as it is (an exercise's process is made once a submission)."""
+    names: set[str] = set()
     for path in paths:
-        for node in ast.walk(ast.parse(path.read_bytes())):
-            if isinstance(node, ast.FunctionDef) and any(isinstance(d, ast.Name) and d.id == "builder" for d in node.decorator_list):
-                names.add(node.name)
+        found = path.stat()
+        key = (path, found.st_mtime_ns, found.st_size)
+        if key not in _DEFINED:
+            tree = ast.parse(path.read_bytes())
+            _DEFINED[key] = frozenset(
+                node.name
+                for node in ast.walk(tree)
+                if isinstance(node, ast.FunctionDef) and any(isinstance(d, ast.Name) and d.id == "builder" for d in node.decorator_list)
+            )
+        names |= _DEFINED[key]
     return names
+
+
+_DEFINED: dict[tuple[Path, int, int], frozenset[str]] = {}  # (given file, its mtime and size) -> the builders it defines
 
 
 def load(paths: list[Path]) -> None:
