@@ -76,7 +76,11 @@ TRUSTED = Bounds(json_bytes=1 << 30, blob_bytes=1 << 30, containers=1 << 30, dep
 def pack(obj: object) -> bytes:
     """Encode `obj` (tensors, numbers, strings, booleans, None, and lists/tuples/dicts of those)."""
     tensors: dict[str, torch.Tensor] = {}
-    doc = _flatten(obj, tensors, "value")
+    try:
+        doc = _flatten(obj, tensors, None)  # where each part sits is spelled only for a message that cannot be sent
+    except WireError:
+        _flatten(obj, {}, "value")  # raises the same refusal, naming where
+        raise
     body = json.dumps(doc, allow_nan=True).encode()
     blob = _save(tensors) if tensors else b""
     return _HEADER.pack(len(body), len(blob)) + body + blob
@@ -215,25 +219,27 @@ def _read_exact(sock: socket.socket, n: int, deadline: float | None) -> bytes:
     return bytes(buf)
 
 
-def _flatten(obj: object, tensors: dict[str, torch.Tensor], where: str) -> object:
+def _flatten(obj: object, tensors: dict[str, torch.Tensor], where: str | None) -> object:
     if obj is None or isinstance(obj, (bool, int, float, str)):
         return obj
     if isinstance(obj, list):
-        return [_flatten(v, tensors, f"{where}[{i}]") for i, v in enumerate(obj)]
+        if all(type(v) in _PLAIN for v in obj):  # a list of plain values (a row of numbers): as it is
+            return list(obj)
+        return [_flatten(v, tensors, where and f"{where}[{i}]") for i, v in enumerate(obj)]
     if isinstance(obj, tuple):
-        return {_TUPLE: [_flatten(v, tensors, f"{where}[{i}]") for i, v in enumerate(obj)]}
+        return {_TUPLE: [_flatten(v, tensors, where and f"{where}[{i}]") for i, v in enumerate(obj)]}
     if isinstance(obj, Inject):
-        return {_INJECT: obj.name, "args": _flatten(obj.args, tensors, f"{where}.args")}
+        return {_INJECT: obj.name, "args": _flatten(obj.args, tensors, where and f"{where}.args")}
     if isinstance(obj, Remote):
         return {_REMOTE: obj.index}
     if isinstance(obj, dict):
         if all(isinstance(k, str) and not k.startswith("$") for k in obj):
-            return {k: _flatten(v, tensors, f"{where}[{k!r}]") for k, v in obj.items()}
+            return {k: _flatten(v, tensors, where and f"{where}[{k!r}]") for k, v in obj.items()}
         pairs = []
         for k, v in obj.items():
             if not _hashable_plain(k):
                 raise WireError(f"{where}: dict key {k!r} is not a number, string, bool, None or tuple of those")
-            pairs.append([_flatten(k, tensors, f"{where} key"), _flatten(v, tensors, f"{where}[{k!r}]")])
+            pairs.append([_flatten(k, tensors, where and f"{where} key"), _flatten(v, tensors, where and f"{where}[{k!r}]")])
         return {_DICT: pairs}
     import torch
 
@@ -249,6 +255,9 @@ def _flatten(obj: object, tensors: dict[str, torch.Tensor], where: str) -> objec
     )
 
 
+_PLAIN = frozenset({bool, int, float, str, type(None)})  # exactly these types: a subclass takes the long way
+
+
 def _hashable_plain(key: object) -> bool:
     if key is None or isinstance(key, (bool, int, float, str)):
         return True
@@ -259,6 +268,8 @@ def _restore(doc: object, tensors: dict[str, torch.Tensor], depth: int) -> objec
     if isinstance(doc, (list, dict)) and depth <= 0:
         raise WireError("message nested too deeply")
     if isinstance(doc, list):
+        if all(type(v) in _PLAIN for v in doc):  # a list of plain values (a row of numbers): as JSON read it
+            return doc
         return [_restore(v, tensors, depth - 1) for v in doc]
     if not isinstance(doc, dict):
         return doc
