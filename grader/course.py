@@ -152,9 +152,10 @@ class Course:
                 return e
         raise KeyError(exercise_id)
 
-    @property
+    @cached_property
     def has_hidden_checks(self) -> bool:
-        """False in a student bundle, which ships no hidden checks and no `solutions/` (and for `public_only`)."""
+        """False in a student bundle, which ships no hidden checks and no `solutions/` (and for `public_only`); looked up
+        once a loaded course (a pipeline asks it several times a submission)."""
         return not self.public_only and layout.has_hidden_checks(self.root)
 
     @property

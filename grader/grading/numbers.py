@@ -1,7 +1,8 @@
 """What the hidden checks answer an exercise's numbers with (course.toml [variants]; the numbers themselves are
 grader.variants'): each key's right value and its named mistakes for a student's numbers (`answers_of`), the
 reference sheet of a variant (`reference_sheet`, what `grade check` grades), and the sheets that hold a classmate's
-right answers rather than the student's own (`copied_from`, read from the sheets the checks already parsed).
+right answers rather than the student's own (`copied_from`, from the numbers `answered` kept of the sheets the checks
+parsed, judged as a batch publishes the class).
 The answers are course material, imported into the grading process once (course_modules) and never sent out."""
 
 from __future__ import annotations
@@ -48,7 +49,8 @@ def copied_from(
         if exercise.variant is None or not answers.get(exercise.id):
             continue
         given = dict(answers[exercise.id])
-        rtol = {key: tolerances(exercise).get(key, course.rtol) for key in given}
+        own_rtol = tolerances(exercise)
+        rtol = {key: own_rtol.get(key, course.rtol) for key in given}
         # What the sheet's numbers are explained by without a classmate: the student's own numbers, the statement's
         # (a student who forgot their id) and the worked example's; a classmate must explain more keys than any.
         own = max(
@@ -86,7 +88,7 @@ _ATOL = 1e-12
 @dataclass(frozen=True)
 class _ClassAnswers:
     """Every classmate's right numeric answers of one exercise, sorted by value per key: a sheet's answer finds the
-    classmates it is right for by bisection, so a batch costs the class size once per worker, not once per student."""
+    classmates it is right for by bisection, so publishing a class costs the class size once, not once per student."""
 
     by_key: dict[str, tuple[list[float], list[str]]]  # key -> (values ascending, whose each is)
 
@@ -105,7 +107,7 @@ class _ClassAnswers:
 
 
 _Class = tuple[bool, str, tuple[tuple[str, int], ...], tuple[str, ...]]  # the variant settings and the classmates
-# {the class graded last: {exercise: its _ClassAnswers}}: a worker grades one class at a time
+# {the class published last: {exercise: its _ClassAnswers}}: a batch publishes one class at a time
 _CLASS: dict[_Class, dict[tuple[str, str, Declaration], _ClassAnswers]] = {}
 
 
