@@ -119,8 +119,8 @@ def test_a_grader_failure_is_that_students_row_in_the_course_language(course, tm
         raise RuntimeError("a bug")
 
     zh = replace(course, language="zh")
-    monkeypatch.setitem(worker._STATE, "grader", SimpleNamespace(course=zh, exercises=[zh.exercise("ex05")], device="cpu", grade=broken))
-    row = worker.pool_task("ada", str(student(tmp_path / "ada")))
+    grader = SimpleNamespace(course=zh, exercises=[zh.exercise("ex05")], device="cpu", grade=broken)
+    row = worker.grade_or_fail(grader, "ada", str(student(tmp_path / "ada")))
     assert (row.status, row.result.language, row.result.device) == (Status.INTERNAL_ERROR, "zh", "cpu")
     assert "RuntimeError: a bug" in row.result.failure and row.result.score == 0
     assert row.result.exercises[0].note.render("zh") == "未评分：评分程序出错（RuntimeError: a bug）"  # no English words around it
@@ -279,15 +279,17 @@ def test_a_dask_worker_grades_its_students_on_one_warm_grader(tmp_path):
     """Does a worker's WarmGraders grade three students, one after another, on one warm grader process (the course
     loaded and the sandbox started once), as the pool grades them, and end it at teardown?"""
     from grader.batch.cluster import WarmGraders
+    from grader.batch.graders import setup
 
     students = [student(tmp_path / name, gated) for name, gated in (("ada", REFERENCE), ("bo", "def broken(:\n"), ("cy", REFERENCE))]
-    plugin = WarmGraders(str(ROOT), EXERCISES.split(","), "cpu", False)
+    plugin = WarmGraders(setup(ROOT, EXERCISES.split(","), "cpu", False, (5.0, 4096), dask=True))
     plugin.setup(None)
     try:
         rows = [plugin.grade(s.name, str(s)) for s in students]
         assert len(plugin.started) == 1
         (warm,) = plugin.started
-        assert warm.claim.cpu is not None and os.sched_getaffinity(warm.process.pid) == {warm.claim.cpu}  # pinned to its CPU
+        cpu = plugin.claims[warm].cpu
+        assert cpu is not None and os.sched_getaffinity(warm.process.pid) == {cpu}  # pinned to its CPU
     finally:
         plugin.teardown(None)
     assert warm.process.poll() is not None  # ended with the plugin
@@ -307,37 +309,95 @@ def test_each_worker_of_a_pool_keeps_its_student_processes_on_one_cpu(tmp_path):
         assert said and all(len(cpus.split(",")) == 1 for cpus in said), (name, said)
 
 
-def _in_slot(slots, queue) -> None:
-    slots.take()
-    import torch
+SPY = """
+import ctypes, gc, os
+held = []
+for fd in sorted(os.listdir("/proc/self/fd")):
+    try:
+        held.append(os.readlink(f"/proc/self/fd/{fd}"))
+    except OSError:
+        pass  # the listing's own
+environ = ctypes.POINTER(ctypes.c_char_p).in_dll(ctypes.CDLL(None), "environ")
+c_env = []
+while environ[len(c_env)]:
+    c_env.append(environ[len(c_env)])
+strings = [o for o in gc.get_objects() if isinstance(o, str) and "tok-3b1f" in o]
+stat = open("/proc/self/stat").read().rsplit(")", 1)[1].split()
+start, end = int(stat[47]), int(stat[48])  # env_start, env_end: the block the process was started with
+c_env.append(ctypes.string_at(start, end - start))
+pipes = [h for h in held if h.startswith("pipe:")]
+raise RuntimeError(f"spied: pipes {len(pipes)} environ {'TA_TOKEN' in os.environ} c-environ {any(b'tok-3b1f' in e for e in c_env)} strings {len(strings)}")
+"""
 
-    child = subprocess.run([sys.executable, "-c", "import os; print(sorted(os.sched_getaffinity(0)))"], capture_output=True, text=True).stdout.strip()
-    queue.put((str(sorted(os.sched_getaffinity(0))), torch.get_num_threads(), child, Path("/proc/self/cgroup").read_text()))
+
+def test_a_student_process_holds_nothing_of_its_warm_grader(tmp_path, monkeypatch):
+    """A warm grader forks its zygote from itself: does a student process of a batch hold none of its pipes (which carry
+    rows of grades) and nothing of the TA's environment – in its variables, C's environ, or the objects it was forked with?"""
+    monkeypatch.setenv("TA_TOKEN", "tok-3b1f")
+    student(tmp_path / "class" / "eve", SPY, sheet=None)
+    done = batch(str(tmp_path / "class"), "--out", str(tmp_path / "out"), "--exercises", "ex05", "--workers", "1")
+    assert done.returncode == 0, done.stderr
+    feedback = (tmp_path / "out" / "feedback" / "eve.md").read_text()
+    assert "spied: pipes 0 environ False c-environ False strings 0" in feedback, feedback[:3000]
+
+
+FORK = """
+import sys
+from pathlib import Path
+import torch
+from grader.course_modules import load
+from grader.errors import SandboxError
+from grader.sandbox.host import Limits, Sandbox
+root = Path(sys.argv[1])
+sandbox = Sandbox.forked(course_root=root, device="cpu", limits=Limits(5.0, 4096))
+print("ready" if sandbox.ready() else "no protections")
+sandbox.close()
+load(root / "solutions" / "ex05_gated_steps" / "gated.py")
+try:
+    Sandbox.forked(course_root=root, device="cpu", limits=Limits(5.0, 4096))
+except SandboxError as e:
+    print(e)
+"""
+
+
+def test_a_zygote_is_forked_only_from_a_clean_process():
+    """Does `Sandbox.forked` fork a zygote from a process that has imported torch alone, and refuse one that has loaded
+    course code (here a reference), before forking anything?"""
+    from grader.sandbox.host import zygote_env
+
+    done = subprocess.run([sys.executable, "-c", FORK, str(ROOT)], capture_output=True, text=True, timeout=300, env=zygote_env())
+    lines = done.stdout.splitlines()
+    assert done.returncode == 0 and lines[0] == "ready", (done.stdout, done.stderr)
+    assert "a zygote cannot be forked from this process" in lines[1] and "_gated" in lines[1], lines
+
+
+def _cpus_of(pid: int) -> tuple[set[int], str]:
+    """A process's affinity and its cpuset cgroup."""
+    return os.sched_getaffinity(pid), next((line for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines() if "cpuset" in line), "")
 
 
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="one CPU: every worker shares it")
-def test_pool_processes_take_cpus_in_turn_and_the_cpusets_go_with_the_pool():
-    """Do two pool processes take two CPUs (and cpusets, as root), single-threaded, inherited by what they start – and are the cpusets removed after?"""
-    import multiprocessing
+def test_warm_graders_take_cpus_in_turn_and_the_cpusets_go_with_the_pool(tmp_path):
+    """Do a pool's two warm graders take two CPUs (and cpusets, as root), which their zygotes inherit – and are the
+    cpusets removed with the pool? (Where each student process runs: the test above.)"""
+    from grader.batch.graders import Pool, setup
 
-    from grader.batch.cpus import CpuSlots
-
-    context = multiprocessing.get_context("spawn")
-    slots = CpuSlots(2, context)
-    queue = context.Queue()
-    processes = [context.Process(target=_in_slot, args=(slots, queue)) for _ in range(2)]
-    for p in processes:
-        p.start()
-    seen = [queue.get(timeout=120) for _ in processes]
-    for p in processes:
-        p.join()
-    assert [s[1] for s in seen] == [1, 1], seen
-    assert all(s[0] == s[2] and "," not in s[0] for s in seen) and seen[0][0] != seen[1][0], seen
-    assert all(g is not None for g in slots.groups) == CPUSETS
+    pool = Pool(setup(ROOT, ["ex05"], "cpu", False, (5.0, 4096), dask=False), 2)
+    try:
+        for n, grader in enumerate(pool._graders):  # each warm: its zygote forked
+            assert grader.grade(f"s{n}", str(student(tmp_path / f"s{n}"))).status.value == "graded"
+        seen = []
+        for grader in pool._graders:
+            (zygote,) = [int(p) for p in Path(f"/proc/{grader.process.pid}/task/{grader.process.pid}/children").read_text().split()]
+            seen.append((_cpus_of(grader.process.pid), _cpus_of(zygote)))
+        groups = [g for g in pool._slots.groups if g is not None]
+    finally:
+        pool.close()
+    assert all(own == zygote and len(own[0]) == 1 for own, zygote in seen) and seen[0][0][0] != seen[1][0][0], seen
+    assert len(groups) == (2 if CPUSETS else 0)
     if CPUSETS:
-        assert sorted(g.name for g in slots.groups) == sorted(next(line for line in s[3].splitlines() if "cpuset" in line).rsplit("/", 1)[1] for s in seen)
-    slots.close()
-    assert not any(g.exists() for g in slots.groups if g is not None)
+        assert sorted(g.name for g in groups) == sorted(own[1].rsplit("/", 1)[1] for own, _ in seen)
+    assert not any(g.exists() for g in groups)
 
 
 REFUSED = {

@@ -72,8 +72,10 @@ def system_venv(shared_tmp) -> Path:
     return venv
 
 
-def grade(venv: Path, *args: str, cwd: Path = ROOT, stdin: str | None = None, command: tuple = ("grade",)) -> subprocess.CompletedProcess:
-    env = {"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "GRADE_SANDBOX_NAMESPACES": "off", "COLUMNS": "200"}
+def grade(
+    venv: Path, *args: str, cwd: Path = ROOT, stdin: str | None = None, command: tuple = ("grade",), env: dict | None = None
+) -> subprocess.CompletedProcess:
+    env = env or {"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "GRADE_SANDBOX_NAMESPACES": "off", "COLUMNS": "200"}
     return subprocess.run([venv / "bin" / command[0], *command[1:], *args], cwd=cwd, input=stdin, capture_output=True, text=True, env=env, timeout=600)
 
 
@@ -258,9 +260,16 @@ def test_scheduler_is_refused_without_network_isolation(system_venv, shared_tmp,
         cwd=private_course,
     )
     assert done.returncode == 1 and "--scheduler: grading on a Dask cluster needs student processes without the network" in done.stderr, done.stderr
-    setup = {"course_root": str(private_course), "exercise_ids": ["ex05"], "device": "cpu", "strict": False}
+    setup = {"course_root": str(private_course), "exercise_ids": ["ex05"], "device": "cpu", "strict": False, "limits": [5.0, 4096], "dask": True}
     job = {"student": "eli", "path": str(klass / "eli")}
-    warm = grade(system_venv, stdin=f"{json.dumps(setup)}\n{json.dumps(job)}\n", command=("python", "-m", "grader.batch.worker"), cwd=private_course)
+    clean = {
+        "PATH": f"{system_venv / 'bin'}:/usr/bin:/bin",
+        "GRADE_SANDBOX_NAMESPACES": "off",
+        "LANG": "C.UTF-8",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+    }
+    warm = grade(system_venv, stdin=f"{json.dumps(job)}\n", command=("python", "-m", "grader.batch.worker", json.dumps(setup)), cwd=private_course, env=clean)
     row = json.loads(warm.stdout)
     assert row["status"] == "internal error" and row["result"]["exercises"][0]["score"] == 0, row
     assert "this Dask worker may not grade" in row["result"]["failure"], row

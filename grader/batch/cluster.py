@@ -9,18 +9,15 @@ running at once) and gives it back; they end with the batch (the plugin is remov
 
 from __future__ import annotations
 
-import json
 import queue
-import subprocess
-import sys
-import tempfile
 import threading
 from collections.abc import Iterator
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 import distributed
 
 from grader.batch.cpus import CpuClaim
+from grader.batch.graders import FAILURES, WarmGrader
 from grader.batch.worker import course_of, failed_row
 from grader.results import StudentRow
 from grader.text import Text
@@ -32,65 +29,25 @@ if TYPE_CHECKING:
 PLUGIN = "grader-warm-graders"
 
 
-class _Warm:
-    """One `python -m grader.batch.worker` process, ready for the next student; what it says on stderr kept aside."""
-
-    def __init__(self, setup: str):
-        self.log: IO[bytes] = tempfile.TemporaryFile()
-        self.claim = CpuClaim()  # a CPU of this machine's for it and every process it starts (none left: unpinned)
-        pin = [] if self.claim.cpu is None else ["--cpu", str(self.claim.cpu)]
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "grader.batch.worker", *pin], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True
-        )
-        self.send(setup)
-
-    def send(self, line: str) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.write(line + "\n")
-        self.process.stdin.flush()
-
-    def grade(self, job: str) -> StudentRow:
-        self.send(job)
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()
-        if not line:
-            raise EOFError(f"it ended: {self.said()}")
-        return StudentRow.from_json(line)
-
-    def said(self) -> str:
-        self.log.seek(0)
-        return self.log.read().decode("utf-8", "replace")[-2000:] or "(nothing on stderr)"
-
-    def close(self) -> None:
-        """End it: its input closed, it stops after the student it grades; killed if it does not within a minute."""
-        try:
-            assert self.process.stdin is not None
-            self.process.stdin.close()
-            self.process.wait(timeout=60)
-        except (OSError, subprocess.TimeoutExpired):
-            self.process.kill()
-            self.process.wait()
-        self.log.close()
-        self.claim.close()
-
-
 class WarmGraders(distributed.WorkerPlugin):
     """On each worker: warm graders of one batch's course, exercises, device and strictness, lent to its tasks."""
 
     name = PLUGIN
 
-    def __init__(self, course_root: str, exercise_ids: list[str], device: str, strict: bool):
-        self.setup_line = json.dumps({"course_root": course_root, "exercise_ids": exercise_ids, "device": device, "strict": strict})
-        self.args = (course_root, exercise_ids, device)
+    def __init__(self, setup: dict[str, Any]):
+        self.grader_setup = setup
+        self.args = (setup["course_root"], setup["exercise_ids"], setup["device"])
 
     def setup(self, worker: Any) -> None:
-        self.idle: queue.SimpleQueue[_Warm] = queue.SimpleQueue()
-        self.started: list[_Warm] = []
+        self.idle: queue.SimpleQueue[WarmGrader] = queue.SimpleQueue()
+        self.started: list[WarmGrader] = []
+        self.claims: dict[WarmGrader, CpuClaim] = {}
         self.lock = threading.Lock()
 
     def teardown(self, worker: Any) -> None:
         for warm in self.started:
             warm.close()
+            self.claims.pop(warm).close()
 
     def grade(self, student: str, path: str) -> StudentRow:
         """One student on an idle warm grader (a new one if none is idle); a grader that fails is not lent again."""
@@ -98,14 +55,17 @@ class WarmGraders(distributed.WorkerPlugin):
             warm = self.idle.get_nowait()
         except queue.Empty:
             with self.lock:
-                warm = _Warm(self.setup_line)
+                claim = CpuClaim()  # a CPU of this machine's for it and every process it starts (none left: unpinned)
+                warm = WarmGrader(self.grader_setup, cpu=claim.cpu)
                 self.started.append(warm)
+                self.claims[warm] = claim
         try:
-            row = warm.grade(json.dumps({"student": student, "path": path}))
-        except (OSError, EOFError, ValueError, KeyError) as e:
+            row = warm.grade(student, path)
+        except FAILURES as e:
             warm.close()
             with self.lock:
                 self.started.remove(warm)
+                self.claims.pop(warm).close()
             return failed_row(
                 *course_of(*self.args[:2]), self.args[2], student, Text(f"grading {student} failed on the worker: {e}", f"在工作节点上评分 {student} 失败：{e}")
             )
@@ -119,12 +79,12 @@ def task(student: str, path: str) -> StudentRow:
     return plugin.grade(student, path)
 
 
-def on_dask(todo: list[Student], scheduler: str, args: tuple[str, list[str], str, bool], course: Course, exercises: list[Exercise]) -> Iterator[StudentRow]:
+def on_dask(todo: list[Student], scheduler: str, setup: dict[str, Any], course: Course, exercises: list[Exercise]) -> Iterator[StudentRow]:
     """Each student as a task on the cluster, graded by its worker's warm graders (started for this batch, ended
     after it); a task that fails (its worker lost, say) is that student's grader error."""
-    device = args[2]
+    device = setup["device"]
     with distributed.Client(scheduler) as client:  # type: ignore[no-untyped-call]
-        client.register_plugin(WarmGraders(*args), name=PLUGIN)
+        client.register_plugin(WarmGraders(setup), name=PLUGIN)
         try:
             # One key per (student, content and course): a changed upload or a fixed check is never deduplicated away.
             futures = {client.submit(task, s.id, str(s.path), key=f"grade-{s.id}-{s.key[:16]}", pure=False): s.id for s in todo}

@@ -1,17 +1,13 @@
-"""One CPU per worker of a local pool: what a spinning student may take is its own worker's CPU.
+"""One CPU per warm grader of a batch: what a spinning student may take is its own grader's CPU.
 
-`CpuSlots(n)`, made by `grade batch` before its pool starts, numbers the workers; each worker calls
-`take()` before it starts its zygote, so that the zygote and every student process inherit the CPU:
+`CpuSlots(n)`, made by `grade batch` before its warm graders start, gives each its CPU (in turn, when there are more
+graders than CPUs) and, as root with a cgroup v1 cpuset hierarchy, a cpuset cgroup of that one CPU; each warm grader
+calls `pin` first, before it starts its zygote, so that the zygote and every student process inherit them. A process
+may widen its own affinity (`sched_setaffinity` needs no privilege), never its cpuset, so a student who spins in many
+threads on purpose still cannot take another grader's CPU. Without cpusets (not root, cgroup v2 only, not Linux) the
+pin holds for code that spins by mistake; the time limit bounds the rest, as in a single `grade run`.
 
-- the affinity is pinned to one CPU (in turn, when there are more workers than CPUs) and torch is
-  single-threaded;
-- as root with a cgroup v1 cpuset hierarchy, the worker also joins a cpuset cgroup of that one CPU.
-  A process may widen its own affinity (`sched_setaffinity` needs no privilege), never its cpuset,
-  so a student who spins in many threads on purpose still cannot take another worker's CPU. Without
-  it (not root, cgroup v2 only, not Linux) the pin holds for code that spins by mistake; the time
-  limit bounds the rest, as in a single `grade run`.
-
-`close()` (in the batch process, after the pool is gone) ends the cpusets and what is left in them.
+`close()` (in the batch process, after its warm graders are gone) ends the cpusets and what is left in them.
 
 On Dask, the warm graders of the workers of one machine each claim a CPU of their own (`CpuClaim`: a lock file per CPU,
 held while the warm grader lives) and pin themselves to it, so that a student who spins takes their own warm grader's
@@ -21,12 +17,10 @@ CPU, not the other workers'; affinity only (a Dask worker is no root of cpusets)
 from __future__ import annotations
 
 import fcntl
-import multiprocessing
 import os
 import stat
 import sys
 import tempfile
-from multiprocessing.context import BaseContext
 from pathlib import Path
 
 from grader.inside.cgroups import end_cgroup, remove_stale_cgroups
@@ -35,38 +29,36 @@ _CPUSET = Path("/sys/fs/cgroup/cpuset")
 
 
 class CpuSlots:
-    def __init__(self, workers: int, context: BaseContext | None = None):
+    def __init__(self, workers: int):
         cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
         self.cpus = [cpus[n % len(cpus)] for n in range(workers)] if cpus else []
         parent = _own_cpuset()
         if parent is not None:
             _remove_stale(parent)
         self.groups = [_cpuset_of(parent, cpu, f"grade-batch-{os.getpid()}-{n}") if parent else None for n, cpu in enumerate(self.cpus)]
-        # shared with the pool's processes, which inherit it (multiprocessing's default context unless given one)
-        self._taken = (context or multiprocessing.get_context()).Value("i", 0)
 
-    def take(self) -> None:
-        """In a pool process: take the next slot's CPU (and cpuset), single-threaded, for this process and all it starts."""
-        import torch
-
-        with self._taken.get_lock():
-            number = self._taken.value
-            self._taken.value += 1
-        if number < len(self.cpus):
-            group = self.groups[number]
-            if group is not None:
-                try:
-                    (group / "cgroup.procs").write_text(str(os.getpid()))
-                except OSError:  # gone (removed from outside): the affinity alone, as where there are no cpusets
-                    pass
-            os.sched_setaffinity(0, {self.cpus[number]})
-        torch.set_num_threads(1)  # one CPU: more intra-op threads would only spin on it
+    def slot(self, number: int) -> tuple[int | None, Path | None]:
+        """The CPU and cpuset (each None where there is none) of warm grader `number`."""
+        if number >= len(self.cpus):
+            return None, None
+        return self.cpus[number], self.groups[number]
 
     def close(self) -> None:
-        """End the cpusets once the pool's processes have ended: whatever still runs in them is killed."""
+        """End the cpusets once the warm graders have ended: whatever still runs in them is killed."""
         for group in self.groups:
             if group is not None:
                 end_cgroup(group)
+
+
+def pin(cpu: int | None, cpuset: Path | None) -> None:
+    """In a warm grader, before it starts anything: its CPU (and cpuset) for itself and all it starts."""
+    if cpuset is not None:
+        try:
+            (cpuset / "cgroup.procs").write_text(str(os.getpid()))
+        except OSError:  # gone (removed from outside): the affinity alone, as where there are no cpusets
+            pass
+    if cpu is not None:
+        os.sched_setaffinity(0, {cpu})
 
 
 class CpuClaim:

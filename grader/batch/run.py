@@ -11,14 +11,11 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_COMPLETED, wait
 from dataclasses import dataclass, field, replace
-from multiprocessing.context import ForkServerContext
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from grader.batch import preflight
-from grader.batch.cpus import CpuSlots
+from grader.batch import graders, preflight
 from grader.batch.keys import class_keys
 from grader.batch.roster import Student, discover
 from grader.course import Course, Exercise
@@ -68,14 +65,20 @@ def grade_batch(
     from grader.term.finals import read_files
 
     started = time.monotonic()
-    report.prepare()  # matplotlib loads while the pool starts, not after the last student
+    report.prepare()  # matplotlib loads while the warm graders start, not after the last student
     files = read_files(submitted_at=submitted_at, extensions=extensions, exercise_ids=[e.id for e in exercises])
-    if scheduler is None:
-        _pool_context()  # the pool's server imports torch while this process reads and hashes the class
-    missing = preflight.check(course, exercises, strict=strict, scheduler=scheduler, exposed=[submissions, out, *course.secrets])
-    with private_files():
-        out.mkdir(mode=0o700, parents=True, exist_ok=True)
-        result = _grade_into(out, course, exercises, submissions, device, strict, workers, scheduler, only, progress, missing, files)
+    config = graders.setup(course.root, [e.id for e in exercises], device, strict, (course.time_limit, course.memory_limit), dask=scheduler is not None)
+    # The warm graders import torch while this process checks the machine and reads and hashes the class.
+    pool = graders.Pool(config, max(1, workers)) if scheduler is None else None
+    try:
+        missing = preflight.check(course, exercises, strict=strict, scheduler=scheduler, exposed=[submissions, out, *course.secrets])
+        with private_files():
+            out.mkdir(mode=0o700, parents=True, exist_ok=True)
+            grade = _on_pool(pool, course, exercises, device) if pool is not None else _on_dask(scheduler or "", config, course, exercises)
+            result = _grade_into(out, course, exercises, submissions, device, only, progress, missing, files, grade)
+    finally:
+        if pool is not None:
+            pool.close()
     result.seconds = time.monotonic() - started
     return result
 
@@ -86,13 +89,11 @@ def _grade_into(
     exercises: list[Exercise],
     submissions: Path,
     device: str,
-    strict: bool,
-    workers: int,
-    scheduler: str | None,
     only: str | None,
     progress: Callable[[StudentRow, int, int], None] | None,
     missing: list[str],
-    files: TermFiles | None = None,
+    files: TermFiles | None,
+    grade: Grading,
 ) -> BatchResult:
     """Grade what changed into `out`, journal each row, then publish every student's final points from the journal
     (grader.term: late policy and overrides, applied after grading): reports, feedback, grades.csv, the summary, changes."""
@@ -116,7 +117,7 @@ def _grade_into(
         todo = [s for s in keyed if s.id == only or (only is None and (journal.key_of(s.id) != s.key or not (out / "reports" / f"{s.id}.json").is_file()))]
         keys = {s.id: s.key for s in todo}
         done = 0
-        for row in _grade_all(todo, course, exercises, device, strict, workers, scheduler):
+        for row in _grade_all(todo, course, exercises, device, grade):
             _write_student(out, term.final(row))
             try:  # a grader failure is recorded without its key, so that the next run grades that student again
                 with journal.transaction():
@@ -179,15 +180,10 @@ def _unjournaled(row: StudentRow, error: sqlite3.Error) -> StudentRow:
     return replace(row, status=Status.INTERNAL_ERROR, result=replace(row.result, internal_errors=[*row.result.internal_errors, why]))
 
 
-def _grade_all(
-    todo: list[Student],
-    course: Course,
-    exercises: list[Exercise],
-    device: str,
-    strict: bool,
-    workers: int,
-    scheduler: str | None,
-) -> Iterator[StudentRow]:
+Grading = Callable[[list[Student]], Iterator[StudentRow]]  # students to grade -> each one's row as it is graded
+
+
+def _grade_all(todo: list[Student], course: Course, exercises: list[Exercise], device: str, grade: Grading) -> Iterator[StudentRow]:
     """Yield each student's row as it finishes (any order): first those refused unopened, then the graded ones."""
     from grader.batch.worker import unreadable_row
 
@@ -195,49 +191,26 @@ def _grade_all(
         if s.refused:
             yield unreadable_row(course, exercises, device, s.id, s.refused)
     todo = [s for s in todo if not s.refused]
-    if not todo:
-        return
-    args = (str(course.root), [e.id for e in exercises], device, strict)
-    if scheduler is not None:
-        from grader.errors import need
-
-        need("distributed", "--scheduler")
-        from grader.batch.cluster import on_dask
-
-        yield from on_dask(todo, scheduler, args, course, exercises)
-        return
-    from concurrent.futures import ProcessPoolExecutor
-
-    from grader.batch import worker
-
-    workers = max(1, min(workers, len(todo)))
-    context = _pool_context()
-    slots = CpuSlots(workers, context) if workers > 1 else None  # each worker on a CPU of its own
-    try:
-        with ProcessPoolExecutor(workers, mp_context=context, initializer=worker.start_pool_process, initargs=(*args, slots)) as pool:
-            pending = {pool.submit(worker.pool_task, s.id, str(s.path)) for s in todo}
-            while pending:
-                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    yield future.result()
-    finally:
-        if slots is not None:
-            slots.close()
+    if todo:
+        yield from grade(todo)
 
 
-def _pool_context() -> ForkServerContext:
-    """The pool's multiprocessing context, its server started (in the background) on the first call.
+def _on_pool(pool: graders.Pool, course: Course, exercises: list[Exercise], device: str) -> Grading:
+    """Grading on this machine's warm graders; a student whose warm grader failed is that student's grader error."""
+    from grader.batch.worker import failed_row
+    from grader.text import Text
 
-    forkserver: workers are forked from a clean server that imported torch once (no op run, no CUDA
-    touched), not from this process; each keeps its sandbox.
-    """
-    import multiprocessing
-    from multiprocessing import forkserver
+    return lambda todo: pool.grade(todo, lambda student, why: failed_row(course, exercises, device, student, Text(why)))
 
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["torch", "grader.batch.worker"])
-    forkserver.ensure_running()
-    return context
+
+def _on_dask(scheduler: str, config: dict[str, Any], course: Course, exercises: list[Exercise]) -> Grading:
+    """Grading on the Dask cluster at `scheduler`, each of its workers keeping warm graders."""
+    from grader.errors import need
+
+    need("distributed", "--scheduler")
+    from grader.batch.cluster import on_dask
+
+    return lambda todo: on_dask(todo, scheduler, config, course, exercises)
 
 
 def default_workers() -> int:

@@ -1,10 +1,10 @@
-"""One student's grading, as a batch worker runs it: locally in a pool process, or in a warm grader on a Dask worker.
+"""A batch's warm grader: `python -m grader.batch.worker`, which grades one student after another for a whole batch.
 
-A pool process keeps torch loaded and one sandbox (zygote) for every student it grades; in a pool
-of several, it first takes a CPU of its own (`grader.batch.cpus`). On a Dask worker the same runs in
-`python -m grader.batch.worker` processes that the worker keeps warm across tasks (`grader.batch.cluster`):
-Dask workers are multi-threaded, and namespaces must be set up from a fresh single-threaded process,
-never inside a task's thread.
+It takes its CPU first (`grader.batch.cpus.pin`), imports torch, forks its zygote from itself before it reads anything
+of the course (`Sandbox.forked`: no second import of torch), then loads the course and keeps its checks collected for
+every student it is sent. The batch process keeps such processes busy locally (`grader.batch.graders`); on Dask the
+worker plugin lends them to tasks (`grader.batch.cluster`): Dask workers are multi-threaded, and namespaces must be set
+up from a fresh single-threaded process, never inside a task's thread.
 """
 
 from __future__ import annotations
@@ -14,18 +14,16 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from grader.errors import SubmissionError
+from grader.errors import IsolationUnavailable, SubmissionError
 from grader.results import GradeResult, Status, StudentRow
 from grader.text import Text
 
 if TYPE_CHECKING:
-    from grader.batch.cpus import CpuSlots
     from grader.course import Course, Exercise
     from grader.grading.pipeline import Grader
 
-_STATE: dict[str, Grader] = {}  # the pool process's Grader, kept for every student it grades
 # Why a Dask task grades only where student processes have no network.
 NETWORK_NEEDED = (
     "grading on a Dask cluster needs student processes without the network (namespaces): one that has it "
@@ -59,33 +57,13 @@ def unreadable_row(course: Course, exercises: Sequence[Exercise], device: str, s
     return StudentRow(student, Status.UNREADABLE, result, seconds)
 
 
-# -- a local pool process -----------------------------------------------------------------------
+# -- a warm grader ------------------------------------------------------------------------------
 
 
-def start_pool_process(course_root: str, exercise_ids: list[str], device: str, strict: bool, slots: CpuSlots | None = None) -> None:
-    """Pool initializer: load the course and start this process's sandbox, kept for every student it grades.
-
-    With `slots` (a `CpuSlots`, in a pool of several processes) this process takes its CPU first, so
-    that its zygote and every student process inherit it.
-    """
-    from multiprocessing.util import Finalize
-
-    from grader.course import load_course
-    from grader.grading.pipeline import Grader
-
-    if slots is not None:
-        slots.take()
-    course = load_course(Path(course_root))
-    grader = Grader(course, [course.exercise(i) for i in exercise_ids], device, strict=strict).start()
-    Finalize(None, grader.close, exitpriority=10)  # the zygote ends with this process
-    _STATE["grader"] = grader
-
-
-def pool_task(student: str, path: str) -> StudentRow:
-    """One student in this pool process; a failure of the grader itself is that student's row, not the batch's end."""
+def grade_or_fail(grader: Grader, student: str, path: str) -> StudentRow:
+    """One student on this warm grader; a failure of the grader itself is that student's row, not the batch's end."""
     from grader.errors import GraderError
 
-    grader = _STATE["grader"]
     try:
         return grade_one(grader, student, Path(path))
     except GraderError as e:
@@ -109,41 +87,65 @@ def course_of(course_root: str, exercise_ids: list[str]) -> tuple[Course, list[E
     return course, [course.exercise(i) for i in exercise_ids]
 
 
-# -- a warm grader on a Dask worker -------------------------------------------------------------
+def _start(setup: dict[str, Any]) -> Grader:
+    """This warm grader's `Grader`: its zygote forked first, from this process as it is now – a clean environment,
+    torch imported, nothing of the course read (`Sandbox.forked`) – then the course loaded.
+
+    IsolationUnavailable (a GraderError) where this machine's sandbox may not grade; on Dask (`dask`), also where
+    student processes would have the network."""
+    import torch
+
+    from grader.grading.pipeline import Grader
+    from grader.inside.isolation import NO_NETWORK
+    from grader.sandbox.host import Limits, Sandbox, active
+
+    sandbox = Sandbox.forked(course_root=Path(setup["course_root"]), device=setup["device"], limits=Limits(*setup["limits"]), strict=setup["strict"])
+    torch.set_num_threads(1)  # one CPU: more intra-op threads would only spin on it
+    try:
+        course, exercises = course_of(setup["course_root"], setup["exercise_ids"])
+        grader = Grader(course, exercises, setup["device"], strict=setup["strict"], sandbox=sandbox).start()
+        found = sandbox.ready()
+        if setup["dask"] and not active(found, NO_NETWORK):
+            raise IsolationUnavailable(f"this Dask worker may not grade: {NETWORK_NEEDED}")
+    except BaseException:
+        sandbox.close()
+        raise
+    return grader
 
 
 def _main() -> None:
-    """A Dask worker's warm grader (grader.batch.cluster): its first line of input names the course, exercises, device
-    and strictness; each later line is one student, answered by one line, that student's row. Its worker's sandbox must
-    keep student code off the network, or no student is graded here. What else gets written to stdout goes to stderr."""
+    """A warm grader: `python -m grader.batch.worker SETUP [--cpu N] [--cpuset PATH]` (grader.batch.graders starts it,
+    with a clean environment). SETUP is JSON naming the course, exercises, device, strictness, the course's limits and
+    whether it serves Dask; each line of input is one student, answered by one line, that student's row. What else gets
+    written to stdout goes to stderr."""
     import os
 
-    from grader.errors import GraderError, IsolationUnavailable
-    from grader.inside.isolation import NO_NETWORK
-    from grader.sandbox.host import active
+    from grader.batch.cpus import pin
+    from grader.errors import GraderError
 
-    if sys.argv[1:2] == ["--cpu"]:  # the CPU its Dask worker claimed for it: its zygote and student processes inherit it
-        os.sched_setaffinity(0, {int(sys.argv[2])})
+    setup = json.loads(sys.argv[1])
+    options = dict(zip(sys.argv[2::2], sys.argv[3::2], strict=True))
+    pin(int(options["--cpu"]) if "--cpu" in options else None, Path(options["--cpuset"]) if "--cpuset" in options else None)
     rows = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    setup = json.loads(sys.stdin.readline())
-    refused = None
+    grader, refused = None, None
     try:
-        start_pool_process(setup["course_root"], setup["exercise_ids"], setup["device"], setup["strict"])
-        found = _STATE["grader"].protections
-        if found is not None and not active(found, NO_NETWORK):
-            raise IsolationUnavailable(f"this Dask worker may not grade: {NETWORK_NEEDED}")
+        grader = _start(setup)
     except GraderError as e:
         refused = str(e)
     for line in sys.stdin:
         job = json.loads(line)
-        if refused is None:
-            row = pool_task(job["student"], job["path"])
+        if grader is not None:
+            row = grade_or_fail(grader, job["student"], job["path"])
         else:
-            row = failed_row(*course_of(setup["course_root"], setup["exercise_ids"]), setup["device"], job["student"], Text(refused))
+            row = failed_row(*course_of(setup["course_root"], setup["exercise_ids"]), setup["device"], job["student"], Text(refused or ""))
         rows.write(row.to_json() + "\n")
         rows.flush()
+    if grader is not None:
+        grader.close()
+        assert grader.sandbox is not None
+        grader.sandbox.close()
 
 
 if __name__ == "__main__":

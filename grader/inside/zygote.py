@@ -1,6 +1,7 @@
 """The zygote: a clean server process that forks one sandboxed student process per exercise.
 
-Started by `grader.sandbox.host` as `python -m grader.inside.zygote FD COURSE_ROOT`. It imports
+Started by `grader.sandbox.host` as `python -m grader.inside.zygote FD COURSE_ROOT`, or forked from a batch's warm
+grader that has imported torch and nothing of the course (`become`). It imports
 torch, safetensors, pyseccomp and `grader.inside` only – never solutions, checks or the exercises' given course
 code – so a fork of it holds nothing a submission may not see. A fork request names the given code
 of that exercise (`grader.inside.given`), which the new student process loads itself before its
@@ -34,6 +35,37 @@ from grader.inside.isolation import Protection, View
 # student process failed: the grader's fault, not the student's. Student code never sees the file,
 # so unlike an exit status it cannot be forged.
 SETUP_FAILED_FILE = "setup-failed.log"
+
+
+def become(control_fd: int, log_fd: int, scratch: Path, env: dict[str, str], course_root: Path) -> None:
+    """Turn a fork of a batch's warm grader into its zygote (`Sandbox.forked`); never returns.
+
+    The warm grader forks it with torch imported, single-threaded, before it reads anything of the course: what it
+    holds in memory then (the engine's modules, its arguments, a clean environment) is what a fresh zygote holds. Of
+    its open files only the control socket stays; stdout and stderr go to the zygote's log, stdin is /dev/null – a
+    student process never holds the warm grader's pipes, through which rows of grades travel.
+    """
+    import gc
+
+    try:
+        gc.collect()  # what the warm grader left unreachable closes its files now, before their numbers are reused
+        gc.freeze()  # and what it holds is never collected here: no object of its closes a file of the zygote's
+        null = os.open(os.devnull, os.O_RDWR)
+        os.dup2(null, 0)
+        os.dup2(log_fd, 1)
+        os.dup2(log_fd, 2)
+        os.closerange(3, control_fd)
+        os.closerange(control_fd + 1, os.sysconf("SC_OPEN_MAX"))
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD):
+            signal.signal(signum, signal.SIG_DFL)
+        os.environ.clear()
+        os.environ.update(env)
+        os.chdir(scratch)
+        serve_forks(socket.socket(fileno=control_fd), course_root)
+    except BaseException:
+        traceback.print_exc()  # into the log, which the grader shows when the zygote stops answering
+        os._exit(1)
+    os._exit(0)
 
 
 def serve_forks(control: socket.socket, course_root: Path) -> None:

@@ -1,7 +1,8 @@
 """The grader's side of student processes: start the clean zygote, fork sandboxed student processes, end them.
 
 Student code never runs in the grading process. `Sandbox.start` launches `python -m grader.inside.zygote`
-(a fresh interpreter, so it inherits nothing – not CUDA state, not course material); it preloads
+(a fresh interpreter, so it inherits nothing – not CUDA state, not course material); a batch's warm grader,
+as clean when it starts, forks its zygote from itself instead (`Sandbox.forked`). The zygote preloads
 torch once and forks a student process in milliseconds, isolated as far as this machine allows
 (`protections`; `grader.inside.isolation` says how), holding the given course code of its exercise only. The checks of one exercise share a student process, one
 check at a time; the grader talks to it over its own socket with `grader.inside.wire` and enforces each
@@ -26,7 +27,7 @@ from typing import Any, TypeGuard
 
 from grader.errors import IsolationUnavailable, SandboxError
 from grader.failures import StudentError
-from grader.inside import wire
+from grader.inside import layout, wire, zygote
 from grader.inside.isolation import OWN_UID, Protection
 from grader.inside.zygote import SETUP_FAILED_FILE
 from grader.results import Outcome
@@ -72,7 +73,7 @@ class StudentTimeout(StudentError):
 class Sandbox:
     """A running zygote; `open()` forks a fresh student process."""
 
-    def __init__(self, process: subprocess.Popen[bytes], control: socket.socket, scratch: Path, device: str, limits: Limits, strict: bool):
+    def __init__(self, process: subprocess.Popen[bytes] | _Forked, control: socket.socket, scratch: Path, device: str, limits: Limits, strict: bool):
         self._process = process
         self._control = control
         self._scratch = scratch
@@ -103,6 +104,29 @@ class Sandbox:
             )
         theirs.close()
         return cls(process, ours, scratch, device, limits, strict)
+
+    @classmethod
+    def forked(cls, *, course_root: Path, device: str, limits: Limits, strict: bool = False) -> Sandbox:
+        """A zygote forked from this process rather than started afresh: a batch's warm grader saves the zygote's own
+        import of torch (about as long as a student's grading). Only for a process that is as clean as a fresh zygote
+        would be – started with `clean_env()`'s environment, torch imported, single-threaded, nothing of the course
+        read: its memory is what student processes are forked from (`grader.inside.zygote.become`)."""
+        threads = Path("/proc/self/status").read_text().split("Threads:", 1)[1].split()[0] if sys.platform == "linux" else "1"
+        folders = tuple(f"{folder}{os.sep}" for secret in layout.secrets(course_root) for folder in {secret.absolute(), secret.resolve()})
+        loaded = [name for name, module in list(sys.modules.items()) if str(getattr(module, "__file__", None) or "").startswith(folders)]
+        extra = sorted(set(os.environ) - set(clean_env()))
+        if threads != "1" or loaded or extra:
+            raise SandboxError(f"a zygote cannot be forked from this process ({threads} threads; course modules loaded: {loaded}; other variables: {extra})")
+        scratch = Path(tempfile.mkdtemp(prefix="grade-sandbox-"))
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        log = os.open(scratch / "zygote.log", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        pid = os.fork()
+        if pid == 0:
+            ours.close()
+            zygote.become(theirs.fileno(), log, scratch, zygote_env(), course_root.resolve())  # never returns
+        os.close(log)
+        theirs.close()
+        return cls(_Forked(pid), ours, scratch, device, limits, strict)
 
     @property
     def pid(self) -> int:
@@ -193,6 +217,33 @@ class Sandbox:
             reply: dict[str, Any] = json.loads(data)  # the zygote's: it runs no student code
             if expect is None or reply.get("id") == expect:
                 return reply
+
+
+class _Forked:
+    """The zygote `Sandbox.forked` made, with what the sandbox asks of a `subprocess.Popen`."""
+
+    def __init__(self, pid: int):
+        self.pid = pid
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while (code := self.poll()) is None:
+            if deadline is not None and time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired(f"zygote {self.pid}", timeout or 0.0)
+            time.sleep(0.005)
+        return code
+
+    def kill(self) -> None:
+        if self.returncode is None:
+            os.kill(self.pid, signal.SIGKILL)
 
 
 class StudentProcess:
@@ -387,6 +438,12 @@ def zygote_env() -> dict[str, str]:
         # sandboxed process 22 ms -> 14 ms here). Ignored where glibc or the kernel has no such thing.
         "GLIBC_TUNABLES": "glibc.malloc.hugetlb=1",
     } | {k: os.environ[k] for k in ("GRADE_SANDBOX_NAMESPACES",) if k in os.environ}  # to try the no-namespace mode
+
+
+def clean_env() -> dict[str, str]:
+    """The whole environment of a process a zygote may be forked from (a batch's warm grader): the zygote's, and which
+    GPUs it sees and where temporary files go."""
+    return zygote_env() | {k: os.environ[k] for k in ("CUDA_VISIBLE_DEVICES", "TMPDIR") if k in os.environ}
 
 
 def active(found: Sequence[Protection], name: str) -> bool:
