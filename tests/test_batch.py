@@ -371,6 +371,41 @@ def test_a_zygote_is_forked_only_from_a_clean_process():
     assert "a zygote cannot be forked from this process" in lines[1] and "_gated" in lines[1], lines
 
 
+def test_a_warm_grader_that_dies_costs_only_its_students_row(tmp_path):
+    """When a pool's warm grader dies mid-student (killed here), is that student a grader error saying so, and is the
+    next student graded by a fresh warm grader?"""
+    import threading
+
+    from grader.batch.graders import Pool, setup
+    from grader.batch.roster import Student
+    from grader.results import Status
+
+    hang = student(tmp_path / "hal", "while True:\n    pass\n", sheet=None)
+    pool = Pool(setup(ROOT, ["ex05"], "cpu", False, (5.0, 4096), dask=False), 1)
+    first = pool._graders[0].process
+    try:
+        killer = threading.Timer(3.0, first.kill)  # hal is graded for 5 s at least: killed while it is
+        killer.start()
+        rows = list(pool.grade([Student("hal", hang), Student("ada", student(tmp_path / "ada"))], lambda who, why: failed(who, why)))
+        killer.cancel()
+        replaced = pool._graders[0].process
+    finally:
+        pool.close()
+    by = {r.student: r for r in rows}
+    assert by["hal"].status is Status.INTERNAL_ERROR and "grading hal failed" in by["hal"].result.failure, by["hal"]
+    assert by["ada"].status is Status.GRADED and by["ada"].score("ex05") == 14, by["ada"]
+    assert replaced is not first and first.poll() is not None and replaced.poll() is not None
+
+
+def failed(student_id: str, why: str):
+    from grader.batch.worker import failed_row
+    from grader.course import load_course
+    from grader.text import Text
+
+    course = load_course(ROOT)
+    return failed_row(course, [course.exercise("ex05")], "cpu", student_id, Text(why))
+
+
 def _cpus_of(pid: int) -> tuple[set[int], str]:
     """A process's affinity and its cpuset cgroup."""
     return os.sched_getaffinity(pid), next((line for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines() if "cpuset" in line), "")
