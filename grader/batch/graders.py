@@ -96,8 +96,8 @@ class Pool:
 
     def grade(self, todo: list[Student], failed: Callable[[str, str], StudentRow]) -> Iterator[StudentRow]:
         """Each student's row as it is graded (any order); `failed(student, why)` is the row of one whose warm grader
-        failed. Graders without a student are ended first."""
-        while len(self._graders) > max(1, len(todo)):
+        failed. Graders without a student are ended first (all of them when there is none to grade)."""
+        while len(self._graders) > len(todo):
             self._graders.pop().close(kill=True)
         jobs: queue.SimpleQueue[Student] = queue.SimpleQueue()
         for s in todo:

@@ -190,9 +190,7 @@ def _grade_all(todo: list[Student], course: Course, exercises: list[Exercise], d
     for s in todo:
         if s.refused:
             yield unreadable_row(course, exercises, device, s.id, s.refused)
-    todo = [s for s in todo if not s.refused]
-    if todo:
-        yield from grade(todo)
+    yield from grade([s for s in todo if not s.refused])  # none: the warm graders started for it end now
 
 
 def _on_pool(pool: graders.Pool, course: Course, exercises: list[Exercise], device: str) -> Grading:
@@ -210,7 +208,7 @@ def _on_dask(scheduler: str, config: dict[str, Any], course: Course, exercises: 
     need("distributed", "--scheduler")
     from grader.batch.cluster import on_dask
 
-    return lambda todo: on_dask(todo, scheduler, config, course, exercises)
+    return lambda todo: on_dask(todo, scheduler, config, course, exercises) if todo else iter(())
 
 
 def default_workers() -> int:
