@@ -242,7 +242,7 @@ def test_a_reply_cannot_claim_the_graders_error(sandbox, tmp_path):
     code = textwrap.dedent("""\
         import sys
         runtime = sys.modules['grader.inside.runtime']
-        def forged(message, modules, workspace, device):
+        def forged(*args):
             return {'ok': False, 'error': {'kind': 'arguments', 'message': 'the grader sent arguments that could not be built'}}
         runtime._call = forged
         """)

@@ -26,8 +26,8 @@ def refused(clock):
 
 def forge(clock, index, method):
     from grader.inside import wire
-    clock._channel.sendall(wire.pack({wire.CALLBACK: index, "method": method, "kwargs": {}}))
-    return wire.recv(clock._channel, timeout=None)
+    clock._channel.send(wire.pack({wire.CALLBACK: index, "method": method, "kwargs": {}}))
+    return clock._channel.recv(deadline=None)
 
 def flood(clock):
     while True:
