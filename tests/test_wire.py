@@ -185,3 +185,20 @@ def test_a_reply_that_arrived_in_time_is_read_after_the_deadline():
         assert channel.recv(deadline=time.monotonic() - 1.0) == {"ok": True, "value": 1}
         with pytest.raises(TimeoutError):
             channel.recv(deadline=time.monotonic() - 1.0)
+
+
+def test_messages_written_together_are_read_one_by_one():
+    """Are messages written together (a batch's replies) held until the flush, then read one at a time, each under
+    the bounds, with nothing left over?"""
+    a, b = socket.socketpair()
+    with a, b:
+        ours, theirs = wire.Channel(a), wire.Channel(b)
+        theirs.write(wire.pack(1))
+        theirs.write(wire.pack({"ok": [2, 3]}))
+        with pytest.raises(TimeoutError):
+            ours.recv(deadline=time.monotonic() + 0.05)
+        theirs.flush()
+        assert ours.recv(deadline=time.monotonic() + 1, bounds=wire.Bounds()) == 1
+        assert ours.pending > 0
+        assert ours.recv(deadline=time.monotonic() + 1, bounds=wire.Bounds()) == {"ok": [2, 3]}
+        assert ours.pending == 0
