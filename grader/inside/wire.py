@@ -89,9 +89,10 @@ def pack(obj: object) -> bytes:
 
 
 def _save(tensors: dict[str, torch.Tensor]) -> bytes:
-    """`tensors` (on the CPU, contiguous, each with a storage of its own) as safetensors bytes, by safetensors' own
-    serializer reading each tensor's memory: its `save` checks for shared storage and copies each tensor through numpy
-    first, ten times the cost of a message's few small tensors. `tensors` holds them alive while it reads."""
+    """`tensors` (on the CPU, contiguous, no conjugate or negative view: a view is read where it lies) as safetensors
+    bytes, by safetensors' own serializer reading each tensor's memory: its `save` checks for shared storage and copies
+    each tensor through numpy first, ten times the cost of a message's few small tensors. `tensors` holds them alive
+    while it reads."""
     from safetensors import TensorSpec, serialize
 
     specs = {
@@ -298,16 +299,16 @@ def _flatten(obj: object, tensors: dict[str, torch.Tensor], where: str | None) -
     if isinstance(obj, list):
         if all(type(v) in _PLAIN for v in obj):  # a list of plain values (a row of numbers): as it is
             return list(obj)
-        return [_flatten(v, tensors, where and f"{where}[{i}]") for i, v in enumerate(obj)]
+        return [v if type(v) in _PLAIN else _flatten(v, tensors, where and f"{where}[{i}]") for i, v in enumerate(obj)]
     if isinstance(obj, tuple):
-        return {_TUPLE: [_flatten(v, tensors, where and f"{where}[{i}]") for i, v in enumerate(obj)]}
+        return {_TUPLE: [v if type(v) in _PLAIN else _flatten(v, tensors, where and f"{where}[{i}]") for i, v in enumerate(obj)]}
     if isinstance(obj, Inject):
         return {_INJECT: obj.name, "args": _flatten(obj.args, tensors, where and f"{where}.args")}
     if isinstance(obj, Remote):
         return {_REMOTE: obj.index}
     if isinstance(obj, dict):
         if all(isinstance(k, str) and not k.startswith("$") for k in obj):
-            return {k: _flatten(v, tensors, where and f"{where}[{k!r}]") for k, v in obj.items()}
+            return {k: v if type(v) in _PLAIN else _flatten(v, tensors, where and f"{where}[{k!r}]") for k, v in obj.items()}
         pairs = []
         for k, v in obj.items():
             if not _hashable_plain(k):
@@ -320,7 +321,8 @@ def _flatten(obj: object, tensors: dict[str, torch.Tensor], where: str | None) -
         if obj.layout != torch.strided:
             raise WireError(f"{where}: {obj.layout} tensors cannot be sent; use a dense tensor")
         name = f"t{len(tensors)}"
-        tensors[name] = obj.detach().cpu().contiguous().clone()
+        # its own memory as it is now (the conjugate and negative views resolved): `_save` reads it before it changes
+        tensors[name] = obj.detach().cpu().contiguous().resolve_conj().resolve_neg()
         return {_TENSOR: name}
     raise WireError(
         f"{where} is a {type(obj).__module__}.{type(obj).__qualname__}; only tensors, numbers, "
