@@ -35,7 +35,7 @@ from grader.grading.numbers import Answers
 from grader.inside import layout
 from grader.inside.wire import Inject
 from grader.results import Outcome
-from grader.sandbox.proxy import ExerciseProcess, StudentModule, memo
+from grader.sandbox.proxy import ExerciseProcess, StudentModule, call, memo
 from grader.sandbox.services import Refusal, Service
 from grader.text import Text, quoted, title
 
@@ -63,6 +63,7 @@ __all__ = [
     "Text",
     "assert_close",
     "agrees_with_finite_differences",
+    "call",
     "carried_forward",
     "check",
     "check_sheet_form",
@@ -472,9 +473,9 @@ def expect_value_errors(cases: Mapping[str | Text, Callable[[], object]], *, fn:
     so that an unstarted exercise says so.
     """
     missed: list[Text] = []
-    for label, call in cases.items():
+    for label, run in cases.items():
         try:
-            got = call()
+            got = run()
             outcome = Text("returned " + quoted(repr(got), limit=40), "返回了 " + quoted(repr(got), limit=40))
         except StudentError as e:
             if e.raised("ValueError"):

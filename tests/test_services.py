@@ -7,6 +7,7 @@ import torch
 from grader.failures import StudentError
 from grader.inside.wire import Remote
 from grader.sandbox import host
+from grader.sandbox.host import Arguments
 from grader.sandbox.services import Refusal, Service, answer, remotes
 
 PROBE = """
@@ -26,8 +27,8 @@ def refused(clock):
 
 def forge(clock, index, method):
     from grader.inside import wire
-    clock._channel.sendall(wire.pack({wire.CALLBACK: index, "method": method, "kwargs": {}}))
-    return wire.recv(clock._channel, timeout=None)
+    clock._channel.send(wire.pack({wire.CALLBACK: index, "method": method, "kwargs": {}}))
+    return clock._channel.recv(deadline=None)
 
 def flood(clock):
     while True:
@@ -77,6 +78,22 @@ def test_calls_of_a_service_are_answered_in_the_middle_of_the_call(process):
     clock = Clock()
     assert call(process, "ask", clock, 3) == [0.25, 0.5, 0.75]
     assert clock.asked == 3
+
+
+def arguments(*args) -> Arguments:
+    services: list = []
+    return Arguments(remotes(list(args), services), {}, services)
+
+
+def test_each_call_of_a_batch_has_its_services_answered_during_it(process):
+    """In a batch, are a call's service calls answered after the earlier calls' replies, each with its own services –
+    a call cannot reach another call's service?"""
+    first, second = Clock(), Clock()
+    replies = process.many("probe", "ask", [arguments(first, 2), arguments(second, 1)])
+    assert [r["value"] for r in replies] == [[0.25, 0.5], [0.25]] and (first.asked, second.asked) == (2, 1)
+    replies = process.many("probe", "forge", [arguments(first, 1, "tick"), arguments(second, 0, "tick")])
+    assert "malformed call" in replies[0]["value"]["message"] and replies[1]["value"]["ok"]
+    assert (first.asked, second.asked) == (2, 2)
 
 
 def test_a_refusal_is_a_runtime_error_there_and_the_call_goes_on(process):

@@ -1,6 +1,7 @@
 """Messages between grader and student processes carry plain data only, and junk is rejected."""
 
 import socket
+import time
 
 import pytest
 import torch
@@ -113,18 +114,19 @@ def test_recv_enforces_the_size_limit_before_reading():
     with a, b:
         a.sendall(wire._HEADER.pack(10**9, 0))
         with pytest.raises(wire.WireError, match="exceeds the limit"):
-            wire.recv(b, timeout=1, bounds=wire.Bounds())
+            wire.Channel(b).recv(deadline=time.monotonic() + 1, bounds=wire.Bounds())
 
 
 def test_recv_times_out_and_sees_eof():
     """Does recv raise TimeoutError on silence and EOFError when the peer is gone?"""
     a, b = socket.socketpair()
     with b:
+        channel = wire.Channel(b)
         with pytest.raises(TimeoutError):
-            wire.recv(b, timeout=0.05, bounds=wire.Bounds())
+            channel.recv(deadline=time.monotonic() + 0.05, bounds=wire.Bounds())
         a.close()
         with pytest.raises(EOFError):
-            wire.recv(b, timeout=1, bounds=wire.Bounds())
+            channel.recv(deadline=time.monotonic() + 1, bounds=wire.Bounds())
 
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
@@ -178,7 +180,25 @@ def test_a_reply_that_arrived_in_time_is_read_after_the_deadline():
     other checks), while a message that has not arrived times out at once?"""
     ours, theirs = socket.socketpair()
     with ours, theirs:
+        channel = wire.Channel(ours)
         theirs.sendall(wire.pack({"ok": True, "value": 1}))
-        assert wire.recv(ours, timeout=-1.0) == {"ok": True, "value": 1}
+        assert channel.recv(deadline=time.monotonic() - 1.0) == {"ok": True, "value": 1}
         with pytest.raises(TimeoutError):
-            wire.recv(ours, timeout=-1.0)
+            channel.recv(deadline=time.monotonic() - 1.0)
+
+
+def test_messages_written_together_are_read_one_by_one():
+    """Are messages written together (a batch's replies) held until the flush, then read one at a time, each under
+    the bounds, with nothing left over?"""
+    a, b = socket.socketpair()
+    with a, b:
+        ours, theirs = wire.Channel(a), wire.Channel(b)
+        theirs.write(wire.pack(1))
+        theirs.write(wire.pack({"ok": [2, 3]}))
+        with pytest.raises(TimeoutError):
+            ours.recv(deadline=time.monotonic() + 0.05)
+        theirs.flush()
+        assert ours.recv(deadline=time.monotonic() + 1, bounds=wire.Bounds()) == 1
+        assert ours.pending > 0
+        assert ours.recv(deadline=time.monotonic() + 1, bounds=wire.Bounds()) == {"ok": [2, 3]}
+        assert ours.pending == 0

@@ -9,7 +9,7 @@ the feedback names the mistake without printing the expected count.
 
 import functools
 
-from grader.checks import Answers, Fail, Text, carried_forward, check, expect_value_errors, own_formula, reference_module, student_module
+from grader.checks import Answers, Fail, Text, call, carried_forward, check, expect_value_errors, own_formula, reference_module, student_module
 
 params = student_module("params")
 reference = reference_module("params")
@@ -266,6 +266,11 @@ def _torch_count(cell: str, d_x: int, d_h: int, layers: int, bidirectional: bool
     return sum(p.numel() for p in module.parameters())
 
 
+def call_of(config: dict):
+    """The call of count_params for this configuration."""
+    return call(config["cell"], config["d_x"], config["d_h"], **{k: v for k, v in config.items() if k not in ("cell", "d_x", "d_h")})
+
+
 def call_text(config: dict) -> str:
     """The call as the student would write it, for feedback."""
     options = "".join(f", {k}={v}" for k, v in config.items() if k not in ("cell", "d_x", "d_h"))
@@ -377,14 +382,9 @@ def grid_check(params, configs: list[dict], expected, what: str, *, excused=(), 
     A count that is wrong only by a mistake in `excused` (charged by another check) costs nothing here;
     only with `strict_type` does a float such as 36.0 count as wrong (so that this too is charged once).
     """
-    observed, targets = [], []
-    for config in configs:
-        options = {k: v for k, v in config.items() if k not in ("cell", "d_x", "d_h")}
-        got = params.count_params(config["cell"], config["d_x"], config["d_h"], **options)
-        if not strict_type and isinstance(got, float) and got.is_integer():
-            got = int(got)
-        observed.append(got)
-        targets.append(expected(config))
+    returned = params.count_params.many([call_of(config) for config in configs])
+    observed = [int(got) if not strict_type and isinstance(got, float) and got.is_integer() else got for got in returned]
+    targets = [expected(config) for config in configs]
     is_int = [isinstance(got, int) and not isinstance(got, bool) for got in observed]
     wrong = [i for i, (got, target) in enumerate(zip(observed, targets)) if not (is_int[i] and got == target)]
     probes, extras = {}, {}
@@ -572,7 +572,7 @@ def counts(params, reference) -> bool:
     weights counted right at every input size and only its biases wrong (own_bias: charged by the single-layer check)."""
     for cell in CELLS:
         configs = [dict(cell=cell, d_x=5, d_h=4), dict(cell=cell, d_x=7, d_h=2)]
-        got = [params.count_params(c["cell"], c["d_x"], c["d_h"]) for c in configs]
+        got = params.count_params.many([call_of(c) for c in configs])
         if not all(type(g) in (int, float) for g in got):
             continue
         rules = [lambda c: reference.count_params(**c)] + [count for _, count in MISTAKES]

@@ -12,7 +12,7 @@ import dataclasses
 import fractions
 import functools
 
-from grader.checks import Fail, StudentError, check, once, reference_module, student_module
+from grader.checks import Fail, StudentError, call, check, once, reference_module, student_module
 
 matching = student_module("matching")
 reference = reference_module("matching")
@@ -211,7 +211,7 @@ def count_check(student_fn, name: str, cases: list[tuple], expected: list[int], 
 
     `excused(args, got)` says whether a wrong result comes from a mistake another check has charged.
     """
-    observed = [student_fn(*args) for args in cases]
+    observed = student_fn.many([call(*args) for args in cases])
     wrong = [i for i, (got, want) in enumerate(zip(observed, expected)) if not (is_int(got) and got == want)]
     if excused:
         charged = [i for i in wrong if not (is_int(observed[i]) and excused(cases[i], observed[i]))]
@@ -345,7 +345,7 @@ def own_total(matching, reference, cell: str, vocab: int, d_e: int):
     few widths, or its own (OwnCount) where a quadratic in d_h fits it at five widths; the reference's when it is none
     of these or fails."""
     try:
-        probes = [matching.total_params(cell, vocab, d_e, h) for h in PROBE_WIDTHS]
+        probes = matching.total_params.many([call(cell, vocab, d_e, h) for h in PROBE_WIDTHS])
     except StudentError:
         return reference.total_params
     if not all(is_int(p) for p in probes):  # a tensor or float is no count to match (and == on a tensor is no bool)
@@ -354,7 +354,7 @@ def own_total(matching, reference, cell: str, vocab: int, d_e: int):
         if count(cell, vocab, d_e, 1) is not None and probes == [count(cell, vocab, d_e, h) for h in PROBE_WIDTHS]:
             return count
     try:
-        more = [matching.total_params(cell, vocab, d_e, h) for h in LINE_WIDTHS]
+        more = matching.total_params.many([call(cell, vocab, d_e, h) for h in LINE_WIDTHS])
     except StudentError:
         return reference.total_params
     counts = dict(zip(PROBE_WIDTHS + LINE_WIDTHS, probes + more))

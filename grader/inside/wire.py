@@ -14,6 +14,8 @@ lists, tuples, strings, numbers, tensors and inert `Inject` and `Remote` records
 from __future__ import annotations
 
 import json
+import math
+import select
 import socket
 import struct
 import time
@@ -81,15 +83,16 @@ def pack(obj: object) -> bytes:
     except WireError:
         _flatten(obj, {}, "value")  # raises the same refusal, naming where
         raise
-    body = json.dumps(doc, allow_nan=True).encode()
+    body = _ENCODER.encode(doc).encode()
     blob = _save(tensors) if tensors else b""
     return _HEADER.pack(len(body), len(blob)) + body + blob
 
 
 def _save(tensors: dict[str, torch.Tensor]) -> bytes:
-    """`tensors` (on the CPU, contiguous, each with a storage of its own) as safetensors bytes, by safetensors' own
-    serializer reading each tensor's memory: its `save` checks for shared storage and copies each tensor through numpy
-    first, ten times the cost of a message's few small tensors. `tensors` holds them alive while it reads."""
+    """`tensors` (on the CPU, contiguous, no conjugate or negative view: a view is read where it lies) as safetensors
+    bytes, by safetensors' own serializer reading each tensor's memory: its `save` checks for shared storage and copies
+    each tensor through numpy first, ten times the cost of a message's few small tensors. `tensors` holds them alive
+    while it reads."""
     from safetensors import TensorSpec, serialize
 
     specs = {
@@ -113,7 +116,7 @@ def unpack(data: bytes, bounds: Bounds = TRUSTED) -> object:
     if containers > bounds.containers:
         raise WireError(f"message holds more than {bounds.containers} lists/dicts")
     try:
-        doc = json.loads(body, parse_int=_bounded_int)
+        doc = _DECODER.decode(body.decode("utf-8", "surrogatepass"))
     except (ValueError, RecursionError, UnicodeDecodeError) as e:
         raise WireError(f"not a valid message: {_short(e)}") from None
     tensors = _load_tensors(blob, bounds) if blob else {}
@@ -135,6 +138,12 @@ def _bounded_int(text: str) -> int:
     if not -(1 << 63) <= value < (1 << 63):
         raise ValueError("integer outside the 64-bit range")
     return value
+
+
+# Made once: json.loads builds a decoder on every call that passes it an option. The document `pack` made holds no
+# cycle (it is built afresh), so the encoder need not look for one.
+_DECODER = json.JSONDecoder(parse_int=_bounded_int)
+_ENCODER = json.JSONEncoder(check_circular=False)
 
 
 def _load_tensors(blob: bytes, bounds: Bounds) -> dict[str, torch.Tensor]:
@@ -192,31 +201,96 @@ def leaves(obj: object) -> Iterator[object]:
         yield obj
 
 
-def recv(sock: socket.socket, *, timeout: float | None, bounds: Bounds = TRUSTED) -> object:
-    """Read one message; TimeoutError past `timeout` seconds, EOFError if the peer is gone."""
-    deadline = None if timeout is None else time.monotonic() + timeout
-    head = _read_exact(sock, _HEADER.size, deadline)
-    body_len, blob_len = _HEADER.unpack(head)
-    _check_lengths(body_len, blob_len, bounds)
-    return unpack(head + _read_exact(sock, body_len + blob_len, deadline), bounds)
+class Channel:
+    """One end of a stream socket that carries messages, both ways.
 
+    Reads go through a buffer, so that a message's header and body, and the replies a batch of calls sends together,
+    come in one read. The socket stays blocking and a deadline is kept with poll: a socket timeout costs a system call
+    each time it is set, and the student process, which waits without one, reads and writes with one call each.
+    `write` keeps a message for the next `flush` (or `send`), so that a batch's replies leave together.
+    """
 
-def _read_exact(sock: socket.socket, n: int, deadline: float | None) -> bytes:
-    """`n` bytes; TimeoutError once `deadline` has passed with fewer arrived. What had already arrived is read even
-    after the deadline: a reply sent in time is not lost because the grader came to read it late (an import sent
-    ahead, read after other exercises' checks)."""
-    buf = bytearray()
-    while len(buf) < n:
-        # past the deadline, a timeout of 0: only what is already there
-        sock.settimeout(None if deadline is None else max(0.0, deadline - time.monotonic()))
-        try:
-            chunk = sock.recv(min(n - len(buf), 1 << 20))
-        except BlockingIOError:
-            raise TimeoutError from None
-        if not chunk:
-            raise EOFError
-        buf += chunk
-    return bytes(buf)
+    _CHUNK = 1 << 16  # what one read asks for beyond the message it needs
+    _KEPT = 1 << 20  # written bytes kept before they are sent anyway
+
+    def __init__(self, sock: socket.socket):
+        sock.settimeout(None)
+        self.sock = sock
+        self._in = bytearray()
+        self._out: list[bytes] = []
+        self._out_bytes = 0
+        self._readable = select.poll()
+        self._readable.register(sock, select.POLLIN)
+
+    @property
+    def pending(self) -> int:
+        """Bytes received and not yet read as a message."""
+        return len(self._in)
+
+    def recv(self, *, deadline: float | None, bounds: Bounds = TRUSTED) -> object:
+        """The next message; TimeoutError once `deadline` (time.monotonic) has passed before it came, EOFError if the
+        peer is gone. The lengths its header gives are checked against `bounds` before its body is read. A message
+        that had already arrived is read even after the deadline: a reply sent in time is not lost because the
+        grader came to read it late (an import sent ahead, read after other exercises' checks)."""
+        self._fill(_HEADER.size, deadline)
+        body_len, blob_len = _HEADER.unpack_from(self._in)
+        _check_lengths(body_len, blob_len, bounds)
+        size = _HEADER.size + body_len + blob_len
+        self._fill(size, deadline)
+        if len(self._in) == size:  # the usual case: one message came, and nothing after it
+            data = bytes(self._in)
+            self._in.clear()
+        else:
+            data = bytes(self._in[:size])
+            del self._in[:size]
+        return unpack(data, bounds)
+
+    def _fill(self, n: int, deadline: float | None) -> None:
+        while len(self._in) < n:
+            flags = 0
+            if deadline is not None:  # past the deadline, a poll of 0 ms: only what is already there
+                if not self._readable.poll(max(0, math.ceil(1000 * (deadline - time.monotonic())))):
+                    raise TimeoutError
+                flags = socket.MSG_DONTWAIT
+            try:
+                chunk = self.sock.recv(min(max(n - len(self._in), self._CHUNK), 1 << 20), flags)
+            except BlockingIOError:
+                continue  # woken for nothing: the next poll decides
+            if not chunk:
+                raise EOFError
+            self._in += chunk
+
+    def write(self, data: bytes) -> None:
+        """Keep `data` for the next flush (sent now once a megabyte is kept)."""
+        self._out.append(data)
+        self._out_bytes += len(data)
+        if self._out_bytes >= self._KEPT:
+            self.flush()
+
+    def send(self, data: bytes, *, deadline: float | None = None) -> None:
+        """Send what was written and `data`; TimeoutError once `deadline` has passed with some of it unsent."""
+        self._out.append(data)
+        self.flush(deadline=deadline)
+
+    def flush(self, *, deadline: float | None = None) -> None:
+        data = b"".join(self._out)
+        self._out.clear()
+        self._out_bytes = 0
+        if deadline is None:
+            self.sock.sendall(data)
+            return
+        view = memoryview(data)
+        while view:
+            try:
+                view = view[self.sock.send(view, socket.MSG_DONTWAIT) :]
+            except BlockingIOError:
+                writable = select.poll()
+                writable.register(self.sock, select.POLLOUT)
+                if not writable.poll(max(0, math.ceil(1000 * (deadline - time.monotonic())))):
+                    raise TimeoutError from None
+
+    def close(self) -> None:
+        self.sock.close()
 
 
 def _flatten(obj: object, tensors: dict[str, torch.Tensor], where: str | None) -> object:
@@ -225,16 +299,16 @@ def _flatten(obj: object, tensors: dict[str, torch.Tensor], where: str | None) -
     if isinstance(obj, list):
         if all(type(v) in _PLAIN for v in obj):  # a list of plain values (a row of numbers): as it is
             return list(obj)
-        return [_flatten(v, tensors, where and f"{where}[{i}]") for i, v in enumerate(obj)]
+        return [v if type(v) in _PLAIN else _flatten(v, tensors, where and f"{where}[{i}]") for i, v in enumerate(obj)]
     if isinstance(obj, tuple):
-        return {_TUPLE: [_flatten(v, tensors, where and f"{where}[{i}]") for i, v in enumerate(obj)]}
+        return {_TUPLE: [v if type(v) in _PLAIN else _flatten(v, tensors, where and f"{where}[{i}]") for i, v in enumerate(obj)]}
     if isinstance(obj, Inject):
         return {_INJECT: obj.name, "args": _flatten(obj.args, tensors, where and f"{where}.args")}
     if isinstance(obj, Remote):
         return {_REMOTE: obj.index}
     if isinstance(obj, dict):
         if all(isinstance(k, str) and not k.startswith("$") for k in obj):
-            return {k: _flatten(v, tensors, where and f"{where}[{k!r}]") for k, v in obj.items()}
+            return {k: v if type(v) in _PLAIN else _flatten(v, tensors, where and f"{where}[{k!r}]") for k, v in obj.items()}
         pairs = []
         for k, v in obj.items():
             if not _hashable_plain(k):
@@ -247,7 +321,8 @@ def _flatten(obj: object, tensors: dict[str, torch.Tensor], where: str | None) -
         if obj.layout != torch.strided:
             raise WireError(f"{where}: {obj.layout} tensors cannot be sent; use a dense tensor")
         name = f"t{len(tensors)}"
-        tensors[name] = obj.detach().cpu().contiguous().clone()
+        # its own memory as it is now (the conjugate and negative views resolved): `_save` reads it before it changes
+        tensors[name] = obj.detach().cpu().contiguous().resolve_conj().resolve_neg()
         return {_TENSOR: name}
     raise WireError(
         f"{where} is a {type(obj).__module__}.{type(obj).__qualname__}; only tensors, numbers, "

@@ -62,6 +62,16 @@ class Limits:
         }
 
 
+@dataclass(frozen=True)
+class Arguments:
+    """The arguments of one call of a request (every Service in them replaced by a Remote) and the services that those
+    Remotes stand for: what the student process calls during this call, and only during it, is answered with these."""
+
+    args: list[object]
+    kwargs: dict[str, object]
+    services: Sequence[Service] = ()
+
+
 class StudentTimeout(StudentError):
     """The submission's function (or the import of its module, `importing`) did not finish within the check's time limit."""
 
@@ -256,14 +266,15 @@ class StudentProcess:
     def __init__(self, sandbox: Sandbox, pid: int, channel: socket.socket, scratch: Path):
         self._sandbox = sandbox
         self.pid = pid
-        self._channel = channel
+        self._channel = wire.Channel(channel)
         self._scratch = scratch
         self._status: str | None = None
         self._checks = 0
         self._deadline = 0.0
         self._output_start = 0
+        self._ids = 0  # each call of a request has an id of its own, which its reply carries
         self._imported: set[str] = set()
-        self._importing: dict[str, float] = {}  # module -> deadline of its import, sent ahead (`start_import`)
+        self._importing: dict[str, tuple[float, int]] = {}  # module -> deadline and id of its import, sent ahead
         self._last_output: str | None = None  # the current check's output, once read (kept after the process ends)
 
     @property
@@ -287,13 +298,17 @@ class StudentProcess:
         """
         if self._status is not None or module in self._imported or module in self._importing:
             return
+        request = self._import_request(module)
         try:
-            self._channel.settimeout(1.0)
-            self._channel.sendall(wire.pack({"module": module, "function": None}))
-        except OSError:  # the process is already gone: the first call says so
+            self._channel.send(wire.pack(request), deadline=time.monotonic() + 1.0)
+        except OSError:  # the process is already gone (or does not read): the first call says so
             self._stop()
             return
-        self._importing[module] = time.monotonic() + self._sandbox.limits.time_limit
+        self._importing[module] = (time.monotonic() + self._sandbox.limits.time_limit, request["id"])
+
+    def _import_request(self, module: str) -> dict[str, Any]:
+        self._ids += 1
+        return {"id": self._ids, "module": module, "function": None, "calls": []}
 
     def _output_size(self) -> int:
         try:
@@ -304,10 +319,15 @@ class StudentProcess:
     def call(
         self, module: str, function: str, args: list[object], kwargs: dict[str, object], cotangent: object = None, services: Sequence[Service] = ()
     ) -> dict[str, Any]:
-        """Run `module.function(*args, **kwargs)` there; return the reply `{"value", "grads"}`. The calls it makes of
-        `services` (the `Remote`s in its arguments) are answered here while it runs.
+        """`many` of one call: its reply `{"value", "grads"}`."""
+        return self.many(module, function, [Arguments(args, kwargs, services)], cotangent)[0]
 
-        Raises StudentError when the submission raised, hung, died or replied with junk.
+    def many(self, module: str, function: str, calls: Sequence[Arguments], cotangent: object = None) -> list[dict[str, Any]]:
+        """Run `module.function(*c.args, **c.kwargs)` there for each of `calls`, one after another, sent in one request;
+        return their replies `{"value", "grads"}`. The calls each makes of its services are answered here while it runs.
+
+        Raises StudentError when a call raised (the later ones are not run, as in a loop that calls them one by one),
+        hung, died or replied with junk; every call shares the check's time limit.
         """
         if self._status is not None:
             raise StudentError(
@@ -316,36 +336,46 @@ class StudentProcess:
                 outcome=Outcome.NOT_RUN,
             )
         if module in self._importing:  # sent ahead: its outcome, within its own limit
-            self._exchange(f"importing {module}.py", None, importing=True, deadline=self._importing.pop(module))
+            deadline, first = self._importing.pop(module)
+            self._exchange(f"importing {module}.py", None, first, [()], importing=True, deadline=deadline)
             self._imported.add(module)
         elif module not in self._imported:  # on its own, so that an import that hangs is known as such
-            self._exchange(f"importing {module}.py", {"module": module, "function": None}, importing=True)
+            request = self._import_request(module)
+            self._exchange(f"importing {module}.py", request, request["id"], [()], importing=True)
             self._imported.add(module)
-        request = {"module": module, "function": function, "args": args, "kwargs": kwargs, "cotangent": cotangent}
-        return self._exchange(f"{module}.{function}", request, importing=False, services=list(services))
+        first = self._ids + 1
+        self._ids += len(calls)
+        request = {"id": first, "module": module, "function": function, "calls": [[c.args, c.kwargs] for c in calls], "cotangent": cotangent}
+        return self._exchange(f"{module}.{function}", request, first, [c.services for c in calls], importing=False)
 
     def _exchange(
-        self, label: str, request: dict[str, object] | None, *, importing: bool, deadline: float | None = None, services: list[Service] | None = None
-    ) -> dict[str, Any]:
-        """Send `request` (None: it was sent ahead) and read its reply by `deadline` (default: the check's), answering
-        the calls of `services` that come first."""
+        self,
+        label: str,
+        request: dict[str, object] | None,
+        first: int,
+        services: Sequence[Sequence[Service]],
+        *,
+        importing: bool,
+        deadline: float | None = None,
+    ) -> list[dict[str, Any]]:
+        """Send `request` (None: it was sent ahead) and read by `deadline` (default: the check's) the replies of its
+        calls, which carry the ids from `first` on, answering the calls of each one's `services` that come first; stop
+        at the first that failed and raise its StudentError."""
         deadline = self._deadline if deadline is None else deadline
+        replies: list[dict[str, Any]] = []
         try:
             if request is not None:
-                self._channel.settimeout(max(1e-3, deadline - time.monotonic()))
-                self._channel.sendall(wire.pack(request))
-            reply = wire.recv(self._channel, timeout=max(0.0, deadline - time.monotonic()), bounds=REPLY_BOUNDS)
-            for _ in range(MAX_CALLBACKS):
-                if not (isinstance(reply, dict) and wire.CALLBACK in reply):
+                self._channel.send(wire.pack(request), deadline=deadline)
+            for place, reachable in enumerate(services):
+                reply = self._reply(list(reachable), deadline)
+                if not _well_formed(reply, first + place):
+                    self._stop()  # whatever answers like this is not the runtime any more: the next check gets a fresh process
+                    raise StudentError(f"{label} sent back a malformed reply", f"{label} 返回的应答格式错误", outcome=Outcome.CRASHED)
+                replies.append(reply)
+                if not reply["ok"]:
                     break
-                if time.monotonic() >= deadline:
-                    raise TimeoutError
-                answered = answer(services or [], reply)
-                self._channel.settimeout(max(1e-3, deadline - time.monotonic()))
-                self._channel.sendall(wire.pack(answered))
-                reply = wire.recv(self._channel, timeout=max(0.0, deadline - time.monotonic()), bounds=REPLY_BOUNDS)
-            else:
-                raise wire.WireError(f"more than {MAX_CALLBACKS:,} calls of the course code in one call")
+            if self._channel.pending and not self._importing:  # a runtime sends nothing it was not asked for
+                raise wire.WireError(f"more replies than the {len(services)} calls asked for")
         except TimeoutError:
             self._stop()
             limit = self._sandbox.limits.time_limit
@@ -374,14 +404,23 @@ class StudentProcess:
                 f"{label} 返回了评分程序无法读取的数据：{e}",
                 outcome=Outcome.CRASHED,
             ) from None
-        if not _well_formed(reply):
-            self._stop()  # whatever answers like this is not the runtime any more: the next check gets a fresh process
-            raise StudentError(f"{label} sent back a malformed reply", f"{label} 返回的应答格式错误", outcome=Outcome.CRASHED)
-        if reply["ok"]:
-            return reply
-        # Whatever the reply says (an "arguments" error included: the grader checked its injects before sending),
-        # it is the submission's result: only what the grader observes itself can be the grader's error.
-        raise StudentError.from_report(label, reply["error"])
+        if replies and not replies[-1]["ok"]:
+            # Whatever the reply says (an "arguments" error included: the grader checked its injects before sending),
+            # it is the submission's result: only what the grader observes itself can be the grader's error.
+            raise StudentError.from_report(label, replies[-1]["error"])
+        return replies
+
+    def _reply(self, services: list[Service], deadline: float) -> object:
+        """The next reply, the calls of `services` that come before it answered."""
+        reply = self._channel.recv(deadline=deadline, bounds=REPLY_BOUNDS)
+        for _ in range(MAX_CALLBACKS):
+            if not (isinstance(reply, dict) and wire.CALLBACK in reply):
+                return reply
+            if time.monotonic() >= deadline:
+                raise TimeoutError
+            self._channel.send(wire.pack(answer(services, reply)), deadline=deadline)
+            reply = self._channel.recv(deadline=deadline, bounds=REPLY_BOUNDS)
+        raise wire.WireError(f"more than {MAX_CALLBACKS:,} calls of the course code in one call")
 
     def output(self) -> str:
         """What the submission printed during the current check, truncated."""
@@ -470,9 +509,9 @@ def unavailable_text(missing: Sequence[Protection]) -> str:
     return "--sandbox strict: these protections are unavailable on this machine:\n" + "\n".join(lines)
 
 
-def _well_formed(reply: object) -> TypeGuard[dict[str, Any]]:
-    """Whether a reply has the runtime's shape, checked before anything in it is believed."""
-    if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
+def _well_formed(reply: object, id: int) -> TypeGuard[dict[str, Any]]:
+    """Whether a reply has the runtime's shape and is the reply to the call `id`, checked before anything in it is believed."""
+    if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool) or type(reply.get("id")) is not int or reply["id"] != id:
         return False
     if reply["ok"]:
         return "value" in reply and (reply.get("grads") is None or isinstance(reply["grads"], dict))

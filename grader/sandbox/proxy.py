@@ -8,6 +8,8 @@ once, so a submission that hangs costs about one time limit per exercise (two if
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,7 +17,7 @@ from grader.errors import CheckBug, SandboxError
 from grader.failures import StudentError
 from grader.inside.wire import Inject, map_leaves
 from grader.results import Outcome
-from grader.sandbox.host import Sandbox, StudentProcess, StudentTimeout
+from grader.sandbox.host import Arguments, Sandbox, StudentProcess, StudentTimeout
 from grader.sandbox.services import Service, remotes
 from grader.text import Text
 
@@ -43,13 +45,36 @@ def memo(module: StudentModule) -> dict[str, tuple[bool, Any]]:
     return module._process.memo
 
 
+@dataclass(frozen=True)
+class Call:
+    """The arguments of one call of a student function, for `StudentFunction.many`: made by `call(...)`."""
+
+    args: tuple[object, ...]
+    kwargs: dict[str, object]
+
+
+def call(*args: object, **kwargs: object) -> Call:
+    """One call's arguments, as the function is called: `params.count_params.many([call("gru", 3, 5, num_layers=2)])`."""
+    return Call(args, kwargs)
+
+
 class StudentFunction:
     def __init__(self, module: str, function: str, process: ExerciseProcess, device: torch.device):
         self._module, self._function = module, function
         self._process, self._device = process, device
 
     def __call__(self, *args: object, **kwargs: object) -> Any:
-        return self._run(list(args), kwargs, None)["value"]
+        return self._run([Call(args, kwargs)], None)[0]["value"]
+
+    def many(self, calls: Iterable[Call]) -> list[Any]:
+        """`[fn(*c.args, **c.kwargs) for c in calls]`, the calls sent to the student process in one message.
+
+        The same in every way but cost: they run one after another, the first that raises is the StudentError raised
+        here (those after it are not run), they share the check's time limit, and a function that timed out is not
+        called again. For the independent calls of a check that loops over configurations.
+        """
+        calls = list(calls)
+        return [reply["value"] for reply in self._run(calls, None)] if calls else []
 
     def with_grad(self, cotangent: object, *args: object, **kwargs: object) -> tuple[Any, dict[str, Any]]:
         """Call, then backpropagate `cotangent` (same structure as the result) in the student process.
@@ -57,7 +82,7 @@ class StudentFunction:
         Returns (value, grads): grads maps each keyword argument (positional ones as "arg0", ...)
         to the gradient of sum(value * cotangent) with respect to it, or None when none reaches it.
         """
-        reply = self._run(list(args), kwargs, cotangent)
+        reply = self._run([Call(args, kwargs)], cotangent)[0]
         grads = reply.get("grads")
         if not (
             isinstance(grads, dict)
@@ -71,17 +96,20 @@ class StudentFunction:
         named = {f"arg{i}": g for i, g in enumerate(grads["args"])} | grads["kwargs"]
         return reply["value"], named
 
-    def _run(self, args: list[object], kwargs: dict[str, object], cotangent: object) -> dict[str, Any]:
-        services: list[Service] = []
+    def _run(self, calls: list[Call], cotangent: object) -> list[dict[str, Any]]:
         injects: list[Inject] = []
-        args = [remotes(v, services, injects) for v in args]
-        kwargs = {k: remotes(v, services, injects) for k, v in kwargs.items()}
+        sent = []
+        for c in calls:
+            services: list[Service] = []
+            args = [remotes(v, services, injects) for v in c.args]
+            kwargs = {k: remotes(v, services, injects) for k, v in c.kwargs.items()}
+            sent.append(Arguments(args, kwargs, services))
         self._process.check_injects(injects)
         self._process.check_compiles(self._module)
-        reply = self._process.call(self._module, self._function, args, kwargs, cotangent, services)
+        replies = self._process.call(self._module, self._function, sent, cotangent)
         if self._device.type == "cpu":  # where a reply's tensors already are
-            return reply
-        return {k: _to_device(v, self._device) for k, v in reply.items()}
+            return replies
+        return [{k: _to_device(v, self._device) for k, v in reply.items()} for reply in replies]
 
 
 def syntax_error(path: Path) -> dict[str, str] | None:
@@ -172,10 +200,10 @@ class ExerciseProcess:
             self._syntax[module] = syntax_error(self._folder / f"{module}.py")
         return self._syntax[module]
 
-    def call(self, module: str, function: str, args: list[object], kwargs: dict[str, object], cotangent: object, services: list[Service]) -> dict[str, Any]:
-        """`module.function(...)` in this exercise's student process, under the one timeout policy: a function that
-        timed out is not called again, nor any function of a module whose import timed out or two of whose
-        functions did (NOT_RUN, at once); a call that times out is recorded as such."""
+    def call(self, module: str, function: str, calls: list[Arguments], cotangent: object) -> list[dict[str, Any]]:
+        """`module.function(...)` for each of `calls` in this exercise's student process, under the one timeout policy:
+        a function that timed out is not called again, nor any function of a module whose import timed out or two of
+        whose functions did (NOT_RUN, at once); a call that times out is recorded as such."""
         label = f"{module}.{function}"
         if label in self.timed_out:
             raise StudentError(
@@ -200,7 +228,7 @@ class ExerciseProcess:
                 outcome=Outcome.NOT_RUN,
             )
         try:
-            return self.get().call(module, function, args, kwargs, cotangent, services)
+            return self.get().many(module, function, calls, cotangent)
         except StudentTimeout as e:
             self.timed_out.add(f"{module}.py" if e.importing else label)
             raise
