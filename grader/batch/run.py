@@ -64,11 +64,9 @@ def grade_batch(
     IsolationUnavailable before anything is graded when this machine's sandbox may not run the class
     (see `preflight.check`); OUT and everything in it is created readable by its owner alone (umask 077).
     """
-    from grader.export import report
     from grader.term.finals import read_files
 
     started = time.monotonic()
-    report.prepare()  # matplotlib loads while the pool starts, not after the last student
     files = read_files(submitted_at=submitted_at, extensions=extensions, exercise_ids=[e.id for e in exercises])
     if scheduler is None:
         _pool_context()  # the pool's server imports torch while this process reads and hashes the class
