@@ -114,8 +114,10 @@ def _grade_into(
         todo = [s for s in keyed if s.id == only or (only is None and (journal.key_of(s.id) != s.key or not (out / "reports" / f"{s.id}.json").is_file()))]
         keys = {s.id: s.key for s in todo}
         done = 0
+        written: dict[str, StudentRow] = {}  # each student's final row as this run wrote their files
         for row in _grade_all(todo, course, exercises, device, strict, workers, scheduler):
-            _write_student(out, term.final(row))
+            written[row.student] = term.final(row)
+            _write_student(out, written[row.student])
             try:  # a grader failure is recorded without its key, so that the next run grades that student again
                 with journal.transaction():
                     finals.record_regrade(journal, journal.row_of(row.student), row, submission=found.submissions[row.student], course=found.course, last=last)
@@ -131,7 +133,8 @@ def _grade_into(
             term.final(_copies(course, exercises, unjournaled.get(s.id) or stored[s.id], classmates)) for s in keyed if s.id in unjournaled or s.id in stored
         ]
         for row in rows:
-            _write_student(out, row)  # a date, a penalty, an override or the class changed since: the same files, recomputed
+            if written.get(row.student) != row:  # a row this run wrote as it is has its files; others are rendered again
+                _write_student(out, row)  # a date, a penalty, an override or the class changed since: the same files, recomputed
         flags = finals.flagged(rows)
         whole = Class(course.language, course.title, rows, exercises, summary.summarize(rows, ids, missing=missing) | flags)
         for exporter in CLASS_FILES:
