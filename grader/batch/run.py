@@ -26,6 +26,7 @@ from grader.errors import SubmissionError
 from grader.export import CLASS_FILES, STUDENT_FILES, Class, changes, summary
 from grader.export.files import private_files, write_atomic
 from grader.results import Change, Status, StudentRow
+from grader.store.journal import FILE as JOURNAL
 from grader.store.journal import Journal
 
 if TYPE_CHECKING:
@@ -68,8 +69,10 @@ def grade_batch(
 
     started = time.monotonic()
     files = read_files(submitted_at=submitted_at, extensions=extensions, exercise_ids=[e.id for e in exercises])
-    if scheduler is None:
-        _pool_context()  # the pool's server imports torch while this process reads and hashes the class
+    if scheduler is None and not (out / JOURNAL).exists():
+        # A first run grades the class: the pool's server imports torch while this process reads and hashes it. A rerun
+        # starts it once someone is to be graded (_grade_all), else an unchanged class would import torch for nothing.
+        _pool_context()
     missing = preflight.check(course, exercises, strict=strict, scheduler=scheduler, exposed=[submissions, out, *course.secrets])
     with private_files():
         out.mkdir(mode=0o700, parents=True, exist_ok=True)
