@@ -445,13 +445,12 @@ def _progress(console: Console) -> AbstractContextManager[Report]:
 
     @contextlib.contextmanager
     def bar() -> Iterator[Report]:
-        with Progress(
-            TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), TextColumn("{task.description}"), console=console
-        ) as progress:
+        columns = (TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), TextColumn("{task.description}"))
+        with Progress(*columns, console=console, auto_refresh=False) as progress:  # drawn as each student finishes, not 10 times a second
             task = progress.add_task("", total=None)
 
             def update(row: StudentRow, done: int, total: int) -> None:
-                progress.update(task, completed=done, total=total, description=row.student)
+                progress.update(task, completed=done, total=total, description=row.student, refresh=True)
 
             yield update
 

@@ -213,7 +213,11 @@ class GradeResult:
 
     def to_json(self) -> str:
         """Every field, losslessly, with the layout's version."""
-        doc = {
+        return json.dumps(self.to_doc(), ensure_ascii=False, sort_keys=True)
+
+    def to_doc(self) -> dict[str, Any]:
+        """What `to_json` writes, as plain data (a journal row holds it without encoding it twice)."""
+        return {
             "version": VERSION,
             "submission": self.submission,
             "device": self.device,
@@ -257,12 +261,15 @@ class GradeResult:
                 for e in self.exercises
             ],
         }
-        return json.dumps(doc, ensure_ascii=False, sort_keys=True)
 
     @classmethod
     def from_json(cls, text: str) -> GradeResult:
         """The result `to_json` wrote; ValueError for another version or layout."""
-        doc = json.loads(text)
+        return cls.from_doc(json.loads(text))
+
+    @classmethod
+    def from_doc(cls, doc: object) -> GradeResult:
+        """The result of `to_doc`'s plain data; ValueError for another version or layout."""
         if not isinstance(doc, dict) or doc.get("version") != VERSION:
             raise ValueError(f"not a grade result of layout version {VERSION}")
         exercises = [
@@ -334,7 +341,7 @@ class StudentRow:
 
     def to_json(self) -> str:
         return json.dumps(
-            {"student": self.student, "status": self.status, "seconds": self.seconds, "result": json.loads(self.result.to_json())},
+            {"student": self.student, "status": self.status, "seconds": self.seconds, "result": self.result.to_doc()},
             ensure_ascii=False,
             sort_keys=True,
         )
@@ -343,7 +350,7 @@ class StudentRow:
     def from_json(cls, text: str) -> StudentRow:
         """The row `to_json` wrote; ValueError (or KeyError) for anything else."""
         doc = json.loads(text)
-        return cls(doc["student"], Status(doc["status"]), GradeResult.from_json(json.dumps(doc["result"])), doc["seconds"])
+        return cls(doc["student"], Status(doc["status"]), GradeResult.from_doc(doc["result"]), doc["seconds"])
 
 
 @dataclass(frozen=True)

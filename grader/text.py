@@ -78,15 +78,9 @@ def printable(text: str) -> str:
 
     The result always encodes as UTF-8.
     """
-    if text.isascii() and text.isprintable():
+    if text.replace("\n", "").replace("\t", "").isprintable():  # str.isprintable: no Other or Separator but " "
         return text
-    out = []
-    for c in text:
-        if _unsafe(c):
-            out.append("?" if ord(c) < 0x100 else _REPLACEMENT)
-        else:
-            out.append(c)
-    return "".join(out)
+    return "".join(c if c.isprintable() or not _unsafe(c) else "?" if ord(c) < 0x100 else _REPLACEMENT for c in text)
 
 
 def format_points(x: float, *, digits: int = 2) -> str:

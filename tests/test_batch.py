@@ -206,6 +206,22 @@ def test_rerun_skips_unchanged_and_regrades_a_new_upload(klass, graded, tmp_path
     assert grades(out)["bob"]["ex05"] == "14"
 
 
+def test_an_unchanged_rerun_starts_no_pool(klass, graded, tmp_path, monkeypatch):
+    """Does a rerun with no one to grade publish the same files without starting a warm grader (whose torch import
+    would serve no one)?"""
+    from grader import api
+    from grader.batch import graders
+
+    out = tmp_path / "out"
+    shutil.copytree(graded, out)
+    monkeypatch.setattr(graders, "WarmGrader", lambda *a, **k: pytest.fail("a warm grader was started"))
+    course = api.course(root=ROOT)
+    result = api.batch(course=course, exercises=api.select(course, EXERCISES.split(",")), submissions=klass, out=out, workers=2)
+    assert result.graded == 0 and result.skipped == len(grades(graded))
+    for name in ("grades.csv", "summary.json", "report.html", *(f"reports/{p.name}" for p in (graded / "reports").iterdir())):
+        assert (out / name).read_bytes() == (graded / name).read_bytes(), name
+
+
 def test_kill_9_then_resume_gives_the_same_grades(klass, graded, tmp_path):
     """After kill -9 in the middle of a batch, does a rerun give byte-identical grades and reports, and remove the killed one's cpusets?"""
     from grader.batch.cpus import _own_cpuset

@@ -82,12 +82,14 @@ class WarmGrader:
 
 
 class Pool:
-    """`workers` warm graders on this machine, started now, each on its own CPU; `grade` keeps them busy."""
+    """`workers` warm graders on this machine, each on its own CPU, started `now` or by the first `grade`, which keeps
+    them busy."""
 
-    def __init__(self, setup: dict[str, Any], workers: int):
+    def __init__(self, setup: dict[str, Any], workers: int, *, now: bool = True):
         self._slots = CpuSlots(workers) if workers > 1 else None
-        self._graders = [WarmGrader(setup, **self._slot(n)) for n in range(workers)]
         self._setup = setup
+        self._workers = workers
+        self._graders = [WarmGrader(setup, **self._slot(n)) for n in range(workers)] if now else []
         self._closed = False
 
     def _slot(self, number: int) -> dict[str, Any]:
@@ -97,6 +99,8 @@ class Pool:
     def grade(self, todo: list[Student], failed: Callable[[str, str], StudentRow]) -> Iterator[StudentRow]:
         """Each student's row as it is graded (any order); `failed(student, why)` is the row of one whose warm grader
         failed. Graders without a student are ended first (all of them when there is none to grade)."""
+        if not self._graders and not self._closed:
+            self._graders = [WarmGrader(self._setup, **self._slot(n)) for n in range(min(self._workers, len(todo)))]
         while len(self._graders) > len(todo):
             self._graders.pop().close(kill=True)
         jobs: queue.SimpleQueue[Student] = queue.SimpleQueue()

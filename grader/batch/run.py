@@ -23,6 +23,7 @@ from grader.errors import SubmissionError
 from grader.export import CLASS_FILES, STUDENT_FILES, Class, changes, summary
 from grader.export.files import private_files, write_atomic
 from grader.results import Change, Status, StudentRow
+from grader.store.journal import FILE as JOURNAL
 from grader.store.journal import Journal
 
 if TYPE_CHECKING:
@@ -61,15 +62,14 @@ def grade_batch(
     IsolationUnavailable before anything is graded when this machine's sandbox may not run the class
     (see `preflight.check`); OUT and everything in it is created readable by its owner alone (umask 077).
     """
-    from grader.export import report
     from grader.term.finals import read_files
 
     started = time.monotonic()
-    report.prepare()  # matplotlib loads while the warm graders start, not after the last student
     files = read_files(submitted_at=submitted_at, extensions=extensions, exercise_ids=[e.id for e in exercises])
     config = graders.setup(course.root, [e.id for e in exercises], device, strict, (course.time_limit, course.memory_limit), dask=scheduler is not None)
-    # The warm graders import torch while this process checks the machine and reads and hashes the class.
-    pool = graders.Pool(config, max(1, workers)) if scheduler is None else None
+    # A first run grades the class: its warm graders import torch while this process checks the machine and reads and
+    # hashes the class. A rerun starts them once someone is to be graded, else an unchanged class would pay for nothing.
+    pool = graders.Pool(config, max(1, workers), now=not (out / JOURNAL).exists()) if scheduler is None else None
     try:
         missing = preflight.check(course, exercises, strict=strict, scheduler=scheduler, exposed=[submissions, out, *course.secrets])
         with private_files():
@@ -117,8 +117,10 @@ def _grade_into(
         todo = [s for s in keyed if s.id == only or (only is None and (journal.key_of(s.id) != s.key or not (out / "reports" / f"{s.id}.json").is_file()))]
         keys = {s.id: s.key for s in todo}
         done = 0
+        written: dict[str, StudentRow] = {}  # each student's final row as this run wrote their files
         for row in _grade_all(todo, course, exercises, device, grade):
-            _write_student(out, term.final(row))
+            written[row.student] = term.final(row)
+            _write_student(out, written[row.student])
             try:  # a grader failure is recorded without its key, so that the next run grades that student again
                 with journal.transaction():
                     finals.record_regrade(journal, journal.row_of(row.student), row, submission=found.submissions[row.student], course=found.course, last=last)
@@ -134,7 +136,8 @@ def _grade_into(
             term.final(_copies(course, exercises, unjournaled.get(s.id) or stored[s.id], classmates)) for s in keyed if s.id in unjournaled or s.id in stored
         ]
         for row in rows:
-            _write_student(out, row)  # a date, a penalty, an override or the class changed since: the same files, recomputed
+            if written.get(row.student) != row:  # a row this run wrote as it is has its files; others are rendered again
+                _write_student(out, row)  # a date, a penalty, an override or the class changed since: the same files, recomputed
         flags = finals.flagged(rows)
         whole = Class(course.language, course.title, rows, exercises, summary.summarize(rows, ids, missing=missing) | flags)
         for exporter in CLASS_FILES:

@@ -54,7 +54,10 @@ def _written(w: Written, words: dict[str, str], language: str) -> list[str]:
 
 def plain(text: str) -> str:
     """Text shown outside a code block: one printable line, with Markdown's active characters escaped."""
-    return "".join("\\" + c if c in "\\`*_[]<>#|" else c for c in " ".join(printable(text).split()))
+    return " ".join(printable(text).split()).translate(_ESCAPED)
+
+
+_ESCAPED = str.maketrans({c: "\\" + c for c in "\\`*_[]<>#|"})
 
 
 def _points(x: float) -> str:

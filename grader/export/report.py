@@ -1,21 +1,18 @@
 """report.html: the class at a glance, one self-contained page a TA opens from disk.
 
-Inline CSS, plots drawn by matplotlib as base64 PNG (no script, no font, nothing from the network: a Content
+Inline CSS, plots written here as inline SVG (no script, no font, no image file, nothing from the network: a Content
 Security Policy in the page forbids it), each with a table or a caption as its text alternative, every label in the
-course's language. The plots hold numbers and exercise ids only (no words: the machine may lack a font for the
-course's language), their axes named in the caption. Everything a student controls (ids, messages) is escaped here,
-once (`_e`). Without matplotlib (a TA install without the `ta` extra) the page keeps its tables and says why the
-plots are missing. Late and overridden scores (the course's late policy, a TA's override: grader.term) are read from
+course's language. The plots are a few hundred rectangles and numbers: writing them as text costs milliseconds, where
+drawing them with a plotting library and rasterizing them took a batch about 1.4 s of CPU after its last student.
+They hold numbers and exercise ids only, their axes named in the caption. Everything a student controls (ids,
+messages) is escaped here, once (`_e`). Late and overridden scores (the course's late policy, a TA's override: grader.term) are read from
 each exercise's `adjustment` into `Adjusted` rows; with none, their section is not there at all.
 """
 
 from __future__ import annotations
 
-import base64
 import html
-import io
 import math
-import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -121,10 +118,6 @@ W = {
     "marked": Text("marked", "已评分"),
     "no answer": Text("no answer", "未作答"),
     "mean marked": Text("mean of the marked", "已评分的平均分"),
-    "no plots": Text(
-        "The plots need matplotlib, which the TA's install brings: pip install 'gated-rnn-grader[ta]'. The tables below hold the same figures.",
-        "图表需要 matplotlib（助教安装包含它）：pip install 'gated-rnn-grader[ta]'。下表给出同样的数字。",
-    ),
     "plot of": Text("Plot: {what}. The table below gives the same figures.", "图：{what}。下表给出同样的数字。"),
 }
 OUTCOMES = {
@@ -133,7 +126,6 @@ OUTCOMES = {
 }
 _FLAGGED, _PLAIN = "#c0392b", "#4a7ab0"
 Say = Callable[[str], str]  # a fixed word of the page, in its language, escaped
-Plot = Callable[..., tuple[str, int, int]]  # draws a figure (a function of a matplotlib Figure): base64 PNG, width, height
 # Sections fit a screen: long tables scroll in a box under a header that stays; a sortable table's rows are a flex
 # column that CSS reorders by the checked radio button (`order` from each row's --o1/--o2: no script).
 _STYLE = """
@@ -141,7 +133,7 @@ body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2em auto;m
 h1{font-size:1.6em}h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #ccc}h3{font-size:1.05em;margin:1.2em 0 .3em}
 table{border-collapse:collapse;margin:.5em 0;font-size:.9em}th,td{border:1px solid #ccc;padding:.2em .5em;text-align:left;overflow-wrap:anywhere}
 th{background:#f2f2f2;overflow-wrap:normal}td.n{text-align:right}figure{margin:1em 0}figcaption{color:#555;font-size:.9em}
-img{max-width:100%;height:auto}.flag{color:#c0392b}.note{background:#fff5d6;padding:.5em}
+svg{max-width:100%;height:auto}svg text{font-size:11px}.flag{color:#c0392b}.note{background:#fff5d6;padding:.5em}
 .box{max-height:70vh;overflow:auto}.box.short{max-height:35vh}.box thead th{position:sticky;top:0}
 .sortable{font-size:.9em}.sortable input:checked+label{font-weight:bold}
 .sortable table{display:block;margin:0}.sortable thead,.sortable tbody{display:flex;flex-direction:column}
@@ -155,14 +147,11 @@ def to_html(rows: Sequence[StudentRow], exercises: Sequence[Graded], figures: di
     """The page for the class `rows` graded on `exercises`, with `figures` as summary.summarize gave them."""
     say = _say(language)
     analysis = items.analyse(rows, [e.id for e in exercises])
-    plot = _plotter()
     body = [f"<h1>{_e(title)}: {say('title')}</h1>", f"<p>{say('students').format(n=len(rows))}</p>"]
-    if plot is None:
-        body.append(f'<p class="note">{say("no plots")}</p>')
     sections = [
-        _totals(rows, exercises, say, plot),
+        _totals(rows, exercises, say),
         _class(rows, exercises, say),
-        _exercises(exercises, figures, say, plot),
+        _exercises(exercises, figures, say),
         *_checks(analysis, exercises, say, language),
         _mistakes(analysis, say, language),
         _trouble(rows, say, language),
@@ -234,28 +223,28 @@ def _ranks(keys: Sequence[Any]) -> list[int]:
     return ranks
 
 
-def _figure(png: tuple[str, int, int] | None, what: str, caption: str) -> list[str]:
-    """A plot (base64 PNG, its width and height in pixels, which the page lays out before decoding it) with its alt
-    text and caption; nothing without matplotlib."""
-    if png is None:
-        return []
-    data, width, height = png
-    return [f'<figure><img src="data:image/png;base64,{data}" width="{width}" height="{height}" alt="{what}"><figcaption>{caption}</figcaption></figure>']
+def _figure(panels: Sequence[Panel], what: str, caption: str, *, width: int, height: int, columns: int = 1) -> list[str]:
+    """Bar charts (`panels`, `columns` a row, each `height` pixels tall in a figure `width` wide) as one inline SVG,
+    named by `what` for a screen reader, with its caption."""
+    rows = math.ceil(len(panels) / columns)
+    shapes = [_panel(p, x=(i % columns) * width / columns, y=(i // columns) * height, width=width / columns, height=height) for i, p in enumerate(panels)]
+    svg = f'<svg viewBox="0 0 {width} {rows * height}" width="{width}" height="{rows * height}" role="img" aria-label="{what}">' + "".join(shapes) + "</svg>"
+    return [f"<figure>{svg}<figcaption>{caption}</figcaption></figure>"]
 
 
 def _points(x: float) -> str:
     return format_points(round(x, 4))
 
 
-def _totals(rows: Sequence[StudentRow], exercises: Sequence[Graded], say: Say, plot: Plot | None) -> list[str]:
+def _totals(rows: Sequence[StudentRow], exercises: Sequence[Graded], say: Say) -> list[str]:
     most = sum(e.points for e in exercises)
     binned = Counter(round(r.result.score) for r in rows)  # the plot's bars: one per whole point
-    png = plot(lambda fig: _bars(fig.subplots(), range(math.ceil(most) + 1), binned)) if plot else None
+    panel = Panel("", {float(k): v for k, v in binned.items()}, -0.5, math.ceil(most) + 0.5, 0.8)
     exact = Counter(round(r.result.score, 4) for r in rows)  # the table: every total as given
     lines = [[_points(k), str(v)] for k, v in sorted(exact.items())]
     return [
         f"<h2>{say('totals')}</h2>",
-        *_figure(png, say("plot of").format(what=say("totals")), say("totals caption").format(most=_points(most))),
+        *_figure([panel], say("plot of").format(what=say("totals")), say("totals caption").format(most=_points(most)), width=768, height=288),
         _table([say("points"), say("count")], lines, {0, 1}, box="box short"),
     ]
 
@@ -318,21 +307,13 @@ def _handed_in(row: StudentRow, say: Say) -> str:
     return _e(max((a.submitted_at for a in dated), default="")[:16].replace("T", " "))
 
 
-def _exercises(exercises: Sequence[Graded], figures: dict[str, Any], say: Say, plot: Plot | None) -> list[str]:
+def _exercises(exercises: Sequence[Graded], figures: dict[str, Any], say: Say) -> list[str]:
     shown = [e for e in exercises if e.id in figures.get("exercises", {})]
-    columns = min(6, len(shown))
-
-    def draw(fig: Any) -> None:
-        axes = list(fig.subplots(math.ceil(len(shown) / columns), columns, squeeze=False).flat)
-        for ax, e in zip(axes, shown):
-            dist = {float(k): v for k, v in figures["exercises"][e.id]["distribution"].items()}
-            _bars(ax, sorted(dist), dist, width=0.1)  # each exact score: none is moved to a grid
-            ax.set_xlim(-0.5, e.points + 0.5)
-            ax.set_title(e.id)
-        for ax in axes[len(shown) :]:
-            ax.set_visible(False)
-
-    png = plot(draw, size=(11, 1.9 * math.ceil(len(shown) / columns))) if plot and shown else None
+    panels = [  # each exact score: none is moved to a grid
+        Panel(e.id, {float(k): v for k, v in figures["exercises"][e.id]["distribution"].items()}, -0.5, e.points + 0.5, 0.1) for e in shown
+    ]
+    what = say("plot of").format(what=say("exercises"))
+    figure = _figure(panels, what, say("exercises caption"), width=1056, height=182, columns=min(6, len(shown))) if shown else []
     lines = []
     for e in shown:
         s = figures["exercises"][e.id]
@@ -348,7 +329,7 @@ def _exercises(exercises: Sequence[Graded], figures: dict[str, Any], say: Say, p
         )
     return [
         f"<h2>{say('exercises')}</h2>",
-        *_figure(png, say("plot of").format(what=say("exercises")), say("exercises caption")),
+        *figure,
         _table([say("exercise"), say("mean"), say("median"), say("max"), say("of"), say("distribution")], lines, {1, 2, 3, 4}, box="box short"),
     ]
 
@@ -443,49 +424,45 @@ def _shown(x: float | None) -> str:
     return "–" if x is None else f"{x:.2f}"
 
 
-def _bars(ax: Any, positions: Sequence[float], counts: dict[Any, int], *, width: float = 0.8) -> None:
-    """A bar per position, as tall as its count; integer ticks on the counts."""
-    from matplotlib.ticker import MaxNLocator
+@dataclass(frozen=True)
+class Panel:
+    """One bar chart: a bar at each position of `counts` as tall as its count, `width` wide (in the positions' unit),
+    on a horizontal axis from `low` to `high`, under `title` (an exercise id, or none)."""
 
-    ax.bar(list(positions), [counts.get(p, 0) for p in positions], width=width, color=_PLAIN)
-    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.grid(axis="y", alpha=0.3)
-
-
-_warming: list[threading.Thread] = []  # `prepare`'s thread, which `_plotter` waits for: matplotlib draws one figure at a time
-
-
-def prepare() -> None:
-    """Load matplotlib and draw a throwaway figure in a thread of its own: `grade batch` asks as it starts, so that the
-    ~0.6 s this takes passes while its workers start (a CPU is idle then), not after its last student."""
-    if _warming:  # one is under way, not yet waited for
-        return
-    thread = threading.Thread(target=_warm_up, name="report plots", daemon=True)
-    _warming.append(thread)
-    thread.start()
+    title: str
+    counts: dict[float, int]
+    low: float
+    high: float
+    width: float
 
 
-def _warm_up() -> None:
-    plot = _plotter(wait=False)
-    if plot is not None:
-        plot(lambda fig: _bars(fig.subplots(), range(2), {0: 1}))
+def _panel(p: Panel, *, x: float, y: float, width: float, height: float) -> str:
+    """`p` as SVG in the box at (`x`, `y`) of `width` × `height` pixels: a frame, a grid line and a number at each tick
+    (whole students on the vertical axis), each bar with its position and count as its tooltip."""
+    left, right, top, bottom = x + 34, x + width - 10, y + (20 if p.title else 8), y + height - 22
+    tallest = max(p.counts.values(), default=0) or 1
+    across = (right - left) / (p.high - p.low)
+    up = (bottom - top) / (tallest * 1.05)
+    out = [f'<text x="{(left + right) / 2:.1f}" y="{y + 14:.1f}" text-anchor="middle">{_e(p.title)}</text>'] if p.title else []
+    for t in _ticks(0, tallest, most=4, whole=True):
+        h = bottom - t * up
+        out.append(f'<path d="M{left:.1f} {h:.1f}H{right:.1f}" stroke="#ddd"/><text x="{left - 4:.1f}" y="{h + 4:.1f}" text-anchor="end">{_points(t)}</text>')
+    for t in _ticks(p.low, p.high):
+        out.append(f'<text x="{left + (t - p.low) * across:.1f}" y="{bottom + 14:.1f}" text-anchor="middle">{_points(t)}</text>')
+    bar = max(p.width * across, 1.5)  # a bar narrower than that would not show
+    for position, count in sorted(p.counts.items()):
+        if count:
+            out.append(
+                f'<rect x="{left + (position - p.low) * across - bar / 2:.1f}" y="{bottom - count * up:.1f}" width="{bar:.1f}" height="{count * up:.1f}" '
+                f'fill="{_PLAIN}"><title>{_points(position)}: {count}</title></rect>'
+            )
+    out.append(f'<rect x="{left:.1f}" y="{top:.1f}" width="{right - left:.1f}" height="{bottom - top:.1f}" fill="none" stroke="#222"/>')
+    return "".join(out)
 
 
-def _plotter(*, wait: bool = True) -> Plot | None:
-    """A function that draws a figure and returns it as base64 PNG; None without matplotlib."""
-    while wait and _warming:
-        _warming.pop().join()
-    try:
-        from matplotlib.figure import Figure
-    except ImportError:
-        return None
-
-    def plot(draw: Callable[[Any], None], size: tuple[float, float] = (8, 3)) -> tuple[str, int, int]:
-        fig = Figure(figsize=size, dpi=96, layout="constrained")
-        draw(fig)
-        buffer = io.BytesIO()
-        fig.savefig(buffer, format="png", metadata={"Software": None})
-        width, height = fig.canvas.get_width_height()
-        return base64.b64encode(buffer.getvalue()).decode("ascii"), width, height
-
-    return plot
+def _ticks(low: float, high: float, *, most: int = 8, whole: bool = False) -> list[float]:
+    """Round numbers from `low` to `high` a step of 1, 2 or 5 times a power of ten apart, at most `most` steps from the
+    first to the last (`whole`: whole numbers only)."""
+    step = next(s for k in range(-3, 10) for m in (1, 2, 5) if (s := m * 10.0**k) * most >= high - low and (s >= 1 or not whole))
+    first = math.ceil(low / step - 1e-9)
+    return [round(n * step, 6) for n in range(first, math.floor(high / step + 1e-9) + 1)]
