@@ -392,6 +392,18 @@ def test_a_zygote_is_forked_only_from_a_clean_process():
     assert "a zygote cannot be forked from this process" in lines[1] and "_gated" in lines[1], lines
 
 
+def test_a_zygote_is_not_forked_from_a_process_whose_clean_variables_hold_other_values():
+    """The env block a process was started with stays in the memory its zygote, and so every student process, is
+    forked from: is a warm grader started by hand with one of `clean_env()`'s variables set to another value refused
+    as one with a variable too many is?"""
+    from grader.sandbox.host import zygote_env
+
+    env = zygote_env() | {"PYTHONDONTWRITEBYTECODE": "tok-3b1f"}
+    done = subprocess.run([sys.executable, "-c", FORK, str(ROOT)], capture_output=True, text=True, timeout=300, env=env)
+    assert "a zygote cannot be forked from this process" in done.stdout + done.stderr and "PYTHONDONTWRITEBYTECODE" in done.stdout + done.stderr
+    assert "tok-3b1f" not in done.stdout + done.stderr  # the value itself is never repeated
+
+
 def test_a_warm_grader_that_dies_costs_only_its_students_row(tmp_path):
     """When a pool's warm grader dies mid-student (killed here), is that student a grader error saying so, and is the
     next student graded by a fresh warm grader?"""
