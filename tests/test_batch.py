@@ -376,6 +376,27 @@ except SandboxError as e:
 """
 
 
+PLANTED = """
+from pathlib import Path
+Path(__file__).with_name("imported").write_text("the batch's folder was on a warm grader's path")
+raise ImportError("planted")
+"""
+
+
+def test_a_warm_grader_imports_nothing_from_the_folder_the_batch_runs_in(tmp_path):
+    """A TA may run `grade batch` from any folder (the course is found beside the grader), /tmp say, where a student
+    process without namespaces may write: does a warm grader – and the zygote forked from it – import nothing from it
+    (`python -m` puts the working folder first on sys.path), so that a classmate's planted torch.py runs nowhere?"""
+    here = tmp_path / "cwd"
+    here.mkdir()
+    (here / "torch.py").write_text(PLANTED)
+    student(tmp_path / "class" / "ada", sheet=None)
+    done = cli(here, "batch", str(tmp_path / "class"), "--out", str(tmp_path / "out"), "--exercises", "ex05", "--workers", "1")
+    assert done.returncode == 0, done.stderr
+    assert not (here / "imported").exists()
+    assert grades(tmp_path / "out")["ada"]["ex05"] == "14", grades(tmp_path / "out")
+
+
 def test_a_zygote_is_forked_only_from_a_clean_process():
     """Does `Sandbox.forked` fork a zygote from a process that has imported torch alone, and refuse one that has loaded
     course code (here a reference), before forking anything?"""
@@ -385,6 +406,18 @@ def test_a_zygote_is_forked_only_from_a_clean_process():
     lines = done.stdout.splitlines()
     assert done.returncode == 0 and lines[0] == "ready", (done.stdout, done.stderr)
     assert "a zygote cannot be forked from this process" in lines[1] and "_gated" in lines[1], lines
+
+
+def test_a_zygote_is_not_forked_from_a_process_whose_clean_variables_hold_other_values():
+    """The env block a process was started with stays in the memory its zygote, and so every student process, is
+    forked from: is a warm grader started by hand with one of `clean_env()`'s variables set to another value refused
+    as one with a variable too many is?"""
+    from grader.sandbox.host import zygote_env
+
+    env = zygote_env() | {"PYTHONDONTWRITEBYTECODE": "tok-3b1f"}
+    done = subprocess.run([sys.executable, "-c", FORK, str(ROOT)], capture_output=True, text=True, timeout=300, env=env)
+    assert "a zygote cannot be forked from this process" in done.stdout + done.stderr and "PYTHONDONTWRITEBYTECODE" in done.stdout + done.stderr
+    assert "tok-3b1f" not in done.stdout + done.stderr  # the value itself is never repeated
 
 
 def test_a_warm_grader_that_dies_costs_only_its_students_row(tmp_path):

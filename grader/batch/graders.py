@@ -45,7 +45,7 @@ class WarmGrader:
         self.log: IO[bytes] = tempfile.TemporaryFile()
         pin = [*(["--cpu", str(cpu)] if cpu is not None else []), *(["--cpuset", str(cpuset)] if cpuset is not None else [])]
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "grader.batch.worker", json.dumps(setup), *pin],
+            [sys.executable, "-P", "-m", "grader.batch.worker", json.dumps(setup), *pin],  # -P: never the working folder on its path
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self.log,

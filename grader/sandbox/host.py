@@ -124,7 +124,8 @@ class Sandbox:
         threads = Path("/proc/self/status").read_text().split("Threads:", 1)[1].split()[0] if sys.platform == "linux" else "1"
         folders = tuple(f"{folder}{os.sep}" for secret in layout.secrets(course_root) for folder in {secret.absolute(), secret.resolve()})
         loaded = [name for name, module in list(sys.modules.items()) if str(getattr(module, "__file__", None) or "").startswith(folders)]
-        extra = sorted(set(os.environ) - set(clean_env()))
+        clean = clean_env()
+        extra = sorted(k for k, v in os.environ.items() if clean.get(k) != v)  # a value too: its start's env block stays
         if threads != "1" or loaded or extra:
             raise SandboxError(f"a zygote cannot be forked from this process ({threads} threads; course modules loaded: {loaded}; other variables: {extra})")
         scratch = Path(tempfile.mkdtemp(prefix="grade-sandbox-"))
