@@ -446,6 +446,52 @@ def test_a_warm_grader_that_dies_costs_only_its_students_row(tmp_path):
     assert replaced is not first and first.poll() is not None and replaced.poll() is not None
 
 
+def test_a_warm_grader_whose_zygote_died_grades_the_next_student_on_a_fresh_one(tmp_path):
+    """When a warm grader's zygote dies between students (it runs no student code: the OOM killer, say), is the next
+    student graded in full, on a zygote started afresh?"""
+    import signal
+
+    from grader.batch.graders import WarmGrader, setup
+
+    warm = WarmGrader(setup(ROOT, ["ex05"], "cpu", False, (5.0, 4096), dask=False))
+    try:
+        assert warm.grade("ada", str(student(tmp_path / "ada"))).score("ex05") == 14
+        (zygote,) = [int(p) for p in Path(f"/proc/{warm.process.pid}/task/{warm.process.pid}/children").read_text().split()]
+        os.kill(zygote, signal.SIGKILL)
+        while Path(f"/proc/{zygote}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":  # dead, not yet reaped
+            time.sleep(0.01)
+        row = warm.grade("bo", str(student(tmp_path / "bo")))
+    finally:
+        warm.close()
+    assert row.status.value == "graded" and row.score("ex05") == 14, (row.result.failure, row.result.internal_errors)
+
+
+def test_students_left_when_no_warm_grader_can_start_get_a_row_saying_so(tmp_path, monkeypatch):
+    """If a warm grader fails and no other can be started, does every student left still get a row, saying why?"""
+    from grader.batch import graders
+    from grader.batch.roster import Student
+
+    class Broken:
+        def __init__(self, *args, **kwargs):
+            if Broken.started:
+                raise OSError("too many open files")
+            Broken.started += 1
+
+        def grade(self, student, path):
+            raise EOFError("it ended")
+
+        def close(self, *, kill=False):
+            pass
+
+    Broken.started = 0
+    monkeypatch.setattr(graders, "WarmGrader", Broken)
+    pool = graders.Pool(graders.setup(ROOT, ["ex05"], "cpu", False, (5.0, 4096), dask=False), 1)
+    rows = list(pool.grade([Student(n, tmp_path / n) for n in ("ann", "ben", "cid")], failed))
+    pool.close()
+    assert [r.student for r in rows] == ["ann", "ben", "cid"]
+    assert "it ended" in rows[0].result.failure and all("no warm grader could be started" in r.result.failure for r in rows[1:])
+
+
 def failed(student_id: str, why: str):
     from grader.batch.worker import failed_row
     from grader.course import load_course

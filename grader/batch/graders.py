@@ -122,7 +122,10 @@ class Pool:
                         if self._closed:
                             return
                         self._graders[number].close(kill=True)
-                        self._graders[number] = WarmGrader(self._setup, **self._slot(number))
+                        try:
+                            self._graders[number] = WarmGrader(self._setup, **self._slot(number))
+                        except OSError:
+                            return  # the students left are the other threads', or get a row saying so (below)
             finally:
                 rows.put(None)
 
@@ -136,6 +139,9 @@ class Pool:
                 running -= 1
             else:
                 yield row
+        while not jobs.empty():  # every thread ended without a warm grader (none could be started again)
+            student = jobs.get_nowait()
+            yield failed(student.id, f"grading {student.id} failed: no warm grader could be started")
 
     def close(self) -> None:
         """End every warm grader (killed: none has a student left), then the cpusets."""

@@ -113,6 +113,17 @@ def _start(setup: dict[str, Any]) -> Grader:
     return grader
 
 
+def _afresh(grader: Grader) -> Grader:
+    """A grader whose zygote died (the kernel's OOM killer, say: it runs no student code) replaced by one with a zygote
+    started afresh – this process has read the course, so it may not fork one from itself again."""
+    from grader.grading.pipeline import Grader
+
+    assert grader.sandbox is not None
+    grader.close()
+    grader.sandbox.close()
+    return Grader(grader.course, grader.exercises, grader.device, strict=grader.strict).start()
+
+
 def _main() -> None:
     """A warm grader: `python -m grader.batch.worker SETUP [--cpu N] [--cpuset PATH]` (grader.batch.graders starts it,
     with a clean environment). SETUP is JSON naming the course, exercises, device, strictness, the course's limits and
@@ -136,6 +147,8 @@ def _main() -> None:
         refused = str(e)
     for line in sys.stdin:
         job = json.loads(line)
+        if grader is not None and grader.sandbox is not None and not grader.sandbox.alive:
+            grader = _afresh(grader)
         if grader is not None:
             row = grade_or_fail(grader, job["student"], job["path"])
         else:
@@ -143,9 +156,10 @@ def _main() -> None:
         rows.write(row.to_json() + "\n")
         rows.flush()
     if grader is not None:
-        grader.close()
-        assert grader.sandbox is not None
-        grader.sandbox.close()
+        sandbox = grader.sandbox
+        grader.close()  # and the sandbox, where the grader started it itself (`_afresh`)
+        if sandbox is not None and grader.sandbox is not None:
+            sandbox.close()
 
 
 if __name__ == "__main__":
