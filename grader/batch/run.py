@@ -62,9 +62,11 @@ def grade_batch(
     IsolationUnavailable before anything is graded when this machine's sandbox may not run the class
     (see `preflight.check`); OUT and everything in it is created readable by its owner alone (umask 077).
     """
+    from grader.export import report
     from grader.term.finals import read_files
 
     started = time.monotonic()
+    report.prepare()  # matplotlib loads while the graders start, not after the last student
     files = read_files(submitted_at=submitted_at, extensions=extensions, exercise_ids=[e.id for e in exercises])
     config = graders.setup(course.root, [e.id for e in exercises], device, strict, (course.time_limit, course.memory_limit), dask=scheduler is not None)
     # A first run grades the class: its warm graders import torch while this process checks the machine and reads and

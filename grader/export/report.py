@@ -1,26 +1,33 @@
 """report.html: the class at a glance, one self-contained page a TA opens from disk.
 
-Inline CSS, plots written here as inline SVG (no script, no font, no image file, nothing from the network: a Content
-Security Policy in the page forbids it), each with a table or a caption as its text alternative, every label in the
-course's language. The plots are a few hundred rectangles and numbers: writing them as text costs milliseconds, where
-drawing them with a plotting library and rasterizing them took a batch about 1.4 s of CPU after its last student.
-They hold numbers and exercise ids only, their axes named in the caption. Everything a student controls (ids,
-messages) is escaped here, once (`_e`). Late and overridden scores (the course's late policy, a TA's override: grader.term) are read from
+Inline CSS, plots drawn by matplotlib's SVG backend and inlined (no script, no font, no image file, nothing from the
+network: a Content Security Policy in the page forbids it), each with a table or a caption as its text alternative,
+every label in the course's language. The plots hold numbers and exercise ids only (their text left to the browser's
+font), their axes named in the caption. They are drawn cheaply: no layout engine (each panel's box is fixed here),
+vector output rather than a rasterized PNG, one figure a plot. Everything a student controls (ids, messages) is escaped
+here, once (`_e`). Without matplotlib (a TA install without the `ta` extra) the page keeps its tables and says why the
+plots are missing. Late and overridden scores (the course's late policy, a TA's override: grader.term) are read from
 each exercise's `adjustment` into `Adjusted` rows; with none, their section is not there at all.
 """
 
 from __future__ import annotations
 
 import html
+import io
 import math
+import re
+import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grader.export import items
 from grader.results import Graded, Outcome, Status, StudentRow
 from grader.text import Text, format_points, printable
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 @dataclass(frozen=True)
@@ -118,6 +125,10 @@ W = {
     "marked": Text("marked", "已评分"),
     "no answer": Text("no answer", "未作答"),
     "mean marked": Text("mean of the marked", "已评分的平均分"),
+    "no plots": Text(
+        "The plots need matplotlib, which the TA's install brings: pip install 'gated-rnn-grader[ta]'. The tables below hold the same figures.",
+        "图表需要 matplotlib（助教安装包含它）：pip install 'gated-rnn-grader[ta]'。下表给出同样的数字。",
+    ),
     "plot of": Text("Plot: {what}. The table below gives the same figures.", "图：{what}。下表给出同样的数字。"),
 }
 OUTCOMES = {
@@ -126,6 +137,7 @@ OUTCOMES = {
 }
 _FLAGGED, _PLAIN = "#c0392b", "#4a7ab0"
 Say = Callable[[str], str]  # a fixed word of the page, in its language, escaped
+Figures = type["Figure"] | None  # matplotlib's Figure, which draws the plots; None without matplotlib
 # Sections fit a screen: long tables scroll in a box under a header that stays; a sortable table's rows are a flex
 # column that CSS reorders by the checked radio button (`order` from each row's --o1/--o2: no script).
 _STYLE = """
@@ -133,7 +145,7 @@ body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2em auto;m
 h1{font-size:1.6em}h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #ccc}h3{font-size:1.05em;margin:1.2em 0 .3em}
 table{border-collapse:collapse;margin:.5em 0;font-size:.9em}th,td{border:1px solid #ccc;padding:.2em .5em;text-align:left;overflow-wrap:anywhere}
 th{background:#f2f2f2;overflow-wrap:normal}td.n{text-align:right}figure{margin:1em 0}figcaption{color:#555;font-size:.9em}
-svg{max-width:100%;height:auto}svg text{font-size:11px}.flag{color:#c0392b}.note{background:#fff5d6;padding:.5em}
+svg{max-width:100%;height:auto}.flag{color:#c0392b}.note{background:#fff5d6;padding:.5em}
 .box{max-height:70vh;overflow:auto}.box.short{max-height:35vh}.box thead th{position:sticky;top:0}
 .sortable{font-size:.9em}.sortable input:checked+label{font-weight:bold}
 .sortable table{display:block;margin:0}.sortable thead,.sortable tbody{display:flex;flex-direction:column}
@@ -147,11 +159,14 @@ def to_html(rows: Sequence[StudentRow], exercises: Sequence[Graded], figures: di
     """The page for the class `rows` graded on `exercises`, with `figures` as summary.summarize gave them."""
     say = _say(language)
     analysis = items.analyse(rows, [e.id for e in exercises])
+    plots = _matplotlib()
     body = [f"<h1>{_e(title)}: {say('title')}</h1>", f"<p>{say('students').format(n=len(rows))}</p>"]
+    if plots is None:
+        body.append(f'<p class="note">{say("no plots")}</p>')
     sections = [
-        _totals(rows, exercises, say),
+        _totals(rows, exercises, say, plots),
         _class(rows, exercises, say),
-        _exercises(exercises, figures, say),
+        _exercises(exercises, figures, say, plots),
         *_checks(analysis, exercises, say, language),
         _mistakes(analysis, say, language),
         _trouble(rows, say, language),
@@ -223,20 +238,19 @@ def _ranks(keys: Sequence[Any]) -> list[int]:
     return ranks
 
 
-def _figure(panels: Sequence[Panel], what: str, caption: str, *, width: int, height: int, columns: int = 1) -> list[str]:
+def _figure(plots: Figures, panels: Sequence[Panel], what: str, caption: str, *, name: str, width: int, height: int, columns: int = 1) -> list[str]:
     """Bar charts (`panels`, `columns` a row, each `height` pixels tall in a figure `width` wide) as one inline SVG,
-    named by `what` for a screen reader, with its caption."""
-    rows = math.ceil(len(panels) / columns)
-    shapes = [_panel(p, x=(i % columns) * width / columns, y=(i // columns) * height, width=width / columns, height=height) for i, p in enumerate(panels)]
-    svg = f'<svg viewBox="0 0 {width} {rows * height}" width="{width}" height="{rows * height}" role="img" aria-label="{what}">' + "".join(shapes) + "</svg>"
-    return [f"<figure>{svg}<figcaption>{caption}</figcaption></figure>"]
+    named by `what` for a screen reader, with its caption; nothing without matplotlib."""
+    if plots is None:
+        return []
+    return [f"<figure>{_svg(plots, panels, what, name=name, width=width, height=height, columns=columns)}<figcaption>{caption}</figcaption></figure>"]
 
 
 def _points(x: float) -> str:
     return format_points(round(x, 4))
 
 
-def _totals(rows: Sequence[StudentRow], exercises: Sequence[Graded], say: Say) -> list[str]:
+def _totals(rows: Sequence[StudentRow], exercises: Sequence[Graded], say: Say, plots: Figures) -> list[str]:
     most = sum(e.points for e in exercises)
     binned = Counter(round(r.result.score) for r in rows)  # the plot's bars: one per whole point
     panel = Panel("", {float(k): v for k, v in binned.items()}, -0.5, math.ceil(most) + 0.5, 0.8)
@@ -244,7 +258,9 @@ def _totals(rows: Sequence[StudentRow], exercises: Sequence[Graded], say: Say) -
     lines = [[_points(k), str(v)] for k, v in sorted(exact.items())]
     return [
         f"<h2>{say('totals')}</h2>",
-        *_figure([panel], say("plot of").format(what=say("totals")), say("totals caption").format(most=_points(most)), width=768, height=288),
+        *_figure(
+            plots, [panel], say("plot of").format(what=say("totals")), say("totals caption").format(most=_points(most)), name="totals", width=768, height=288
+        ),
         _table([say("points"), say("count")], lines, {0, 1}, box="box short"),
     ]
 
@@ -307,13 +323,13 @@ def _handed_in(row: StudentRow, say: Say) -> str:
     return _e(max((a.submitted_at for a in dated), default="")[:16].replace("T", " "))
 
 
-def _exercises(exercises: Sequence[Graded], figures: dict[str, Any], say: Say) -> list[str]:
+def _exercises(exercises: Sequence[Graded], figures: dict[str, Any], say: Say, plots: Figures) -> list[str]:
     shown = [e for e in exercises if e.id in figures.get("exercises", {})]
     panels = [  # each exact score: none is moved to a grid
         Panel(e.id, {float(k): v for k, v in figures["exercises"][e.id]["distribution"].items()}, -0.5, e.points + 0.5, 0.1) for e in shown
     ]
     what = say("plot of").format(what=say("exercises"))
-    figure = _figure(panels, what, say("exercises caption"), width=1056, height=182, columns=min(6, len(shown))) if shown else []
+    figure = _figure(plots, panels, what, say("exercises caption"), name="exercises", width=1056, height=182, columns=min(6, len(shown))) if shown else []
     lines = []
     for e in shown:
         s = figures["exercises"][e.id]
@@ -436,33 +452,71 @@ class Panel:
     width: float
 
 
-def _panel(p: Panel, *, x: float, y: float, width: float, height: float) -> str:
-    """`p` as SVG in the box at (`x`, `y`) of `width` × `height` pixels: a frame, a grid line and a number at each tick
-    (whole students on the vertical axis), each bar with its position and count as its tooltip."""
-    left, right, top, bottom = x + 34, x + width - 10, y + (20 if p.title else 8), y + height - 22
-    tallest = max(p.counts.values(), default=0) or 1
-    across = (right - left) / (p.high - p.low)
-    up = (bottom - top) / (tallest * 1.05)
-    out = [f'<text x="{(left + right) / 2:.1f}" y="{y + 14:.1f}" text-anchor="middle">{_e(p.title)}</text>'] if p.title else []
-    for t in _ticks(0, tallest, most=4, whole=True):
-        h = bottom - t * up
-        out.append(f'<path d="M{left:.1f} {h:.1f}H{right:.1f}" stroke="#ddd"/><text x="{left - 4:.1f}" y="{h + 4:.1f}" text-anchor="end">{_points(t)}</text>')
-    for t in _ticks(p.low, p.high):
-        out.append(f'<text x="{left + (t - p.low) * across:.1f}" y="{bottom + 14:.1f}" text-anchor="middle">{_points(t)}</text>')
-    bar = max(p.width * across, 1.5)  # a bar narrower than that would not show
-    for position, count in sorted(p.counts.items()):
-        if count:
-            out.append(
-                f'<rect x="{left + (position - p.low) * across - bar / 2:.1f}" y="{bottom - count * up:.1f}" width="{bar:.1f}" height="{count * up:.1f}" '
-                f'fill="{_PLAIN}"><title>{_points(position)}: {count}</title></rect>'
-            )
-    out.append(f'<rect x="{left:.1f}" y="{top:.1f}" width="{right - left:.1f}" height="{bottom - top:.1f}" fill="none" stroke="#222"/>')
-    return "".join(out)
+_warming: list[threading.Thread] = []  # `prepare`'s thread, which `_matplotlib` waits for
 
 
-def _ticks(low: float, high: float, *, most: int = 8, whole: bool = False) -> list[float]:
-    """Round numbers from `low` to `high` a step of 1, 2 or 5 times a power of ten apart, at most `most` steps from the
-    first to the last (`whole`: whole numbers only)."""
-    step = next(s for k in range(-3, 10) for m in (1, 2, 5) if (s := m * 10.0**k) * most >= high - low and (s >= 1 or not whole))
-    first = math.ceil(low / step - 1e-9)
-    return [round(n * step, 6) for n in range(first, math.floor(high / step + 1e-9) + 1)]
+def prepare() -> None:
+    """Import matplotlib and draw a throwaway plot in a thread of its own: `grade batch` asks as it starts grading, so
+    that the ~0.5 s this takes passes while this process waits for its warm graders, not after its last student."""
+    if _warming:  # one is under way, not yet waited for
+        return
+    thread = threading.Thread(target=_warm_up, name="report plots", daemon=True)
+    _warming.append(thread)
+    thread.start()
+
+
+def _warm_up() -> None:
+    plots = _matplotlib(wait=False)
+    if plots is not None:
+        _svg(plots, [Panel("", {0.0: 1}, -0.5, 1.5, 0.8)], "", name="warm", width=96, height=96, columns=1)
+
+
+def _matplotlib(*, wait: bool = True) -> Figures:
+    """matplotlib's Figure, imported here (not as the module loads: a student's install has no matplotlib, and other
+    commands need none); None without it."""
+    while wait and _warming:
+        _warming.pop().join()
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:
+        return None
+    return Figure
+
+
+def _svg(plots: type[Figure], panels: Sequence[Panel], what: str, *, name: str, width: int, height: int, columns: int) -> str:
+    """`panels` drawn on one matplotlib figure and saved as SVG text to inline: the panel at (row, column) in the box
+    of `width` / `columns` × `height` pixels there, its axes at fixed margins (no layout engine to measure the text), a
+    grid line at each whole number of students, each bar with its position and count as its tooltip (a `<title>` in
+    the bar's group, which matplotlib names by its gid). Every id of the SVG starts with `name`: the page holds two."""
+    from matplotlib import rc_context
+    from matplotlib.ticker import MaxNLocator
+
+    rows, across = math.ceil(len(panels) / columns), width / columns
+    tooltips: list[str] = []
+    # text as <text> in the browser's font (no glyph outlines), the same ids on every run, no layout engine whatever a
+    # matplotlibrc says
+    with rc_context({"svg.fonttype": "none", "svg.hashsalt": name, "font.size": 8, "figure.autolayout": False, "figure.constrained_layout.use": False}):
+        fig = plots(figsize=(width / 96, rows * height / 96), dpi=96)
+        for i, p in enumerate(panels):
+            x, y = (i % columns) * across, (i // columns) * height
+            left, right, top, bottom = x + 34, x + across - 10, y + (20 if p.title else 8), y + height - 22
+            ax = fig.add_axes((left / width, 1 - bottom / (rows * height), (right - left) / width, (bottom - top) / (rows * height)))
+            shown = sorted((position, count) for position, count in p.counts.items() if count)
+            bar = max(p.width, 1.5 * (p.high - p.low) / (right - left))  # a bar narrower than 1.5 pixels would not show
+            for n, rect in enumerate(ax.bar([q for q, _ in shown], [c for _, c in shown], width=bar, color=_PLAIN), start=len(tooltips)):
+                rect.set_gid(f"bar{n}")
+            tooltips += [f"{_points(position)}: {count}" for position, count in shown]
+            ax.set_xlim(p.low, p.high)
+            ax.set_ylim(0, (max(p.counts.values(), default=0) or 1) * 1.05)
+            ax.xaxis.set_major_locator(MaxNLocator(nbins=5, steps=[1, 2, 5, 10]))  # few ticks: each is a handful of artists to make and draw
+            ax.yaxis.set_major_locator(MaxNLocator(nbins=3, integer=True))
+            ax.grid(axis="y", color="#ddd")
+            ax.set_axisbelow(True)
+            if p.title:
+                ax.set_title(p.title, y=1, pad=3)  # a fixed place: matplotlib moves a title of no `y` clear of the ticks, measuring them
+        out = io.StringIO()
+        fig.savefig(out, format="svg", metadata={"Creator": None, "Date": None, "Format": None, "Type": None})
+    svg = out.getvalue()
+    svg = re.sub(r'<g id="bar(\d+)">', lambda m: f"{m[0]}<title>{html.escape(tooltips[int(m[1])])}</title>", svg[svg.index("<svg") :])
+    svg = re.sub(r'(?<= id=")|(?<=xlink:href="#)|(?<=url\(#)', f"{name}-", svg)
+    return svg.replace("<svg ", f'<svg role="img" aria-label="{what}" ', 1)
