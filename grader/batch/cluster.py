@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import distributed
@@ -24,7 +24,6 @@ from grader.text import Text
 
 if TYPE_CHECKING:
     from grader.batch.roster import Student
-    from grader.course import Course, Exercise
 
 PLUGIN = "grader-warm-graders"
 
@@ -43,10 +42,19 @@ class WarmGraders(distributed.WorkerPlugin):
         self.started: list[WarmGrader] = []
         self.claims: dict[WarmGrader, CpuClaim] = {}
         self.lock = threading.Lock()
+        self.idle.put(self._start())  # one now: it imports torch while the batch reads the class and sends the tasks
+
+    def _start(self) -> WarmGrader:
+        with self.lock:
+            claim = CpuClaim()  # a CPU of this machine's for it and every process it starts (none left: unpinned)
+            warm = WarmGrader(self.grader_setup, cpu=claim.cpu)
+            self.started.append(warm)
+            self.claims[warm] = claim
+        return warm
 
     def teardown(self, worker: Any) -> None:
-        for warm in self.started:
-            warm.close()
+        for warm in self.started:  # the batch is over: none has a student left
+            warm.close(kill=True)
             self.claims.pop(warm).close()
 
     def grade(self, student: str, path: str) -> StudentRow:
@@ -54,11 +62,7 @@ class WarmGraders(distributed.WorkerPlugin):
         try:
             warm = self.idle.get_nowait()
         except queue.Empty:
-            with self.lock:
-                claim = CpuClaim()  # a CPU of this machine's for it and every process it starts (none left: unpinned)
-                warm = WarmGrader(self.grader_setup, cpu=claim.cpu)
-                self.started.append(warm)
-                self.claims[warm] = claim
+            warm = self._start()
         try:
             row = warm.grade(student, path)
         except FAILURES as e:
@@ -79,26 +83,42 @@ def task(student: str, path: str) -> StudentRow:
     return plugin.grade(student, path)
 
 
-def on_dask(todo: list[Student], scheduler: str, setup: dict[str, Any], course: Course, exercises: list[Exercise]) -> Iterator[StudentRow]:
-    """Each student as a task on the cluster, graded by its worker's warm graders (started for this batch, ended
-    after it); a task that fails (its worker lost, say) is that student's grader error."""
-    device = setup["device"]
-    with distributed.Client(scheduler) as client:  # type: ignore[no-untyped-call]
-        client.register_plugin(WarmGraders(setup), name=PLUGIN)
-        try:
-            # One key per (student, content and course): a changed upload or a fixed check is never deduplicated away.
-            futures = {client.submit(task, s.id, str(s.path), key=f"grade-{s.id}-{s.key[:16]}", pure=False): s.id for s in todo}
-            for future in distributed.as_completed(futures):  # type: ignore[no-untyped-call]
-                try:
-                    row = future.result()
-                except Exception as e:  # noqa: BLE001  (whatever the cluster raised, the other students go on)
-                    row = failed_row(
-                        course,
-                        exercises,
-                        device,
-                        futures[future],
-                        Text(f"the Dask task failed: {type(e).__name__}: {e}", f"Dask 任务失败：{type(e).__name__}: {e}"),
-                    )
-                yield row
-        finally:
-            client.unregister_worker_plugin(PLUGIN)
+class Cluster:
+    """The Dask cluster at `scheduler` grading a batch: each student a task on a warm grader of its worker (started for
+    this batch, ended after it). Connected `now` (its workers' warm graders start as they learn of the batch) or by the
+    first `grade` that has someone to grade."""
+
+    def __init__(self, scheduler: str, setup: dict[str, Any], *, now: bool = True):
+        self._scheduler, self._setup = scheduler, setup
+        self._client: distributed.Client | None = None
+        if now:
+            self._connect()
+
+    def _connect(self) -> distributed.Client:
+        if self._client is None:
+            self._client = distributed.Client(self._scheduler)  # type: ignore[no-untyped-call]
+            self._client.register_plugin(WarmGraders(self._setup), name=PLUGIN)
+        return self._client
+
+    def grade(self, todo: list[Student], failed: Callable[[str, Text], StudentRow]) -> Iterator[StudentRow]:
+        """Each student's row as its task ends (any order); `failed(student, why)` is the row of one whose task failed
+        (its worker lost, say): whatever the cluster raised, the other students go on."""
+        if not todo:
+            return
+        client = self._connect()
+        # One key per (student, content and course): a changed upload or a fixed check is never deduplicated away.
+        futures = {client.submit(task, s.id, str(s.path), key=f"grade-{s.id}-{s.key[:16]}", pure=False): s.id for s in todo}
+        for future in distributed.as_completed(futures):  # type: ignore[no-untyped-call]
+            try:
+                row = future.result()
+            except Exception as e:  # noqa: BLE001
+                row = failed(futures[future], Text(f"the Dask task failed: {type(e).__name__}: {e}", f"Dask 任务失败：{type(e).__name__}: {e}"))
+            yield row
+
+    def close(self) -> None:
+        if self._client is not None:
+            try:
+                self._client.unregister_worker_plugin(PLUGIN)  # type: ignore[no-untyped-call]
+            finally:
+                self._client.close()  # type: ignore[no-untyped-call]
+                self._client = None

@@ -23,6 +23,7 @@ from typing import IO, TYPE_CHECKING, Any
 from grader.batch.cpus import CpuSlots
 from grader.results import StudentRow
 from grader.sandbox.host import clean_env
+from grader.text import Text
 
 if TYPE_CHECKING:
     from grader.batch.roster import Student
@@ -96,7 +97,7 @@ class Pool:
         cpu, cpuset = self._slots.slot(number) if self._slots is not None else (None, None)
         return {"cpu": cpu, "cpuset": cpuset}
 
-    def grade(self, todo: list[Student], failed: Callable[[str, str], StudentRow]) -> Iterator[StudentRow]:
+    def grade(self, todo: list[Student], failed: Callable[[str, Text], StudentRow]) -> Iterator[StudentRow]:
         """Each student's row as it is graded (any order); `failed(student, why)` is the row of one whose warm grader
         failed. Graders without a student are ended first (all of them when there is none to grade)."""
         if not self._graders and not self._closed:
@@ -118,7 +119,7 @@ class Pool:
                     try:
                         rows.put(self._graders[number].grade(student.id, str(student.path)))
                     except FAILURES as e:
-                        rows.put(failed(student.id, f"grading {student.id} failed: {e}"))
+                        rows.put(failed(student.id, Text(f"grading {student.id} failed: {e}", f"评分 {student.id} 失败：{e}")))
                         if self._closed:
                             return
                         self._graders[number].close(kill=True)
@@ -141,7 +142,7 @@ class Pool:
                 yield row
         while not jobs.empty():  # every thread ended without a warm grader (none could be started again)
             student = jobs.get_nowait()
-            yield failed(student.id, f"grading {student.id} failed: no warm grader could be started")
+            yield failed(student.id, Text(f"grading {student.id} failed: no warm grader could be started", f"评分 {student.id} 失败：无法启动评分进程"))
 
     def close(self) -> None:
         """End every warm grader (killed: none has a student left), then the cpusets."""

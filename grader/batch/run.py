@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from grader.batch import graders, preflight
 from grader.batch.keys import class_keys
@@ -25,6 +25,7 @@ from grader.export.files import private_files, write_atomic
 from grader.results import Change, Status, StudentRow
 from grader.store.journal import FILE as JOURNAL
 from grader.store.journal import Journal
+from grader.text import Text
 
 if TYPE_CHECKING:
     from grader.term.finals import TermFiles
@@ -69,15 +70,17 @@ def grade_batch(
     report.prepare()  # matplotlib loads while the graders start, not after the last student
     files = read_files(submitted_at=submitted_at, extensions=extensions, exercise_ids=[e.id for e in exercises])
     config = graders.setup(course.root, [e.id for e in exercises], device, strict, (course.time_limit, course.memory_limit), dask=scheduler is not None)
-    # A first run grades the class: its warm graders import torch while this process checks the machine and reads and
-    # hashes the class. A rerun starts them once someone is to be graded, else an unchanged class would pay for nothing.
-    pool = graders.Pool(config, max(1, workers), now=not (out / JOURNAL).exists()) if scheduler is None else None
+    # A first run grades the class: its warm graders start now and import torch while this process reads and hashes the
+    # class. A rerun starts them once someone is to be graded, else an unchanged class would pay for nothing.
+    first = not (out / JOURNAL).exists()
+    pool: Grading | None = graders.Pool(config, max(1, workers), now=first) if scheduler is None else None
     try:
         missing = preflight.check(course, exercises, strict=strict, scheduler=scheduler, exposed=[submissions, out, *course.secrets])
+        if pool is None:  # on Dask, once the machine may grade the class: the cluster is told of the batch now
+            pool = _cluster(scheduler or "", config, now=first)
         with private_files():
             out.mkdir(mode=0o700, parents=True, exist_ok=True)
-            grade = _on_pool(pool, course, exercises, device) if pool is not None else _on_dask(scheduler or "", config, course, exercises)
-            result = _grade_into(out, course, exercises, submissions, device, only, progress, missing, files, grade)
+            result = _grade_into(out, course, exercises, submissions, device, only, progress, missing, files, pool)
     finally:
         if pool is not None:
             pool.close()
@@ -95,7 +98,7 @@ def _grade_into(
     progress: Callable[[StudentRow, int, int], None] | None,
     missing: list[str],
     files: TermFiles | None,
-    grade: Grading,
+    pool: Grading,
 ) -> BatchResult:
     """Grade what changed into `out`, journal each row, then publish every student's final points from the journal
     (grader.term: late policy and overrides, applied after grading): reports, feedback, grades.csv, the summary, changes."""
@@ -120,7 +123,7 @@ def _grade_into(
         keys = {s.id: s.key for s in todo}
         done = 0
         written: dict[str, StudentRow] = {}  # each student's final row as this run wrote their files
-        for row in _grade_all(todo, course, exercises, device, grade):
+        for row in _grade_all(todo, course, exercises, device, pool):
             written[row.student] = term.final(row)
             _write_student(out, written[row.student])
             try:  # a grader failure is recorded without its key, so that the next run grades that student again
@@ -185,35 +188,33 @@ def _unjournaled(row: StudentRow, error: sqlite3.Error) -> StudentRow:
     return replace(row, status=Status.INTERNAL_ERROR, result=replace(row.result, internal_errors=[*row.result.internal_errors, why]))
 
 
-Grading = Callable[[list[Student]], Iterator[StudentRow]]  # students to grade -> each one's row as it is graded
+class Grading(Protocol):
+    """Where a batch grades: this machine's warm graders (`graders.Pool`) or a Dask cluster's (`cluster.Cluster`)."""
+
+    def grade(self, todo: list[Student], failed: Callable[[str, Text], StudentRow]) -> Iterator[StudentRow]: ...
+
+    def close(self) -> None: ...
 
 
-def _grade_all(todo: list[Student], course: Course, exercises: list[Exercise], device: str, grade: Grading) -> Iterator[StudentRow]:
-    """Yield each student's row as it finishes (any order): first those refused unopened, then the graded ones."""
-    from grader.batch.worker import unreadable_row
+def _grade_all(todo: list[Student], course: Course, exercises: list[Exercise], device: str, pool: Grading) -> Iterator[StudentRow]:
+    """Yield each student's row as it finishes (any order): first those refused unopened, then the graded ones; a
+    student whose grading failed on a warm grader or a cluster is that student's grader error."""
+    from grader.batch.worker import failed_row, unreadable_row
 
     for s in todo:
         if s.refused:
             yield unreadable_row(course, exercises, device, s.id, s.refused)
-    yield from grade([s for s in todo if not s.refused])  # none: the warm graders started for it end now
+    # None to grade: the warm graders started for them end now
+    yield from pool.grade([s for s in todo if not s.refused], lambda student, why: failed_row(course, exercises, device, student, why))
 
 
-def _on_pool(pool: graders.Pool, course: Course, exercises: list[Exercise], device: str) -> Grading:
-    """Grading on this machine's warm graders; a student whose warm grader failed is that student's grader error."""
-    from grader.batch.worker import failed_row
-    from grader.text import Text
-
-    return lambda todo: pool.grade(todo, lambda student, why: failed_row(course, exercises, device, student, Text(why)))
-
-
-def _on_dask(scheduler: str, config: dict[str, Any], course: Course, exercises: list[Exercise]) -> Grading:
-    """Grading on the Dask cluster at `scheduler`, each of its workers keeping warm graders."""
+def _cluster(scheduler: str, config: dict[str, Any], *, now: bool) -> Grading:
     from grader.errors import need
 
     need("distributed", "--scheduler")
-    from grader.batch.cluster import on_dask
+    from grader.batch.cluster import Cluster
 
-    return lambda todo: on_dask(todo, scheduler, config, course, exercises) if todo else iter(())
+    return Cluster(scheduler, config, now=now)
 
 
 def default_workers() -> int:
