@@ -3,8 +3,10 @@
 A Dask worker is a multi-threaded daemonic process, so namespaces must be set up in a fresh single-threaded
 process, never in a task's thread. The worker plugin `WarmGraders` keeps such processes: each is
 `python -m grader.batch.worker`, which loads the course and starts its sandbox once, then grades one
-student for each job it reads. A task borrows an idle one (starting one when none is idle, so one per task
-running at once) and gives it back; they end with the batch (the plugin is removed) or with the worker.
+student for each job it reads. Each worker starts one as it learns of the batch (the plugin's setup); a task borrows
+an idle one (starting another when none is idle, so one per task running at once) and gives it back; they are killed
+when the batch ends (the plugin is removed: none has a student left) or end with the worker. `Cluster` is the batch's
+side: the local pool's shape (`grade`, `close`), each student a task.
 """
 
 from __future__ import annotations
