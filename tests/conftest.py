@@ -85,7 +85,7 @@ def grade(course, grader, tmp_path):
 
 
 def cli(cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    """`grade ARGS` run in `cwd`, in this process (the CLI is thin; a batch grades in pool processes or Dask tasks of
+    """`grade ARGS` run in `cwd`, in this process (the CLI is thin; a batch grades in warm graders or Dask tasks of
     its own, and course_code keys course modules by path); an exception the CLI did not turn into an exit code is
     raised here, as a traceback would have shown."""
     with contextlib.chdir(cwd):
