@@ -456,7 +456,7 @@ def test_a_warm_grader_whose_zygote_died_grades_the_next_student_on_a_fresh_one(
     warm = WarmGrader(setup(ROOT, ["ex05"], "cpu", False, (5.0, 4096), dask=False))
     try:
         assert warm.grade("ada", str(student(tmp_path / "ada"))).score("ex05") == 14
-        (zygote,) = [int(p) for p in Path(f"/proc/{warm.process.pid}/task/{warm.process.pid}/children").read_text().split()]
+        (zygote,) = _children(warm.process.pid)
         os.kill(zygote, signal.SIGKILL)
         while Path(f"/proc/{zygote}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":  # dead, not yet reaped
             time.sleep(0.01)
@@ -501,6 +501,11 @@ def failed(student_id: str, why: str):
     return failed_row(course, [course.exercise("ex05")], "cpu", student_id, Text(why))
 
 
+def _children(pid: int) -> list[int]:
+    """A process's children (a warm grader's: its zygote)."""
+    return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
 def _cpus_of(pid: int) -> tuple[set[int], str]:
     """A process's affinity and its cpuset cgroup."""
     return os.sched_getaffinity(pid), next((line for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines() if "cpuset" in line), "")
@@ -518,7 +523,7 @@ def test_warm_graders_take_cpus_in_turn_and_the_cpusets_go_with_the_pool(tmp_pat
             assert grader.grade(f"s{n}", str(student(tmp_path / f"s{n}"))).status.value == "graded"
         seen = []
         for grader in pool._graders:
-            (zygote,) = [int(p) for p in Path(f"/proc/{grader.process.pid}/task/{grader.process.pid}/children").read_text().split()]
+            (zygote,) = _children(grader.process.pid)
             seen.append((_cpus_of(grader.process.pid), _cpus_of(zygote)))
         groups = [g for g in pool._slots.groups if g is not None]
     finally:

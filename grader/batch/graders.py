@@ -90,18 +90,19 @@ class Pool:
         self._slots = CpuSlots(workers) if workers > 1 else None
         self._setup = setup
         self._workers = workers
-        self._graders = [WarmGrader(setup, **self._slot(n)) for n in range(workers)] if now else []
+        self._graders = [self._start(n) for n in range(workers)] if now else []
         self._closed = False
 
-    def _slot(self, number: int) -> dict[str, Any]:
+    def _start(self, number: int) -> WarmGrader:
+        """Warm grader `number`, on its slot's CPU and cpuset."""
         cpu, cpuset = self._slots.slot(number) if self._slots is not None else (None, None)
-        return {"cpu": cpu, "cpuset": cpuset}
+        return WarmGrader(self._setup, cpu=cpu, cpuset=cpuset)
 
     def grade(self, todo: list[Student], failed: Callable[[str, Text], StudentRow]) -> Iterator[StudentRow]:
         """Each student's row as it is graded (any order); `failed(student, why)` is the row of one whose warm grader
         failed. Graders without a student are ended first (all of them when there is none to grade)."""
         if not self._graders and not self._closed:
-            self._graders = [WarmGrader(self._setup, **self._slot(n)) for n in range(min(self._workers, len(todo)))]
+            self._graders = [self._start(n) for n in range(min(self._workers, len(todo)))]
         while len(self._graders) > len(todo):
             self._graders.pop().close(kill=True)
         jobs: queue.SimpleQueue[Student] = queue.SimpleQueue()
@@ -124,7 +125,7 @@ class Pool:
                             return
                         self._graders[number].close(kill=True)
                         try:
-                            self._graders[number] = WarmGrader(self._setup, **self._slot(number))
+                            self._graders[number] = self._start(number)
                         except OSError:
                             return  # the students left are the other threads', or get a row saying so (below)
             finally:

@@ -221,6 +221,8 @@ class Channel:
         self._out_bytes = 0
         self._readable = select.poll()
         self._readable.register(sock, select.POLLIN)
+        self._writable = select.poll()
+        self._writable.register(sock, select.POLLOUT)
 
     @property
     def pending(self) -> int:
@@ -284,9 +286,7 @@ class Channel:
             try:
                 view = view[self.sock.send(view, socket.MSG_DONTWAIT) :]
             except BlockingIOError:
-                writable = select.poll()
-                writable.register(self.sock, select.POLLOUT)
-                if not writable.poll(max(0, math.ceil(1000 * (deadline - time.monotonic())))):
+                if not self._writable.poll(max(0, math.ceil(1000 * (deadline - time.monotonic())))):
                     raise TimeoutError from None
 
     def close(self) -> None:
