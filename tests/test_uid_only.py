@@ -67,7 +67,8 @@ def system_venv(shared_tmp) -> Path:
     if version.stdout.strip() != "True":
         pytest.skip("the system Python is older than 3.11")
     venv = venv_with_torch(shared_tmp / "venv", SYSTEM_PYTHON)
-    install = subprocess.run([venv / "bin" / "pip", "install", "-q", "torch==2.13.0", str(ROOT)], capture_output=True, text=True, timeout=900)
+    # distributed: --scheduler reaches the machine's refusal (it reports a missing install first)
+    install = subprocess.run([venv / "bin" / "pip", "install", "-q", "torch==2.13.0", str(ROOT), "distributed"], capture_output=True, text=True, timeout=900)
     assert install.returncode == 0, install.stderr[-3000:]
     return venv
 

@@ -87,19 +87,37 @@ def task(student: str, path: str) -> StudentRow:
 
 class Cluster:
     """The Dask cluster at `scheduler` grading a batch: each student a task on a warm grader of its worker (started for
-    this batch, ended after it). Connected `now` (its workers' warm graders start as they learn of the batch) or by the
-    first `grade` that has someone to grade."""
+    this batch, ended after it). With `now` it connects in a thread of its own at once, so the connection and the
+    workers' torch imports overlap what the batch does before it grades (preflight, reading the class; no task is sent
+    before `grade`); otherwise the first `grade` that has someone to grade connects."""
 
     def __init__(self, scheduler: str, setup: dict[str, Any], *, now: bool = True):
         self._scheduler, self._setup = scheduler, setup
         self._client: distributed.Client | None = None
+        self._lock = threading.Lock()
+        self._closed = False
+        self._failed: BaseException | None = None
+        self._connecting: threading.Thread | None = None
         if now:
+            self._connecting = threading.Thread(target=self._connect_aside, name="dask-connect", daemon=True)
+            self._connecting.start()
+
+    def _connect_aside(self) -> None:
+        try:
             self._connect()
+        except BaseException as e:  # noqa: BLE001 – raised where the batch waits for the cluster (`grade`)
+            self._failed = e
 
     def _connect(self) -> distributed.Client:
+        """The client, its workers told of the batch (the plugin registered); never registered after `close`."""
         if self._client is None:
-            self._client = distributed.Client(self._scheduler)  # type: ignore[no-untyped-call]
-            self._client.register_plugin(WarmGraders(self._setup), name=PLUGIN)
+            client = distributed.Client(self._scheduler)  # type: ignore[no-untyped-call]
+            with self._lock:
+                if self._closed:  # the batch ended while this connected: tell the workers nothing
+                    client.close()  # type: ignore[no-untyped-call]
+                    raise RuntimeError("the batch ended before the Dask cluster was connected")
+                client.register_plugin(WarmGraders(self._setup), name=PLUGIN)
+                self._client = client
         return self._client
 
     def grade(self, todo: list[Student], failed: Callable[[str, Text], StudentRow]) -> Iterator[StudentRow]:
@@ -107,6 +125,11 @@ class Cluster:
         (its worker lost, say): whatever the cluster raised, the other students go on."""
         if not todo:
             return
+        if self._connecting is not None:
+            self._connecting.join()
+            self._connecting = None
+            if self._failed is not None:
+                raise self._failed
         client = self._connect()
         # One key per (student, content and course): a changed upload or a fixed check is never deduplicated away.
         futures = {client.submit(task, s.id, str(s.path), key=f"grade-{s.id}-{s.key[:16]}", pure=False): s.id for s in todo}
@@ -118,9 +141,13 @@ class Cluster:
             yield row
 
     def close(self) -> None:
-        if self._client is not None:
+        """End the batch on the cluster: its warm graders are killed (the plugin removed); a connection still under way
+        (the batch refused before it graded) registers nothing and closes by itself."""
+        with self._lock:
+            self._closed = True
+            client, self._client = self._client, None
+        if client is not None:
             try:
-                self._client.unregister_worker_plugin(PLUGIN)  # type: ignore[no-untyped-call]
+                client.unregister_worker_plugin(PLUGIN)  # type: ignore[no-untyped-call]
             finally:
-                self._client.close()  # type: ignore[no-untyped-call]
-                self._client = None
+                client.close()  # type: ignore[no-untyped-call]

@@ -67,23 +67,22 @@ def grade_batch(
     from grader.term.finals import read_files
 
     started = time.monotonic()
-    report.prepare()  # matplotlib loads while the graders start, not after the last student
-    files = read_files(submitted_at=submitted_at, extensions=extensions, exercise_ids=[e.id for e in exercises])
     config = graders.setup(course.root, [e.id for e in exercises], device, strict, (course.time_limit, course.memory_limit), dask=scheduler is not None)
-    # A first run grades the class: its warm graders start now and import torch while this process reads and hashes the
-    # class. A rerun starts them once someone is to be graded, else an unchanged class would pay for nothing.
+    # A first run grades the class: its warm graders start now (on Dask: the cluster is told of the batch, from a thread)
+    # and import torch while this process checks the machine and reads and hashes the class; no student is sent to them
+    # before preflight passes. A rerun starts them once someone is to be graded, else an unchanged class would pay for
+    # nothing.
     first = not (out / JOURNAL).exists()
-    pool: Grading | None = graders.Pool(config, max(1, workers), now=first) if scheduler is None else None
+    pool: Grading = graders.Pool(config, max(1, workers), now=first) if scheduler is None else _cluster(scheduler, config, now=first)
     try:
+        report.prepare()  # matplotlib loads while the graders start, not after the last student
+        files = read_files(submitted_at=submitted_at, extensions=extensions, exercise_ids=[e.id for e in exercises])
         missing = preflight.check(course, exercises, strict=strict, scheduler=scheduler, exposed=[submissions, out, *course.secrets])
-        if pool is None:  # on Dask, once the machine may grade the class: the cluster is told of the batch now
-            pool = _cluster(scheduler or "", config, now=first)
         with private_files():
             out.mkdir(mode=0o700, parents=True, exist_ok=True)
             result = _grade_into(out, course, exercises, submissions, device, only, progress, missing, files, pool)
     finally:
-        if pool is not None:
-            pool.close()
+        pool.close()
     result.seconds = time.monotonic() - started
     return result
 
