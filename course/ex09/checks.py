@@ -343,7 +343,11 @@ LINE_WIDTHS = (100, 1000)  # beside PROBE_WIDTHS, where a count of the student's
 def own_total(matching, reference, cell: str, vocab: int, d_e: int):
     """The count the student's total_params gives for this model: the reference's, the known mistake it matches on a
     few widths, or its own (OwnCount) where a quadratic in d_h fits it at five widths; the reference's when it is none
-    of these or fails."""
+    of these or fails. Asked once per submission and model: three checks judge widths with it."""
+    return once(matching, f"own total {cell} {vocab} {d_e}", lambda: _own_total(matching, reference, cell, vocab, d_e))
+
+
+def _own_total(matching, reference, cell: str, vocab: int, d_e: int):
     try:
         probes = matching.total_params.many([call(cell, vocab, d_e, h) for h in PROBE_WIDTHS])
     except StudentError:
@@ -382,6 +386,16 @@ def closest_calls(reference) -> list[tuple]:
     ]
 
 
+def match_all(matching, calls: list[tuple]) -> list:
+    """What match_widths returns for each (target, vocab, d_e, kwargs), the calls sent in one message."""
+    return matching.match_widths.many([call(target, vocab, d_e, **kwargs) for target, vocab, d_e, kwargs in calls])
+
+
+def closest_widths(matching, reference) -> list:
+    """match_all for the closest-widths check's calls, once per submission: search_rule reads the same replies."""
+    return once(matching, "closest widths", lambda: match_all(matching, closest_calls(reference)))
+
+
 def search_rule(matching, reference) -> str | None:
     """The known rule that match_widths searches by instead of the closest ("ceiling": the first width at or above
     the target, "floor": the last at or below), if its widths for the closest-widths check's targets follow it
@@ -392,11 +406,11 @@ def search_rule(matching, reference) -> str | None:
 
 def _search_rule(matching, reference) -> str | None:
     entries = []
-    for target, vocab, d_e, kwargs in closest_calls(reference):
-        try:
-            got = matching.match_widths(target, vocab, d_e, **kwargs)
-        except StudentError:
-            return None
+    try:
+        replies = closest_widths(matching, reference)
+    except StudentError:
+        return None
+    for (target, vocab, d_e, kwargs), got in zip(closest_calls(reference), replies):
         if not isinstance(got, dict):
             return None
         for cell in kwargs.get("cells", CELLS):
@@ -411,19 +425,19 @@ def _search_rule(matching, reference) -> str | None:
     return None
 
 
-def widths_check(matching, reference, calls, what: str, *, strict_type: bool = False, rule: str | None = None) -> None:
-    """Call match_widths for each (target, vocab, d_e, kwargs); compare every cell's width with the brute force.
+def widths_check(matching, reference, calls, replies: list, what: str, *, strict_type: bool = False, rule: str | None = None) -> None:
+    """Judge what match_widths returned for each (target, vocab, d_e, kwargs) (`replies`): every cell's width against
+    the brute force.
 
     A width is right when it is the brute force's with the reference total_params, or with the student's own
     total_params where that is a known miscount: that mistake is charged by the total_params check alone; or,
     with `rule` (search_rule), the width that rule gives: it is charged by the closest-widths check alone.
     Only with `strict_type` is a float width such as 40.0 wrong, so that this too is charged once.
     """
-    entries, en, zh, own = [], [], [], {}
-    for target, vocab, d_e, kwargs in calls:
+    entries, en, zh = [], [], []
+    for (target, vocab, d_e, kwargs), got in zip(calls, replies):
         cells = kwargs.get("cells", CELLS)
         max_width = kwargs.get("max_width", 4096)
-        got = matching.match_widths(target, vocab, d_e, **kwargs)
         shown = f"match_widths({target}, {vocab}, {d_e}{''.join(f', {k}={v!r}' for k, v in kwargs.items())})"
         if not isinstance(got, dict) or set(got) != set(cells):
             keys = [str(k)[:20] for k in list(got)[:5]] if isinstance(got, dict) else type(got).__name__
@@ -434,8 +448,6 @@ def widths_check(matching, reference, calls, what: str, *, strict_type: bool = F
         if not strict_type:
             got = {k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in got.items()}
         for cell in cells:
-            if (cell, vocab, d_e) not in own:
-                own[cell, vocab, d_e] = own_total(matching, reference, cell, vocab, d_e)
             entries.append(
                 dict(
                     cell=cell,
@@ -445,7 +457,7 @@ def widths_check(matching, reference, calls, what: str, *, strict_type: bool = F
                     max_width=max_width,
                     shown=shown,
                     width=got.get(cell),
-                    total=own[cell, vocab, d_e],
+                    total=own_total(matching, reference, cell, vocab, d_e),
                     expected=brute_force(reference.total_params, cell, target, vocab, d_e, max_width),
                 )
             )
@@ -510,11 +522,14 @@ def tie_target(total, cell: str, near: int) -> tuple[int, int, int]:
 def test_match_widths(matching, reference):
     """match_widths returns, for every cell, the width in 1..max_width whose total is closest to the target
     match_widths 为每种单元返回 1..max_width 中总参数量最接近目标的宽度"""
-    widths_check(matching, reference, closest_calls(reference), "closest widths", strict_type=True)
+    widths_check(matching, reference, closest_calls(reference), closest_widths(matching, reference), "closest widths", strict_type=True)
 
 
-# Widths near which the tie targets lie.
+# Widths near which the tie targets lie, and the widths the tie check's calls search: every tie and the widths around
+# it, not the 4,096 by default that each cell's brute force in the student process would try (the defaults are the
+# closest-widths check's).
 TIE_WIDTHS = {"rnn": 40, "gru": 30, "lstm": 25}
+TIE_MAX_WIDTH = 64
 
 
 @check(points=0.5)
@@ -525,14 +540,15 @@ def test_tie_rule(matching, reference):
     for cell, near in TIE_WIDTHS.items():
         # a tie for the student's own count, so that a miscounted total (charged elsewhere) still meets a tie
         target, vocab, d_e = tie_target(own_total(matching, reference, cell, 12, 5), cell, near)
-        calls.append((target, vocab, d_e, {"cells": [cell]}))
+        calls.append((target, vocab, d_e, {"cells": [cell], "max_width": TIE_MAX_WIDTH}))
         if cell == "gru":
-            calls.append((target, vocab, d_e, {}))  # the default cells, one of them tied
+            calls.append((target, vocab, d_e, {"max_width": TIE_MAX_WIDTH}))  # the default cells, one of them tied
     # no ties: just above one total, and just below a midpoint (where a miscounted total moves the answer)
-    calls.append((reference.total_params("lstm", 12, 5, 25) + 1, 12, 5, {"cells": ["lstm"]}))
+    calls.append((reference.total_params("lstm", 12, 5, 25) + 1, 12, 5, {"cells": ["lstm"], "max_width": TIE_MAX_WIDTH}))
     target, vocab, d_e = tie_target(reference.total_params, "rnn", 40)
-    calls.append((target - 10, vocab, d_e, {"cells": ["rnn"]}))
-    widths_check(matching, reference, calls, "ties", rule=search_rule(matching, reference))
+    calls.append((target - 10, vocab, d_e, {"cells": ["rnn"], "max_width": TIE_MAX_WIDTH}))
+    rule = search_rule(matching, reference)
+    widths_check(matching, reference, calls, match_all(matching, calls), "ties", rule=rule)
 
 
 @check(points=0.5)
@@ -542,7 +558,7 @@ def test_width_range(matching, reference):
     inside = [(reference.total_params(cell, 12, 5, 9) + 1, 12, 5, {"cells": [cell], "max_width": 20}) for cell in CELLS]
     rule = search_rule(matching, reference)  # a search by another rule is charged by the check on the closest widths
     try:
-        widths_check(matching, reference, inside, "range ends", rule=rule)
+        widths_check(matching, reference, inside, match_all(matching, inside), "range ends", rule=rule)
     except Fail as failure:
         if failure.share < 1:
             raise Fail(
@@ -550,7 +566,7 @@ def test_width_range(matching, reference):
                 "match_widths 对范围内的目标能找到最接近的宽度后，范围两端才计分（见最接近宽度的检查）",
             ) from None
     calls = [(1, 12, 5, {"max_width": 20}), (10**9, 12, 5, {"max_width": 20}), (10**9, 40, 8, {"cells": ["gru"], "max_width": 7})]
-    widths_check(matching, reference, calls, "range ends", rule=rule)
+    widths_check(matching, reference, calls, match_all(matching, calls), "range ends", rule=rule)
 
 
 # -- macs_per_step ----------------------------------------------------------------------------------

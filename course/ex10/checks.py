@@ -23,6 +23,7 @@ from train_fn at all.
 
 from __future__ import annotations
 
+import functools
 import math
 import statistics
 import time
@@ -40,6 +41,7 @@ from grader.checks import (
     course_part,
     expect_kind,
     inject,
+    once,
     partial,
     quoted,
     reference_module,
@@ -182,10 +184,22 @@ class ScriptedTrainer(Service):
         return self.train(model=model, length=length, lr=lr, seed=seed)
 
 
+# The reference's rows of a script never change: each is made once per grading process, not once per check of every
+# student, and only read (a check that needs other rows makes new ones).
+
+
+@functools.cache
 def expected_rows(reference) -> list[dict]:
     return reference.run_sweep(ScriptedTrainer(RUNS), MODELS, LENGTHS, LRS, SEEDS)
 
 
+@functools.cache
+def status_rows(reference) -> list[dict]:
+    """The reference's rows of the statuses check's script (every seed of the failing lr raising)."""
+    return reference.run_sweep(ScriptedTrainer(STATUS_RUNS), MODELS, LENGTHS, LRS, SEEDS)
+
+
+@functools.cache
 def control_rows(reference) -> list[dict]:
     """The rows the reference run_sweep makes of the control script: rows as the statement defines them."""
     train_fn = ScriptedTrainer(CONTROL_RUNS)
@@ -323,7 +337,7 @@ def test_statuses(sweep, reference):
     发散（损失为 NaN 或无穷大）与失败（抛出异常）的运行保留其行，状态正确"""
     trainer = ScriptedTrainer(STATUS_RUNS)
     got = {key(r): r for r in student_rows(sweep, STATUS_RUNS, trainer=trainer)}
-    expected = {key(r): r for r in reference.run_sweep(ScriptedTrainer(STATUS_RUNS), MODELS, LENGTHS, LRS, SEEDS)}
+    expected = {key(r): r for r in status_rows(reference)}
     never = Text(
         "statuses count for runs train_fn was called for: no {} run {} was called",
         "状态只对调用过 train_fn 的运行计分：{}运行 {} 一次也没有被调用",
@@ -465,6 +479,28 @@ def student_choice(sweep, rows) -> dict:
     return chosen
 
 
+SWEEP_ROWS = "the reference's and the control rows"  # what the selection checks and summarize's check give select_lr
+
+
+def asked_once(sweep, name: str, rows: list[dict]) -> dict:
+    """student_choice(sweep, rows) for the rows `name` names, asked once per submission where select_lr gives a choice
+    (each check that asks judges that one); where it fails, each check that asks asks again, as when every check called
+    select_lr itself (one that timed out is then not run again, and says so)."""
+    failed: list[Fail] = []
+
+    def ask() -> dict | None:
+        try:
+            return student_choice(sweep, rows)
+        except Fail as failure:  # a StudentError too: select_lr raised
+            failed.append(failure)
+            return None
+
+    chosen = once(sweep, f"select_lr's choice for {name}", ask)
+    if failed:
+        raise failed[0]
+    return student_choice(sweep, rows) if chosen is None else chosen
+
+
 POOLED = (
     "one lr pooled over lengths: choose each (model, length)'s lr from that pair's own runs",
     "把各长度的结果合并，只选了一个学习率：每个 (model, length) 的学习率应只根据该组合自己的运行来选",
@@ -506,7 +542,7 @@ def judged(sweep, reference, keys: list[tuple], *, charges_pooling: bool = False
     lengths is charged where `charges_pooling` (the check on mean validation accuracy); the other checks judge such a
     select_lr on each pair's rows alone (choice_per_pair), so that it is charged once."""
     rows = expected_rows(reference) + control_rows(reference)
-    chosen = student_choice(sweep, rows)
+    chosen = asked_once(sweep, SWEEP_ROWS, rows)
     right = _variant(rows)
     pooled = pools_lengths(chosen, rows)
     if pooled and charges_pooling:
@@ -594,7 +630,7 @@ def own_choice(sweep, rows) -> dict:
     """The submission's own select_lr choice for `rows`, or {} when it has none to give: summarize reports the lr
     select_lr chose, so a select_lr mistake (charged by the selection checks) is not charged again here."""
     try:
-        return student_choice(sweep, rows)
+        return asked_once(sweep, SWEEP_ROWS, rows)
     except Fail:  # a StudentError too: select_lr raised
         return {}
 
@@ -608,13 +644,19 @@ def own_rule(sweep, own: dict, rows: list[dict]) -> dict:
         return own
 
 
+@functools.cache
+def reference_summary(reference) -> list[dict]:
+    """The reference summarize of the reference's rows and the control rows."""
+    return reference.summarize(expected_rows(reference) + control_rows(reference))
+
+
 @check(points=1)
 def test_summary(sweep, reference):
     """summarize reports, per (model, length), the lr chosen on validation, its mean test accuracy and the failure counts
     summarize 对每个 (model, length) 报告按验证集选出的学习率、其平均测试准确率与失败次数"""
     rows = expected_rows(reference) + control_rows(reference)
     got = sweep.summarize(rows)
-    want = {(s["model"], s["length"]): s for s in reference.summarize(rows)}
+    want = {(s["model"], s["length"]): s for s in reference_summary(reference)}
     if not isinstance(got, list) or not all(isinstance(s, dict) for s in got) or len(got) != len(want):
         raise Fail("summarize must return a list of dicts, one per (model, length)", "summarize 应返回 dict 列表，每个 (model, length) 一项")
     entries = {}
@@ -801,6 +843,12 @@ def shown_rows(rows: list[dict]) -> list[str]:
     return [repr([r.get(k) for k in ("status", *MEASURED)]) for r in rows]
 
 
+@functools.cache
+def clean_rows(reference) -> list[dict]:
+    """The reference's rows of the plain control runs: the real sweep's scripted twin."""
+    return reference.run_sweep(ScriptedTrainer(CLEAN_RUNS), *CLEAN_GRID, LRS, SEEDS)
+
+
 def scripted_twin(sweep, reference) -> dict[str, bool]:
     """What the submission's run_sweep gets right on scripted runs like the real ones (every one "ok", nothing raised):
     its rows, their statuses and the accuracies they hold. A criterion of the real sweep is charged only where its
@@ -813,7 +861,7 @@ def scripted_twin(sweep, reference) -> dict[str, bool]:
             "stay the same (see the check on the full grid)",
             "run_sweep 的行来自 train_fn 之后，真实扫描才计分：换成其他预设结果时，它的行没有变化（见完整网格检查）",
         )
-    expected = {key(r): r for r in reference.run_sweep(ScriptedTrainer(CLEAN_RUNS), *CLEAN_GRID, LRS, SEEDS)}
+    expected = {key(r): r for r in clean_rows(reference)}
     return {
         "rows": sorted(map(key, rows), key=repr) == sorted(expected, key=repr),
         "status": all(r.get("status") == "ok" for r in rows),
@@ -860,8 +908,10 @@ def test_real_tiny_sweep(sweep, reference, device):
         )
     control = control_rows(reference)
     grid = {(m, length): LRS for m, length in CONTROL_SCRIPT}
-    twin["choice"] = choice_problem(sweep, control, grid) is None and not pools_lengths(student_choice(sweep, control), control)
-    problem = choice_problem(sweep, rows + control, grid | {(r.get("model"), r.get("length")): REAL_LRS for r in rows})
+    twin["choice"] = choice_problem(sweep, "the control rows", control, grid) is None and not pools_lengths(
+        asked_once(sweep, "the control rows", control), control
+    )
+    problem = choice_problem(sweep, "the real and the control rows", rows + control, grid | {(r.get("model"), r.get("length")): REAL_LRS for r in rows})
     wrong["choice"] = problem is not None
     charged = [problem if c == "choice" else Text(*REAL_PROBLEMS[c]) for c, w in wrong.items() if w and twin[c]]
     if charged:
@@ -874,11 +924,12 @@ def test_real_tiny_sweep(sweep, reference, device):
         )
 
 
-def choice_problem(sweep, rows: list[dict], grid: dict) -> Text | None:
-    """What is wrong with select_lr's choice for `rows`, where it must choose one lr of `grid[(model, length)]` for
-    each (model, length) of `grid` and nothing else; None when nothing is. Which lr is right is the selection checks'."""
+def choice_problem(sweep, name: str, rows: list[dict], grid: dict) -> Text | None:
+    """What is wrong with select_lr's choice for `rows` (asked_once, by `name`), where it must choose one lr of
+    `grid[(model, length)]` for each (model, length) of `grid` and nothing else; None when nothing is. Which lr is right
+    is the selection checks'."""
     try:
-        chosen = student_choice(sweep, rows)
+        chosen = asked_once(sweep, name, rows)
     except Fail as failure:  # a StudentError too: select_lr raised
         return failure.message
     if set(chosen) != set(grid) or any(lr not in grid[k] for k, lr in chosen.items()):
