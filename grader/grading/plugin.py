@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -48,6 +49,7 @@ class GraderPlugin:
         all hang at import cost about one limit for the whole submission)."""
         self.workspace = workspace
         self.exercises = exercises
+        self._graded = {e.id for e in exercises}
         self.student = student  # whose numbers the numeric questions hold (None: the statement's)
         self.variants: dict[str, Variant] = {}  # exercise id -> the numbers this submission was graded on
         self.verdicts: list[Verdict] = []
@@ -66,7 +68,7 @@ class GraderPlugin:
 
     def grades(self, item: pytest.Function) -> bool:
         """Whether `item` is a check of an exercise this submission is graded on."""
-        return self._exercise_of(item).id in {e.id for e in self.exercises} and (not self.sheet_only or "answers" in item.fixturenames)
+        return self._exercise_of(item).id in self._graded and (not self.sheet_only or "answers" in item.fixturenames)
 
     def finish(self) -> list[Verdict]:
         """End the submission: its processes stop; its verdicts."""
@@ -234,12 +236,23 @@ class GraderPlugin:
             stop=call.stop,
         )
 
+    def _check_of(self, item: pytest.Function) -> _Check:
+        """What `item` is worth and how it is named: the same for every submission, so worked out once per session."""
+        found = item.stash.get(_CHECK, None)
+        if found is None:
+            exercise = self._exercise_of(item)
+            marker = item.get_closest_marker("check")
+            found = item.stash[_CHECK] = _Check(
+                exercise=exercise,
+                points=float(marker.kwargs["points"]) if marker else 0.0,
+                name=title(item.function),
+                visible=Path(item.path).resolve() != exercise.hidden_checks.resolve(),
+            )
+        return found
+
     def _verdict(self, item: pytest.Function) -> Verdict:
-        exercise = self._exercise_of(item)
-        marker = item.get_closest_marker("check")
-        points = float(marker.kwargs["points"]) if marker else 0.0
-        name = title(item.function)
-        visible = Path(item.path).resolve() != exercise.hidden_checks.resolve()
+        check = self._check_of(item)
+        exercise, points, name, visible = check.exercise, check.points, check.name, check.visible
         error = self._failures.get(item.nodeid)
         diagnosis: tuple[Text, ...] = ()
         if error is None:
@@ -270,4 +283,13 @@ class GraderPlugin:
         return self._by_node_path[path]
 
 
+@dataclass(frozen=True)
+class _Check:
+    exercise: Exercise
+    points: float
+    name: Text
+    visible: bool  # a public check (the student has its code), not a hidden one
+
+
 _OUTPUT = pytest.StashKey[str]()
+_CHECK = pytest.StashKey[_Check]()

@@ -180,13 +180,17 @@ def _short(obj: object) -> str:
 
 def map_leaves(obj: object, fn: Callable[[object], object]) -> object:
     """`obj` with lists, tuples and dicts rebuilt and `fn` applied to everything else: the shape messages carry."""
+    # a leaf is mapped where its container is (one call a leaf, not two)
     if isinstance(obj, list):
-        return [map_leaves(v, fn) for v in obj]
+        return [map_leaves(v, fn) if isinstance(v, _CONTAINERS) else fn(v) for v in obj]
     if isinstance(obj, tuple):
-        return tuple(map_leaves(v, fn) for v in obj)
+        return tuple([map_leaves(v, fn) if isinstance(v, _CONTAINERS) else fn(v) for v in obj])
     if isinstance(obj, dict):
-        return {k: map_leaves(v, fn) for k, v in obj.items()}
+        return {k: map_leaves(v, fn) if isinstance(v, _CONTAINERS) else fn(v) for k, v in obj.items()}
     return fn(obj)
+
+
+_CONTAINERS = (list, tuple, dict)
 
 
 def leaves(obj: object) -> Iterator[object]:
@@ -307,7 +311,7 @@ def _flatten(obj: object, tensors: dict[str, torch.Tensor], where: str | None) -
     if isinstance(obj, Remote):
         return {_REMOTE: obj.index}
     if isinstance(obj, dict):
-        if all(isinstance(k, str) and not k.startswith("$") for k in obj):
+        if _plain_keys(obj):
             return {k: v if type(v) in _PLAIN else _flatten(v, tensors, where and f"{where}[{k!r}]") for k, v in obj.items()}
         pairs = []
         for k, v in obj.items():
@@ -333,6 +337,14 @@ def _flatten(obj: object, tensors: dict[str, torch.Tensor], where: str | None) -
 _PLAIN = frozenset({bool, int, float, str, type(None)})  # exactly these types: a subclass takes the long way
 
 
+def _plain_keys(obj: dict[object, object]) -> bool:
+    """Whether every key of `obj` is a string that does not start with "$": a dict JSON holds as it is."""
+    for k in obj:
+        if not isinstance(k, str) or k.startswith("$"):
+            return False
+    return True
+
+
 def _hashable_plain(key: object) -> bool:
     if key is None or isinstance(key, (bool, int, float, str)):
         return True
@@ -345,7 +357,7 @@ def _restore(doc: object, tensors: dict[str, torch.Tensor], depth: int) -> objec
     if isinstance(doc, list):
         if all(type(v) in _PLAIN for v in doc):  # a list of plain values (a row of numbers): as JSON read it
             return doc
-        return [_restore(v, tensors, depth - 1) for v in doc]
+        return [v if type(v) in _PLAIN else _restore(v, tensors, depth - 1) for v in doc]
     if not isinstance(doc, dict):
         return doc
     if len(doc) == 1 and _TENSOR in doc:
@@ -365,10 +377,10 @@ def _restore(doc: object, tensors: dict[str, torch.Tensor], depth: int) -> objec
                 raise WireError("message holds a dict key that is not a number, string, bool, None or tuple")
             out[key] = _restore(pair[1], tensors, depth - 1)
         return out
-    if set(doc) == {_INJECT, "args"} and isinstance(doc[_INJECT], str) and isinstance(doc["args"], dict):
+    if len(doc) == 2 and _INJECT in doc and "args" in doc and isinstance(doc[_INJECT], str) and isinstance(doc["args"], dict):
         # Keyword arguments, as the grader packs them; a reply may make them anything, but no check reads a reply's.
         args = cast("dict[str, object]", _restore(doc["args"], tensors, depth - 1))
         return Inject(doc[_INJECT], args)
     if len(doc) == 1 and _REMOTE in doc and type(doc[_REMOTE]) is int:
         return Remote(doc[_REMOTE])
-    return {k: _restore(v, tensors, depth - 1) for k, v in doc.items()}
+    return {k: v if type(v) in _PLAIN else _restore(v, tensors, depth - 1) for k, v in doc.items()}
