@@ -37,6 +37,15 @@ def course_toml() -> str:
     return "".join(kept)
 
 
+def pytest_addoption(parser):
+    parser.addoption(
+        "--update-ledger",
+        action="store_true",
+        help="tests/test_mutants.py: write what the mutants graded earn, check by check, into tests/mutant_ledger.toml "
+        "instead of comparing (after a deliberate change to a check or a bank)",
+    )
+
+
 @pytest.fixture(autouse=True)
 def cold_runs(monkeypatch):
     """No test's grade run leaves a warm process behind (grader.warm) unless it asks for one."""

@@ -1,17 +1,19 @@
 """The banks of known mistakes: the machinery here, the data in the course tree, one module per exercise
 (`course/<id>/mutants.py`, importable as `mutants.<id>`), each a list of `Mutant`.
 
-tests/test_mutants.py grades every mutant and asserts it loses points with its diagnosis named;
-bench/gpu_check.py runs the same banks on CUDA. Beside its bank, a module holds tables of other submissions built
-for one question each (accepted forms, degenerate and hostile submissions, what a mistake costs...), which
-tests/test_submission_tables.py grades. Nothing here imports pytest or torch.
+tests/test_mutants.py grades every mutant and asserts it loses points with its diagnosis named, and earns on each check
+what the ledger (tests/mutant_ledger.toml, read and written here) says; bench/gpu_check.py runs the same banks on CUDA.
+Beside its bank, a module holds tables of other submissions built for one question each (accepted forms, degenerate and
+hostile submissions, what a mistake costs...), which tests/test_submission_tables.py grades. Nothing here imports pytest or torch.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 import sys
+import tomllib
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -19,8 +21,12 @@ from types import ModuleType
 
 from grader.course import Course, load_course
 from grader.inside import layout
+from grader.results import ExerciseResult
 
 ROOT = Path(__file__).resolve().parents[1]
+LEDGER_PATH = "tests/mutant_ledger.toml"  # what every mutant earns on each check, as the bank tests hold it
+LEDGER = ROOT / LEDGER_PATH
+REWRITE_LEDGER = "python -m pytest tests/test_mutants.py -k ledger --update-ledger"
 
 
 @dataclass(frozen=True)
@@ -88,6 +94,38 @@ def submission(mutant: Mutant) -> dict[str, str]:
 def named(exercise: str, name: str) -> Mutant:
     """The known mistake of `exercise` called `name`, for a test that grades it for another reason."""
     return next(m for m in ALL if m.exercise == exercise and m.name == name)
+
+
+def costs(result: ExerciseResult) -> dict[str, float]:
+    """{check name: points earned} for every check of a graded exercise worth points (a public check, worth none, costs
+    nothing): a mutant's lines in the ledger."""
+    graded = [v for v in result.checks if v.points]
+    found = {v.name: float(v.earned) for v in graded}
+    assert len(found) == len(graded), f"{result.exercise}: two checks share a title; the ledger tells checks apart by it"
+    return found
+
+
+def read_ledger() -> dict[str, dict[str, float]]:
+    """{mutant id: {check name: points earned}}, as tests/mutant_ledger.toml holds it ({} before it is first written)."""
+    return tomllib.loads(LEDGER.read_text(encoding="utf-8")) if LEDGER.exists() else {}
+
+
+def _quoted(text: str) -> str:
+    """`text` as a TOML key: a JSON string (its escapes are TOML's too)."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def write_ledger(entries: dict[str, dict[str, float]]) -> None:
+    """tests/mutant_ledger.toml holding `entries`: one line a mutant and check (`"mutant id"."check name" = points`, so
+    that each line of a diff says whose points moved), sorted, a blank line between mutants; read back to prove it."""
+    blocks = ["\n".join(f"{_quoted(mutant)}.{_quoted(check)} = {points!r}" for check, points in sorted(entries[mutant].items())) for mutant in sorted(entries)]
+    text = (
+        "# What each known mistake (tests/mutants.py's ALL) earns on each check of its exercise worth points, as\n"
+        "# tests/test_mutants.py grades it. After a deliberate change to a check or a bank, rewritten by\n"
+        f"# {REWRITE_LEDGER}\n# and its diff reviewed: a mutant that earns more than before is a check made weaker.\n\n" + "\n\n".join(blocks) + "\n"
+    )
+    assert tomllib.loads(text) == entries, "the ledger would not read back as written"
+    LEDGER.write_text(text, encoding="utf-8")
 
 
 def _bank_module(exercise_id: str) -> ModuleType:

@@ -1,5 +1,6 @@
 """Every bank of known mistakes (course/<id>/mutants.py), each mutant graded once: it loses points and a failed check names
-its diagnosis; no feedback gives a reference answer away; in Chinese no English sentence is left."""
+its diagnosis; it earns on each check what the ledger (tests/mutant_ledger.toml) says; no feedback gives a reference answer
+away; in Chinese no English sentence is left."""
 
 import math
 import random
@@ -12,7 +13,7 @@ from conftest import ROOT, assert_named, statement_choices
 from grader.grading.answers.quoting import show
 from grader.grading.expr import CONSTANTS, FUNCTIONS, ExpressionError, UndefinedError, evaluate, free_symbols, parse
 from grader.results import ExerciseResult
-from mutants import ALL, Mutant, course, submission
+from mutants import ALL, LEDGER_PATH, REWRITE_LEDGER, Mutant, costs, course, read_ledger, submission, write_ledger
 
 pytestmark = pytest.mark.slow  # every bank's mutants graded
 
@@ -47,6 +48,51 @@ def test_every_exercise_has_a_bank_of_distinct_mistakes():
     assert {m.exercise for m in ALL} == {e.id for e in course().exercises}
     assert len({m.id for m in ALL}) == len(ALL), [m.id for m in ALL if [n.id for n in ALL].count(m.id) > 1]
     assert all(m.old != m.new for m in ALL), [m.id for m in ALL if m.old == m.new]
+
+
+# -- what each mistake costs, check by check --------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def ledger(request):
+    """{mutant id: {check name: points}} to compare with; under --update-ledger, one that the mutants graded here fill,
+    written over the file's lines for them as the module ends (a mutant no bank holds any more is dropped)."""
+    held = read_ledger()
+    if not request.config.getoption("--update-ledger"):
+        yield held
+        return
+    fresh: dict[str, dict[str, float]] = {}
+    yield fresh
+    banked = {m.id for m in ALL}
+    write_ledger({mutant: points for mutant, points in held.items() if mutant in banked} | fresh)
+
+
+@pytest.mark.parametrize("mutant", ALL, ids=lambda m: m.id)
+def test_mutant_earns_what_the_ledger_holds(graded, ledger, request, mutant: Mutant):
+    """Does this known mistake earn on each check of its exercise the points the ledger holds – no check weakened or
+    strengthened, added or renamed, unseen?"""
+    now = costs(graded(mutant))
+    if request.config.getoption("--update-ledger"):
+        ledger[mutant.id] = now
+        return
+    rewrite = f"If the change is deliberate, rewrite the ledger and review its diff: {REWRITE_LEDGER}"
+    assert mutant.id in ledger, f"{mutant.id}: a mutant {LEDGER_PATH} lacks. {rewrite}"
+    before = ledger[mutant.id]
+    moved = [
+        f"  {check!r}: {before.get(check, 'no such check')} in the ledger, {now.get(check, 'no such check')} now"
+        + (" (it keeps more: is the check weaker?)" if now.get(check, 0) > before.get(check, math.inf) else "")
+        for check in sorted(before.keys() | now.keys())
+        if check not in before or check not in now or not math.isclose(before[check], now[check], rel_tol=0, abs_tol=1e-9)
+    ]
+    assert not moved, f"{mutant.id}: its points moved from what {LEDGER_PATH} holds:\n" + "\n".join(moved) + f"\n{rewrite}"
+
+
+def test_the_ledger_holds_every_mutant_and_no_other(request):
+    """Does the ledger hold a line for every mutant of the banks, and none for a mutant no bank holds?"""
+    if request.config.getoption("--update-ledger"):
+        pytest.skip("the ledger is being rewritten")
+    banked, held = {m.id for m in ALL}, set(read_ledger())
+    assert held == banked, f"{LEDGER_PATH} lacks {sorted(banked - held)} and holds {sorted(held - banked)}, which no bank has; rewrite it: {REWRITE_LEDGER}"
 
 
 # -- no feedback gives the answer ----------------------------------------------------------------------
