@@ -271,6 +271,44 @@ def test_one_worker_and_a_dask_cluster_give_identical_grades(klass, graded, tmp_
     assert (dask / "grades.csv").read_bytes() == (graded / "grades.csv").read_bytes()
 
 
+def test_a_batch_refused_before_it_grades_tells_the_dask_cluster_nothing(tmp_path, monkeypatch):
+    """Is a batch that preflight refuses – while its client is still connecting from a thread – gone from the cluster
+    after it: no worker keeps its plugin, so no warm grader is started for it or left running?"""
+    import threading
+
+    from distributed import Client, LocalCluster
+
+    from grader.batch import preflight
+    from grader.batch.cluster import PLUGIN
+    from grader.batch.run import grade_batch
+    from grader.course import load_course
+    from grader.errors import IsolationUnavailable
+
+    def refuse(*args: object, **kwargs: object) -> list[str]:
+        raise IsolationUnavailable("refused on this machine")
+
+    monkeypatch.setattr(preflight, "check", refuse)
+    student(tmp_path / "class" / "ada", REFERENCE)
+    course = load_course(ROOT)
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, Client(cluster) as client:
+        with pytest.raises(IsolationUnavailable):
+            grade_batch(
+                course=course,
+                exercises=[course.exercise("ex05")],
+                submissions=tmp_path / "class",
+                out=tmp_path / "out",
+                workers=1,
+                device="cpu",
+                strict=False,
+                scheduler=cluster.scheduler_address,
+            )
+        for thread in threading.enumerate():  # the connection under way when the batch ended: it ends by itself
+            if thread.name == "dask-connect":
+                thread.join(timeout=60)
+        assert list(client.run(lambda dask_worker: PLUGIN in dask_worker.plugins).values()) == [False]
+    assert not (tmp_path / "out" / "grades.csv").exists()
+
+
 def test_warm_graders_on_one_machine_claim_cpus_of_their_own():
     """Does each CPU claim of a warm grader take a CPU no other live claim holds, none once every CPU is held, and
     give its CPU back when closed?"""
