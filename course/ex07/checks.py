@@ -8,11 +8,12 @@ shortcut (retain ** T) cannot pass. The sheet's numbers (c), (d) and (e) are the
 exercises/ex07_gate_bias_decay/variant.toml); `expected` and `mistakes` compute their answers and known mistakes.
 """
 
+import functools
 import math
 
 import torch
 
-from grader.checks import Answers, Fail, StudentError, check, course_part, expect_value_errors, inject, once, partial, reference_module, student_module
+from grader.checks import Answers, Fail, StudentError, call, check, course_part, expect_value_errors, inject, once, partial, reference_module, student_module
 
 decay = student_module("decay")
 reference = reference_module("decay")
@@ -229,9 +230,23 @@ def agrees(value: float, expected: float) -> bool:
     return math.isclose(value, expected, rel_tol=1e-6, abs_tol=1e-300)
 
 
+def norm_call(kind: str, params: dict, T: int):
+    """The arguments of one call of state_jacobian_norm, with the course's step injected."""
+    return call(kind=kind, step=inject(f"{kind}_step"), params=params, T=T, d_x=D_X)
+
+
+def as_norm(value, kind: str, T: int) -> float:
+    return as_number(value, f"state_jacobian_norm({kind!r}, T={T})")
+
+
+def returned(decay, kind: str, params: dict, T: int):
+    """What state_jacobian_norm returns for these arguments, called alone."""
+    sent = norm_call(kind, params, T)
+    return decay.state_jacobian_norm(*sent.args, **sent.kwargs)
+
+
 def student_norm(decay, kind: str, params: dict, T: int) -> float:
-    fn = f"state_jacobian_norm({kind!r}, T={T})"
-    return as_number(decay.state_jacobian_norm(kind=kind, step=inject(f"{kind}_step"), params=params, T=T, d_x=D_X), fn)
+    return as_norm(returned(decay, kind, params, T), kind, T)
 
 
 def constant_cases(kind: str, reference, device) -> list[tuple[dict, int, float]]:
@@ -246,6 +261,7 @@ def random_params(kind: str, device, seed: int) -> dict:
     return {k: (0.6 * torch.randn(*s, generator=g, dtype=torch.float64) + (1.0 if k == RETENTION[kind] else 0.0)).to(device) for k, s in KEYS[kind].items()}
 
 
+@functools.cache  # the reference's autograd measurement: once per grading process, not once per submission
 def random_case(kind: str, reference, device) -> tuple[dict, int, float]:
     """(params, T, expected) of the random-weight check for `kind`: the reference's autograd measurement over 6 steps."""
     params = random_params(kind, device, seed=70 + ("lstm", "gru").index(kind))
@@ -286,10 +302,11 @@ def diagnosed(decay, reference, kind: str, device) -> tuple[tuple[str, str] | No
     return once(decay, f"norm diagnosis {kind}", lambda: norm_diagnosis(decay, reference, kind, device))
 
 
-def norm_check(decay, reference, kind: str, case: tuple, device, *, random: bool) -> None:
+def norm_check(decay, reference, kind: str, case: tuple, got, device, *, random: bool) -> None:
+    """Judge what state_jacobian_norm returned (`got`) for `case` (params, T, expected)."""
     params, T, expected = case
     fn = f"state_jacobian_norm({kind!r}, T={T})"
-    value = student_norm(decay, kind, params, T)
+    value = as_norm(got, kind, T)
     if agrees(value, expected):
         return
     hint, charged = diagnosed(decay, reference, kind, device)
@@ -311,24 +328,37 @@ def norm_check(decay, reference, kind: str, case: tuple, device, *, random: bool
     )
 
 
+def norm_checks(decay, reference, cases: list[tuple[str, tuple]], device, *, random: bool) -> None:
+    """norm_check of each (kind, case), a part each, the calls sent in one message. A wrong value's diagnosis calls the
+    submission again, so the cases judged after one are called again, one by one: what the loop of single calls did."""
+    values = decay.state_jacobian_norm.many([norm_call(kind, params, T) for kind, (params, T, _) in cases])
+    batched = True
+
+    def part(kind: str, case: tuple, value) -> None:
+        nonlocal batched
+        if not batched:
+            value = returned(decay, kind, case[0], case[1])
+        try:
+            norm_check(decay, reference, kind, case, value, device, random=random)
+        except Fail:
+            batched = False
+            raise
+
+    partial([lambda kind=kind, case=case, value=value: part(kind, case, value) for (kind, case), value in zip(cases, values)])
+
+
 @check(points=1)
 def test_constant_gate_norms(decay, reference, device):
     """Constant gates retain = 0.1, 0.5, 0.9: ‖∂s_T/∂s_0‖ measured through the course's step (LSTM and GRU)
     常数门 retain = 0.1、0.5、0.9：经课程给定的单步函数测得的 ‖∂s_T/∂s_0‖（LSTM 与 GRU）"""
-    partial(
-        [
-            lambda kind=kind, case=case: norm_check(decay, reference, kind, case, device, random=False)
-            for kind in ("lstm", "gru")
-            for case in constant_cases(kind, reference, device)
-        ]
-    )
+    norm_checks(decay, reference, [(kind, case) for kind in ("lstm", "gru") for case in constant_cases(kind, reference, device)], device, random=False)
 
 
 @check(points=2)
 def test_random_weight_norms(decay, reference, device):
     """Random non-zero weights: the value equals an autograd measurement through the course's step (LSTM 1, GRU 1)
     随机非零权重：数值等于经课程给定的单步函数用 autograd 测得的值（LSTM 1 个，GRU 1 个）"""
-    partial([lambda kind=kind: norm_check(decay, reference, kind, random_case(kind, reference, device), device, random=True) for kind in ("lstm", "gru")])
+    norm_checks(decay, reference, [(kind, random_case(kind, reference, device)) for kind in ("lstm", "gru")], device, random=True)
 
 
 # -- answer sheet ---------------------------------------------------------------------------------
