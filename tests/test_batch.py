@@ -271,6 +271,25 @@ def test_one_worker_and_a_dask_cluster_give_identical_grades(klass, graded, tmp_
     assert (dask / "grades.csv").read_bytes() == (graded / "grades.csv").read_bytes()
 
 
+def ada_on_dask(tmp_path: Path, scheduler: str) -> None:
+    """A first batch of one student (ada, the reference's ex05) into tmp_path/out on the Dask cluster at `scheduler`."""
+    from grader.batch.run import grade_batch
+    from grader.course import load_course
+
+    student(tmp_path / "class" / "ada", REFERENCE)
+    course = load_course(ROOT)
+    grade_batch(
+        course=course,
+        exercises=[course.exercise("ex05")],
+        submissions=tmp_path / "class",
+        out=tmp_path / "out",
+        workers=1,
+        device="cpu",
+        strict=False,
+        scheduler=scheduler,
+    )
+
+
 def test_a_batch_refused_before_it_grades_tells_the_dask_cluster_nothing(tmp_path, monkeypatch):
     """Is a batch that preflight refuses – while its client is still connecting from a thread – gone from the cluster
     after it: no worker keeps its plugin, so no warm grader is started for it or left running?"""
@@ -280,33 +299,58 @@ def test_a_batch_refused_before_it_grades_tells_the_dask_cluster_nothing(tmp_pat
 
     from grader.batch import preflight
     from grader.batch.cluster import PLUGIN
-    from grader.batch.run import grade_batch
-    from grader.course import load_course
     from grader.errors import IsolationUnavailable
 
     def refuse(*args: object, **kwargs: object) -> list[str]:
         raise IsolationUnavailable("refused on this machine")
 
     monkeypatch.setattr(preflight, "check", refuse)
-    student(tmp_path / "class" / "ada", REFERENCE)
-    course = load_course(ROOT)
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, Client(cluster) as client:
         with pytest.raises(IsolationUnavailable):
-            grade_batch(
-                course=course,
-                exercises=[course.exercise("ex05")],
-                submissions=tmp_path / "class",
-                out=tmp_path / "out",
-                workers=1,
-                device="cpu",
-                strict=False,
-                scheduler=cluster.scheduler_address,
-            )
+            ada_on_dask(tmp_path, cluster.scheduler_address)
         for thread in threading.enumerate():  # the connection under way when the batch ended: it ends by itself
             if thread.name == "dask-connect":
                 thread.join(timeout=60)
         assert list(client.run(lambda dask_worker: PLUGIN in dask_worker.plugins).values()) == [False]
     assert not (tmp_path / "out" / "grades.csv").exists()
+
+
+def test_a_cluster_whose_workers_refuse_the_batch_keeps_no_plugin(tmp_path, monkeypatch):
+    """When a worker cannot set the batch up (its warm grader does not start, or it lacks the grader package), does the
+    batch end with the grader's own error, naming --scheduler, and leave no plugin on the scheduler – one that every
+    worker joining later would set up, starting a warm grader no batch ends – and no client connected?"""
+    from distributed import LocalCluster
+
+    from grader.batch import cluster as cluster_module
+    from grader.batch import preflight
+    from grader.batch.cluster import PLUGIN
+    from grader.errors import GraderError
+
+    def cannot_start(*args: object, **kwargs: object) -> None:
+        raise OSError("no warm grader here")
+
+    monkeypatch.setattr(preflight, "check", lambda *args, **kwargs: [])
+    monkeypatch.setattr(cluster_module, "WarmGrader", cannot_start)  # the worker's Popen fails (no memory, say)
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+        with pytest.raises(GraderError, match="--scheduler"):
+            ada_on_dask(tmp_path, cluster.scheduler_address)
+        assert PLUGIN not in cluster.scheduler.worker_plugins
+        assert [c for c in cluster.scheduler.clients if c != "fire-and-forget"] == []
+
+
+def test_an_unreachable_scheduler_is_an_error_message_not_a_traceback(tmp_path, monkeypatch):
+    """Does a --scheduler no cluster answers end the batch with a message naming the address and a usage exit code
+    (never a traceback from inside distributed)?"""
+    import dask
+
+    from grader.batch import preflight
+
+    monkeypatch.setattr(preflight, "check", lambda *args, **kwargs: [])
+    student(tmp_path / "class" / "ada", REFERENCE)
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        done = batch(str(tmp_path / "class"), "--out", str(tmp_path / "out"), "--exercises", "ex05", "--scheduler", "tcp://127.0.0.1:1")
+    assert done.returncode == 2, done.stderr
+    assert "--scheduler tcp://127.0.0.1:1" in done.stderr and "Traceback" not in done.stderr, done.stderr
 
 
 def test_warm_graders_on_one_machine_claim_cpus_of_their_own():
