@@ -60,6 +60,13 @@ class IsolationUnavailable(SandboxError):
     """Strict mode was asked for, but this machine cannot isolate student processes fully."""
 
 
+class ClusterError(GraderError):
+    """The Dask cluster named by --scheduler could not be reached or told of the batch: a usage error (the address, or
+    the workers' install), the message says which."""
+
+    exit_code = USAGE
+
+
 class CheckBug(GraderError):
     """A check (or the course code it injects) is wrong: the check is an internal error, never the student's 0."""
 

@@ -21,6 +21,7 @@ import distributed
 from grader.batch.cpus import CpuClaim
 from grader.batch.graders import FAILURES, WarmGrader
 from grader.batch.worker import course_of, failed_row
+from grader.errors import ClusterError
 from grader.results import StudentRow
 from grader.text import Text
 
@@ -111,13 +112,24 @@ class Cluster:
     def _connect(self) -> distributed.Client:
         """The client, its workers told of the batch (the plugin registered); never registered after `close`."""
         if self._client is None:
-            client = distributed.Client(self._scheduler)  # type: ignore[no-untyped-call]
+            try:
+                client = distributed.Client(self._scheduler)  # type: ignore[no-untyped-call]
+            except (OSError, TimeoutError) as e:
+                raise ClusterError(f"--scheduler {self._scheduler}: no Dask scheduler answered ({e}); check the address and that it runs") from None
             with self._lock:
                 if self._closed:  # the batch ended while this connected: tell the workers nothing
                     client.close()  # type: ignore[no-untyped-call]
                     raise RuntimeError("the batch ended before the Dask cluster was connected")
-                client.register_plugin(WarmGraders(self._setup), name=PLUGIN)
+                # Kept before registering: a plugin a worker failed to set up stays on the scheduler (every worker that
+                # joins later would set it up) until `close` removes it.
                 self._client = client
+                try:
+                    client.register_plugin(WarmGraders(self._setup), name=PLUGIN)
+                except Exception as e:  # noqa: BLE001 – whatever a worker raised in setting the batch up
+                    raise ClusterError(
+                        f"--scheduler {self._scheduler}: a worker could not set the batch up ({type(e).__name__}: {e}); "
+                        "each worker needs this grader installed, torch and a free process"
+                    ) from None
         return self._client
 
     def grade(self, todo: list[Student], failed: Callable[[str, Text], StudentRow]) -> Iterator[StudentRow]:
