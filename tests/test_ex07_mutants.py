@@ -2,7 +2,7 @@
 
 import pytest
 
-from mutants import named, submission
+from mutants import costs, mutate, named, reference, submission
 
 pytestmark = pytest.mark.slow  # the exercise's bank graded
 
@@ -35,3 +35,17 @@ def test_two_mistakes_at_once_are_named_as_no_one_of_them(grade):
     result = grade("ex07", files)
     failed = [v.feedback.en for v in result.checks if v.points and not v.passed]
     assert failed and not any("Likely mistake" in text for text in failed), failed
+
+
+def test_a_norm_that_raises_for_one_kind_keeps_the_other_kinds_share(grade):
+    """Does a state_jacobian_norm right for the LSTM that raises for the GRU (not written yet) keep the LSTM cases'
+    share of both norm checks – each case its own part, as when every case was called alone – rather than lose the
+    whole check to the first call that raised?"""
+    files = reference("ex07")
+    files["decay.py"] = mutate(
+        files["decay.py"], '    bias = params["b_f"]', '    if kind == "gru":\n        raise NotImplementedError("ex07: gru")\n    bias = params["b_f"]'
+    )
+    earned = costs(grade("ex07", files))
+    norms = {name: points for name, points in earned.items() if "‖∂s_T/∂s_0‖ measured" in name or name.startswith("Random non-zero weights")}
+    assert len(norms) == 2, earned
+    assert norms == {name: pytest.approx(share) for name, share in zip(norms, (4 / 7, 1.0))}, norms  # LSTM: 4 of 7 cases, 1 of 2
