@@ -13,7 +13,21 @@ import math
 
 import torch
 
-from grader.checks import Answers, Fail, StudentError, call, check, course_part, expect_value_errors, inject, once, partial, reference_module, student_module
+from grader.checks import (
+    Answers,
+    Fail,
+    Outcome,
+    StudentError,
+    call,
+    check,
+    course_part,
+    expect_value_errors,
+    inject,
+    once,
+    partial,
+    reference_module,
+    student_module,
+)
 
 decay = student_module("decay")
 reference = reference_module("decay")
@@ -332,10 +346,12 @@ def norm_checks(decay, reference, cases: list[tuple[str, tuple]], device, *, ran
     """norm_check of each (kind, case), a part each, the calls sent in one message. A wrong value's diagnosis calls the
     submission again, so the cases judged after one are called again, one by one: what the loop of single calls did;
     and where a call of the message raised, every case is called alone, so that one that raises (a kind not written
-    yet) costs its own part, not the others'."""
+    yet) costs its own part, not the others' (one that hung is not called again: the check fails with its time-out)."""
     try:
         values, batched = decay.state_jacobian_norm.many([norm_call(kind, params, T) for kind, (params, T, _) in cases]), True
-    except StudentError:
+    except StudentError as e:
+        if e.outcome in (Outcome.TIMED_OUT, Outcome.NOT_RUN):
+            raise
         values, batched = [None] * len(cases), False
 
     def part(kind: str, case: tuple, value) -> None:
