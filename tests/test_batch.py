@@ -338,6 +338,39 @@ def test_a_cluster_whose_workers_refuse_the_batch_keeps_no_plugin(tmp_path, monk
         assert [c for c in cluster.scheduler.clients if c != "fire-and-forget"] == []
 
 
+def test_a_refused_batch_ends_after_its_dask_connection(tmp_path, monkeypatch):
+    """Does a batch refused while its client is still connecting return only once that connection has ended (closed
+    by itself, nothing registered), so that the process never exits under a client distributed is still setting up –
+    which logs a traceback of a closed connection after the refusal's message?"""
+    import threading
+    import time
+
+    import distributed
+    from distributed import LocalCluster
+
+    from grader.batch import preflight
+    from grader.batch.cluster import PLUGIN
+    from grader.errors import IsolationUnavailable
+
+    def refuse(*args: object, **kwargs: object) -> list[str]:
+        raise IsolationUnavailable("refused on this machine")
+
+    connect = distributed.Client
+
+    def slow(*args: object, **kwargs: object) -> distributed.Client:
+        time.sleep(1)  # a scheduler a little further away than the refusal
+        return connect(*args, **kwargs)
+
+    monkeypatch.setattr(preflight, "check", refuse)
+    monkeypatch.setattr(distributed, "Client", slow)
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+        with pytest.raises(IsolationUnavailable):
+            ada_on_dask(tmp_path, cluster.scheduler_address)
+        assert not [t for t in threading.enumerate() if t.name == "dask-connect" and t.is_alive()]
+        assert PLUGIN not in cluster.scheduler.worker_plugins
+        assert [c for c in cluster.scheduler.clients if c != "fire-and-forget"] == []
+
+
 def test_an_unreachable_scheduler_is_an_error_message_not_a_traceback(tmp_path, monkeypatch):
     """Does a --scheduler no cluster answers end the batch with a message naming the address and a usage exit code
     (never a traceback from inside distributed)?"""
