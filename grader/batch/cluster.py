@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from grader.batch.roster import Student
 
 PLUGIN = "grader-warm-graders"
+CONNECTING_GRACE = 5.0  # seconds a batch refused before it graded waits for its connection to end
 
 
 class WarmGraders(distributed.WorkerPlugin):
@@ -158,6 +159,10 @@ class Cluster:
         with self._lock:
             self._closed = True
             client, self._client = self._client, None
+        if client is None and self._connecting is not None:
+            # Waited for (a while: an unreachable scheduler keeps it for distributed's connect timeout), so that the
+            # process does not exit under a client distributed is still setting up: it logs a closed connection's traceback.
+            self._connecting.join(timeout=CONNECTING_GRACE)
         if client is not None:
             try:
                 client.unregister_worker_plugin(PLUGIN)  # type: ignore[no-untyped-call]
