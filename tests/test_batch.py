@@ -406,6 +406,31 @@ def test_warm_graders_on_one_machine_claim_cpus_of_their_own():
             claim.close()
 
 
+def test_a_warm_grader_that_does_not_start_gives_its_cpu_back(monkeypatch):
+    """When a Dask worker's warm grader cannot start (its process not made: no memory, too many processes), is the CPU
+    claimed for it free again – not held for the worker's life, leaving the graders started after it unpinned?"""
+    from grader.batch import cluster as cluster_module
+    from grader.batch.cluster import WarmGraders
+    from grader.batch.cpus import CpuClaim
+    from grader.batch.graders import setup
+
+    def cannot_start(*args: object, **kwargs: object) -> None:
+        raise OSError("no process for a warm grader")
+
+    monkeypatch.setattr(cluster_module, "WarmGrader", cannot_start)
+    others = [CpuClaim() for _ in range(len(os.sched_getaffinity(0)) - 1)]  # every CPU but one claimed elsewhere
+    try:
+        plugin = WarmGraders(setup(ROOT, ["ex05"], "cpu", False, (5.0, 4096), dask=True))
+        with pytest.raises(OSError):
+            plugin.setup(None)
+        last = CpuClaim()
+        assert last.cpu is not None
+        last.close()
+    finally:
+        for claim in others:
+            claim.close()
+
+
 def test_a_dask_worker_grades_its_students_on_one_warm_grader(tmp_path):
     """Does a worker's WarmGraders grade three students, one after another, on one warm grader process (the course
     loaded and the sandbox started once), as the pool grades them, and end it at teardown?"""
