@@ -51,7 +51,11 @@ class WarmGraders(distributed.WorkerPlugin):
     def _start(self) -> WarmGrader:
         with self.lock:
             claim = CpuClaim()  # a CPU of this machine's for it and every process it starts (none left: unpinned)
-            warm = WarmGrader(self.grader_setup, cpu=claim.cpu)
+            try:
+                warm = WarmGrader(self.grader_setup, cpu=claim.cpu)
+            except BaseException:
+                claim.close()  # its lock file's descriptor, else held for the worker's life
+                raise
             self.started.append(warm)
             self.claims[warm] = claim
         return warm
