@@ -530,6 +530,19 @@ def test_inherited_memory(sandbox, tmp_path):
     assert all(m == "grader" or m.startswith("grader.inside") for m in modules if m not in given), modules
 
 
+def test_a_student_process_starts_with_the_zygotes_objects_frozen(sandbox, tmp_path):
+    """Are the objects a student process was forked with (torch's import, the engine) out of its garbage collector's
+    generations, so that its collections never walk them and copy the zygote's pages, which only they would write?"""
+    (tmp_path / "heap.py").write_text("import gc\ndef frozen():\n    return gc.get_freeze_count()\n")
+    process = sandbox.open(tmp_path)
+    try:
+        process.begin_check()
+        frozen = process.call("heap", "frozen", [], {})["value"]
+    finally:
+        process.close()
+    assert frozen > 100_000, frozen  # torch's import alone leaves more
+
+
 @pytest.mark.slow
 def test_fake_results_in_output(tmp_path):
     """Does `grade run --json` print one JSON object whose scores ignore fake results the submission prints?"""

@@ -14,6 +14,7 @@ kills whatever the check left behind.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import shutil
@@ -45,8 +46,6 @@ def become(control_fd: int, log_fd: int, scratch: Path, env: dict[str, str], cou
     its open files only the control socket stays; stdout and stderr go to the zygote's log, stdin is /dev/null – a
     student process never holds the warm grader's pipes, through which rows of grades travel.
     """
-    import gc
-
     try:
         gc.collect()  # what the warm grader left unreachable closes its files now, before their numbers are reused
         gc.freeze()  # and what it holds is never collected here: no object of its closes a file of the zygote's
@@ -82,6 +81,10 @@ def serve_forks(control: socket.socket, course_root: Path) -> None:
 
     torch.set_num_threads(1)  # before any op: a fork of a process that ran a multi-threaded op hangs
     _warm_up(torch)
+    # Every object the zygote holds now is left out of the garbage collector's generations: a student process's
+    # collections never walk them, which would write to (so copy) the pages of torch's whole import in each fork.
+    gc.collect()
+    gc.freeze()
 
     control.send(json.dumps({"ready": True, "protections": [asdict(p) for p in protections]}).encode())
     try:
