@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import socket
 import sys
 import traceback
 from collections.abc import Sequence
@@ -43,7 +42,7 @@ class RemoteHandle:
         return answer["value"]
 
 
-def serve(sock: socket.socket, workspace: Path, request: dict[str, Any]) -> None:
+def serve(channel: wire.Channel, workspace: Path, request: dict[str, Any]) -> None:
     """Answer requests until the grader closes the channel.
 
     A request names a module, a function of it (None: import the module only) and its calls, each a pair of positional
@@ -56,7 +55,6 @@ def serve(sock: socket.socket, workspace: Path, request: dict[str, Any]) -> None
     torch.set_num_threads(1)
     device = torch.device(request["device"])
     modules: dict[str, ModuleType] = {}
-    channel = wire.Channel(sock)
     me = os.getpid()
     while True:
         try:

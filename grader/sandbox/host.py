@@ -27,7 +27,7 @@ from typing import Any, TypeGuard
 
 from grader.errors import IsolationUnavailable, SandboxError
 from grader.failures import StudentError
-from grader.inside import layout, wire, zygote
+from grader.inside import given, layout, wire, zygote
 from grader.inside.isolation import OWN_UID, Protection
 from grader.inside.zygote import SETUP_FAILED_FILE
 from grader.results import Outcome
@@ -42,6 +42,8 @@ WRITTEN_FILE_BYTES = 16 << 20
 OUTPUT_SHOWN = 1500
 # How long the zygote may take to import torch before the grader gives up.
 STARTUP_SECONDS = 300
+# How long forking a student process and handing it its given code may take.
+FORK_SECONDS = 30
 # How long reaping a student process may take (without namespaces it includes sweeping what its uid left).
 REAP_SECONDS = 300
 # How many checks one student process serves before a fresh one is forked (its CPU-time limit
@@ -167,7 +169,8 @@ class Sandbox:
     def open(self, workspace: Path, *, given: Sequence[Path] = ()) -> StudentProcess:
         """Fork a student process that imports modules from `workspace` (a copy of the student's files).
 
-        `given` is the exercise's course code (grader.inside.given), loaded by that process alone.
+        `given` is the exercise's course code (grader.inside.given), compiled here once and sent to that process alone
+        as its first message, never through the zygote.
         """
         self.ready()
         self._count += 1
@@ -180,16 +183,16 @@ class Sandbox:
             "scratch": str(scratch),
             "device": self._device,
             "limits": self.limits.for_child(),
-            "given": [str(Path(p).resolve()) for p in given],  # the zygote's working folder is not ours
         }
         try:
-            reply = self._request(request, timeout=30, fds=[theirs.fileno()])
+            reply = self._request(request, timeout=FORK_SECONDS, fds=[theirs.fileno()])
         finally:
             theirs.close()
         if "pid" not in reply:
             raise SandboxError(f"a student process could not be started: {reply.get('error')}")
-        pid = reply["pid"]
-        return StudentProcess(self, pid, ours, scratch)
+        process = StudentProcess(self, reply["pid"], ours, scratch)
+        process.send_given(given)
+        return process
 
     def close(self) -> None:
         self._control.close()
@@ -290,6 +293,13 @@ class StudentProcess:
         self._deadline = time.monotonic() + self._sandbox.limits.time_limit
         self._output_start = self._output_size() if self._checks > 1 else 0
         self._last_output = None
+
+    def send_given(self, paths: Sequence[Path]) -> None:
+        """Send the exercise's given code, which the process reads first and runs before its isolation."""
+        try:
+            self._channel.send(wire.pack({"given": given.compiled(paths)}), deadline=time.monotonic() + FORK_SECONDS)
+        except OSError:  # the process is already gone (or does not read): the first call says so
+            self._stop()
 
     def start_import(self, module: str) -> None:
         """Send the import of `module` now, with a time limit of its own from now; the first call to it reads the outcome.
