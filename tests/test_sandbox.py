@@ -543,6 +543,23 @@ def test_a_student_process_starts_with_the_zygotes_objects_frozen(sandbox, tmp_p
     assert frozen > 100_000, frozen  # torch's import alone leaves more
 
 
+def test_each_checks_output_is_read_from_the_file_the_grader_holds_open(sandbox, tmp_path):
+    """Is a check's output read from where the previous check's ended, through the file the grader opened as the
+    process started (not by its name, looked up again for every check)?"""
+    (tmp_path / "talk.py").write_text("def say(text):\n    print(text)\n")
+    process = sandbox.open(tmp_path)
+    try:
+        process.begin_check()
+        process.call("talk", "say", ["first"], {})
+        assert process.output() == "first\n"
+        process.begin_check()
+        process.call("talk", "say", ["second"], {})
+        (process._scratch / "output.log").rename(process._scratch / "moved.log")
+        assert process.output() == "second\n"
+    finally:
+        process.close()
+
+
 @pytest.mark.slow
 def test_fake_results_in_output(tmp_path):
     """Does `grade run --json` print one JSON object whose scores ignore fake results the submission prints?"""

@@ -272,6 +272,8 @@ class StudentProcess:
         self.pid = pid
         self._channel = wire.Channel(channel)
         self._scratch = scratch
+        # What the process prints, kept open here and read by offset (the process opens the same file as it starts).
+        self._output = os.open(scratch / "output.log", os.O_RDONLY | os.O_CREAT, 0o600)
         self._status: str | None = None
         self._checks = 0
         self._deadline = 0.0
@@ -322,10 +324,7 @@ class StudentProcess:
         return {"id": self._ids, "module": module, "function": None, "calls": []}
 
     def _output_size(self) -> int:
-        try:
-            return (self._scratch / "output.log").stat().st_size
-        except OSError:
-            return 0
+        return os.fstat(self._output).st_size if self._output >= 0 else 0
 
     def call(
         self, module: str, function: str, args: list[object], kwargs: dict[str, object], cotangent: object = None, services: Sequence[Service] = ()
@@ -440,12 +439,9 @@ class StudentProcess:
         return self._last_output
 
     def _read_output(self) -> str:
-        try:
-            with open(self._scratch / "output.log", "rb") as f:
-                f.seek(self._output_start)
-                data = f.read(OUTPUT_SHOWN + 1)
-        except OSError:
+        if self._output < 0:  # the process has ended and its output was read then
             return ""
+        data = os.pread(self._output, OUTPUT_SHOWN + 1, self._output_start)
         text = printable(data[:OUTPUT_SHOWN].decode("utf-8", errors="replace"))
         return text + ("\n[... truncated]" if len(data) > OUTPUT_SHOWN else "")
 
@@ -465,6 +461,8 @@ class StudentProcess:
             pass
         self._status = self._sandbox._reap(self.pid)
         self._last_output = self._read_output()
+        os.close(self._output)
+        self._output = -1
         failed = self._scratch / SETUP_FAILED_FILE
         why = failed.read_text(errors="replace")[-3000:] if failed.exists() else ""
         # Its captured output (up to the file-size limit) goes now, not with the sandbox: a submission that
