@@ -477,6 +477,7 @@ environ = ctypes.POINTER(ctypes.c_char_p).in_dll(ctypes.CDLL(None), "environ")
 c_env = []
 while environ[len(c_env)]:
     c_env.append(environ[len(c_env)])
+gc.unfreeze()  # the objects the process was forked with too
 strings = [o for o in gc.get_objects() if isinstance(o, str) and "tok-3b1f" in o]
 stat = open("/proc/self/stat").read().rsplit(")", 1)[1].split()
 start, end = int(stat[47]), int(stat[48])  # env_start, env_end: the block the process was started with

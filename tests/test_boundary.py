@@ -113,7 +113,8 @@ BORROW = {
         "          if n.endswith(('lstm_step', 'gru_step')) and getattr(m, '__name__', '') != __name__]\n"
     ),
     "gc.get_objects": (
-        "import gc\n_found = [o for o in gc.get_objects() if callable(o) and getattr(o, '__name__', '').endswith(('lstm_step', 'gru_step'))\n"
+        "import gc\ngc.unfreeze()  # the zygote's objects too\n"
+        "_found = [o for o in gc.get_objects() if callable(o) and getattr(o, '__name__', '').endswith(('lstm_step', 'gru_step'))\n"
         "          and getattr(o, '__module__', '') != __name__]\n"
     ),
     "frames": (
@@ -187,6 +188,7 @@ import sys
 
 def _borrowed(name, step=None):
     places = [getattr(step, "__globals__", {})] + [vars(m) for m in list(sys.modules.values()) if m is not None]
+    gc.unfreeze()  # the objects the process was forked with too
     places += [getattr(o, "__globals__", {}) for o in gc.get_objects() if callable(o)]
     for place in (p for p in places if type(p) is dict):  # mocks answer any attribute
         found = place.get(name)

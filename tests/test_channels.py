@@ -254,6 +254,20 @@ def test_the_shared_devices_take_no_change_of_their_times(pair):
     assert pair(0, "device_times") == "refused: EROFS"
 
 
+@pytest.mark.skipif(not PROTECTIONS["no channel between student processes"], reason="no seccomp filter here (see `grade doctor`)")
+def test_the_filter_is_built_in_the_zygote_and_only_loaded_by_each_process(sandbox, tmp_path):
+    """Does a student process load the seccomp filter the zygote built once, rather than building its own?"""
+    (tmp_path / "built.py").write_text(
+        "import sys\ndef counts():\n    info = sys.modules['grader.inside.isolation'].channel_filter.cache_info()\n    return [info.misses, info.hits]\n"
+    )
+    process = sandbox.open(tmp_path)
+    try:
+        process.begin_check()
+        assert process.call("built", "counts", [], {})["value"] == [1, 1]  # built in the zygote, loaded here
+    finally:
+        process.close()
+
+
 def test_ex07s_graded_step_computes_nothing_in_ex05s_process(sandbox, tmp_path):
     """Relayed to ex05's process, would the step ex07's graded process is given compute ex05's answer? (It must not.)"""
     (tmp_path / "relayed.py").write_text(

@@ -1,5 +1,8 @@
 """Given course code: torch cells rebuilt from the grader's weights, the answer key's step functions, library cells blocked."""
 
+# As in grader.inside.given: the spy on its compile() below calls compile() from code under this import, as it does.
+from __future__ import annotations
+
 import importlib.util
 
 import pytest
@@ -96,6 +99,7 @@ import gc, sys, torch
 def lifted(x, h, w_ih, w_hh):
     for lib in list(getattr(sys.modules["grader.inside.given"], "_BLOCKS", [])):
         lib._destroy()
+    gc.unfreeze()  # the objects the process was forked with too
     for o in gc.get_objects():
         if type(o).__name__ in ("_DispatchModule", "Library"):
             getattr(o, "reset", getattr(o, "_destroy", lambda: None))()
@@ -123,3 +127,28 @@ def test_the_block_of_library_cells_cannot_be_lifted(sandbox, tmp_path):
             process.call("probe", "lifted", [x, h, torch.zeros(6, 3, dtype=torch.float64), torch.zeros(6, 2, dtype=torch.float64)], {})
     finally:
         process.close()
+
+
+def test_given_code_is_compiled_once_by_the_grader_as_its_own_module(sandbox, tmp_path, monkeypatch):
+    """Is a given file compiled once in the grading process, however many student processes run it, and compiled as an
+    import would compile it (its own __future__ imports, not the grader's)?"""
+    from grader.inside import given
+
+    source = tmp_path / "course" / "ex99" / "given.py"
+    source.parent.mkdir(parents=True)
+    source.write_text(
+        "from grader.inside.given import builder\n\n"
+        "def annotated(x: int) -> None: ...\n\n"
+        "@builder\ndef eager_annotations(device):\n    return annotated.__annotations__['x'] is int\n"
+    )
+    (tmp_path / "probe.py").write_text("def echo(v):\n    return v\n")
+    compiles = []
+    monkeypatch.setattr(given, "compile", lambda *a, **k: compiles.append(a[1]) or compile(*a, **k), raising=False)
+    for _ in range(2):
+        process = sandbox.open(tmp_path, given=[source])
+        try:
+            process.begin_check()
+            assert process.call("probe", "echo", [inject("eager_annotations")], {})["value"] is True
+        finally:
+            process.close()
+    assert compiles == [str(source.resolve())]

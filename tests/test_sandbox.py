@@ -530,6 +530,36 @@ def test_inherited_memory(sandbox, tmp_path):
     assert all(m == "grader" or m.startswith("grader.inside") for m in modules if m not in given), modules
 
 
+def test_a_student_process_starts_with_the_zygotes_objects_frozen(sandbox, tmp_path):
+    """Are the objects a student process was forked with (torch's import, the engine) out of its garbage collector's
+    generations, so that its collections never walk them and copy the zygote's pages, which only they would write?"""
+    (tmp_path / "heap.py").write_text("import gc\ndef frozen():\n    return gc.get_freeze_count()\n")
+    process = sandbox.open(tmp_path)
+    try:
+        process.begin_check()
+        frozen = process.call("heap", "frozen", [], {})["value"]
+    finally:
+        process.close()
+    assert frozen > 100_000, frozen  # torch's import alone leaves more
+
+
+def test_each_checks_output_is_read_from_the_file_the_grader_holds_open(sandbox, tmp_path):
+    """Is a check's output read from where the previous check's ended, through the file the grader opened as the
+    process started (not by its name, looked up again for every check)?"""
+    (tmp_path / "talk.py").write_text("def say(text):\n    print(text)\n")
+    process = sandbox.open(tmp_path)
+    try:
+        process.begin_check()
+        process.call("talk", "say", ["first"], {})
+        assert process.output() == "first\n"
+        process.begin_check()
+        process.call("talk", "say", ["second"], {})
+        (process._scratch / "output.log").rename(process._scratch / "moved.log")
+        assert process.output() == "second\n"
+    finally:
+        process.close()
+
+
 @pytest.mark.slow
 def test_fake_results_in_output(tmp_path):
     """Does `grade run --json` print one JSON object whose scores ignore fake results the submission prints?"""

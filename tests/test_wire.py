@@ -108,6 +108,32 @@ def test_odd_dtypes_are_refused_in_replies():
     assert wire.unpack(data)["g"].dtype == torch.float8_e4m3fn  # what the grader sends is not bounded
 
 
+def test_the_graders_integers_are_read_as_they_are_and_a_replys_within_64_bits():
+    """Does a student process read the grader's integers whatever their size (JSON's own parser, no Python call an
+    integer), while a reply's beyond 64 bits is still refused?"""
+    data = wire.pack({"n": [10**30, -(10**30), 7]})
+    assert wire.unpack(data) == {"n": [10**30, -(10**30), 7]}
+    with pytest.raises(wire.WireError, match="not a valid message"):
+        wire.unpack(data, wire.Bounds())
+
+
+def test_a_channel_says_whether_a_message_may_hold_records():
+    """Does a channel say whether the message it last read may hold an Inject or a Remote (which a student process
+    builds before a call), and not for one that holds none? (A string "$inject" may make it say so: the call then
+    only builds what is there.)"""
+    a, b = socket.socketpair()
+    with a, b:
+        ours, theirs = wire.Channel(a), wire.Channel(b)
+        for message, records in [
+            ({"x": [torch.zeros(2), {"k": (1, "inject")}]}, False),
+            ({"x": [wire.Inject("lstm_cell", {"w": torch.zeros(2)})]}, True),
+            ({"x": {"bench": wire.Remote(0)}}, True),
+        ]:
+            theirs.send(wire.pack(message))
+            ours.recv(deadline=None)
+            assert ours.records is records, message
+
+
 def test_recv_enforces_the_size_limit_before_reading():
     """Is an oversized message refused from its header alone?"""
     a, b = socket.socketpair()

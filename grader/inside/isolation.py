@@ -251,9 +251,11 @@ def why_channels_open() -> str:
     if sys.platform != "linux":
         return "seccomp is Linux only"
     try:
-        import pyseccomp  # noqa: F401  (loads libseccomp)
+        channel_filter()  # built here, in the zygote: each student process then only loads it
     except (ImportError, OSError) as e:
         return f"no libseccomp here ({type(e).__name__}: {e})"
+    except Exception as e:  # pyseccomp's own errors
+        return f"the seccomp filter cannot be built here ({type(e).__name__}: {e})"
     pid = os.fork()
     if pid == 0:
         try:
@@ -268,6 +270,12 @@ def why_channels_open() -> str:
 
 def block_channels() -> None:
     """Refuse, for this process and all it starts, what could carry data to another student process (a seccomp filter)."""
+    channel_filter().load()
+
+
+@functools.cache
+def channel_filter() -> pyseccomp.SyscallFilter:
+    """The seccomp filter `block_channels` loads, built once (its rules cost each fork more than loading it)."""
     import errno
 
     import pyseccomp
@@ -283,7 +291,7 @@ def block_channels() -> None:
         _add_rule(rules, wait_again, "futex", pyseccomp.Arg(1, pyseccomp.MASKED_EQ, 0x7F | FUTEX_PRIVATE_FLAG, command))
     _add_rule(rules, wait_again, "futex_wait", pyseccomp.Arg(3, pyseccomp.MASKED_EQ, FUTEX2_PRIVATE, 0))
     _add_rule(rules, wait_again, "futex_waitv")
-    rules.load()
+    return rules
 
 
 def _add_rule(rules: pyseccomp.SyscallFilter, action: int, name: str, *args: pyseccomp.Arg) -> None:

@@ -81,7 +81,7 @@ def tree_files(root: Path) -> list[Path]:
 
 def secrets(root: Path) -> list[Path]:
     """What no student process may see: the references and the whole course tree. Its public files need no view:
-    a student process loads its given code after the fork and before its isolation (grader.inside.zygote)."""
+    a student process is sent its given code, compiled by the grading process (grader.inside.given)."""
     return [root / SOLUTIONS, root / TREE]
 
 

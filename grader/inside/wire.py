@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 _HEADER = struct.Struct("<QQ")
 _TENSOR, _TUPLE, _DICT, _INJECT, _REMOTE = "$tensor", "$tuple", "$dict", "$inject", "$remote"
+_INJECT_TEXT, _REMOTE_TEXT = b'"$inject"', b'"$remote"'  # what a message holding such a record holds in its JSON
 # The key of a message a student process sends in the middle of a call: a call of a course object that stays in the
 # grader (a `Remote`), answered before the call goes on.
 CALLBACK = "callback"
@@ -65,6 +66,7 @@ class Bounds:
     depth: int = 32
     tensors: int = 256
     dtypes: tuple[str, ...] | None = REPLY_DTYPES  # None: any dtype safetensors knows
+    machine_ints: bool = True  # integers of at most 64 bits (False: any JSON integer)
 
     @property
     def total(self) -> int:
@@ -72,7 +74,7 @@ class Bounds:
 
 
 # What the grader sends is trusted: the student process reads it with these.
-TRUSTED = Bounds(json_bytes=1 << 30, blob_bytes=1 << 30, containers=1 << 30, depth=10_000, tensors=1 << 20, dtypes=None)
+TRUSTED = Bounds(json_bytes=1 << 30, blob_bytes=1 << 30, containers=1 << 30, depth=10_000, tensors=1 << 20, dtypes=None, machine_ints=False)
 
 
 def pack(obj: object) -> bytes:
@@ -116,7 +118,7 @@ def unpack(data: bytes, bounds: Bounds = TRUSTED) -> object:
     if containers > bounds.containers:
         raise WireError(f"message holds more than {bounds.containers} lists/dicts")
     try:
-        doc = _DECODER.decode(body.decode("utf-8", "surrogatepass"))
+        doc = (_DECODER if bounds.machine_ints else _ANY_INTS).decode(body.decode("utf-8", "surrogatepass"))
     except (ValueError, RecursionError, UnicodeDecodeError) as e:
         raise WireError(f"not a valid message: {_short(e)}") from None
     tensors = _load_tensors(blob, bounds) if blob else {}
@@ -143,6 +145,7 @@ def _bounded_int(text: str) -> int:
 # Made once: json.loads builds a decoder on every call that passes it an option. The document `pack` made holds no
 # cycle (it is built afresh), so the encoder need not look for one.
 _DECODER = json.JSONDecoder(parse_int=_bounded_int)
+_ANY_INTS = json.JSONDecoder()  # integers parsed in C, not by a Python call each
 _ENCODER = json.JSONEncoder(check_circular=False)
 
 
@@ -223,6 +226,7 @@ class Channel:
         self._in = bytearray()
         self._out: list[bytes] = []
         self._out_bytes = 0
+        self.records = False  # whether the last message read may hold an Inject or a Remote (its text names one)
         self._readable = select.poll()
         self._readable.register(sock, select.POLLIN)
         self._writable = select.poll()
@@ -249,6 +253,7 @@ class Channel:
         else:
             data = bytes(self._in[:size])
             del self._in[:size]
+        self.records = _INJECT_TEXT in data or _REMOTE_TEXT in data
         return unpack(data, bounds)
 
     def _fill(self, n: int, deadline: float | None) -> None:

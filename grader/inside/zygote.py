@@ -3,9 +3,9 @@
 Started by `grader.sandbox.host` as `python -m grader.inside.zygote FD COURSE_ROOT`, or forked from a batch's warm
 grader that has imported torch and nothing of the course (`become`). It imports
 torch, safetensors, pyseccomp and `grader.inside` only – never solutions, checks or the exercises' given course
-code – so a fork of it holds nothing a submission may not see. A fork request names the given code
-of that exercise (`grader.inside.given`), which the new student process loads itself before its
-isolation, so it exists in that exercise's process alone. The zygote stays single-threaded and
+code – so a fork of it holds nothing a submission may not see. The given code of an exercise (`grader.inside.given`)
+comes to the new student process over its own channel, as its first message from the grader, and runs there before
+its isolation, so it exists in that exercise's process alone. The zygote stays single-threaded and
 never touches CUDA, so its forks can use threads and CUDA; it reaps each check and, as a subreaper,
 kills whatever the check left behind.
 
@@ -14,6 +14,7 @@ kills whatever the check left behind.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import shutil
@@ -25,9 +26,9 @@ import traceback
 from dataclasses import asdict
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, cast
 
-from grader.inside import given, isolation, layout, runtime
+from grader.inside import given, isolation, layout, runtime, wire
 from grader.inside.cgroups import MemoryCage, end_cgroup
 from grader.inside.isolation import Protection, View
 
@@ -45,8 +46,6 @@ def become(control_fd: int, log_fd: int, scratch: Path, env: dict[str, str], cou
     its open files only the control socket stays; stdout and stderr go to the zygote's log, stdin is /dev/null – a
     student process never holds the warm grader's pipes, through which rows of grades travel.
     """
-    import gc
-
     try:
         gc.collect()  # what the warm grader left unreachable closes its files now, before their numbers are reused
         gc.freeze()  # and what it holds is never collected here: no object of its closes a file of the zygote's
@@ -82,6 +81,10 @@ def serve_forks(control: socket.socket, course_root: Path) -> None:
 
     torch.set_num_threads(1)  # before any op: a fork of a process that ran a multi-threaded op hangs
     _warm_up(torch)
+    # Every object the zygote holds now is left out of the garbage collector's generations: a student process's
+    # collections never walk them, which would write to (so copy) the pages of torch's whole import in each fork.
+    gc.collect()
+    gc.freeze()
 
     control.send(json.dumps({"ready": True, "protections": [asdict(p) for p in protections]}).encode())
     try:
@@ -197,7 +200,8 @@ def _student_process(
         os.setsid()
         uid = isolation.process_uid()
         MemoryCage.enter(group)
-        given.load([Path(p) for p in request["given"]])  # before isolation: the view does not show the grader's files
+        channel = wire.Channel(socket.socket(fileno=channel_fd))
+        given.load(cast("dict[str, Any]", channel.recv(deadline=None))["given"])  # the grader's first message: believed
         if view.isolated:
             isolation.unshare(isolation.CHECK_NAMESPACES)
             workspace = isolation.isolate(request["workspace"], request["device"], view, uid)
@@ -219,7 +223,7 @@ def _student_process(
     os.dup2(output, 1)
     os.dup2(output, 2)
     try:
-        runtime.serve(socket.socket(fileno=channel_fd), workspace, request)
+        runtime.serve(channel, workspace, request)
     finally:
         os._exit(0)
 

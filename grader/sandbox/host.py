@@ -27,7 +27,7 @@ from typing import Any, TypeGuard
 
 from grader.errors import IsolationUnavailable, SandboxError
 from grader.failures import StudentError
-from grader.inside import layout, wire, zygote
+from grader.inside import given, layout, wire, zygote
 from grader.inside.isolation import OWN_UID, Protection
 from grader.inside.zygote import SETUP_FAILED_FILE
 from grader.results import Outcome
@@ -42,6 +42,8 @@ WRITTEN_FILE_BYTES = 16 << 20
 OUTPUT_SHOWN = 1500
 # How long the zygote may take to import torch before the grader gives up.
 STARTUP_SECONDS = 300
+# How long forking a student process and handing it its given code may take.
+FORK_SECONDS = 30
 # How long reaping a student process may take (without namespaces it includes sweeping what its uid left).
 REAP_SECONDS = 300
 # How many checks one student process serves before a fresh one is forked (its CPU-time limit
@@ -167,7 +169,8 @@ class Sandbox:
     def open(self, workspace: Path, *, given: Sequence[Path] = ()) -> StudentProcess:
         """Fork a student process that imports modules from `workspace` (a copy of the student's files).
 
-        `given` is the exercise's course code (grader.inside.given), loaded by that process alone.
+        `given` is the exercise's course code (grader.inside.given), compiled here once and sent to that process alone
+        as its first message, never through the zygote.
         """
         self.ready()
         self._count += 1
@@ -180,16 +183,16 @@ class Sandbox:
             "scratch": str(scratch),
             "device": self._device,
             "limits": self.limits.for_child(),
-            "given": [str(Path(p).resolve()) for p in given],  # the zygote's working folder is not ours
         }
         try:
-            reply = self._request(request, timeout=30, fds=[theirs.fileno()])
+            reply = self._request(request, timeout=FORK_SECONDS, fds=[theirs.fileno()])
         finally:
             theirs.close()
         if "pid" not in reply:
             raise SandboxError(f"a student process could not be started: {reply.get('error')}")
-        pid = reply["pid"]
-        return StudentProcess(self, pid, ours, scratch)
+        process = StudentProcess(self, reply["pid"], ours, scratch)
+        process.send_given(given)
+        return process
 
     def close(self) -> None:
         self._control.close()
@@ -269,6 +272,8 @@ class StudentProcess:
         self.pid = pid
         self._channel = wire.Channel(channel)
         self._scratch = scratch
+        # What the process prints, kept open here and read by offset (the process opens the same file as it starts).
+        self._output = os.open(scratch / "output.log", os.O_RDONLY | os.O_CREAT, 0o600)
         self._status: str | None = None
         self._checks = 0
         self._deadline = 0.0
@@ -291,6 +296,13 @@ class StudentProcess:
         self._output_start = self._output_size() if self._checks > 1 else 0
         self._last_output = None
 
+    def send_given(self, paths: Sequence[Path]) -> None:
+        """Send the exercise's given code, which the process reads first and runs before its isolation."""
+        try:
+            self._channel.send(wire.pack({"given": given.compiled(paths)}), deadline=time.monotonic() + FORK_SECONDS)
+        except OSError:  # the process is already gone (or does not read): the first call says so
+            self._stop()
+
     def start_import(self, module: str) -> None:
         """Send the import of `module` now, with a time limit of its own from now; the first call to it reads the outcome.
 
@@ -312,10 +324,7 @@ class StudentProcess:
         return {"id": self._ids, "module": module, "function": None, "calls": []}
 
     def _output_size(self) -> int:
-        try:
-            return (self._scratch / "output.log").stat().st_size
-        except OSError:
-            return 0
+        return os.fstat(self._output).st_size if self._output >= 0 else 0
 
     def call(
         self, module: str, function: str, args: list[object], kwargs: dict[str, object], cotangent: object = None, services: Sequence[Service] = ()
@@ -430,12 +439,9 @@ class StudentProcess:
         return self._last_output
 
     def _read_output(self) -> str:
-        try:
-            with open(self._scratch / "output.log", "rb") as f:
-                f.seek(self._output_start)
-                data = f.read(OUTPUT_SHOWN + 1)
-        except OSError:
+        if self._output < 0:  # the process has ended and its output was read then
             return ""
+        data = os.pread(self._output, OUTPUT_SHOWN + 1, self._output_start)
         text = printable(data[:OUTPUT_SHOWN].decode("utf-8", errors="replace"))
         return text + ("\n[... truncated]" if len(data) > OUTPUT_SHOWN else "")
 
@@ -455,6 +461,8 @@ class StudentProcess:
             pass
         self._status = self._sandbox._reap(self.pid)
         self._last_output = self._read_output()
+        os.close(self._output)
+        self._output = -1
         failed = self._scratch / SETUP_FAILED_FILE
         why = failed.read_text(errors="replace")[-3000:] if failed.exists() else ""
         # Its captured output (up to the file-size limit) goes now, not with the sandbox: a submission that

@@ -3,20 +3,24 @@ for hidden checks (grader.inside.layout).
 
 Where one exercise builds on another (ex07 runs a step function, ex06 maps a torch cell, ex08 and
 ex10 drive a trainer), the grader injects this code rather than the student's own earlier work, so
-one mistake is not charged twice. Each module is loaded by the student process of its exercise
-alone, after the fork and before isolation – never by the zygote – so no other exercise's process
-holds it. A module registers builders with `@builder` (an `Inject` names one) and may define
-`prepare()`, run before the submission is imported (ex05 and ex06 make the library recurrent cells
-unavailable there). What runs in the student process is not trusted: checks verify every reply.
+one mistake is not charged twice. Each module is compiled once by the grading process (`compiled`) and sent to
+the student process of its exercise alone, which runs it after the fork and before isolation (`load`) – never the
+zygote, which does not even learn its name – so no other exercise's process holds it. A module registers builders
+with `@builder` (an `Inject` names one) and may define `prepare()`, run before the submission is imported (ex05 and
+ex06 make the library recurrent cells unavailable there). What runs in the student process is not trusted: checks
+verify every reply.
 """
 
 from __future__ import annotations
 
 import ast
-import importlib.util
+import base64
+import marshal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, NoReturn, TypeVar
 
 from grader.inside.recurrent_ops import CELL_OPS, SEQUENCE_OPS
@@ -36,36 +40,50 @@ def builder(fn: Builder) -> Builder:
 
 
 def builder_names(paths: list[Path]) -> set[str]:
-    """The builders these modules define, read from their source (the grading process never runs them for this); each
-    file read once while it stays as it is (an exercise's process is made once a submission)."""
-    names: set[str] = set()
-    for path in paths:
-        found = path.stat()
-        key = (path, found.st_mtime_ns, found.st_size)
-        if key not in _DEFINED:
-            tree = ast.parse(path.read_bytes())
-            _DEFINED[key] = frozenset(
-                node.name
-                for node in ast.walk(tree)
-                if isinstance(node, ast.FunctionDef) and any(isinstance(d, ast.Name) and d.id == "builder" for d in node.decorator_list)
-            )
-        names |= _DEFINED[key]
-    return names
+    """The builders these modules define, read from their source (the grading process never runs them for this)."""
+    return {name for path in paths for name in _read(path.resolve()).builders}
 
 
-_DEFINED: dict[tuple[Path, int, int], frozenset[str]] = {}  # (given file, its mtime and size) -> the builders it defines
+def compiled(paths: Sequence[Path]) -> list[list[str]]:
+    """These modules as `load` takes them in a student process: each one's path and its code, compiled here (the
+    grading process never runs it) and marshalled, in base64 – the same interpreter runs both sides."""
+    return [[str(path), _read(path).code] for path in map(Path.resolve, paths)]
 
 
-def load(paths: list[Path]) -> None:
-    """Import these modules (in a student process), registering their builders and running their `prepare()`."""
-    for path in paths:
-        name = f"given_{path.stem}_{path.parent.name}"  # given_given_hidden_ex07: the part, then the exercise id
-        spec = importlib.util.spec_from_file_location(name, path)
-        if spec is None or spec.loader is None:
-            raise ImportError(f"{path}: not a Python module")
-        module = importlib.util.module_from_spec(spec)
+@dataclass(frozen=True)
+class _Source:
+    builders: frozenset[str]
+    code: str
+
+
+def _read(path: Path) -> _Source:
+    """A given file parsed and compiled once while it stays as it is (a student process is made per exercise and
+    submission, and each would otherwise compile it again)."""
+    found = path.stat()
+    key = (path, found.st_mtime_ns, found.st_size)
+    if key not in _READ:
+        tree = ast.parse(path.read_bytes(), filename=str(path))
+        builders = frozenset(
+            node.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.FunctionDef) and any(isinstance(d, ast.Name) and d.id == "builder" for d in node.decorator_list)
+        )
+        code = compile(tree, str(path), "exec", dont_inherit=True)  # as an import compiles it: not this file's __future__
+        _READ[key] = _Source(builders, base64.b64encode(marshal.dumps(code)).decode("ascii"))
+    return _READ[key]
+
+
+_READ: dict[tuple[Path, int, int], _Source] = {}  # (given file, its mtime and size) -> its builders and code
+
+
+def load(modules: list[list[str]]) -> None:
+    """Run the modules `compiled` made (in a student process), registering their builders and running their `prepare()`."""
+    for path, code in modules:
+        name = f"given_{Path(path).stem}_{Path(path).parent.name}"  # given_given_hidden_ex07: the part, then the exercise id
+        module = ModuleType(name)
+        module.__file__ = path
         sys.modules[name] = module
-        spec.loader.exec_module(module)
+        exec(marshal.loads(base64.b64decode(code)), module.__dict__)
         if hasattr(module, "prepare"):
             module.prepare()
 
