@@ -75,9 +75,11 @@ def grade_batch(
     first = not (out / JOURNAL).exists()
     pool: Grading = graders.Pool(config, max(1, workers), now=first) if scheduler is None else _cluster(scheduler, config, now=first)
     try:
-        report.prepare()  # matplotlib loads while the graders start, not after the last student
         files = read_files(submitted_at=submitted_at, extensions=extensions, exercise_ids=[e.id for e in exercises])
         missing = preflight.check(course, exercises, strict=strict, scheduler=scheduler, exposed=[submissions, out, *course.secrets])
+        # matplotlib loads while the graders start, not after the last student; after preflight, so that its import
+        # does not hold this process's interpreter while a Dask client connects (that doubled the time to connect)
+        report.prepare()
         with private_files():
             out.mkdir(mode=0o700, parents=True, exist_ok=True)
             result = _grade_into(out, course, exercises, submissions, device, only, progress, missing, files, pool)
