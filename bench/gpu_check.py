@@ -1,4 +1,5 @@
-"""GPU check: on CUDA, every reference earns full marks, every stub zero, every bank's known mistake is caught.
+"""GPU check: on CUDA, every reference earns full marks, every stub zero, every bank's known mistake is caught and earns
+on each check what it earns on the CPU (the ledger, tests/mutant_ledger.toml).
 
     python bench/gpu_check.py            # exits 1 on any problem; prints one line per item
 
@@ -32,6 +33,7 @@ def check_mutants(course, device: str) -> list[str]:
     from grader.grading.pipeline import Grader
 
     mutants = load_mutants()
+    ledger = mutants.read_ledger()  # what each mutant earns on the CPU, check by check (tests/mutant_ledger.toml)
     problems = []
     for exercise in course.exercises:
         bank = [m for m in mutants.ALL if m.exercise == exercise.id]
@@ -49,6 +51,9 @@ def check_mutants(course, device: str) -> list[str]:
                 print(f"  mutant {mutant.id:56} {graded.score:5g}/{graded.max_score:g}  {'caught' if caught else 'MISSED'}")
                 if not caught:
                     problems.append(f"mutant {mutant.id!r} not caught and named on {device}" + "".join(f"; {error}" for error in result.internal_errors))
+                elif lines := mutants.moved(ledger.get(mutant.id, {}), mutants.costs(graded)):
+                    print("\n".join(lines))
+                    problems.append(f"mutant {mutant.id!r} earns on {device} what it does not on the CPU ({mutants.LEDGER_PATH})")
         print(f"{exercise.id}: {len(bank)} mutants on {device} ({time.perf_counter() - start:.1f} s)")
     return problems
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import math
 import re
 import sys
 import tomllib
@@ -103,6 +104,17 @@ def costs(result: ExerciseResult) -> dict[str, float]:
     found = {v.name: float(v.earned) for v in graded}
     assert len(found) == len(graded), f"{result.exercise}: two checks share a title; the ledger tells checks apart by it"
     return found
+
+
+def moved(before: dict[str, float], now: dict[str, float]) -> list[str]:
+    """A line for each check whose points differ between two of a mutant's {check name: points} (its ledger line
+    `before`, a grading `now`), saying both – and where it earns more now, that the check may be weaker."""
+    return [
+        f"  {check!r}: {before.get(check, 'no such check')} in the ledger, {now.get(check, 'no such check')} now"
+        + (" (it keeps more: is the check weaker?)" if now.get(check, 0) > before.get(check, math.inf) else "")
+        for check in sorted(before.keys() | now.keys())
+        if check not in before or check not in now or not math.isclose(before[check], now[check], rel_tol=0, abs_tol=1e-9)
+    ]
 
 
 def read_ledger() -> dict[str, dict[str, float]]:

@@ -13,7 +13,7 @@ from conftest import ROOT, assert_named, statement_choices
 from grader.grading.answers.quoting import show
 from grader.grading.expr import CONSTANTS, FUNCTIONS, ExpressionError, UndefinedError, evaluate, free_symbols, parse
 from grader.results import ExerciseResult
-from mutants import ALL, LEDGER_PATH, REWRITE_LEDGER, Mutant, costs, course, read_ledger, submission, write_ledger
+from mutants import ALL, LEDGER_PATH, REWRITE_LEDGER, Mutant, costs, course, moved, read_ledger, submission, write_ledger
 
 pytestmark = pytest.mark.slow  # every bank's mutants graded
 
@@ -77,14 +77,8 @@ def test_mutant_earns_what_the_ledger_holds(graded, ledger, request, mutant: Mut
         return
     rewrite = f"If the change is deliberate, rewrite the ledger and review its diff: {REWRITE_LEDGER}"
     assert mutant.id in ledger, f"{mutant.id}: a mutant {LEDGER_PATH} lacks. {rewrite}"
-    before = ledger[mutant.id]
-    moved = [
-        f"  {check!r}: {before.get(check, 'no such check')} in the ledger, {now.get(check, 'no such check')} now"
-        + (" (it keeps more: is the check weaker?)" if now.get(check, 0) > before.get(check, math.inf) else "")
-        for check in sorted(before.keys() | now.keys())
-        if check not in before or check not in now or not math.isclose(before[check], now[check], rel_tol=0, abs_tol=1e-9)
-    ]
-    assert not moved, f"{mutant.id}: its points moved from what {LEDGER_PATH} holds:\n" + "\n".join(moved) + f"\n{rewrite}"
+    lines = moved(ledger[mutant.id], now)
+    assert not lines, f"{mutant.id}: its points moved from what {LEDGER_PATH} holds:\n" + "\n".join(lines) + f"\n{rewrite}"
 
 
 def test_the_ledger_holds_every_mutant_and_no_other(request):
