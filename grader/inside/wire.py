@@ -253,7 +253,8 @@ class Channel:
         else:
             data = bytes(self._in[:size])
             del self._in[:size]
-        self.records = _INJECT_TEXT in data or _REMOTE_TEXT in data
+        body = (_HEADER.size, _HEADER.size + body_len)  # the records are JSON: the tensors' bytes need no search
+        self.records = data.find(_INJECT_TEXT, *body) >= 0 or data.find(_REMOTE_TEXT, *body) >= 0
         return unpack(data, bounds)
 
     def _fill(self, n: int, deadline: float | None) -> None:
