@@ -144,7 +144,7 @@ def _main() -> None:
     try:
         grader = _start(setup)
     except GraderError as e:
-        refused = str(e)
+        refused = (*course_of(setup["course_root"], setup["exercise_ids"]), Text(str(e)))  # each student's row says why
     for line in sys.stdin:
         job = json.loads(line)
         if grader is not None and grader.sandbox is not None and not grader.sandbox.alive:
@@ -152,7 +152,9 @@ def _main() -> None:
         if grader is not None:
             row = grade_or_fail(grader, job["student"], job["path"])
         else:
-            row = failed_row(*course_of(setup["course_root"], setup["exercise_ids"]), setup["device"], job["student"], Text(refused or ""))
+            assert refused is not None
+            course, exercises, why = refused
+            row = failed_row(course, exercises, setup["device"], job["student"], why)
         rows.write(row.to_json() + "\n")
         rows.flush()
     if grader is not None:
