@@ -543,6 +543,41 @@ def test_a_student_process_starts_with_the_zygotes_objects_frozen(sandbox, tmp_p
     assert frozen > 100_000, frozen  # torch's import alone leaves more
 
 
+@needs_isolation
+def test_a_formatted_stack_looks_for_none_of_the_engines_files(sandbox, tmp_path):
+    """Does formatting a stack in an isolated student process (torch.manual_seed formats three) look up on disk only
+    files the process can read – not the engine's own frames below the call, which it cannot see, again and again?"""
+    (tmp_path / "stack.py").write_text(
+        textwrap.dedent(
+            """
+            import linecache, traceback
+            def looked_up():
+                found = []
+                lookup = linecache.updatecache
+                def spy(filename, module_globals=None):
+                    found.append(filename)
+                    return lookup(filename, module_globals)
+                linecache.updatecache = spy
+                try:
+                    traceback.format_stack()
+                    traceback.format_stack()
+                finally:
+                    linecache.updatecache = lookup
+                return found
+            """
+        )
+    )
+    process = sandbox.open(tmp_path)
+    try:
+        process.begin_check()
+        found = process.call("stack", "looked_up", [], {})["value"]
+    finally:
+        process.close()
+    engine = str(ROOT / "grader")
+    assert not [f for f in found if f.startswith(engine)], found
+    assert any(f.endswith("stack.py") for f in found), found  # the submission's own file is still read for its lines
+
+
 def test_each_checks_output_is_read_from_the_file_the_grader_holds_open(sandbox, tmp_path):
     """Is a check's output read from where the previous check's ended, through the file the grader opened as the
     process started (not by its name, looked up again for every check)?"""

@@ -122,6 +122,14 @@ class View:
             view.why_no_uid, view.exposed = _why_no_uid(secrets)
         return view
 
+    def unseen_sources(self) -> list[str]:
+        """The source files of the modules loaded here that an isolated student process cannot read (its engine's own,
+        outside every bind); none without isolation, where what it can read is up to the files' modes."""
+        if not self.isolated:
+            return []
+        files = {getattr(m, "__file__", None) for m in list(sys.modules.values())}
+        return sorted(f for f in files if isinstance(f, str) and not any(inside(os.path.realpath(f), os.path.realpath(b)) for b in self.binds))
+
     @property
     def own_uid(self) -> bool:
         """Whether a student process runs as an unprivileged uid of its own (isolated, or uid only)."""

@@ -83,17 +83,18 @@ def serve_forks(control: socket.socket, course_root: Path) -> None:
     _warm_up(torch)
     # Every object the zygote holds now is left out of the garbage collector's generations: a student process's
     # collections never walk them, which would write to (so copy) the pages of torch's whole import in each fork.
+    unseen = view.unseen_sources()
     gc.collect()
     gc.freeze()
 
     control.send(json.dumps({"ready": True, "protections": [asdict(p) for p in protections]}).encode())
     try:
-        _serve(control, view, memory, alive, alive_w)
+        _serve(control, view, memory, alive, alive_w, unseen)
     finally:
         memory.close()  # ends what is still running in its cgroups
 
 
-def _serve(control: socket.socket, view: View, memory: MemoryCage, alive: int, alive_w: int) -> None:
+def _serve(control: socket.socket, view: View, memory: MemoryCage, alive: int, alive_w: int, unseen: list[str]) -> None:
     live: dict[int, tuple[Path | None, Path | None]] = {}  # pid -> its memory cgroup and private folder (each None where unused)
     count = 0
     while True:
@@ -118,7 +119,7 @@ def _serve(control: socket.socket, view: View, memory: MemoryCage, alive: int, a
                 control.close()
                 os.close(alive_w)
                 try:
-                    _student_process(fds[0], request, view, alive, group, private, address_space=group is None)
+                    _student_process(fds[0], request, view, alive, group, private, unseen, address_space=group is None)
                 finally:
                     os._exit(1)
             os.close(fds[0])
@@ -190,7 +191,15 @@ def _describe_status(status: int) -> str:
 
 
 def _student_process(
-    channel_fd: int, request: dict[str, Any], view: View, alive: int, group: Path | None, private: Path | None, *, address_space: bool
+    channel_fd: int,
+    request: dict[str, Any],
+    view: View,
+    alive: int,
+    group: Path | None,
+    private: Path | None,
+    unseen: list[str],
+    *,
+    address_space: bool,
 ) -> None:
     """Set up the student process (given code, sandbox, limits, captured output), then serve calls; never returns."""
     scratch = Path(request["scratch"])
@@ -201,7 +210,9 @@ def _student_process(
         uid = isolation.process_uid()
         MemoryCage.enter(group)
         channel = wire.Channel(socket.socket(fileno=channel_fd))
-        given.load(cast("dict[str, Any]", channel.recv(deadline=None))["given"])  # the grader's first message: believed
+        modules = cast("dict[str, Any]", channel.recv(deadline=None))["given"]  # the grader's first message: believed
+        given.load(modules)
+        runtime.forget_sources([*unseen, *(path for path, _ in modules)])  # the course's given files are never readable here
         if view.isolated:
             isolation.unshare(isolation.CHECK_NAMESPACES)
             workspace = isolation.isolate(request["workspace"], request["device"], view, uid)
