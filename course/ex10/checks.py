@@ -815,7 +815,7 @@ class RealTrainer(Service):
 def real_run(model: str, length: int, lr: float, seed: int, splits: dict) -> dict:
     """RealTrainer's run of (model, length, lr, seed) on `splits`: what train_fn returns."""
     with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
+        torch.random.default_generator.manual_seed(seed)  # the CPU generator, which the build draws from (see ex08's seeded_weights)
         net = CopyModel(model, RealTrainer.VOCAB, RealTrainer.D_E, RealTrainer.D_H)
     started = time.perf_counter()
     trained = TRAINING.train_copy_model(net, *splits["train"], batch_size=RealTrainer.BATCH, updates=RealTrainer.UPDATES, lr=lr, seed=seed)
