@@ -607,6 +607,48 @@ def test_a_warm_grader_whose_zygote_died_grades_the_next_student_on_a_fresh_one(
     assert row.status.value == "graded" and row.score("ex05") == 14, (row.result.failure, row.result.internal_errors)
 
 
+def _pipes(pid: int) -> set[str]:
+    """The pipes a process holds."""
+    found = set()
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith("pipe:"):
+            found.add(target)
+    return found
+
+
+def test_a_pools_second_warm_grader_is_forked_by_the_first_and_holds_its_own_pipes_alone(tmp_path):
+    """Is a pool's second warm grader forked by the first once torch is imported (one import of torch for the pool),
+    holding its own two pipes and none of the first's (through which the first's rows travel, and whose end would
+    never come while another process held them)? Killed while it grades, is that its student's failure alone?"""
+    import threading
+
+    from grader.batch.graders import Pool, setup
+
+    pool = Pool(setup(ROOT, ["ex05"], "cpu", False, (5.0, 4096), dask=False), 2)
+    try:
+        rows = [grader.grade(f"s{n}", str(student(tmp_path / f"s{n}"))) for n, grader in enumerate(pool._graders)]
+        first, second = (grader.process.pid for grader in pool._graders)
+        parent = int(Path(f"/proc/{second}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        pipes = {pid: _pipes(pid) for pid in (first, second)}
+        sibling = pool._graders[1]
+        killer = threading.Timer(3.0, sibling.process.kill)  # hal is graded for 5 s at least: killed while it is
+        killer.start()
+        with pytest.raises(EOFError):
+            sibling.grade("hal", str(student(tmp_path / "hal", "while True:\n    pass\n", sheet=None)))
+        killer.cancel()
+        assert sibling.process.wait(timeout=10) == -1 and sibling.process.poll() is not None
+        assert pool._graders[0].grade("ada", str(student(tmp_path / "ada"))).score("ex05") == 14  # the first grades on
+    finally:
+        pool.close()
+    assert all(r.status.value == "graded" and r.score("ex05") == 14 for r in rows), rows
+    assert parent == first
+    assert len(pipes[second]) == 2 and not pipes[first] & pipes[second], pipes
+
+
 def test_students_left_when_no_warm_grader_can_start_get_a_row_saying_so(tmp_path, monkeypatch):
     """If a warm grader fails and no other can be started, does every student left still get a row, saying why?"""
     from grader.batch import graders
@@ -663,8 +705,9 @@ def test_warm_graders_take_cpus_in_turn_and_the_cpusets_go_with_the_pool(tmp_pat
         for n, grader in enumerate(pool._graders):  # each warm: its zygote forked
             assert grader.grade(f"s{n}", str(student(tmp_path / f"s{n}"))).status.value == "graded"
         seen = []
+        warm = {grader.process.pid for grader in pool._graders}
         for grader in pool._graders:
-            (zygote,) = _children(grader.process.pid)
+            (zygote,) = set(_children(grader.process.pid)) - warm  # the first's children: its zygote, and the second
             seen.append((_cpus_of(grader.process.pid), _cpus_of(zygote)))
         groups = [g for g in pool._slots.groups if g is not None]
     finally:

@@ -3,20 +3,25 @@
 `WarmGrader` is one `python -m grader.batch.worker` process (`grader.batch.worker`), started with a clean environment –
 its zygote is forked from it, so what it holds is what student processes hold: nothing of the TA's environment, only
 `clean_env()` – then sent one student at a time, each answered by that student's row.
-`Pool` starts `workers` of them at once, each on a CPU of its own (`grader.batch.cpus`), as the batch begins: they import
-torch while the batch process reads and hashes the class. Its threads keep each busy until no student is left; a
-student whose warm grader fails gets a grader-error row (graded again next run), and the next student a fresh grader.
+`Pool` starts `workers` of them as the batch begins, each on a CPU of its own (`grader.batch.cpus`): the first is
+started here and forks the others from itself once it has imported torch (`Sibling`: one import of torch for the pool,
+not one for each), while the batch process reads and hashes the class. Its threads keep each busy until no student is
+left; a student whose warm grader fails gets a grader-error row (graded again next run), and the next student a fresh
+grader, started here.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import queue
+import select
+import signal
 import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -40,19 +45,33 @@ def setup(course_root: Path, exercise_ids: list[str], device: str, strict: bool,
 
 
 class WarmGrader:
-    """One `python -m grader.batch.worker` process, ready for the next student; what it says on stderr kept aside."""
+    """One `python -m grader.batch.worker` process, ready for the next student; what it says on stderr kept aside.
 
-    def __init__(self, setup: dict[str, Any], *, cpu: int | None = None, cpuset: Path | None = None):
+    Started here, it forks `siblings` (warm graders of their own, on their own CPUs) from itself once torch is imported;
+    `WarmGrader.of` is one of those."""
+
+    def __init__(self, setup: dict[str, Any], *, cpu: int | None = None, cpuset: Path | None = None, siblings: Sequence[Sibling] = ()):
         self.log: IO[bytes] = tempfile.TemporaryFile()
         pin = [*(["--cpu", str(cpu)] if cpu is not None else []), *(["--cpuset", str(cpuset)] if cpuset is not None else [])]
-        self.process = subprocess.Popen(
-            [sys.executable, "-P", "-m", "grader.batch.worker", json.dumps(setup), *pin],  # -P: never the working folder on its path
+        forks = ["--siblings", json.dumps([s.spec for s in siblings])] if siblings else []
+        self.process: subprocess.Popen[str] | Sibling = subprocess.Popen(
+            [sys.executable, "-P", "-m", "grader.batch.worker", json.dumps(setup), *pin, *forks],  # -P: never the working folder on its path
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self.log,
             env=clean_env(),
             text=True,
+            pass_fds=[fd for s in siblings for fd in s.fds],
         )
+        for sibling in siblings:
+            sibling.handed_over()
+
+    @classmethod
+    def of(cls, sibling: Sibling) -> WarmGrader:
+        """The warm grader that another forks as `sibling`."""
+        grader = cls.__new__(cls)
+        grader.log, grader.process = sibling.log, sibling
+        return grader
 
     def grade(self, student: str, path: str) -> StudentRow:
         assert self.process.stdin is not None and self.process.stdout is not None
@@ -79,7 +98,83 @@ class WarmGrader:
         except (OSError, subprocess.TimeoutExpired):
             self.process.kill()
             self.process.wait()
+        if isinstance(self.process, Sibling):
+            self.process.close()
         self.log.close()
+
+
+class Sibling:
+    """A warm grader that the pool's first forks from itself (`grader.batch.worker`), so not a child of this process:
+    its pipes and log, made here and handed to the first, and the part of Popen that `WarmGrader` uses, through a
+    pidfd. The sibling names its pid in the first line it writes."""
+
+    def __init__(self, cpu: int | None, cpuset: Path | None):
+        self.log: IO[bytes] = tempfile.TemporaryFile()
+        theirs_in, ours_in = os.pipe()
+        ours_out, theirs_out = os.pipe()
+        self.fds = (theirs_in, theirs_out, self.log.fileno())
+        self.spec = {"stdin": theirs_in, "stdout": theirs_out, "stderr": self.log.fileno(), "cpu": cpu, "cpuset": None if cpuset is None else str(cpuset)}
+        self.stdin = os.fdopen(ours_in, "w")
+        self._stdout = os.fdopen(ours_out, "r")
+        self._pid: int | None = None
+        self._pidfd: int | None = None
+        self._named = False
+        self.returncode: int | None = None
+
+    def handed_over(self) -> None:
+        """The first warm grader holds the sibling's ends now: this process's copies are closed (so that its pipes end
+        when it does)."""
+        os.close(self.fds[0])
+        os.close(self.fds[1])
+
+    @property
+    def stdout(self) -> IO[str]:
+        self._read_name(wait=True)
+        return self._stdout
+
+    @property
+    def pid(self) -> int | None:
+        """Its pid, once it has named it (None if it ended, or was never forked, before that)."""
+        self._read_name(wait=True)
+        return self._pid
+
+    def _read_name(self, *, wait: bool) -> None:
+        if self._named or not (wait or select.select([self._stdout], [], [], 0)[0]):
+            return
+        self._named = True
+        line = self._stdout.readline()
+        if line:
+            self._pid = int(json.loads(line)["pid"])
+            try:
+                self._pidfd = os.pidfd_open(self._pid)
+            except OSError:  # ended already
+                self.returncode = -1
+
+    def poll(self) -> int | None:
+        """None while it runs; -1 once it has ended (its exit status belongs to the process that forked it)."""
+        self._read_name(wait=False)
+        if self.returncode is None and self._named and (self._pidfd is None or select.select([self._pidfd], [], [], 0)[0]):
+            self.returncode = -1
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        self._read_name(wait=False)
+        if self._named and self._pidfd is not None and self.returncode is None:
+            if not select.select([self._pidfd], [], [], timeout)[0]:
+                raise subprocess.TimeoutExpired(f"warm grader {self._pid}", timeout or 0.0)
+            self.returncode = -1
+        return -1 if self.returncode is None else self.returncode
+
+    def kill(self) -> None:
+        """SIGKILL, once it has named its pid; one that has not yet is never sent a student, and ends at its closed input."""
+        self._read_name(wait=False)
+        if self._pidfd is not None and self.poll() is None:
+            signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
+
+    def close(self) -> None:
+        self._stdout.close()
+        if self._pidfd is not None:
+            os.close(self._pidfd)
 
 
 class Pool:
@@ -90,19 +185,37 @@ class Pool:
         self._slots = CpuSlots(workers) if workers > 1 else None
         self._setup = setup
         self._workers = workers
-        self._graders = [self._start(n) for n in range(workers)] if now else []
+        self._graders = self._start_all(workers) if now else []
         self._closed = False
 
+    def _start_all(self, count: int) -> list[WarmGrader]:
+        """Warm graders 0 to `count` − 1: the first started here, the others forked by it (`Sibling`)."""
+        siblings = [Sibling(*self._slot(n)) for n in range(1, count)]
+        try:
+            cpu, cpuset = self._slot(0)
+            first = WarmGrader(self._setup, cpu=cpu, cpuset=cpuset, siblings=siblings)
+        except BaseException:
+            for sibling in siblings:
+                sibling.handed_over()
+                sibling.stdin.close()
+                sibling.close()
+                sibling.log.close()
+            raise
+        return [first, *(WarmGrader.of(s) for s in siblings)]
+
     def _start(self, number: int) -> WarmGrader:
-        """Warm grader `number`, on its slot's CPU and cpuset."""
-        cpu, cpuset = self._slots.slot(number) if self._slots is not None else (None, None)
+        """Warm grader `number` started afresh here (one that failed replaced), on its slot's CPU and cpuset."""
+        cpu, cpuset = self._slot(number)
         return WarmGrader(self._setup, cpu=cpu, cpuset=cpuset)
+
+    def _slot(self, number: int) -> tuple[int | None, Path | None]:
+        return self._slots.slot(number) if self._slots is not None else (None, None)
 
     def grade(self, todo: list[Student], failed: Callable[[str, Text], StudentRow]) -> Iterator[StudentRow]:
         """Each student's row as it is graded (any order); `failed(student, why)` is the row of one whose warm grader
         failed. Graders without a student are ended first (all of them when there is none to grade)."""
-        if not self._graders and not self._closed:
-            self._graders = [self._start(n) for n in range(min(self._workers, len(todo)))]
+        if not self._graders and not self._closed and todo:
+            self._graders = self._start_all(min(self._workers, len(todo)))
         while len(self._graders) > len(todo):
             self._graders.pop().close(kill=True)
         jobs: queue.SimpleQueue[Student] = queue.SimpleQueue()
@@ -148,7 +261,7 @@ class Pool:
     def close(self) -> None:
         """End every warm grader (killed: none has a student left), then the cpusets."""
         self._closed = True
-        for grader in self._graders:
+        for grader in reversed(self._graders):  # the first last: it forked the others, and reaps those that ended
             grader.close(kill=True)
         self._graders.clear()
         if self._slots is not None:
