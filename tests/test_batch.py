@@ -649,6 +649,63 @@ def test_a_pools_second_warm_grader_is_forked_by_the_first_and_holds_its_own_pip
     assert len(pipes[second]) == 2 and not pipes[first] & pipes[second], pipes
 
 
+def test_a_batch_started_with_its_stdin_closed_grades_on_every_warm_grader(tmp_path):
+    """Started with no stdin (cron, `<&-`), the batch's own files take the lowest numbers: is a sibling still handed its
+    own pipes and log, not the first warm grader's stdin, so that no student gets a grader error?"""
+    klass = tmp_path / "class"
+    for name in ("ann", "ben", "cid", "dan"):
+        student(klass / name)
+    done = subprocess.run(
+        [sys.executable, "-m", "grader.cli", "batch", str(klass), "--out", str(tmp_path / "out"), "--exercises", EXERCISES, "--workers", "2"],
+        cwd=ROOT, capture_output=True, text=True, preexec_fn=lambda: os.close(0),
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert {row["total"] for row in grades(tmp_path / "out").values()} == {"20"}, done.stdout
+
+
+def test_a_sibling_that_failed_and_was_not_replaced_is_closed_once(tmp_path):
+    """A sibling killed, and no grader started in its place: does the pool's close leave the batch's other files open
+    (its pidfd closed once, not again under a number the batch has reused)?"""
+    from grader.batch import graders
+    from grader.batch.roster import Student
+
+    pool = graders.Pool(graders.setup(ROOT, ["ex05"], "cpu", False, (5.0, 4096), dask=False), 2)
+    try:
+        sibling = pool._graders[1].process
+        pid = sibling.pid  # named: its pidfd open
+        pidfd = sibling._pidfd
+        os.kill(pid, signal.SIGKILL)
+        sibling.wait(timeout=10)
+
+        def no_more(number):
+            raise OSError("too many open files")
+
+        pool._start = no_more
+        rows = list(pool.grade([Student(n, student(tmp_path / n)) for n in ("ann", "ben", "cid")], failed))
+        opened = [open(os.devnull) for _ in range(4)]
+        assert pidfd in [f.fileno() for f in opened]
+    finally:
+        pool.close()
+    assert sorted(r.student for r in rows) == ["ann", "ben", "cid"]
+    for f in opened:
+        os.fstat(f.fileno())
+        f.close()
+
+
+def test_without_pidfds_a_pool_starts_each_warm_grader_itself(tmp_path, monkeypatch):
+    """Where os.pidfd_open is missing (off Linux), is every warm grader of a pool started here, and does each grade?"""
+    from grader.batch import graders
+
+    monkeypatch.delattr(graders.os, "pidfd_open")
+    pool = graders.Pool(graders.setup(ROOT, ["ex05"], "cpu", False, (5.0, 4096), dask=False), 2)
+    try:
+        assert all(isinstance(grader.process, subprocess.Popen) for grader in pool._graders)
+        rows = [grader.grade(f"s{n}", str(student(tmp_path / f"s{n}"))) for n, grader in enumerate(pool._graders)]
+    finally:
+        pool.close()
+    assert all(r.status.value == "graded" and r.score("ex05") == 14 for r in rows), rows
+
+
 def test_students_left_when_no_warm_grader_can_start_get_a_row_saying_so(tmp_path, monkeypatch):
     """If a warm grader fails and no other can be started, does every student left still get a row, saying why?"""
     from grader.batch import graders

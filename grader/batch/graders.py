@@ -12,6 +12,7 @@ grader, started here.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import queue
@@ -112,8 +113,10 @@ class Sibling:
         self.log: IO[bytes] = tempfile.TemporaryFile()
         theirs_in, ours_in = os.pipe()
         ours_out, theirs_out = os.pipe()
-        self.fds = (theirs_in, theirs_out, self.log.fileno())
-        self.spec = {"stdin": theirs_in, "stdout": theirs_out, "stderr": self.log.fileno(), "cpu": cpu, "cpuset": None if cpuset is None else str(cpuset)}
+        # Each handed over above 2: the first's own stdin, stdout and stderr take 0 to 2 in it (Popen), so one of
+        # these numbered 0 to 2 here (a batch started with its stdin closed) would arrive as one of the first's pipes.
+        self.fds = (_above_stdio(theirs_in), _above_stdio(theirs_out), fcntl.fcntl(self.log.fileno(), fcntl.F_DUPFD_CLOEXEC, 3))
+        self.spec = {"stdin": self.fds[0], "stdout": self.fds[1], "stderr": self.fds[2], "cpu": cpu, "cpuset": None if cpuset is None else str(cpuset)}
         self.stdin = os.fdopen(ours_in, "w")
         self._stdout = os.fdopen(ours_out, "r")
         self._pid: int | None = None
@@ -124,8 +127,8 @@ class Sibling:
     def handed_over(self) -> None:
         """The first warm grader holds the sibling's ends now: this process's copies are closed (so that its pipes end
         when it does)."""
-        os.close(self.fds[0])
-        os.close(self.fds[1])
+        for fd in self.fds:
+            os.close(fd)
 
     @property
     def stdout(self) -> IO[str]:
@@ -172,9 +175,22 @@ class Sibling:
             signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
 
     def close(self) -> None:
+        """Once only: a grader that failed and could not be replaced is closed again with the pool."""
         self._stdout.close()
         if self._pidfd is not None:
             os.close(self._pidfd)
+            self._pidfd = None
+            if self.returncode is None:
+                self.returncode = -1
+
+
+def _above_stdio(fd: int) -> int:
+    """`fd`, moved above 2 where it is not (closed here)."""
+    if fd > 2:
+        return fd
+    moved = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+    os.close(fd)
+    return moved
 
 
 class Pool:
@@ -189,7 +205,10 @@ class Pool:
         self._closed = False
 
     def _start_all(self, count: int) -> list[WarmGrader]:
-        """Warm graders 0 to `count` − 1: the first started here, the others forked by it (`Sibling`)."""
+        """Warm graders 0 to `count` − 1: the first started here, the others forked by it (`Sibling`); each started here
+        where there are no pidfds (off Linux), through which the batch waits for and kills a warm grader not its child."""
+        if not hasattr(os, "pidfd_open"):
+            return [self._start(n) for n in range(count)]
         siblings = [Sibling(*self._slot(n)) for n in range(1, count)]
         try:
             cpu, cpuset = self._slot(0)
@@ -233,7 +252,11 @@ class Pool:
                     try:
                         rows.put(self._graders[number].grade(student.id, str(student.path)))
                     except FAILURES as e:
-                        rows.put(failed(student.id, Text(f"grading {student.id} failed: {e}", f"评分 {student.id} 失败：{e}")))
+                        process = getattr(self._graders[number], "process", None)
+                        if isinstance(process, Sibling) and process.pid is None and not self._closed:
+                            jobs.put(student)  # a sibling never forked (the first ended first) never saw the student
+                        else:
+                            rows.put(failed(student.id, Text(f"grading {student.id} failed: {e}", f"评分 {student.id} 失败：{e}")))
                         if self._closed:
                             return
                         self._graders[number].close(kill=True)
