@@ -657,7 +657,10 @@ def test_a_batch_started_with_its_stdin_closed_grades_on_every_warm_grader(tmp_p
         student(klass / name)
     done = subprocess.run(
         [sys.executable, "-m", "grader.cli", "batch", str(klass), "--out", str(tmp_path / "out"), "--exercises", EXERCISES, "--workers", "2"],
-        cwd=ROOT, capture_output=True, text=True, preexec_fn=lambda: os.close(0),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        preexec_fn=lambda: os.close(0),
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert {row["total"] for row in grades(tmp_path / "out").values()} == {"20"}, done.stdout
@@ -730,6 +733,32 @@ def test_students_left_when_no_warm_grader_can_start_get_a_row_saying_so(tmp_pat
     pool.close()
     assert [r.student for r in rows] == ["ann", "ben", "cid"]
     assert "it ended" in rows[0].result.failure and all("no warm grader could be started" in r.result.failure for r in rows[1:])
+
+
+def test_a_student_whose_grading_raises_anything_gets_a_row_saying_so(tmp_path, monkeypatch):
+    """If grading one student raises what no warm grader should (a bug of the batch's side, say), does that student
+    still get a row saying so – and every other student theirs – rather than being left out of the grades?"""
+    from grader.batch import graders
+    from grader.batch.roster import Student
+
+    class Buggy:
+        def __init__(self, *args, **kwargs):
+            pass
+
+        def grade(self, student, path):
+            if student == "ben":
+                raise AttributeError("a bug")
+            return failed(student, "graded by the fake")
+
+        def close(self, *, kill=False):
+            pass
+
+    monkeypatch.setattr(graders, "WarmGrader", Buggy)
+    pool = graders.Pool(graders.setup(ROOT, ["ex05"], "cpu", False, (5.0, 4096), dask=False), 1)
+    rows = {r.student: r for r in pool.grade([Student(n, tmp_path / n) for n in ("ann", "ben", "cid")], failed)}
+    pool.close()
+    assert sorted(rows) == ["ann", "ben", "cid"]
+    assert "a bug" in rows["ben"].result.failure and all("graded by the fake" in rows[n].result.failure for n in ("ann", "cid"))
 
 
 def failed(student_id: str, why: str):

@@ -251,7 +251,7 @@ class Pool:
                         return
                     try:
                         rows.put(self._graders[number].grade(student.id, str(student.path)))
-                    except FAILURES as e:
+                    except Exception as e:  # noqa: BLE001 – FAILURES, or a bug of this side: that student's row either way, never a student left out
                         process = getattr(self._graders[number], "process", None)
                         if isinstance(process, Sibling) and process.pid is None and not self._closed:
                             jobs.put(student)  # a sibling never forked (the first ended first) never saw the student
