@@ -735,6 +735,30 @@ def test_students_left_when_no_warm_grader_can_start_get_a_row_saying_so(tmp_pat
     assert "it ended" in rows[0].result.failure and all("no warm grader could be started" in r.result.failure for r in rows[1:])
 
 
+def test_a_sibling_that_ended_before_its_pid_was_read_signals_no_other_process():
+    """A sibling names its pid as it starts; the batch reads it when it first needs it. Had the sibling ended in between
+    and its pid gone to another process, is that process neither taken for the sibling nor killed with it?"""
+    from grader.batch.graders import Sibling
+
+    other = subprocess.Popen(["sleep", "30"])
+    sibling = Sibling(None, None)
+    try:
+        # a stand-in for the sibling: it names the other process's pid (its own, reused), then ends
+        named = f"import os; os.write({sibling.fds[1]}, b'{{\"pid\": {other.pid}}}\\n')"
+        subprocess.run([sys.executable, "-c", named], pass_fds=[sibling.fds[1]], check=True)
+        sibling.handed_over()
+        assert sibling.poll() == -1 and sibling.wait(timeout=1) == -1
+        sibling.kill()
+        time.sleep(0.2)
+        assert other.poll() is None
+    finally:
+        sibling.stdin.close()
+        sibling.close()
+        sibling.log.close()
+        other.kill()
+        other.wait()
+
+
 def test_a_student_whose_grading_raises_anything_gets_a_row_saying_so(tmp_path, monkeypatch):
     """If grading one student raises what no warm grader should (a bug of the batch's side, say), does that student
     still get a row saying so – and every other student theirs – rather than being left out of the grades?"""

@@ -152,6 +152,15 @@ class Sibling:
                 self._pidfd = os.pidfd_open(self._pid)
             except OSError:  # ended already
                 self.returncode = -1
+                return
+            # The pid was named a while ago: if the sibling has ended since (its pipe hung up: no other process holds
+            # its end), the pid may be another process's now, never to be signalled.
+            hung_up = select.POLLHUP | select.POLLERR
+            ready = select.poll()
+            ready.register(self._stdout, hung_up)
+            if ready.poll(0):
+                os.close(self._pidfd)
+                self._pidfd, self.returncode = None, -1
 
     def poll(self) -> int | None:
         """None while it runs; -1 once it has ended (its exit status belongs to the process that forked it)."""
