@@ -888,6 +888,26 @@ def _dead_pid() -> int:
     return next(p for p in range(4_000_000, 4_100_000) if not Path(f"/proc/{p}").exists())
 
 
+def test_a_cgroup_another_process_ended_first_is_no_error(tmp_path, monkeypatch):
+    """The zygotes of a pool's warm graders start together and each ends the cgroups a killed batch left: when the
+    other removes one just as this one lists what is inside it, does ending it go on quietly?"""
+    from grader.inside.cgroups import end_cgroup
+
+    group = tmp_path / "grade-1-1"  # a plain folder stands in: what matters is that it goes as it is listed
+    (group / "inner").mkdir(parents=True)
+    listing = os.scandir
+
+    def removed_meanwhile(path):
+        if isinstance(path, (str, Path)) and Path(path) == group and group.exists():
+            (group / "inner").rmdir()  # the other process, first
+            group.rmdir()
+        return listing(path)
+
+    monkeypatch.setattr(os, "scandir", removed_meanwhile)
+    end_cgroup(group)
+    assert not group.exists()
+
+
 @pytest.mark.skipif(not CPUSETS, reason="cgroup v1 cpusets as root only")
 @pytest.mark.parametrize("hierarchy", ["cpuset", "memory"])
 def test_what_a_killed_batch_left_in_its_cgroups_is_ended_by_the_next(hierarchy):

@@ -129,8 +129,15 @@ def remove_stale_cgroups(parent: Path, pattern: str, *, owner: Callable[[str], s
 
 
 def end_cgroup(group: Path) -> None:
-    """Kill every process in `group` and in the cgroups inside it, and remove them, the innermost first."""
-    for folder in sorted((p for p in group.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)) + [group]:
+    """Kill every process in `group` and in the cgroups inside it, and remove them, the innermost first.
+
+    Another process may be ending the same cgroup meanwhile – the zygotes of a pool's warm graders start together, and
+    each removes what a killed batch left – so a cgroup already gone is no error."""
+    try:
+        inner = sorted((p for p in group.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts))
+    except FileNotFoundError:  # the group, or a cgroup inside it, removed by the other as this one looked
+        inner = []
+    for folder in [*inner, group]:
         for _ in range(50):
             try:
                 tasks = [int(t) for t in (folder / "cgroup.procs").read_text().split()]
