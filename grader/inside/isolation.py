@@ -127,8 +127,13 @@ class View:
         outside every bind); none without isolation, where what it can read is up to the files' modes."""
         if not self.isolated:
             return []
+        real = [os.path.realpath(b) for b in self.binds]
+
+        def seen(file: str) -> bool:  # most are below a bind as named: resolved (a dozen system calls each) only if not
+            return any(inside(file, b) for b in self.binds) or any(inside(os.path.realpath(file), b) for b in real)
+
         files = {getattr(m, "__file__", None) for m in list(sys.modules.values())}
-        return sorted(f for f in files if isinstance(f, str) and not any(inside(os.path.realpath(f), os.path.realpath(b)) for b in self.binds))
+        return sorted(f for f in files if isinstance(f, str) and not seen(f))
 
     @property
     def own_uid(self) -> bool:
