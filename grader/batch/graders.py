@@ -293,7 +293,7 @@ class Pool:
     def close(self) -> None:
         """End every warm grader (killed: none has a student left), then the cpusets."""
         self._closed = True
-        for grader in reversed(self._graders):  # the first last: it forked the others, and reaps those that ended
+        for grader in self._graders:
             grader.close(kill=True)
         self._graders.clear()
         if self._slots is not None:

@@ -137,7 +137,8 @@ def _main() -> None:
     setup = json.loads(sys.argv[1])
     options = dict(zip(sys.argv[2::2], sys.argv[3::2], strict=True))
     pin(int(options["--cpu"]) if "--cpu" in options else None, Path(options["--cpuset"]) if "--cpuset" in options else None)
-    forked = _fork_siblings(json.loads(options["--siblings"])) if "--siblings" in options else []
+    if "--siblings" in options:
+        _fork_siblings(json.loads(options["--siblings"]))
     rows = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
@@ -163,13 +164,12 @@ def _main() -> None:
         grader.close()  # and the sandbox, where the grader started it itself (`_afresh`)
         if sandbox is not None and grader.sandbox is not None:
             sandbox.close()
-    _reap(forked)
 
 
-def _fork_siblings(siblings: list[dict[str, Any]]) -> list[int]:
+def _fork_siblings(siblings: list[dict[str, Any]]) -> None:
     """In the pool's first warm grader, once torch is imported and before anything of the course is read: fork each
     of `siblings` (its stdin, stdout and stderr descriptors, CPU and cpuset), which goes on as a warm grader of its own
-    that names its pid first. Returns the pids forked (none in a sibling)."""
+    that names its pid first. The pool kills the first as the batch ends; the init process reaps the siblings then."""
     import os
 
     import torch  # noqa: F401 – what every sibling would otherwise import again
@@ -179,34 +179,19 @@ def _fork_siblings(siblings: list[dict[str, Any]]) -> list[int]:
     from grader.batch.cpus import pin
 
     theirs = {fd for sibling in siblings for fd in (sibling["stdin"], sibling["stdout"], sibling["stderr"])}
-    forked = []
     for sibling in siblings:
         sys.stdout.flush()  # nothing this process wrote is written again by a sibling
         sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:
+        if os.fork() == 0:
             for n, name in enumerate(("stdin", "stdout", "stderr")):
                 os.dup2(sibling[name], n)
             for fd in theirs:
                 os.close(fd)
             pin(sibling["cpu"], Path(sibling["cpuset"]) if sibling["cpuset"] is not None else None)
             os.write(1, (json.dumps({"pid": os.getpid()}) + "\n").encode())
-            return []
-        forked.append(pid)
+            return
     for fd in theirs:
         os.close(fd)
-    return forked
-
-
-def _reap(pids: list[int]) -> None:
-    """The siblings this warm grader forked that have ended (those still running are the init process's to reap)."""
-    import os
-
-    for pid in pids:
-        try:
-            os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            pass
 
 
 if __name__ == "__main__":
