@@ -90,6 +90,16 @@ def feedback(verdicts: dict) -> str:
     return "\n".join(v.feedback.en for v in verdicts.values())
 
 
+def one_call(sandbox: Sandbox, folder: Path, module: str, function: str) -> object:
+    """What `module.function()` of `folder` returns in a fresh student process of its own."""
+    process = sandbox.open(folder)
+    try:
+        process.begin_check()
+        return process.call(module, function, [], {})["value"]
+    finally:
+        process.close()
+
+
 def processes_with(marker: str) -> list[int]:
     """Host pids whose command line contains `marker`."""
     found = []
@@ -534,12 +544,7 @@ def test_a_student_process_starts_with_the_zygotes_objects_frozen(sandbox, tmp_p
     """Are the objects a student process was forked with (torch's import, the engine) out of its garbage collector's
     generations, so that its collections never walk them and copy the zygote's pages, which only they would write?"""
     (tmp_path / "heap.py").write_text("import gc\ndef frozen():\n    return gc.get_freeze_count()\n")
-    process = sandbox.open(tmp_path)
-    try:
-        process.begin_check()
-        frozen = process.call("heap", "frozen", [], {})["value"]
-    finally:
-        process.close()
+    frozen = one_call(sandbox, tmp_path, "heap", "frozen")
     assert frozen > 100_000, frozen  # torch's import alone leaves more
 
 
@@ -567,12 +572,7 @@ def test_a_formatted_stack_looks_for_none_of_the_engines_files(sandbox, tmp_path
             """
         )
     )
-    process = sandbox.open(tmp_path)
-    try:
-        process.begin_check()
-        found = process.call("stack", "looked_up", [], {})["value"]
-    finally:
-        process.close()
+    found = one_call(sandbox, tmp_path, "stack", "looked_up")
     engine = str(ROOT / "grader")
     assert not [f for f in found if f.startswith(engine)], found
     assert any(f.endswith("stack.py") for f in found), found  # the submission's own file is still read for its lines
