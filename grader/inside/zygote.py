@@ -81,9 +81,9 @@ def serve_forks(control: socket.socket, course_root: Path) -> None:
 
     torch.set_num_threads(1)  # before any op: a fork of a process that ran a multi-threaded op hangs
     _warm_up(torch)
+    unseen = view.unseen_sources()
     # Every object the zygote holds now is left out of the garbage collector's generations: a student process's
     # collections never walk them, which would write to (so copy) the pages of torch's whole import in each fork.
-    unseen = view.unseen_sources()
     gc.collect()
     gc.freeze()
 
