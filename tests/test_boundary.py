@@ -161,6 +161,10 @@ LIBRARY_CELLS = {
     "_VariableFunctions": "torch._C._VariableFunctions.lstm_cell(x, (h, c), W, U)",
     "torch.ops.aten": "torch.ops.aten.lstm_cell(x, [h, c], W, U)",
     "nn.LSTM": "torch.nn.LSTM(x.shape[1], h.shape[1], dtype=x.dtype)(x[None])",
+    "quantizable LSTM, named nowhere": (
+        "[*torch.ao.quantization.get_default_custom_config_dict()['float_to_observed_custom_module_class'].values()][0]"
+        "(x.shape[1], h.shape[1], dtype=x.dtype)(x[None])"
+    ),
 }
 
 

@@ -97,3 +97,26 @@ def test_feedback_never_prints_the_statements_equations(grade):
                     text = "".join((v.title.render(language) + v.feedback.render(language)).split())
                     printed += [(mutant.name, v.name, rhs) for rhs in EQUATIONS if rhs in text]
     assert not printed, printed
+
+
+# torch.ao.nn.quantizable's LSTMCell is written in Python over nn.Linear: no dispatcher block stops it in the student
+# process, so the static policy is what refuses it, however its name is bound.
+QUANTIZABLE_CELL = """
+    cell = LSTMCell(x.shape[1], h.shape[1], dtype=x.dtype)
+    W = torch.cat([W_i, W_f, W_c, W_o])
+    del cell.igates.weight, cell.hgates.weight, cell.igates.bias, cell.hgates.bias
+    cell.igates.weight, cell.hgates.weight = W[:, : x.shape[1]], W[:, x.shape[1] :]
+    cell.igates.bias, cell.hgates.bias = torch.cat([b_i, b_f, b_c, b_o]), torch.zeros(4 * h.shape[1], dtype=x.dtype)
+    h_new, c_new = cell(x, (h, c))
+"""
+
+
+def test_a_library_cell_a_star_import_binds_loses_the_library_cells_point(grade):
+    """Does an lstm_step whose c and h come from torch.ao.nn.quantizable's LSTMCell, bound by a star import, lose the
+    library-cells point, its feedback naming the cell (it earned 14 of 14)?"""
+    source = mutate(REFERENCE, "from torch import Tensor\n", "from torch import Tensor\nfrom torch.ao.nn.quantizable import *\n")
+    source = mutate(source, "    c_new = f * c + i * candidate\n    h_new = o * torch.tanh(c_new)\n", QUANTIZABLE_CELL)
+    result = grade("ex05", {"gated.py": source})
+    refused = {v.name: v for v in result.checks if "no library cells" in v.name}
+    assert refused and all(v.earned == 0 for v in refused.values()), [(v.name, v.earned) for v in refused.values()]
+    assert all("LSTMCell (from torch.ao.nn.quantizable import *)" in v.feedback.en for v in refused.values())

@@ -29,6 +29,8 @@ FLAGGED = {
     "getattr with its arguments unpacked": "import torch\nf = getattr(*(torch.nn, 'GRUCell'))",
     "__getattribute__ with a built name": "import torch\nC = torch.nn.__getattribute__('GR' + 'UCell')",
     "an f-string name": "import torch\nf = getattr(torch.nn, f'GRU{\"Cell\"}')",
+    "a name a star import binds": "from torch.ao.nn.quantizable import *\ncell = LSTMCell(3, 4)",
+    "an op a star import of torch binds": "from torch import *\nh = gru_cell",
 }
 HARMLESS = {
     "a local named gru": "gru = {'z': 1}\nlstm = [gru]",
@@ -39,6 +41,8 @@ HARMLESS = {
     "an error message that names the cell": "def f(kind):\n    if kind != 'GRU':\n        raise ValueError('GRU')",
     "a cell's name as a string": "name = 'lstm_cell'",
     "sys for its plain values and streams": "import sys\nprint(sys.maxsize, sys.float_info.epsilon, file=sys.stderr)",
+    "a star import of torch for its functions": "from torch import *\ny = sigmoid(tanh(zeros(3)))",
+    "a helper named gru beside a star import": "from torch import *\ndef gru(x):\n    return x\ny = gru(1)",
 }
 INDIRECT = {
     "sys.modules": "import sys\nm = sys.modules",

@@ -4,7 +4,8 @@ Read from the source, never run. The statements of ex05 and ex06 list exactly wh
 - library recurrent cells and layers – nn.RNNCell/LSTMCell/GRUCell, nn.RNN/LSTM/GRU (and their bases),
   torch.lstm_cell/gru_cell/rnn_tanh_cell/rnn_relu_cell (and the fused ones), torch.lstm/gru/rnn_tanh/rnn_relu,
   torch._VF, torch._C._VariableFunctions, torch.ops.aten's recurrent ops – as attributes, imports
-  (`from torch.nn import LSTMCell as C`) or names looked up with getattr/hasattr (literal or built);
+  (`from torch.nn import LSTMCell as C`, or a name `from torch.ao.nn.quantizable import *` binds) or names looked
+  up with getattr/hasattr (literal or built);
 - any private name of torch (`torch._decomp`, `torch._refs`, `torch._C`, ...): torch's own pure-Python
   RNN/GRU/LSTM live there;
 - looking attributes up by a name only known when the code runs (`getattr(m, name)`), or getattr & co.
@@ -143,10 +144,13 @@ def library_cells(tree: ast.AST) -> dict[str, int]:
     """
     torch_names = _torch_aliases(tree)
     annotations = _annotation_nodes(tree)
+    starred = _star_imported(tree)
     found: dict[str, int] = {}
     for node in _nodes(tree):
         if id(node) in annotations:
             continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in starred:
+            _add(found, node, f"{node.id} (from {starred[node.id]} import *)")
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
             _add(found, node, *(m for m in modules if m.split(".")[0] == "torch" and _private(m.split(".")[1:])))
@@ -167,6 +171,29 @@ def library_cells(tree: ast.AST) -> dict[str, int]:
             elif text in LIBRARY_NAMES or text in SEQUENCE_OPS or (text.startswith("_") and not text.startswith("__") and _root(node.args[0]) in torch_names):
                 _add(found, node, f"{node.func.id}(..., {text!r})")
     return found
+
+
+def _star_imported(tree: ast.AST) -> dict[str, str]:
+    """{name: module} for the library cells' names that `from <a torch module> import *` binds and the source binds no
+    other way (`from torch.ao.nn.quantizable import *` makes `LSTMCell` a torch cell that no attribute names)."""
+    modules = [
+        n.module
+        for n in _nodes(tree)
+        if isinstance(n, ast.ImportFrom) and not n.level and n.module and n.module.split(".")[0] == "torch" and any(a.name == "*" for a in n.names)
+    ]
+    if not modules:
+        return {}
+    own: set[str] = set()
+    for node in _nodes(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            own.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            own.add(node.name)
+        elif isinstance(node, ast.arg):
+            own.add(node.arg)
+        elif isinstance(node, ast.alias) and node.name != "*":
+            own.add(node.asname or node.name.split(".")[0])
+    return {name: module for module in modules for name in sorted(LIBRARY_NAMES | SEQUENCE_OPS) if name not in own}
 
 
 def _add(found: dict[str, int], node: ast.AST, *names: str) -> None:

@@ -576,6 +576,24 @@ def test_selection_uses_validation(sweep, reference):
     """select_lr picks the lr with the best mean validation accuracy over seeds, even where test accuracy or one seed disagrees
     select_lr 选出各种子平均验证准确率最高的学习率，即使测试准确率或某个种子的结论不同"""
     judged(sweep, reference, [("gru", 4), ("lstm", 32), ("gru", 128)], charges_pooling=True)
+    blind_to_test(sweep, reference)
+
+
+def blind_to_test(sweep, reference) -> None:
+    """Fail where select_lr's choice changes when only the rows' test accuracies change (rising with the lr, then
+    falling): it looks at test_acc, as a tie broken or a near one tipped by test accuracy does, which the rows alone
+    do not show."""
+    rows = expected_rows(reference) + control_rows(reference)
+    chosen = asked_once(sweep, SWEEP_ROWS, rows)
+    lrs = sorted({r["lr"] for r in rows})
+    for rank in (lrs.index, lambda lr: len(lrs) - 1 - lrs.index(lr)):
+        moved = [r if r["test_acc"] is None else r | {"test_acc": rank(r["lr"]) / (len(lrs) - 1)} for r in rows]
+        if student_choice(sweep, moved) != chosen:
+            raise Fail(
+                f"select_lr: {TEST_SELECTION[0]}: its choice changed where only the rows' test accuracies did",
+                f"select_lr：{TEST_SELECTION[1]}：只改变各行的测试准确率，它的选择就变了",
+                diagnosis=(TEST_SELECTION,),
+            )
 
 
 @check(points=1)

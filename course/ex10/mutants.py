@@ -34,6 +34,12 @@ CODE_MUTANTS = bank(
             "        by_lr = {lr: (v + test[key][lr]) / 2 for lr, v in by_lr.items()}\n",
             "selected on test accuracy",
         ),
+        "test accuracy breaking ties": (
+            "            if best is None or by_lr[lr] > by_lr[best]:\n",
+            "            test = _means(rows, 'test_acc')[key]\n"
+            "            if best is None or by_lr[lr] > by_lr[best] or (by_lr[lr] == by_lr[best] and test[lr] > test[best]):\n",
+            "selected on test accuracy",
+        ),
         "dropping diverged rows": (
             STATUS,
             STATUS + '                    if status == "diverged":\n                        continue\n',
