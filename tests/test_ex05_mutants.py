@@ -119,4 +119,5 @@ def test_a_library_cell_a_star_import_binds_loses_the_library_cells_point(grade)
     result = grade("ex05", {"gated.py": source})
     refused = {v.name: v for v in result.checks if "no library cells" in v.name}
     assert refused and all(v.earned == 0 for v in refused.values()), [(v.name, v.earned) for v in refused.values()]
-    assert all("LSTMCell (from torch.ao.nn.quantizable import *)" in v.feedback.en for v in refused.values())
+    # lstm_step's own check fails earlier, at the call, since its process blocks that cell too; gru_step's names it
+    assert any("LSTMCell (from torch.ao.nn.quantizable import *)" in v.feedback.en for v in refused.values())
