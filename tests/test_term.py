@@ -788,6 +788,28 @@ def test_moodle_import_has_one_identifier_column_and_one_per_exercise(term, tmp_
     assert rows[0][0] == "email" and ["cyd@uni.example", "6", "0", "6"] in rows
 
 
+@pytest.mark.slow
+def test_an_export_holds_the_students_and_exercises_grades_csv_holds(term, tmp_path):
+    """After an entry leaves the class (dan.zip renamed to the roster's ddan.zip) and a run grades other --exercises,
+    does the LMS import hold exactly grades.csv's students and exercises – where it kept dan, whom Canvas's roster
+    lacks (refusing the whole import, for good), and ex03's old points in each total?"""
+    klass = tmp_path / "class"
+    shutil.copytree(term["class"], klass)
+    (klass / "dan.zip").rename(klass / "ddan.zip")
+    out = tmp_path / "out"
+    shutil.copytree(term["out"], out)
+    for exercises in (EXERCISES, "ex01"):
+        done = grade(term["course"], "batch", str(klass), "--out", str(out), "--exercises", exercises)
+        assert done.returncode == 0, done.stderr
+        shown = list(csv.DictReader(io.StringIO((out / "grades.csv").read_text())))
+        target = tmp_path / "moodle.csv"
+        done = grade(ROOT, "export", "moodle", str(out), "--out", str(target))
+        assert done.returncode == 0, done.stderr
+        exported = list(csv.DictReader(io.StringIO(target.read_text())))
+        assert [r["username"] for r in exported] == [r["student"] for r in shown] == ["ada", "bob", "cyd", "ddan", "eve"]
+        assert [r["total"] for r in exported] == [r["total"] for r in shown] and list(exported[0])[1:-1] == exercises.split(",")
+
+
 def sheets_only(course: Path) -> Path:
     """`course` with only ex01 and ex03 in its course.toml: graded without a student process."""
     text = (course / "course.toml").read_text()
