@@ -789,6 +789,24 @@ def test_moodle_import_has_one_identifier_column_and_one_per_exercise(term, tmp_
 
 
 @pytest.mark.slow
+def test_an_entry_that_is_no_student_is_named_never_dropped_silently(term, tmp_path):
+    """Are a hand-in that is no folder or .zip (carol.tar.gz, a loose answers.toml) and a link to a folder named on
+    stderr as not graded – where the batch graded the others and said nothing of them – and hidden files left alone?"""
+    klass = sheets(tmp_path / "class" / "ada", "ex01_cell_state").parent
+    (klass / "carol.tar.gz").write_bytes(b"\x1f\x8b")
+    (klass / "answers.toml").write_text(SHEETS["ex01_cell_state"])
+    (klass / "dave").symlink_to(sheets(tmp_path / "dave", "ex01_cell_state"))
+    (klass / ".DS_Store").write_bytes(b"")
+    done = batch(term["course"], klass, tmp_path / "out")
+    assert done.returncode == 0 and list(grades(tmp_path / "out")) == ["ada"], done.stderr
+    assert (
+        "not graded, no student's entry (one folder or .zip per student): answers.toml (neither a folder nor a .zip), "
+        "carol.tar.gz (neither a folder nor a .zip), dave (a link to a folder)" in done.stderr
+    ), done.stderr
+    assert "DS_Store" not in done.stderr
+
+
+@pytest.mark.slow
 def test_an_export_holds_the_students_and_exercises_grades_csv_holds(term, tmp_path):
     """After an entry leaves the class (dan.zip renamed to the roster's ddan.zip) and a run grades other --exercises,
     does the LMS import hold exactly grades.csv's students and exercises – where it kept dan, whom Canvas's roster
