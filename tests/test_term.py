@@ -397,7 +397,8 @@ def test_an_override_that_cannot_be_is_refused(term, args, message):
 
 @pytest.mark.slow
 def test_an_override_takes_the_id_as_grades_csv_shows_it(term, tmp_path):
-    """Is student -bob, whom grades.csv shows as '-bob (a spreadsheet would run -bob), overridden by either form?"""
+    """Is student -bob, whom grades.csv shows as '-bob (a spreadsheet would run -bob), overridden by either form, and
+    is their history printed by `grade audit --student` in either form – where '-bob said "no score has changed"?"""
     klass = sheets(tmp_path / "class" / "-bob", *SHEETS).parent
     out = tmp_path / "out"
     assert batch(term["course"], klass, out).returncode == 0
@@ -406,6 +407,9 @@ def test_an_override_takes_the_id_as_grades_csv_shows_it(term, tmp_path):
         done = grade(ROOT, "override", "--reason", "r", "--", str(out), shown, "ex01", points)
         assert done.returncode == 0, done.stderr
     assert [(e["student"], e["exercise"], e["old"], e["new"]) for e in audit_entries(out)] == [("-bob", "ex01", 6, 5), ("-bob", "ex01", 5, 4)]
+    for shown in ("'-bob", "-bob"):
+        done = grade(ROOT, "audit", str(out), "--student", shown, "--json")
+        assert done.returncode == 0 and [(e["student"], e["new"]) for e in json.loads(done.stdout)] == [("-bob", 5), ("-bob", 4)], done.stdout
 
 
 @pytest.mark.slow
