@@ -330,13 +330,14 @@ def override(*, out: Path, student: str, exercise: str, points: float | None, re
 
 
 def audit(*, out: Path, student: str | None = None) -> list[Entry]:
-    """The audit trail of the batch `out` (grader.store.audit.Entry rows), oldest first."""
+    """The audit trail of the batch `out` (grader.store.audit.Entry rows), oldest first; `student` as the journal or
+    grades.csv shows it (`'-bob` is -bob), as `grade override` takes it."""
     from grader.store.audit import history
-    from grader.term.overrides import open_journal
+    from grader.term.overrides import open_journal, the_student
 
     journal = open_journal(out)
     try:
-        return history(journal, student=student)
+        return history(journal, student=None if student is None else the_student(journal, student, out))
     finally:
         journal.close()
 

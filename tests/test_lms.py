@@ -89,3 +89,27 @@ def test_a_student_named_points_possible_is_still_a_student(tmp_path):
     text, students = canvas.render(finals, roster=roster, assignment="A", assignment_id=None, per_exercise=False, match=None, missing="empty")
     rows = list(csv.reader(io.StringIO(text, newline="")))
     assert students == 2 and rows[2:] == [["Points Possible, Bob", "102", "s102", "bob", "A", "2"], ["Ada", "101", "s101", "ada", "A", "3"]], rows
+
+
+def test_an_id_that_is_one_students_canvas_id_and_anothers_sis_id_is_refused(tmp_path):
+    """Is a batch id found in two roster rows through two columns (7002: Ben's Canvas ID, and Ann's SIS User ID) refused,
+    nothing written – where the first column searched gave Ben's points to Ann without a word – and does --match name
+    the column that settles it?"""
+    import csv
+    import io
+
+    from grader.course import load_course
+    from grader.export import canvas, moodle
+    from grader.export.lms import Finals, NotInRoster
+
+    roster = tmp_path / "roster.csv"
+    roster.write_text(
+        "Student,ID,SIS User ID,SIS Login ID,Section,Username,ID number\nAnn,5001,7002,ann,A,ann,7002\nBen,7002,9100,ben,A,7002,9100\n", encoding="utf-8"
+    )
+    finals = Finals(load_course(ROOT), {"7002": {"ex01": 3.0}}, ["ex01"])
+    with pytest.raises(NotInRoster, match=r"7002 is in 2 rows of .*roster.csv \(1 in column SIS User ID, 1 in column ID\)"):
+        canvas.render(finals, roster=roster, assignment="A", assignment_id=None, per_exercise=False, match=None, missing="empty")
+    with pytest.raises(NotInRoster, match=r"7002 is in 2 rows .*\(1 in column Username, 1 in column ID number\)"):
+        moodle.render(finals, id_column="username", roster=roster)
+    text, _ = canvas.render(finals, roster=roster, assignment="A", assignment_id=None, per_exercise=False, match="ID", missing="empty")
+    assert list(csv.reader(io.StringIO(text)))[2:] == [["Ann", "5001", "7002", "ann", "A", ""], ["Ben", "7002", "9100", "ben", "A", "3"]]

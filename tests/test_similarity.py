@@ -458,6 +458,22 @@ def test_grade_similarity_refuses_clearly(klass, tmp_path, monkeypatch):
     assert without.exit_code == 2 and "pip install" in without.output and "Traceback" not in without.output
 
 
+def test_grade_similarity_of_every_exercise_compares_sheets_of_choices(tmp_path, monkeypatch):
+    """Does `grade similarity` without --exercises (the README's first command) compare every exercise, ex08's sheet of
+    choices among them, and list two students who both chose the same two wrong answers – where it ended, exit 1,
+    demanding that ex08's hidden checks declare answers for numbers it has none of?"""
+    sheet = (ROOT / "solutions" / "ex08_delayed_copy" / "answers.toml").read_text()
+    wrong = sheet.replace('equal_width_shows = "D"', 'equal_width_shows = "B"').replace('equal_params_shows = "A"', 'equal_params_shows = "C"')
+    for name in ("ann", "ben"):
+        (tmp_path / "class" / name / "ex08_delayed_copy").mkdir(parents=True)
+        (tmp_path / "class" / name / "ex08_delayed_copy" / "answers.toml").write_text(wrong)
+    monkeypatch.chdir(ROOT)
+    done = CliRunner().invoke(main, ["similarity", str(tmp_path / "class"), "--out", str(tmp_path / "o")])
+    assert done.exit_code == 0, done.output
+    shared = list(csv.DictReader(io.StringIO((tmp_path / "o" / "shared_answers.csv").read_text())))
+    assert [(r["exercise"], r["student_a"], r["student_b"], r["shared_wrong_answers"]) for r in shared] == [("ex08", "ann", "ben", "2")], shared
+
+
 def test_the_similarity_outputs_speak_the_course_language(compared):
     """For a zh course, are the printed lines and similarity.html's fixed words Chinese?"""
     from grader import similarity

@@ -397,7 +397,8 @@ def test_an_override_that_cannot_be_is_refused(term, args, message):
 
 @pytest.mark.slow
 def test_an_override_takes_the_id_as_grades_csv_shows_it(term, tmp_path):
-    """Is student -bob, whom grades.csv shows as '-bob (a spreadsheet would run -bob), overridden by either form?"""
+    """Is student -bob, whom grades.csv shows as '-bob (a spreadsheet would run -bob), overridden by either form, and
+    is their history printed by `grade audit --student` in either form – where '-bob said "no score has changed"?"""
     klass = sheets(tmp_path / "class" / "-bob", *SHEETS).parent
     out = tmp_path / "out"
     assert batch(term["course"], klass, out).returncode == 0
@@ -406,6 +407,9 @@ def test_an_override_takes_the_id_as_grades_csv_shows_it(term, tmp_path):
         done = grade(ROOT, "override", "--reason", "r", "--", str(out), shown, "ex01", points)
         assert done.returncode == 0, done.stderr
     assert [(e["student"], e["exercise"], e["old"], e["new"]) for e in audit_entries(out)] == [("-bob", "ex01", 6, 5), ("-bob", "ex01", 5, 4)]
+    for shown in ("'-bob", "-bob"):
+        done = grade(ROOT, "audit", str(out), "--student", shown, "--json")
+        assert done.returncode == 0 and [(e["student"], e["new"]) for e in json.loads(done.stdout)] == [("-bob", 5), ("-bob", 4)], done.stdout
 
 
 @pytest.mark.slow
@@ -786,6 +790,46 @@ def test_moodle_import_has_one_identifier_column_and_one_per_exercise(term, tmp_
     assert done.returncode == 0, done.stderr
     rows = list(csv.reader(io.StringIO(target.read_text())))
     assert rows[0][0] == "email" and ["cyd@uni.example", "6", "0", "6"] in rows
+
+
+@pytest.mark.slow
+def test_an_entry_that_is_no_student_is_named_never_dropped_silently(term, tmp_path):
+    """Are a hand-in that is no folder or .zip (carol.tar.gz, a loose answers.toml) and a link to a folder named on
+    stderr as not graded – where the batch graded the others and said nothing of them – and hidden files left alone?"""
+    klass = sheets(tmp_path / "class" / "ada", "ex01_cell_state").parent
+    (klass / "carol.tar.gz").write_bytes(b"\x1f\x8b")
+    (klass / "answers.toml").write_text(SHEETS["ex01_cell_state"])
+    (klass / "dave").symlink_to(sheets(tmp_path / "dave", "ex01_cell_state"))
+    (klass / ".DS_Store").write_bytes(b"")
+    done = batch(term["course"], klass, tmp_path / "out")
+    assert done.returncode == 0 and list(grades(tmp_path / "out")) == ["ada"], done.stderr
+    assert (
+        "not graded, no student's entry (one folder or .zip per student): answers.toml (neither a folder nor a .zip), "
+        "carol.tar.gz (neither a folder nor a .zip), dave (a link to a folder)" in done.stderr
+    ), done.stderr
+    assert "DS_Store" not in done.stderr
+
+
+@pytest.mark.slow
+def test_an_export_holds_the_students_and_exercises_grades_csv_holds(term, tmp_path):
+    """After an entry leaves the class (dan.zip renamed to the roster's ddan.zip) and a run grades other --exercises,
+    does the LMS import hold exactly grades.csv's students and exercises – where it kept dan, whom Canvas's roster
+    lacks (refusing the whole import, for good), and ex03's old points in each total?"""
+    klass = tmp_path / "class"
+    shutil.copytree(term["class"], klass)
+    (klass / "dan.zip").rename(klass / "ddan.zip")
+    out = tmp_path / "out"
+    shutil.copytree(term["out"], out)
+    for exercises in (EXERCISES, "ex01"):
+        done = grade(term["course"], "batch", str(klass), "--out", str(out), "--exercises", exercises)
+        assert done.returncode == 0, done.stderr
+        shown = list(csv.DictReader(io.StringIO((out / "grades.csv").read_text())))
+        target = tmp_path / "moodle.csv"
+        done = grade(ROOT, "export", "moodle", str(out), "--out", str(target))
+        assert done.returncode == 0, done.stderr
+        exported = list(csv.DictReader(io.StringIO(target.read_text())))
+        assert [r["username"] for r in exported] == [r["student"] for r in shown] == ["ada", "bob", "cyd", "ddan", "eve"]
+        assert [r["total"] for r in exported] == [r["total"] for r in shown] and list(exported[0])[1:-1] == exercises.split(",")
 
 
 def sheets_only(course: Path) -> Path:

@@ -35,13 +35,8 @@ def discover(submissions: Path) -> list[Student]:
         raise SubmissionError(f"{submissions}: not a folder of submissions (one folder or .zip per student)")
     groups: dict[str, list[tuple[str, Path]]] = {}
     for entry in sorted(submissions.iterdir()):
-        if entry.name.startswith("."):
-            continue
-        if entry.is_dir() and not entry.is_symlink():
-            name = entry.name
-        elif entry.is_file() and entry.suffix.lower() == ".zip":
-            name = entry.name[: -len(".zip")]
-        else:
+        name = _named(entry)
+        if name is None:
             continue
         student = student_id(name)
         shown = unicodedata.normalize("NFC", safe_cell(student)).lower()  # lower, not casefold: ß is not ss
@@ -54,6 +49,28 @@ def discover(submissions: Path) -> list[Student]:
             refused = f"the entries {names} of the class are all student {safe_cell(student)} (as grades.csv shows ids, in any capitals); keep one"
         students.append(Student(student, path, refused=refused, others=tuple(p for _, p in others)))
     return sorted(students, key=lambda s: s.id)
+
+
+def left_out(submissions: Path) -> list[str]:
+    """The entries of `submissions` that are no student (`discover`), each with why, for the TA: a hand-in as a loose
+    file or a .tar.gz, or a link to a folder, would else be no one's without a word (hidden names, as .DS_Store, aside)."""
+    return [
+        f"{student_id(e.name)} (a link to a folder)" if e.is_dir() else f"{student_id(e.name)} (neither a folder nor a .zip)"
+        for e in sorted(submissions.iterdir())
+        if not e.name.startswith(".") and _named(e) is None
+    ]
+
+
+def _named(entry: Path) -> str | None:
+    """The name of the student an entry of SUBMISSIONS is (a folder's, a .zip's without `.zip`); None for anything else:
+    a hidden name, a link to a folder, a file of another kind."""
+    if entry.name.startswith("."):
+        return None
+    if entry.is_dir() and not entry.is_symlink():
+        return entry.name
+    if entry.is_file() and entry.suffix.lower() == ".zip":
+        return entry.name[: -len(".zip")]
+    return None
 
 
 def student_id(name: str) -> str:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from grader.batch import graders, preflight
 from grader.batch.keys import class_keys
-from grader.batch.roster import Student, discover
+from grader.batch.roster import Student, discover, left_out
 from grader.course import Course, Exercise
 from grader.errors import SubmissionError
 from grader.export import CLASS_FILES, STUDENT_FILES, Class, changes, summary
@@ -119,6 +119,9 @@ def _grade_into(
         files, notes = finals.remember(journal, files or finals.TermFiles())
         term = finals.load(course=course, journal=journal, entries={s.id: s.path for s in keyed}, exercise_ids=ids, files=files)
         term.problems[:0] = notes
+        skipped = left_out(submissions)
+        if skipped:
+            term.problems.insert(0, f"{submissions}: not graded, no student's entry (one folder or .zip per student): {', '.join(skipped)}")
         last = published.read(journal)
         todo = [s for s in keyed if s.id == only or (only is None and (journal.key_of(s.id) != s.key or not (out / "reports" / f"{s.id}.json").is_file()))]
         keys = {s.id: s.key for s in todo}

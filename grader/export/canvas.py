@@ -23,7 +23,7 @@ from grader.term.csvin import TermFileError, read_rows
 from grader.text import format_points
 
 STUDENT_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
-MATCH_ORDER = ("SIS Login ID", "SIS User ID", "ID")  # where a batch's student id is looked for, in this order
+MATCH_ORDER = ("SIS Login ID", "SIS User ID", "ID")  # where a batch's student id is looked for (in one row of them all)
 POINTS_POSSIBLE = "    Points Possible"  # as Canvas's own export writes it
 
 # `grade export canvas` (an export.LMS)
@@ -34,7 +34,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("--assignment", "The assignment's title in Canvas (default: the course's title)."),
     Option("--assignment-id", "Its Canvas id, for a column `TITLE (ID)` that Canvas matches to it."),
     Option("--per-exercise", "One column per exercise (`TITLE: exNN <its title>`) instead of one total.", kind="switch"),
-    Option("--match", f"The roster column holding the batch's student ids (default: {', then '.join(MATCH_ORDER)})."),
+    Option("--match", f"The roster column holding the batch's student ids (default: any of {', '.join(MATCH_ORDER)}, in one row)."),
     Option("--missing", "A roster student without a grade: an empty cell, or 0.", kind="choice", choices=("empty", "zero")),
 )
 

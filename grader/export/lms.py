@@ -100,18 +100,19 @@ def to_mark(out: Path) -> list[str]:
 
 
 def matched(scores: dict[str, dict[str, float]], rows: list[dict[str, str]], columns: list[str], roster: Path) -> dict[str, int]:
-    """student -> the index of their roster row: the first of `columns` holding their id (once). NotInRoster names the
-    graded students found nowhere, or in two rows, or sharing a row with another."""
+    """student -> the index of their roster row: the one row whose `columns` hold their id. NotInRoster names the
+    graded students found nowhere, or in two rows (of one column, or of two: 7002 as one student's ID and another's SIS
+    User ID, which the first column searched would settle silently, for the wrong student), or sharing a row with another."""
     where: dict[str, int] = {}
     problems = []
     for student in scores:
-        for column in columns:
-            hits = [n for n, r in enumerate(rows) if r.get(column, "") == student]
-            if len(hits) > 1:
-                problems.append(f"{student} is in {len(hits)} rows of {roster} (column {column})")
-            if hits:
-                where[student] = hits[0]
-                break
+        hits = {column: [n for n, r in enumerate(rows) if r.get(column, "") == student] for column in columns}
+        found = sorted({n for ns in hits.values() for n in ns})
+        if len(found) > 1:
+            shown = ", ".join(f"{len(ns)} in column {c}" for c, ns in hits.items() if ns)
+            problems.append(f"{student} is in {len(found)} rows of {roster} ({shown}): which one is theirs is for you to say (canvas: --match COLUMN)")
+        if found:
+            where[student] = found[0]
         else:
             problems.append(f"{student} is not in {roster} (looked in {', '.join(columns)})")
     taken: dict[int, str] = {}

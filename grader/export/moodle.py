@@ -18,7 +18,7 @@ from grader.export.canvas import points
 from grader.export.lms import Finals, NotInRoster, Option, matched
 from grader.term.csvin import TermFileError, read_rows
 
-# The Moodle user fields an import maps from, in the order a roster is searched for a batch's student id, each with
+# The Moodle user fields an import maps from, where a roster is searched for a batch's student id (in one row), each with
 # the headers a roster names it by (in any capitals): first as Moodle's participant export names the column, then as
 # a hand-made roster may, by the field's own name.
 ID_COLUMNS = {"username": ("Username",), "idnumber": ("ID number", "idnumber"), "email": ("Email address", "email")}

@@ -83,14 +83,22 @@ def publish(
     rubrics: Mapping[str, Rubric | None] | None = None,
 ) -> None:
     """Keep these final points as what OUT's files now show (after they are written; all in one transaction, with
-    `also`: the audit rows of what changed); `rubrics`: exercise id -> its rubric, for its written answers' items."""
+    `also`: the audit rows of what changed); `rubrics`: exercise id -> its rubric, for its written answers' items.
+
+    What they no longer show goes: a student whose entry left SUBMISSIONS (renamed to match the roster, say), an
+    exercise a run with other --exercises did not grade; a grader failure keeps what was last shown of its student."""
     journal.execute(_TABLE)
     if not _has_written(journal):
         journal.execute("ALTER TABLE published ADD COLUMN written TEXT")
     rubrics = rubrics or {}
+    shown = {(row.student, e.id) for row in rows if row.status is not Status.INTERNAL_ERROR for e in row.result.exercises}
+    failed = {row.student for row in rows if row.status is Status.INTERNAL_ERROR}
     with journal.transaction():
         if also is not None:
             also()
+        for student, exercise in read(journal):
+            if (student, exercise) not in shown and student not in failed:
+                journal.execute("DELETE FROM published WHERE student = ? AND exercise = ?", (student, exercise))
         for row in rows:
             if row.status is Status.INTERNAL_ERROR:
                 continue
