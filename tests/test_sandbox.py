@@ -377,6 +377,25 @@ def test_output_flood(sandbox, tmp_path):
     assert all(len(v.feedback.en) < OUTPUT_SHOWN + 1000 for v in verdicts.values())
 
 
+def test_what_failed_checks_were_sent_is_not_kept(sandbox, tmp_path):
+    """Are the values a submission sent back to checks that failed let go once those checks have their verdicts – not
+    kept, by each failure's traceback, until the next submission is graded (a batch's warm grader would hold a whole
+    submission of large wrong results between students, and more than one submission's at the next one's peak)?"""
+    import gc
+
+    import torch
+
+    code = """
+    import torch
+    return {k: torch.zeros(inputs["h"].shape[0], 4567, dtype=torch.float64) for k in ("i", "f", "o", "candidate", "c", "h")}
+    """
+    verdicts = grade(sandbox, submission(tmp_path, code))
+    assert_lstm_checks_zero(verdicts)
+    gc.collect()
+    kept = [o for o in gc.get_objects() if issubclass(type(o), torch.Tensor) and o.shape[-1:] == (4567,)]
+    assert kept == [], f"{len(kept)} tensors the submission sent are still held"
+
+
 @needs_isolation
 def test_fork_bomb(sandbox, tmp_path):
     """Is a fork bomb bounded by the process limit, and are all its processes gone after the check?"""

@@ -253,7 +253,9 @@ class GraderPlugin:
     def _verdict(self, item: pytest.Function) -> Verdict:
         check = self._check_of(item)
         exercise, points, name, visible = check.exercise, check.points, check.name, check.visible
-        error = self._failures.get(item.nodeid)
+        # Taken out here: its traceback holds the check's frames, and with them whatever the submission sent back
+        # (a failed check's tensors would otherwise stay in this process until the next submission begins).
+        error = self._failures.pop(item.nodeid, None)
         diagnosis: tuple[Text, ...] = ()
         if error is None:
             earned, feedback, outcome = points, Text(""), Outcome.PASSED
