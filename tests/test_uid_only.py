@@ -80,15 +80,41 @@ def grade(
     return subprocess.run([venv / "bin" / command[0], *command[1:], *args], cwd=cwd, input=stdin, capture_output=True, text=True, env=env, timeout=600)
 
 
-def test_doctor_reports_the_uid_without_namespaces(system_venv):
+def test_doctor_reports_the_uid_without_namespaces(system_venv, private_course):
     """Does grade doctor say the uid is on and the namespaces off, with why?"""
-    out = grade(system_venv, "doctor").stdout
+    out = grade(system_venv, "doctor", cwd=private_course).stdout
     assert "on  unprivileged uid: a uid per check, RLIMIT_NPROC, in a private folder" in out, out
     assert "off no network: namespaces turned off" in out, out
     assert "off grader's command lines hidden: every user can read the grader's command line" in out, out
+    assert "on  references and hidden checks unreadable: other users may not read them" in out, out
 
 
-def test_student_process_runs_as_its_own_uid(system_venv, shared_tmp):
+def test_run_refuses_a_course_whose_answers_every_user_may_read(system_venv, shared_tmp):
+    """With the references and hidden checks every user's to read, does `grade run` refuse to run student code there
+    (its uid would read them: a submission that re-exports solutions/ scored 8 of 8), saying what to chmod – and grade
+    once they are root's alone?"""
+    course = shared_tmp / "open-course"
+    course.mkdir(mode=0o755)
+    course.chmod(0o755)
+    for part in ("exercises", "solutions", "course"):
+        shutil.copytree(ROOT / part, course / part)
+        subprocess.run(["chmod", "-R", "go+rX", course / part], check=True)
+    (course / "course.toml").write_text(course_toml())
+    borrow = course / "borrower" / "ex09_param_matching"
+    borrow.mkdir(parents=True)
+    (borrow / "matching.py").write_text(f"exec(open({str(course / 'solutions' / 'ex09_param_matching' / 'matching.py')!r}).read())\n")
+    doctor = grade(system_venv, "doctor", cwd=course).stdout
+    assert "off references and hidden checks unreadable: the references or hidden checks are readable by every user" in doctor, doctor
+    done = grade(system_venv, "run", "ex09", "-s", str(borrow.parent), cwd=course)
+    assert done.returncode == 1 and "could read the course's answers" in done.stderr and "chmod 700" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and "Total" not in done.stdout, done.stdout
+    for secret in ("solutions", "course"):
+        (course / secret).chmod(0o700)
+    done = grade(system_venv, "run", "ex09", "-s", str(borrow.parent), "--json", cwd=course)
+    assert done.returncode == 0 and json.loads(done.stdout)["score"] == 0, done.stdout
+
+
+def test_student_process_runs_as_its_own_uid(system_venv, shared_tmp, private_course):
     """Without namespaces, is the student's code an unprivileged uid that cannot read root's files or signal pid 1?"""
     secret = shared_tmp / "root-only.txt"
     secret.write_text("the grader's")
@@ -96,16 +122,16 @@ def test_student_process_runs_as_its_own_uid(system_venv, shared_tmp):
     folder = shared_tmp / "sub" / "ex05_gated_steps"
     folder.mkdir(parents=True)
     (folder / "gated.py").write_text(PROBE.format(secrets=[str(secret)]))
-    done = grade(system_venv, "run", "ex05", "-s", str(shared_tmp / "sub"), "--json")
+    done = grade(system_venv, "run", "ex05", "-s", str(shared_tmp / "sub"), "--json", cwd=private_course)
     assert done.returncode == 0, done.stderr
     output = " ".join(t["output"] for t in json.loads(done.stdout)["tests"])
     assert "uid=0" not in output and "uid=" in output, output
     assert f"refused {secret}" in output and "could not signal pid 1" in output, output
 
 
-def test_reference_scores_full_marks_as_its_own_uid(system_venv):
+def test_reference_scores_full_marks_as_its_own_uid(system_venv, private_course):
     """Does the reference still get every point when its process runs as an unprivileged uid in a private folder?"""
-    done = grade(system_venv, "run", "ex05", "ex06", "-s", str(ROOT / "solutions"), "--json")
+    done = grade(system_venv, "run", "ex05", "ex06", "-s", str(private_course / "solutions"), "--json", cwd=private_course)
     doc = json.loads(done.stdout)
     assert doc["score"] == doc["max_score"] == 24, [t for t in doc["tests"] if t["status"] == "failed"]
 

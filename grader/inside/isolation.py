@@ -361,6 +361,7 @@ def _trial(view: View) -> str:
 OWN_UID = "unprivileged uid"
 NO_NETWORK = "no network"
 PRIVATE_VIEW = "private file-system view"
+SECRETS_UNREADABLE = "references and hidden checks unreadable"
 
 
 @dataclass(frozen=True)
@@ -408,7 +409,16 @@ def describe(view: View, memory: MemoryCage) -> list[Protection]:
         Protection(
             PRIVATE_VIEW,
             isolated,
-            "mount namespace: system and Python files, the submission's copy, private /tmp" if isolated else f"{why}; {view.exposed}" if view.exposed else why,
+            "mount namespace: system and Python files, the submission's copy, private /tmp" if isolated else why,
+        ),
+        Protection(
+            SECRETS_UNREADABLE,
+            isolated or (view.own_uid and not view.exposed),
+            "outside the view"
+            if isolated
+            else view.exposed or "other users may not read them (or there are none: a student bundle)"
+            if view.own_uid
+            else "student code runs as this user and reads what it may",
         ),
     ]
 

@@ -85,6 +85,12 @@ def secrets(root: Path) -> list[Path]:
     return [root / SOLUTIONS, root / TREE]
 
 
+def guarded(root: Path) -> list[Path]:
+    """The secrets a student process here must not read: none in a student bundle, whose course tree holds public files
+    alone (`grade release` keeps everything else out of it)."""
+    return secrets(root) if has_hidden_checks(root) else []
+
+
 def for_developers(relative: Path) -> bool:
     """Whether a file of the course folder (a path relative to it) is read by the tests and benchmarks alone: a
     mutant bank, which neither decides a grade nor travels with the autograder."""

@@ -69,7 +69,7 @@ def become(control_fd: int, log_fd: int, scratch: Path, env: dict[str, str], cou
 
 def serve_forks(control: socket.socket, course_root: Path) -> None:
     """Zygote loop: fork a student process per `fork` request, reap it on `reap`; exit when the grader goes."""
-    view = View.here(Path.cwd() / "view", secrets=layout.secrets(course_root))
+    view = View.here(Path.cwd() / "view", secrets=layout.guarded(course_root))
     found = MemoryCage.here()
     found.remove_stale()
     memory = found.for_zygote()
@@ -242,7 +242,7 @@ def _student_process(
 def probe(course_root: Path) -> list[Protection]:
     """The protections a check would get here."""
     with tempfile.TemporaryDirectory() as folder:
-        return isolation.describe(View.here(Path(folder) / "view", secrets=layout.secrets(course_root)), MemoryCage.here())
+        return isolation.describe(View.here(Path(folder) / "view", secrets=layout.guarded(course_root)), MemoryCage.here())
 
 
 if __name__ == "__main__":

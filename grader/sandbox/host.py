@@ -28,7 +28,7 @@ from typing import Any, TypeGuard
 from grader.errors import IsolationUnavailable, SandboxError
 from grader.failures import StudentError
 from grader.inside import given, layout, wire, zygote
-from grader.inside.isolation import OWN_UID, Protection
+from grader.inside.isolation import OWN_UID, SECRETS_UNREADABLE, Protection
 from grader.inside.zygote import SETUP_FAILED_FILE
 from grader.results import Outcome
 from grader.sandbox.services import MAX_CALLBACKS, Service, answer
@@ -500,14 +500,18 @@ def active(found: Sequence[Protection], name: str) -> bool:
 
 
 def refusal(found: Sequence[Protection], *, strict: bool) -> str:
-    """Why student code may not run under the protections `found` ('' if it may): never as root; with
-    `strict`, only with every protection active."""
+    """Why student code may not run under the protections `found` ('' if it may): never as root, never as a uid that
+    can read the references or hidden checks (root without namespaces, their modes open); with `strict`, only with
+    every protection active."""
     if os.geteuid() == 0 and not active(found, OWN_UID):
         note = next(p.note for p in found if p.name == OWN_UID)
         return (
             f"refused: student code would run as root here – {note} (e.g. a venv of /usr/bin/python3), "
             "or grade where namespaces are allowed (`grade doctor` shows what is active)"
         )
+    if os.geteuid() == 0 and not active(found, SECRETS_UNREADABLE):  # uid only, and they are every user's to read
+        note = next(p.note for p in found if p.name == SECRETS_UNREADABLE)
+        return f"refused: a student process here could read the course's answers – {note}, then run again"
     missing = [p for p in found if not p.active]
     return unavailable_text(missing) if strict and missing else ""
 
