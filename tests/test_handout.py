@@ -1,5 +1,6 @@
 """The student's side: the release bundle (nothing that grades leaks into it, it installs and runs alone) and grade pack."""
 
+import json
 import re
 import subprocess
 import sys
@@ -169,3 +170,28 @@ def test_the_student_readme_is_in_both_languages():
     sections = [len(re.findall(r"^## ", part, re.MULTILINE)) for part in (english, chinese)]
     blocks = [re.findall(r"```bash\n(.*?)```", part, re.DOTALL) for part in (english, chinese)]
     assert sections[0] == sections[1] and blocks[0] == blocks[1] and blocks[0]
+
+
+def test_a_file_a_student_adds_beside_a_stub_is_neither_run_nor_packed(bundle, tmp_path, monkeypatch):
+    """In a student bundle, is a helper module or a note that the student adds beside a stub left out as the course
+    staff's grading leaves it out – the public checks report the failed import grading would, grade pack packs the
+    stubs' files alone and grade status counts an untouched exercise as not started?"""
+    work = tmp_path / "work"
+    subprocess.run(["cp", "-r", str(bundle), str(work)], check=True)
+    folder = work / "exercises" / "ex05_gated_steps"
+    (folder / "helpers.py").write_text("import torch\n\nsigmoid = torch.sigmoid\n", encoding="utf-8")
+    reference = (ROOT / "solutions" / "ex05_gated_steps" / "gated.py").read_text(encoding="utf-8")
+    (folder / "gated.py").write_text("from helpers import sigmoid  # noqa\n" + reference, encoding="utf-8")
+    (work / "exercises" / "ex01_cell_state" / "notes.txt").write_text("to do\n", encoding="utf-8")
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("GRADE_WARM", "0")
+    run = CliRunner().invoke(main, ["run", "ex05", "--json"])
+    assert run.exit_code == 0, run.output
+    assert all("No module named 'helpers'" in t["output"] for t in json.loads(run.output)["tests"]), run.output
+    packed = CliRunner().invoke(main, ["pack", "--out", str(tmp_path / "h.zip")])
+    assert packed.exit_code == 0, packed.output
+    names = zipfile.ZipFile(tmp_path / "h.zip").namelist()
+    assert "ex05_gated_steps/gated.py" in names and not any(n.endswith(("helpers.py", "notes.txt")) for n in names), names
+    shown = CliRunner().invoke(main, ["status"], env={"COLUMNS": "200"})
+    [line] = [line for line in shown.output.splitlines() if line.startswith("ex01 ")]
+    assert line.split("ex01_cell_state", 1)[1].strip() == "not started", shown.output
