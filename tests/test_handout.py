@@ -162,14 +162,16 @@ def test_pack_refuses_what_grading_would_refuse(tmp_path):
 
 
 def test_the_student_readme_is_in_both_languages():
-    """Does the student README say everything twice, in English and then in Chinese: the same sections and the
-    same commands?"""
+    """Does the student README say everything twice, in English and then in Chinese: the same sections, the same
+    commands, and the same commands, options, keys and files named in its text?"""
     text = (ROOT / "grader" / "handout" / "STUDENT_README.md").read_text(encoding="utf-8")
     english, chinese = text.split("\n## 中文\n", 1)
     assert re.search(r"[\u4e00-\u9fff]", chinese) and not re.search(r"[\u4e00-\u9fff]", english.split("\n", 3)[-1])
     sections = [len(re.findall(r"^## ", part, re.MULTILINE)) for part in (english, chinese)]
     blocks = [re.findall(r"```bash\n(.*?)```", part, re.DOTALL) for part in (english, chinese)]
     assert sections[0] == sections[1] and blocks[0] == blocks[1] and blocks[0]
+    named = [set(re.findall(r"`([^`\n]+)`", part)) for part in (english, chinese)]
+    assert named[0] == named[1], (named[0] - named[1], named[1] - named[0])
 
 
 def test_a_file_a_student_adds_beside_a_stub_is_neither_run_nor_packed(bundle, tmp_path, monkeypatch):
