@@ -177,6 +177,27 @@ def test_the_socket_and_its_folder_are_the_users_alone(tmp_path):
         pass
 
 
+def test_a_server_whose_folder_was_deleted_leaves_its_successors_socket_in_place(tmp_path):
+    """When .grade/ is deleted under a running server and the next grade run leaves a new one there, does the old
+    server, as it ends, leave the new one's socket alone (else every grade run after it is cold until the new one
+    idles out)?"""
+    import shutil
+    import socket
+
+    old = claim(tmp_path)
+    assert old is not None
+    shutil.rmtree(tmp_path / FOLDER)
+    new = claim(tmp_path)
+    assert new is not None
+    try:
+        old.close()
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+            client.connect(str(tmp_path / FOLDER / SOCKET))
+    finally:
+        new.close()
+    assert not (tmp_path / FOLDER / SOCKET).exists()
+
+
 def test_only_a_grade_run_of_its_own_folder_in_the_same_setting_is_answered(tmp_path, monkeypatch):
     """Does the warm process refuse what is not a grade run, a run from another course folder, from another Python or
     grader package, or in another environment – and take a grade run of its own folder?"""

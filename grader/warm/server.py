@@ -54,14 +54,21 @@ class Stopped(BaseException):
 class Listener:
     """The bound socket of a course folder's warm process, with the lock that makes it the only one there."""
 
-    def __init__(self, sock: socket.socket, lock: int, folder: Path):
-        self.socket, self._lock, self.folder = sock, lock, folder
+    def __init__(self, sock: socket.socket, lock: int, folder: Path, bound: tuple[int, int]):
+        self.socket, self._lock, self.folder, self._bound = sock, lock, folder, bound  # bound: the socket file's identity
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
-            os.unlink(self.folder / SOCKET)  # ours: the lock is still held
+            # Ours while the lock is held – unless the folder was deleted meanwhile and a new server holds a new one there.
+            if _identity(self.folder / SOCKET) == self._bound:
+                os.unlink(self.folder / SOCKET)
         self.socket.close()
         os.close(self._lock)
+
+
+def _identity(path: Path) -> tuple[int, int]:
+    found = os.lstat(path)
+    return found.st_dev, found.st_ino
 
 
 def claim(root: Path, *, wait: float = 0.0) -> Listener | None:
@@ -96,12 +103,13 @@ def claim(root: Path, *, wait: float = 0.0) -> Listener | None:
             finally:
                 os.umask(mask)
             os.chmod(SOCKET, 0o600)
+            bound = _identity(Path(SOCKET))
         sock.listen(8)
     except OSError:
         sock.close()
         os.close(lock)
         return None
-    return Listener(sock, lock, folder)
+    return Listener(sock, lock, folder, bound)
 
 
 def course_files(root: Path) -> dict[str, tuple[int, int] | None]:
