@@ -254,6 +254,21 @@ def test_a_warm_process_ends_when_idle_and_when_the_course_changes(tmp_path):
     assert serve(None, warm, every=0.01) == f"the course's own files changed: {tmp_path.resolve() / 'course.toml'}"
 
 
+def test_a_course_file_edited_with_its_size_and_mtime_kept_makes_the_warm_process_step_aside(tmp_path):
+    """Does the warm process see a change of a public check that keeps its size and its mtime (an older bundle's file
+    copied over it with `cp -p`, an archive unpacked), which a cold run would read?"""
+    (tmp_path / "course.toml").write_text(course_toml(), encoding="utf-8")
+    check = tmp_path / "exercises" / "ex05_gated_steps" / "test_public.py"
+    check.parent.mkdir(parents=True)
+    check.write_text("ATOL = 1e-8\n", encoding="utf-8")
+    before = check.stat()
+    warm = Warm(tmp_path, main)
+    time.sleep(0.01)
+    check.write_text("ATOL = 1e+8\n", encoding="utf-8")
+    os.utime(check, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert warm.stale() == [str(check.resolve())]
+
+
 def test_the_course_files_a_warm_process_depends_on(tmp_path):
     """Are course.toml, the public checks, an exercise's numbers, the stub record, the course tree (its given code, and
     hidden checks that come) and the grader package what a warm process watches of its course – and not the files the

@@ -112,20 +112,22 @@ def claim(root: Path, *, wait: float = 0.0) -> Listener | None:
     return Listener(sock, lock, folder, bound)
 
 
-def course_files(root: Path) -> dict[str, tuple[int, int] | None]:
-    """(mtime, size) of what a warm process of `root` reads besides the student's files: course.toml, the bundle's
+def course_files(root: Path) -> dict[str, tuple[int, ...] | None]:
+    """(mtime, ctime, inode, size) of what a warm process of `root` reads besides the student's files: course.toml, the bundle's
     record of its stubs, each exercise's public checks and numbers, the course tree (its given code, and whether hidden
-    checks are there) and the grader package. A change in any makes the process step aside: it cannot read them again (modules stay imported)."""
+    checks are there) and the grader package. A change in any makes the process step aside: it cannot read them again (modules stay imported).
+    The change time and inode catch what mtime and size miss: a file of the same size unpacked, copied (`cp -p`) or
+    edited with its old mtime kept."""
     import grader
 
     package = Path(grader.__file__).resolve().parent
     exercises = root / layout.EXERCISES
     paths = [root / COURSE_FILE, root / STUBS, *layout.tree_files(root), *exercises.glob("*/test_*.py"), *exercises.glob("*/variant.toml")]
-    found: dict[str, tuple[int, int] | None] = {}
+    found: dict[str, tuple[int, ...] | None] = {}
     for path in [*paths, *package.rglob("*.py")]:
         try:
             info = path.stat()
-            found[str(path)] = (info.st_mtime_ns, info.st_size)
+            found[str(path)] = (info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_size)
         except OSError:
             found[str(path)] = None
     return found
