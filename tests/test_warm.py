@@ -270,7 +270,7 @@ def test_a_course_file_edited_with_its_size_and_mtime_kept_makes_the_warm_proces
 
 
 def test_the_course_files_a_warm_process_depends_on(tmp_path):
-    """Are course.toml, the public checks, an exercise's numbers, the stub record, the course tree (its given code, and
+    """Are course.toml, the public checks, an exercise's numbers and rubric, the stub record, the course tree (its given code, and
     hidden checks that come) and the grader package what a warm process watches of its course – and not the files the
     student edits?"""
     import grader
@@ -280,6 +280,7 @@ def test_the_course_files_a_warm_process_depends_on(tmp_path):
         "course.toml",
         "exercises/ex05_gated_steps/test_public.py",
         "exercises/ex01_cell_state/variant.toml",
+        "exercises/ex08_delayed_copy/rubric.toml",
         "course/ex05/given.py",
         "course/ex05/checks.py",
     ):

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from grader.inside import layout
 from grader.inside.layout import COURSE_FILE, STUBS
 from grader.location import course_folder
+from grader.rubric import RUBRIC_FILE
 from grader.warm import FOLDER, IDLE_SECONDS, LOCK, LOG, PER_CALL, SOCKET, interpreter, private, shared_env
 from grader.warm.client import same_user
 
@@ -114,7 +115,7 @@ def claim(root: Path, *, wait: float = 0.0) -> Listener | None:
 
 def course_files(root: Path) -> dict[str, tuple[int, ...] | None]:
     """(mtime, ctime, inode, size) of what a warm process of `root` reads besides the student's files: course.toml, the bundle's
-    record of its stubs, each exercise's public checks and numbers, the course tree (its given code, and whether hidden
+    record of its stubs, each exercise's public checks, numbers and rubric (the points it prints), the course tree (its given code, and whether hidden
     checks are there) and the grader package. A change in any makes the process step aside: it cannot read them again (modules stay imported).
     The change time and inode catch what mtime and size miss: a file of the same size unpacked, copied (`cp -p`) or
     edited with its old mtime kept."""
@@ -122,7 +123,14 @@ def course_files(root: Path) -> dict[str, tuple[int, ...] | None]:
 
     package = Path(grader.__file__).resolve().parent
     exercises = root / layout.EXERCISES
-    paths = [root / COURSE_FILE, root / STUBS, *layout.tree_files(root), *exercises.glob("*/test_*.py"), *exercises.glob("*/variant.toml")]
+    paths = [
+        root / COURSE_FILE,
+        root / STUBS,
+        *layout.tree_files(root),
+        *exercises.glob("*/test_*.py"),
+        *exercises.glob("*/variant.toml"),
+        *exercises.glob(f"*/{RUBRIC_FILE}"),
+    ]
     found: dict[str, tuple[int, ...] | None] = {}
     for path in [*paths, *package.rglob("*.py")]:
         try:
