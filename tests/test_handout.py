@@ -197,3 +197,26 @@ def test_a_file_a_student_adds_beside_a_stub_is_neither_run_nor_packed(bundle, t
     shown = CliRunner().invoke(main, ["status"], env={"COLUMNS": "200"})
     [line] = [line for line in shown.output.splitlines() if line.startswith("ex01 ")]
     assert line.split("ex01_cell_state", 1)[1].strip() == "not started", shown.output
+
+
+def test_pack_hands_in_a_notebook_where_grading_reads_one(tmp_path):
+    """Is an exercise's notebook packed where grading reads it from (it is the exercise's work then), so that the zip
+    grades as the folder does – and are two notebooks for one exercise refused, naming both?"""
+    import nbformat
+
+    folder = tmp_path / "mine" / "ex05_gated_steps"
+    folder.mkdir(parents=True)
+    (folder / "gated.py").write_text((ROOT / "exercises" / "ex05_gated_steps" / "gated.py").read_text(encoding="utf-8"), encoding="utf-8")
+    reference = (ROOT / "solutions" / "ex05_gated_steps" / "gated.py").read_text(encoding="utf-8")
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(reference)]), folder / "ex05.ipynb")
+    out = tmp_path / "handin.zip"
+    result = CliRunner().invoke(main, ["pack", "-s", str(tmp_path / "mine"), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert sorted(zipfile.ZipFile(out).namelist()) == ["ex05_gated_steps/ex05.ipynb", "ex05_gated_steps/gated.py"]
+    for graded in (tmp_path / "mine", out):
+        run = CliRunner().invoke(main, ["run", "ex05", "-s", str(graded), "--json"])
+        assert run.exit_code == 0 and json.loads(run.output)["score"] == 14, run.output
+    nbformat.write(nbformat.v4.new_notebook(), tmp_path / "mine" / "ex05.ipynb")
+    result = CliRunner().invoke(main, ["pack", "-s", str(tmp_path / "mine"), "--out", str(tmp_path / "h.zip")])
+    assert result.exit_code == 2 and "ex05_gated_steps/ex05.ipynb and ex05.ipynb are both notebooks for ex05" in result.output
+    assert not (tmp_path / "h.zip").exists()
