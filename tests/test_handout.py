@@ -201,7 +201,7 @@ def test_a_file_a_student_adds_beside_a_stub_is_neither_run_nor_packed(bundle, t
 
 def test_pack_hands_in_a_notebook_where_grading_reads_one(tmp_path):
     """Is an exercise's notebook packed where grading reads it from (it is the exercise's work then), so that the zip
-    grades as the folder does – and are two notebooks for one exercise refused, naming both?"""
+    grades as the folder does, and counted by grade status – and are two notebooks for one exercise refused, naming both?"""
     import nbformat
 
     folder = tmp_path / "mine" / "ex05_gated_steps"
@@ -216,6 +216,8 @@ def test_pack_hands_in_a_notebook_where_grading_reads_one(tmp_path):
     for graded in (tmp_path / "mine", out):
         run = CliRunner().invoke(main, ["run", "ex05", "-s", str(graded), "--json"])
         assert run.exit_code == 0 and json.loads(run.output)["score"] == 14, run.output
+    shown = CliRunner().invoke(main, ["status", "-s", str(tmp_path / "mine")], env={"COLUMNS": "200"})
+    assert "ex05  ex05_gated_steps         public checks pass" in shown.output, shown.output  # its stub beside it: not "not started"
     nbformat.write(nbformat.v4.new_notebook(), tmp_path / "mine" / "ex05.ipynb")
     result = CliRunner().invoke(main, ["pack", "-s", str(tmp_path / "mine"), "--out", str(tmp_path / "h.zip")])
     assert result.exit_code == 2 and "ex05_gated_steps/ex05.ipynb and ex05.ipynb are both notebooks for ex05" in result.output
