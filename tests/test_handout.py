@@ -4,6 +4,7 @@ import json
 import re
 import subprocess
 import sys
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -43,6 +44,8 @@ def test_bundle_holds_the_student_material_only(bundle):
     shipped = sorted(p.relative_to(bundle) for p in files(bundle / layout.TREE))
     assert shipped == [p.relative_to(ROOT) for p in layout.public_files(ROOT)] and Path("course/ex05/given.py") in shipped, shipped
     assert not layout.has_hidden_checks(bundle)
+    pyproject = tomllib.loads((bundle / "pyproject.toml").read_text(encoding="utf-8"))
+    assert list(pyproject["tool"]) == ["setuptools"] and "optional-dependencies" not in pyproject["project"], pyproject
     readme = (bundle / "README.md").read_text()
     assert "grade pack" in readme and "grade batch" not in readme and "solutions" not in readme
 

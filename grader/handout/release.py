@@ -52,8 +52,9 @@ def _base_only(pyproject: str) -> str:
     `[tool.setuptools.*]`."""
     kept, keep = [], True
     for line in pyproject.splitlines():
-        if line.startswith("["):
-            keep = line.startswith("[tool.setuptools") or not line.startswith(("[project.optional-dependencies]", "[tool."))
+        if line.startswith("["):  # a table or an array of tables ([[tool.mypy.overrides]])
+            table = line.lstrip("[")
+            keep = table.startswith("tool.setuptools") or not table.startswith(("project.optional-dependencies]", "tool."))
         if keep:
             kept.append(line)
     return "\n".join(kept).rstrip() + "\n"
