@@ -233,11 +233,13 @@ def status(*, course: Course, submission: Path) -> list[tuple[Exercise, str]]:
 
     from grader.grading.pipeline import Grader
     from grader.handout.release import digest, stub_digests
+    from grader.submissions import notebook
 
     public = dataclasses.replace(course, public_only=True)
-    present = [e for e in public.exercises if (submission / e.folder).is_dir()]
+    notebooks = {e.id for e in public.exercises if notebook.find(submission, e)}  # the exercise's work, where there is one
+    present = [e for e in public.exercises if (submission / e.folder).is_dir() or e.id in notebooks]
     stubs = stub_digests(course)
-    started = [e for e in present if any(digest(submission / e.folder / n) != stubs.get(f"{e.folder}/{n}") for n in e.student_files)]
+    started = [e for e in present if e.id in notebooks or any(digest(submission / e.folder / n) != stubs.get(f"{e.folder}/{n}") for n in e.student_files)]
     with Grader(public, started, "cpu") as grader:
         result = grader.grade(submission)
     passing = {r.id for r in result.exercises if r.checks and all(v.passed for v in r.checks)}

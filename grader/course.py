@@ -63,8 +63,11 @@ class Exercise:
 
     @cached_property
     def student_files(self) -> list[str]:
-        """The files a student edits (see `student_names`), as the stub folder held them when the course was read."""
-        return student_names(self.stub_dir)
+        """The files a student edits: in a student bundle, those it was released with (its record of the stubs), as the
+        course staff's grading reads no other – a helper module or notes a student adds beside them is neither run nor
+        packed; else those the stub folder held when the course was read (see `student_names`)."""
+        released = sorted(n.removeprefix(f"{self.folder}/") for n in stub_record(self.root) or () if n.startswith(f"{self.folder}/"))
+        return released or student_names(self.stub_dir)
 
     @cached_property
     def code_files(self) -> list[str]:
@@ -106,6 +109,16 @@ class Exercise:
     def available(self) -> bool:
         """Whether any check exists yet (placeholders have a folder but no checks)."""
         return bool(self.public_checks) or self.hidden_checks.is_file()
+
+
+def stub_record(root: Path) -> dict[str, str] | None:
+    """A student bundle's record of its stubs as released, {"<folder>/<file>": SHA-256} (grader.handout.release writes
+    it); None in a course folder without one (a TA's)."""
+    record = root / layout.STUBS
+    if not record.is_file():
+        return None
+    lines = record.read_text(encoding="utf-8", errors="replace").splitlines()
+    return {name.removeprefix(f"{layout.EXERCISES}/"): sha for sha, _, name in (line.partition("  ") for line in lines)}
 
 
 def student_names(stub_dir: Path) -> list[str]:

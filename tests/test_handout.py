@@ -1,8 +1,10 @@
 """The student's side: the release bundle (nothing that grades leaks into it, it installs and runs alone) and grade pack."""
 
+import json
 import re
 import subprocess
 import sys
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -42,6 +44,8 @@ def test_bundle_holds_the_student_material_only(bundle):
     shipped = sorted(p.relative_to(bundle) for p in files(bundle / layout.TREE))
     assert shipped == [p.relative_to(ROOT) for p in layout.public_files(ROOT)] and Path("course/ex05/given.py") in shipped, shipped
     assert not layout.has_hidden_checks(bundle)
+    pyproject = tomllib.loads((bundle / "pyproject.toml").read_text(encoding="utf-8"))
+    assert list(pyproject["tool"]) == ["setuptools"] and "optional-dependencies" not in pyproject["project"], pyproject
     readme = (bundle / "README.md").read_text()
     assert "grade pack" in readme and "grade batch" not in readme and "solutions" not in readme
 
@@ -161,11 +165,63 @@ def test_pack_refuses_what_grading_would_refuse(tmp_path):
 
 
 def test_the_student_readme_is_in_both_languages():
-    """Does the student README say everything twice, in English and then in Chinese: the same sections and the
-    same commands?"""
+    """Does the student README say everything twice, in English and then in Chinese: the same sections, the same
+    commands, and the same commands, options, keys and files named in its text?"""
     text = (ROOT / "grader" / "handout" / "STUDENT_README.md").read_text(encoding="utf-8")
     english, chinese = text.split("\n## 中文\n", 1)
     assert re.search(r"[\u4e00-\u9fff]", chinese) and not re.search(r"[\u4e00-\u9fff]", english.split("\n", 3)[-1])
     sections = [len(re.findall(r"^## ", part, re.MULTILINE)) for part in (english, chinese)]
     blocks = [re.findall(r"```bash\n(.*?)```", part, re.DOTALL) for part in (english, chinese)]
     assert sections[0] == sections[1] and blocks[0] == blocks[1] and blocks[0]
+    named = [set(re.findall(r"`([^`\n]+)`", part)) for part in (english, chinese)]
+    assert named[0] == named[1], (named[0] - named[1], named[1] - named[0])
+
+
+def test_a_file_a_student_adds_beside_a_stub_is_neither_run_nor_packed(bundle, tmp_path, monkeypatch):
+    """In a student bundle, is a helper module or a note that the student adds beside a stub left out as the course
+    staff's grading leaves it out – the public checks report the failed import grading would, grade pack packs the
+    stubs' files alone and grade status counts an untouched exercise as not started?"""
+    work = tmp_path / "work"
+    subprocess.run(["cp", "-r", str(bundle), str(work)], check=True)
+    folder = work / "exercises" / "ex05_gated_steps"
+    (folder / "helpers.py").write_text("import torch\n\nsigmoid = torch.sigmoid\n", encoding="utf-8")
+    reference = (ROOT / "solutions" / "ex05_gated_steps" / "gated.py").read_text(encoding="utf-8")
+    (folder / "gated.py").write_text("from helpers import sigmoid  # noqa\n" + reference, encoding="utf-8")
+    (work / "exercises" / "ex01_cell_state" / "notes.txt").write_text("to do\n", encoding="utf-8")
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("GRADE_WARM", "0")
+    run = CliRunner().invoke(main, ["run", "ex05", "--json"])
+    assert run.exit_code == 0, run.output
+    assert all("No module named 'helpers'" in t["output"] for t in json.loads(run.output)["tests"]), run.output
+    packed = CliRunner().invoke(main, ["pack", "--out", str(tmp_path / "h.zip")])
+    assert packed.exit_code == 0, packed.output
+    names = zipfile.ZipFile(tmp_path / "h.zip").namelist()
+    assert "ex05_gated_steps/gated.py" in names and not any(n.endswith(("helpers.py", "notes.txt")) for n in names), names
+    shown = CliRunner().invoke(main, ["status"], env={"COLUMNS": "200"})
+    [line] = [line for line in shown.output.splitlines() if line.startswith("ex01 ")]
+    assert line.split("ex01_cell_state", 1)[1].strip() == "not started", shown.output
+
+
+def test_pack_hands_in_a_notebook_where_grading_reads_one(tmp_path):
+    """Is an exercise's notebook packed where grading reads it from (it is the exercise's work then), so that the zip
+    grades as the folder does, and counted by grade status – and are two notebooks for one exercise refused, naming both?"""
+    import nbformat
+
+    folder = tmp_path / "mine" / "ex05_gated_steps"
+    folder.mkdir(parents=True)
+    (folder / "gated.py").write_text((ROOT / "exercises" / "ex05_gated_steps" / "gated.py").read_text(encoding="utf-8"), encoding="utf-8")
+    reference = (ROOT / "solutions" / "ex05_gated_steps" / "gated.py").read_text(encoding="utf-8")
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(reference)]), folder / "ex05.ipynb")
+    out = tmp_path / "handin.zip"
+    result = CliRunner().invoke(main, ["pack", "-s", str(tmp_path / "mine"), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert sorted(zipfile.ZipFile(out).namelist()) == ["ex05_gated_steps/ex05.ipynb", "ex05_gated_steps/gated.py"]
+    for graded in (tmp_path / "mine", out):
+        run = CliRunner().invoke(main, ["run", "ex05", "-s", str(graded), "--json"])
+        assert run.exit_code == 0 and json.loads(run.output)["score"] == 14, run.output
+    shown = CliRunner().invoke(main, ["status", "-s", str(tmp_path / "mine")], env={"COLUMNS": "200"})
+    assert "ex05  ex05_gated_steps         public checks pass" in shown.output, shown.output  # its stub beside it: not "not started"
+    nbformat.write(nbformat.v4.new_notebook(), tmp_path / "mine" / "ex05.ipynb")
+    result = CliRunner().invoke(main, ["pack", "-s", str(tmp_path / "mine"), "--out", str(tmp_path / "h.zip")])
+    assert result.exit_code == 2 and "ex05_gated_steps/ex05.ipynb and ex05.ipynb are both notebooks for ex05" in result.output
+    assert not (tmp_path / "h.zip").exists()

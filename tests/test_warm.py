@@ -177,6 +177,27 @@ def test_the_socket_and_its_folder_are_the_users_alone(tmp_path):
         pass
 
 
+def test_a_server_whose_folder_was_deleted_leaves_its_successors_socket_in_place(tmp_path):
+    """When .grade/ is deleted under a running server and the next grade run leaves a new one there, does the old
+    server, as it ends, leave the new one's socket alone (else every grade run after it is cold until the new one
+    idles out)?"""
+    import shutil
+    import socket
+
+    old = claim(tmp_path)
+    assert old is not None
+    shutil.rmtree(tmp_path / FOLDER)
+    new = claim(tmp_path)
+    assert new is not None
+    try:
+        old.close()
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+            client.connect(str(tmp_path / FOLDER / SOCKET))
+    finally:
+        new.close()
+    assert not (tmp_path / FOLDER / SOCKET).exists()
+
+
 def test_only_a_grade_run_of_its_own_folder_in_the_same_setting_is_answered(tmp_path, monkeypatch):
     """Does the warm process refuse what is not a grade run, a run from another course folder, from another Python or
     grader package, or in another environment – and take a grade run of its own folder?"""
@@ -233,8 +254,23 @@ def test_a_warm_process_ends_when_idle_and_when_the_course_changes(tmp_path):
     assert serve(None, warm, every=0.01) == f"the course's own files changed: {tmp_path.resolve() / 'course.toml'}"
 
 
+def test_a_course_file_edited_with_its_size_and_mtime_kept_makes_the_warm_process_step_aside(tmp_path):
+    """Does the warm process see a change of a public check that keeps its size and its mtime (an older bundle's file
+    copied over it with `cp -p`, an archive unpacked), which a cold run would read?"""
+    (tmp_path / "course.toml").write_text(course_toml(), encoding="utf-8")
+    check = tmp_path / "exercises" / "ex05_gated_steps" / "test_public.py"
+    check.parent.mkdir(parents=True)
+    check.write_text("ATOL = 1e-8\n", encoding="utf-8")
+    before = check.stat()
+    warm = Warm(tmp_path, main)
+    time.sleep(0.01)
+    check.write_text("ATOL = 1e+8\n", encoding="utf-8")
+    os.utime(check, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert warm.stale() == [str(check.resolve())]
+
+
 def test_the_course_files_a_warm_process_depends_on(tmp_path):
-    """Are course.toml, the public checks, an exercise's numbers, the stub record, the course tree (its given code, and
+    """Are course.toml, the public checks, an exercise's numbers and rubric, the stub record, the course tree (its given code, and
     hidden checks that come) and the grader package what a warm process watches of its course – and not the files the
     student edits?"""
     import grader
@@ -244,6 +280,7 @@ def test_the_course_files_a_warm_process_depends_on(tmp_path):
         "course.toml",
         "exercises/ex05_gated_steps/test_public.py",
         "exercises/ex01_cell_state/variant.toml",
+        "exercises/ex08_delayed_copy/rubric.toml",
         "course/ex05/given.py",
         "course/ex05/checks.py",
     ):

@@ -1,7 +1,9 @@
-"""`grade pack`: the hand-in zip – exactly the files students edit, in their exercise folders, as grading reads them.
+"""`grade pack`: the hand-in zip – exactly the files students edit, in their exercise folders, as grading reads them; and
+an exercise's notebook where grading reads one (`<folder>/<id>.ipynb`, `<id>/<id>.ipynb`, `<id>.ipynb`), from which it
+then grades that exercise.
 
-What grading would refuse (a symbolic link, a file over the size limit, a missing file in an
-exercise folder that is there) is refused here first, naming the file, so that nothing is lost at
+What grading would refuse (a symbolic link, a file over the size limit, two notebooks for one exercise, a missing
+file in an exercise folder that is there and no notebook) is refused here first, naming the file, so that nothing is lost at
 hand-in. An exercise folder that is absent is left out (it scores 0 as "not submitted").
 """
 
@@ -12,7 +14,8 @@ from pathlib import Path
 
 from grader.course import Course
 from grader.errors import SubmissionError
-from grader.submissions import HANDIN_ID_FILE
+from grader.submissions import HANDIN_ID_FILE, notebook
+from grader.submissions.notebook import NOTEBOOK_BYTES
 from grader.submissions.workspace import HANDIN_FILE_BYTES
 
 
@@ -21,17 +24,21 @@ def pack(*, course: Course, submission: Path, out: Path, student: str | None = N
     the zip's `student.txt` records whose numbers the answers are (a batch lists a hand-in packed as another id)."""
     names, problems = [], []
     for exercise in course.exercises:
-        folder = submission / exercise.folder
-        if not folder.is_dir():
-            continue
-        for name in exercise.student_files:
-            path, shown = folder / name, f"{exercise.folder}/{name}"
-            if path.is_symlink() or folder.is_symlink():
+        notebooks = [p.relative_to(submission).as_posix() for p in notebook.find(submission, exercise)]
+        if len(notebooks) > 1:
+            problems.append(f"{' and '.join(notebooks)} are both notebooks for {exercise.id}; hand in one")
+        wanted = [(name, NOTEBOOK_BYTES) for name in notebooks]  # a notebook is the exercise's work where there is one
+        if (submission / exercise.folder).is_dir():
+            wanted += [(f"{exercise.folder}/{name}", HANDIN_FILE_BYTES) for name in exercise.student_files]
+        for shown, limit in wanted:
+            path = submission / shown
+            if path.is_symlink() or path.parent.is_symlink():
                 problems.append(f"{shown} is (or is in) a symbolic link; copy the file itself there")
             elif not path.is_file():
-                problems.append(f"{shown} is missing; copy it from the stub and fill it in")
-            elif path.stat().st_size > HANDIN_FILE_BYTES:
-                problems.append(f"{shown} is {path.stat().st_size} bytes; the limit is {HANDIN_FILE_BYTES} bytes")
+                if not notebooks:  # else grading builds the files from the notebook
+                    problems.append(f"{shown} is missing; copy it from the stub and fill it in")
+            elif path.stat().st_size > limit:
+                problems.append(f"{shown} is {path.stat().st_size} bytes; the limit is {limit} bytes")
             else:
                 names.append(shown)
     if problems:

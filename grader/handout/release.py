@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
 
-from grader.course import Course
+from grader.course import Course, stub_record
 from grader.inside import layout
 
 _IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".*")
@@ -51,8 +52,9 @@ def _base_only(pyproject: str) -> str:
     `[tool.setuptools.*]`."""
     kept, keep = [], True
     for line in pyproject.splitlines():
-        if line.startswith("["):
-            keep = line.startswith("[tool.setuptools") or not line.startswith(("[project.optional-dependencies]", "[tool."))
+        if line.startswith("["):  # a table or an array of tables ([[tool.mypy.overrides]])
+            table = line.lstrip("[")
+            keep = table.startswith("tool.setuptools") or not table.startswith(("project.optional-dependencies]", "tool."))
         if keep:
             kept.append(line)
     return "\n".join(kept).rstrip() + "\n"
@@ -63,11 +65,10 @@ def digest(path: Path) -> str | None:
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
 
 
-def stub_digests(course: Course) -> dict[str, str | None]:
+def stub_digests(course: Course) -> Mapping[str, str | None]:
     """{"<folder>/<file>": SHA-256} of every file a student edits, as the stubs were released: the bundle's record
     where there is one (a student's exercises/ are the stubs edited in place), else the stub folders' files."""
-    record = course.root / layout.STUBS
-    if record.is_file():
-        lines = record.read_text(encoding="utf-8", errors="replace").splitlines()
-        return {name.removeprefix(f"{layout.EXERCISES}/"): sha for sha, _, name in (line.partition("  ") for line in lines)}
+    record = stub_record(course.root)
+    if record is not None:
+        return record
     return {f"{e.folder}/{n}": digest(e.stub_dir / n) for e in course.exercises for n in e.student_files}

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from grader.inside import layout
 from grader.inside.layout import COURSE_FILE, STUBS
 from grader.location import course_folder
+from grader.rubric import RUBRIC_FILE
 from grader.warm import FOLDER, IDLE_SECONDS, LOCK, LOG, PER_CALL, SOCKET, interpreter, private, shared_env
 from grader.warm.client import same_user
 
@@ -54,14 +55,21 @@ class Stopped(BaseException):
 class Listener:
     """The bound socket of a course folder's warm process, with the lock that makes it the only one there."""
 
-    def __init__(self, sock: socket.socket, lock: int, folder: Path):
-        self.socket, self._lock, self.folder = sock, lock, folder
+    def __init__(self, sock: socket.socket, lock: int, folder: Path, bound: tuple[int, int]):
+        self.socket, self._lock, self.folder, self._bound = sock, lock, folder, bound  # bound: the socket file's identity
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
-            os.unlink(self.folder / SOCKET)  # ours: the lock is still held
+            # Ours while the lock is held – unless the folder was deleted meanwhile and a new server holds a new one there.
+            if _identity(self.folder / SOCKET) == self._bound:
+                os.unlink(self.folder / SOCKET)
         self.socket.close()
         os.close(self._lock)
+
+
+def _identity(path: Path) -> tuple[int, int]:
+    found = os.lstat(path)
+    return found.st_dev, found.st_ino
 
 
 def claim(root: Path, *, wait: float = 0.0) -> Listener | None:
@@ -96,28 +104,38 @@ def claim(root: Path, *, wait: float = 0.0) -> Listener | None:
             finally:
                 os.umask(mask)
             os.chmod(SOCKET, 0o600)
+            bound = _identity(Path(SOCKET))
         sock.listen(8)
     except OSError:
         sock.close()
         os.close(lock)
         return None
-    return Listener(sock, lock, folder)
+    return Listener(sock, lock, folder, bound)
 
 
-def course_files(root: Path) -> dict[str, tuple[int, int] | None]:
-    """(mtime, size) of what a warm process of `root` reads besides the student's files: course.toml, the bundle's
-    record of its stubs, each exercise's public checks and numbers, the course tree (its given code, and whether hidden
-    checks are there) and the grader package. A change in any makes the process step aside: it cannot read them again (modules stay imported)."""
+def course_files(root: Path) -> dict[str, tuple[int, ...] | None]:
+    """(mtime, ctime, inode, size) of what a warm process of `root` reads besides the student's files: course.toml, the bundle's
+    record of its stubs, each exercise's public checks, numbers and rubric (the points it prints), the course tree (its given code, and whether hidden
+    checks are there) and the grader package. A change in any makes the process step aside: it cannot read them again (modules stay imported).
+    The change time and inode catch what mtime and size miss: a file of the same size unpacked, copied (`cp -p`) or
+    edited with its old mtime kept."""
     import grader
 
     package = Path(grader.__file__).resolve().parent
     exercises = root / layout.EXERCISES
-    paths = [root / COURSE_FILE, root / STUBS, *layout.tree_files(root), *exercises.glob("*/test_*.py"), *exercises.glob("*/variant.toml")]
-    found: dict[str, tuple[int, int] | None] = {}
+    paths = [
+        root / COURSE_FILE,
+        root / STUBS,
+        *layout.tree_files(root),
+        *exercises.glob("*/test_*.py"),
+        *exercises.glob("*/variant.toml"),
+        *exercises.glob(f"*/{RUBRIC_FILE}"),
+    ]
+    found: dict[str, tuple[int, ...] | None] = {}
     for path in [*paths, *package.rglob("*.py")]:
         try:
             info = path.stat()
-            found[str(path)] = (info.st_mtime_ns, info.st_size)
+            found[str(path)] = (info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_size)
         except OSError:
             found[str(path)] = None
     return found
