@@ -172,6 +172,28 @@ def test_imports_are_sent_side_by_side(sandbox, tmp_path, monkeypatch):
         assert e.score == 0 or e.id in ("ex04", "ex07", "ex08", "ex10")  # their answer sheets still count
 
 
+@pytest.mark.parametrize("first", ["def f():\n    return 'first'\n", "raise ImportError('first is broken')\n"])
+def test_two_imports_sent_ahead_each_get_their_own_reply_whichever_is_called_first(sandbox, tmp_path, first):
+    """An exercise of two code files has both imports sent ahead: is the second module's call answered with its own
+    import's reply and value (not the first import's, read as its own: "a malformed reply"), and the first module's
+    call afterwards with its own – its value, or its import error?"""
+    (tmp_path / "first.py").write_text(first)
+    (tmp_path / "second.py").write_text("def g():\n    return 'second'\n")
+    process = sandbox.open(tmp_path)
+    try:
+        process.begin_check()
+        process.start_import("first")
+        process.start_import("second")
+        assert process.call("second", "g", [], {})["value"] == "second"
+        if "raise" in first:
+            with pytest.raises(StudentError, match="first is broken"):
+                process.call("first", "f", [], {})
+        else:
+            assert process.call("first", "f", [], {})["value"] == "first"
+    finally:
+        process.close()
+
+
 @pytest.mark.slow
 def test_no_check_shows_an_earlier_submissions_output(sandbox, tmp_path):
     """Checks run again for every submission in one session: does feedback show only this submission's output?"""

@@ -346,6 +346,7 @@ class StudentProcess:
                 outcome=Outcome.NOT_RUN,
             )
         if module in self._importing:  # sent ahead: its outcome, within its own limit
+            self._settle_imports_before(module)
             deadline, first = self._importing.pop(module)
             self._exchange(f"importing {module}.py", None, first, [()], importing=True, deadline=deadline)
             self._imported.add(module)
@@ -357,6 +358,21 @@ class StudentProcess:
         self._ids += len(calls)
         request = {"id": first, "module": module, "function": function, "calls": [[c.args, c.kwargs] for c in calls], "cotangent": cotangent}
         return self._exchange(f"{module}.{function}", request, first, [c.services for c in calls], importing=False)
+
+    def _settle_imports_before(self, module: str) -> None:
+        """Read the outcomes of the imports sent ahead of `module`'s, which the process answers first, in the order sent.
+        One that failed is imported again when its own module is first called (its error is that call's); one that hung
+        or broke the process stops it, and that is this call's error too, as the process never reached `module`."""
+        for earlier in list(self._importing):
+            if earlier == module:
+                return
+            deadline, first = self._importing.pop(earlier)
+            try:
+                self._exchange(f"importing {earlier}.py", None, first, [()], importing=True, deadline=deadline)
+                self._imported.add(earlier)
+            except StudentError:
+                if self._status is not None:
+                    raise
 
     def _exchange(
         self,
