@@ -2,6 +2,7 @@
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -11,8 +12,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from conftest import ROOT, venv_with_torch
+from conftest import ROOT, course_toml, venv_with_torch
+from grader import api
 from grader.cli import main
+from grader.course import load_course
+from grader.errors import SubmissionError
 from grader.inside import layout
 
 pytestmark = pytest.mark.slow  # a fresh venv
@@ -34,6 +38,21 @@ def bundle(tmp_path_factory) -> Path:
     result = CliRunner().invoke(main, ["release", "--out", str(out)])
     assert result.exit_code == 0, result.output
     return out
+
+
+def test_a_stub_that_earns_points_refuses_the_release(tmp_path):
+    """With a reference left over ex05's stub and the reference answers over ex01's (a TA who ran grade run in the course
+    folder), does the release refuse, naming both and what they earn, before it writes anything?"""
+    root = tmp_path / "course"
+    for part in (layout.EXERCISES, layout.SOLUTIONS, layout.TREE):
+        shutil.copytree(ROOT / part, root / part, ignore=shutil.ignore_patterns("__pycache__"))
+    (root / layout.COURSE_FILE).write_text(course_toml())
+    for folder, name in (("ex05_gated_steps", "gated.py"), ("ex01_cell_state", "answers.toml")):
+        shutil.copy(root / layout.SOLUTIONS / folder / name, root / layout.EXERCISES / folder / name)
+    with pytest.raises(SubmissionError, match=r"not released: .*ex01: 6 of 6 points .*ex05: 14 of 14 points") as refused:
+        api.release(course=load_course(root), out=tmp_path / "bundle")
+    assert "git checkout -- exercises/" in str(refused.value)
+    assert not (tmp_path / "bundle").exists()
 
 
 def test_bundle_holds_the_student_material_only(bundle):

@@ -2,8 +2,9 @@
 (the given code a student process receives), course.toml and a student README.
 
 Nothing that grades reaches it: no solutions/, no hidden checks or their given code, no mutant banks (the course
-tree's other files), no tests/, examples/, bench/ or TA documentation. It installs on its own (`pip install DIR`)
-and runs the public checks there.
+tree's other files), no tests/, examples/, bench/ or TA documentation, and no stub that earns a point on the hidden
+checks (a reference left in exercises/ refuses the release). It installs on its own (`pip install DIR`) and runs the
+public checks there.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ def build_release(*, course: Course, out: Path) -> list[Path]:
         from grader.errors import SubmissionError
 
         raise SubmissionError(f"{out} already exists; give a new folder for the release")
+    _refuse_worked_stubs(course)
     root = course.root
     shutil.copytree(root / layout.EXERCISES, out / layout.EXERCISES, ignore=_IGNORED)
     shutil.copytree(root / layout.ENGINE, out / layout.ENGINE, ignore=_IGNORED)
@@ -45,6 +47,31 @@ def build_release(*, course: Course, out: Path) -> list[Path]:
     # alone, where the bundle's course/ would otherwise be taken for a second package.
     (out / "pyproject.toml").write_text(_base_only(pyproject), encoding="utf-8")
     return sorted(p.relative_to(out) for p in out.rglob("*") if p.is_file())
+
+
+def _refuse_worked_stubs(course: Course) -> None:
+    """SubmissionError, before anything is written, where a stub as exercises/ holds it earns points on the hidden
+    checks: a reference or a worked answer was left in it (a TA who ran `grade run` in the course folder), which the
+    bundle would hand every student."""
+    from grader.errors import IsolationUnavailable, SubmissionError
+    from grader.grading.pipeline import Grader
+
+    exercises = [e for e in course.exercises if e.available]
+    if not course.has_hidden_checks or not exercises:
+        return
+    try:
+        with Grader(course, exercises, "cpu") as grader:
+            stubs = grader.grade(course.root / layout.EXERCISES, label=layout.EXERCISES)
+    except IsolationUnavailable:  # no stub code may run here (root without a uid of its own): the answer sheets alone
+        with Grader(course, [e for e in exercises if not e.runs_code], "cpu") as grader:
+            stubs = grader.grade(course.root / layout.EXERCISES, label=layout.EXERCISES)
+    worked = [f"{e.id}: {e.score:g} of {e.max_score:g} points (from {', '.join(v.name for v in e.checks if v.earned)})" for e in stubs.exercises if e.score]
+    if worked or stubs.internal_errors:
+        found = worked or [f"the stubs could not be graded: {'; '.join(stubs.internal_errors)}"]
+        raise SubmissionError(
+            "not released: stubs in exercises/ earn points on the hidden checks, so the bundle would hand students "
+            f"their answers – put the stubs back (git checkout -- exercises/): {'; '.join(found)}"
+        )
 
 
 def _base_only(pyproject: str) -> str:
