@@ -814,7 +814,7 @@ def test_an_entry_that_is_no_student_is_named_never_dropped_silently(term, tmp_p
 def test_an_export_holds_the_students_and_exercises_grades_csv_holds(term, tmp_path):
     """After an entry leaves the class (dan.zip renamed to the roster's ddan.zip) and a run grades other --exercises,
     does the LMS import hold exactly grades.csv's students and exercises – where it kept dan, whom Canvas's roster
-    lacks (refusing the whole import, for good), and ex03's old points in each total?"""
+    lacks (refusing the whole import, for good), and ex03's old points in each total – and OUT dan's files no more?"""
     klass = tmp_path / "class"
     shutil.copytree(term["class"], klass)
     (klass / "dan.zip").rename(klass / "ddan.zip")
@@ -830,6 +830,10 @@ def test_an_export_holds_the_students_and_exercises_grades_csv_holds(term, tmp_p
         exported = list(csv.DictReader(io.StringIO(target.read_text())))
         assert [r["username"] for r in exported] == [r["student"] for r in shown] == ["ada", "bob", "cyd", "ddan", "eve"]
         assert [r["total"] for r in exported] == [r["total"] for r in shown] and list(exported[0])[1:-1] == exercises.split(",")
+        # and OUT holds no report or feedback of dan's any more, which a TA handing out feedback/ would send on
+        assert (
+            sorted(p.stem for p in (out / "feedback").iterdir()) == sorted(p.stem for p in (out / "reports").iterdir()) == ["ada", "bob", "cyd", "ddan", "eve"]
+        )
 
 
 def sheets_only(course: Path) -> Path:

@@ -20,7 +20,7 @@ from grader.batch.keys import class_keys
 from grader.batch.roster import Student, discover, left_out
 from grader.course import Course, Exercise
 from grader.errors import SubmissionError
-from grader.export import CLASS_FILES, STUDENT_FILES, Class, changes, summary
+from grader.export import CLASS_FILES, STUDENT_FILES, Class, StudentFile, changes, summary
 from grader.export.files import private_files, write_atomic
 from grader.results import Change, Status, StudentRow
 from grader.store.journal import FILE as JOURNAL
@@ -151,6 +151,9 @@ def _grade_into(
         whole = Class(course.language, course.title, rows, exercises, summary.summarize(rows, ids, missing=missing) | flags)
         for exporter in CLASS_FILES:
             write_atomic(out / exporter.path(whole), exporter.render(whole))
+        departed = _drop_departed(out, {s.id for s in keyed})
+        if departed:
+            term.problems.append(f"removed the reports and feedback of {len(departed)} student(s) no longer in {submissions}: {', '.join(departed)}")
         changed = finals.changes(last, rows, hashes)
         edited = marks.edits(course, journal)  # written answers whose points a rubric edit changed: audited as published
         if changed:
@@ -163,6 +166,21 @@ def _grade_into(
     finally:
         journal.close()
     return BatchResult(len(todo), len(keyed) - len(todo), rows, 0.0, missing, flags=flags, changes=changed, problems=term.problems)
+
+
+def _drop_departed(out: Path, students: set[str]) -> list[str]:
+    """Remove each student file (export.STUDENT_FILES) in `out` of a student not among `students` – an entry renamed or
+    taken out of SUBMISSIONS, whom grades.csv no longer shows, would else keep a report and feedback a TA hands out; the ids."""
+    departed = set()
+    for exporter in STUDENT_FILES:
+        assert isinstance(exporter, StudentFile)
+        folder = out / exporter.folder
+        for path in sorted(folder.glob(f"*{exporter.suffix}")) if folder.is_dir() else []:
+            student = path.name.removesuffix(exporter.suffix)
+            if not path.name.startswith(".") and student not in students:
+                path.unlink(missing_ok=True)
+                departed.add(student)
+    return sorted(departed)
 
 
 def _copies(course: Course, exercises: list[Exercise], row: StudentRow, classmates: tuple[str, ...]) -> StudentRow:
