@@ -95,7 +95,7 @@ def written_line(w: Written) -> Text:
         Text(f"{w.file}: ", f"{w.file}：")
         + state
         + Text(
-            f"; {points} more points, marked by the course staff against the rubric in the statement",
+            f"; {points} more point{'' if w.points == 1 else 's'}, marked by the course staff against the rubric in the statement",
             f"；另有 {points} 分，由课程教师按题面中的评分细则评分",
         )
     )

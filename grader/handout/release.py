@@ -17,7 +17,7 @@ from pathlib import Path
 from grader.course import Course, stub_record
 from grader.inside import layout
 
-_IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".*")
+_IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".*", "*~", "*.bak", "*.orig", "*.rej")  # caches, editors' and patches' leftovers
 # The bundle's record of its stubs as released (`sha256sum` lines): the student edits exercises/ in place, so
 # `grade status` can tell an edited stub from an untouched one only against this record.
 

@@ -66,10 +66,11 @@ class AnswerSheet:
             named = ", ".join(one_line(k, limit=40) for k in unknown[:LISTED_KEYS])
             more_en = f" and {len(unknown) - LISTED_KEYS} more" if len(unknown) > LISTED_KEYS else ""
             more_zh = f" 等共 {len(unknown)} 个" if more_en else ""
+            en = [f"missing key(s) {', '.join(missing)}"] * bool(missing) + [f"unknown key(s) {named + more_en}"] * bool(unknown)
+            zh = [f"缺少的键 {', '.join(missing)}"] * bool(missing) + [f"未知的键 {named + more_zh}"] * bool(unknown)
             raise Fail(
-                f"{self.label}: missing key(s) {', '.join(missing) or 'none'}, unknown key(s) "
-                f"{named + more_en or 'none'}; the keys are those of the stub: {', '.join(expected)}",
-                f"{self.label}：缺少的键 {', '.join(missing) or '无'}，未知的键 {named + more_zh or '无'}；应有的键与原始答题卡相同：{', '.join(expected)}",
+                f"{self.label}: {', '.join(en)}; the keys are those of the stub: {', '.join(expected)}",
+                f"{self.label}：{'，'.join(zh)}；应有的键与原始答题卡相同：{', '.join(expected)}",
             )
 
     def unknown_keys(self, expected: Iterable[str]) -> list[str]:
