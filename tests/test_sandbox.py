@@ -391,6 +391,24 @@ def test_lone_surrogate_and_forged_names_reach_json_safely(tmp_path):
     assert not any(c in output for c in "\ud800\u202e\u2028")
 
 
+def test_a_batch_of_calls_brings_back_a_bounded_amount_in_all(sandbox, tmp_path):
+    """Each reply is bounded alone (16 MiB of tensors): does a batch of calls (`many`) whose every reply is 12 MiB stop
+    once their sum passes the request's bound – a StudentError, the process stopped – rather than bring back 10 × 12 MiB
+    into the grading process?"""
+    from grader.sandbox.host import REQUEST_REPLY_BYTES, Arguments
+
+    (tmp_path / "big.py").write_text("import torch\n\ndef f():\n    return torch.zeros(3 << 20)\n")
+    process = sandbox.open(tmp_path)
+    try:
+        process.begin_check()
+        assert len(process.many("big", "f", [Arguments([], {})])) == 1  # one alone is within the bounds
+        with pytest.raises(StudentError, match=f"more than {REQUEST_REPLY_BYTES >> 20} MiB together"):
+            process.many("big", "f", [Arguments([], {}) for _ in range(10)])
+        assert not process.usable
+    finally:
+        process.close()
+
+
 def test_output_flood(sandbox, tmp_path):
     """Does flooding stdout and stderr end at the file-size limit, with only a truncated part shown?"""
     code = "import sys\nfor _ in range(200):\n    print('A' * 1_000_000)\n    print('B' * 1_000_000, file=sys.stderr)\nreturn None"

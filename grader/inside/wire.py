@@ -227,6 +227,7 @@ class Channel:
         self._out: list[bytes] = []
         self._out_bytes = 0
         self.records = False  # whether the last message read may hold an Inject or a Remote (its text names one)
+        self.received = 0  # bytes read from the socket so far
         self._readable = select.poll()
         self._readable.register(sock, select.POLLIN)
         self._writable = select.poll()
@@ -271,6 +272,7 @@ class Channel:
             if not chunk:
                 raise EOFError
             self._in += chunk
+            self.received += len(chunk)
 
     def write(self, data: bytes) -> None:
         """Keep `data` for the next flush (sent now once a megabyte is kept)."""

@@ -36,6 +36,9 @@ from grader.text import printable
 
 # What a reply from a student process may hold (sized to the largest legitimate reply of any check).
 REPLY_BOUNDS = wire.Bounds()
+# What all the replies of one request may hold together (the largest legitimate one, ex08's comparison, is about 1.3 MB):
+# each reply is bounded alone, and a batch of calls (`many`) would otherwise bring back that much for every call.
+REQUEST_REPLY_BYTES = 64 << 20
 # Largest file (the captured output included) a student process may write.
 WRITTEN_FILE_BYTES = 16 << 20
 # How much of a submission's own output is shown in feedback.
@@ -389,11 +392,14 @@ class StudentProcess:
         at the first that failed and raise its StudentError."""
         deadline = self._deadline if deadline is None else deadline
         replies: list[dict[str, Any]] = []
+        start = self._channel.received
         try:
             if request is not None:
                 self._channel.send(wire.pack(request), deadline=deadline)
             for place, reachable in enumerate(services):
                 reply = self._reply(list(reachable), deadline)
+                if self._channel.received - start > REQUEST_REPLY_BYTES:
+                    raise wire.WireError(f"its replies came to more than {REQUEST_REPLY_BYTES >> 20} MiB together")
                 if not _well_formed(reply, first + place):
                     self._stop()  # whatever answers like this is not the runtime any more: the next check gets a fresh process
                     raise StudentError(f"{label} sent back a malformed reply", f"{label} 返回的应答格式错误", outcome=Outcome.CRASHED)
