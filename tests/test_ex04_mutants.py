@@ -36,6 +36,15 @@ def test_own_bias_convention_with_a_stacking_mistake_costs_each_check_once(grade
     assert stacked.earned == 0 and "d_x used for every layer" in stacked.feedback
 
 
+def test_a_bidirectional_mistake_no_known_one_explains_is_not_named(grade):
+    """Is a bidirectional count that no known mistake explains (layer 1 read as 2·d_x) left unnamed – not called "two
+    biases per block", which gives the same counts only where d_x equals num_layers (3 of its 54 wrong counts)?"""
+    result = grade("ex04", submission(named("ex04", "layer 1 reads 2·d_x when bidirectional")))
+    bidirectional = next(v for v in result.checks if v.name.startswith("Bidirectional"))
+    assert bidirectional.earned == 0 and not bidirectional.diagnosis, bidirectional.feedback.en
+    assert "Likely mistake" not in bidirectional.feedback.en, bidirectional.feedback.en
+
+
 def _load(name, path):
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)

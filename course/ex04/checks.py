@@ -472,7 +472,8 @@ def layer_location(params, config: dict, probes: dict) -> tuple[str, str] | None
 
 def likely_mistakes(configs, targets, observed, is_int, miscounted, extras: dict) -> list:
     """The known mistakes that reproduce the most results (all configurations scored, not only the wrong ones,
-    so that a mistake matching one result by chance is not named); each must reproduce a wrong result. A mistake in
+    so that a mistake matching one result by chance is not named); each must reproduce at least half the wrong results
+    (layer 1 read as 2·d_x when bidirectional meets "two biases per block" where d_x equals num_layers). A mistake in
     combining layers and directions is predicted on top of the student's own count of a layer's biases, where
     `extras` holds one (configuration index: own_bias)."""
     best, named = 0, []
@@ -481,7 +482,7 @@ def likely_mistakes(configs, targets, observed, is_int, miscounted, extras: dict
             target if (value := count(config | {"extra": extras.get(i, 0) if diagnosis in COMBINING else 0})) is None else value
             for i, (config, target) in enumerate(zip(configs, targets))
         ]
-        if not any(predictions[i] == observed[i] for i in miscounted):
+        if 2 * sum(predictions[i] == observed[i] for i in miscounted) < len(miscounted):
             continue
         score = sum(ok and p == o for p, o, ok in zip(predictions, observed, is_int))
         if score > best:

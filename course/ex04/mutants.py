@@ -38,6 +38,12 @@ CODE_MUTANTS += bank(
     "params.py",
     {
         "one bias for the whole cell": ("total += directions * k * d_h * (d_in + d_h + biases)", CELL_BIAS, "its biases are not"),
+        # no named mistake: "two biases per block" reproduces it only where d_x equals num_layers, so nothing is named
+        "layer 1 reads 2·d_x when bidirectional": (
+            "d_in = d_x if layer == 0 else directions * d_h",
+            "d_in = directions * d_x if layer == 0 else directions * d_h",
+            "wrong for 54 of 54 bidirectional configurations",
+        ),
         "one bias for the whole cell, d_x used for every layer": (
             LAYER_LINES,
             "d_in = d_x\n        " + CELL_BIAS,

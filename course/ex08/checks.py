@@ -609,6 +609,15 @@ def test_splits(protocol):
         again = {k: pair(again[k], f"make_splits()[{k!r}] (same seed again)", (n, t)) for k, n in sizes.items()}
         if not all(torch.equal(again[k][0], data[k][0]) for k in sizes):
             raise Fail("the same seed gave different splits", "相同种子得到了不同的划分")
+        other = protocol.make_splits(sizes, t, delay, vocab, 5)
+        if not isinstance(other, dict) or set(other) != set(sizes):
+            raise Fail(
+                "make_splits called with another seed did not return a dict with keys train, val, test",
+                "以另一个种子调用 make_splits 没有返回键为 train、val、test 的 dict",
+            )
+        other = {k: pair(other[k], f"make_splits()[{k!r}] (another seed)", (n, t)) for k, n in sizes.items()}
+        if all(torch.equal(other[k][0], data[k][0]) for k in sizes):
+            raise Fail("a different seed gave the same splits: the seed is ignored", "不同种子得到了相同的划分：种子没有被使用")
 
     def impossible():
         try:

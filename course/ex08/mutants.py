@@ -19,6 +19,7 @@ CODE_MUTANTS = bank(
             "delay off by one",
         ),
         "seed ignored": ("g = torch.Generator().manual_seed(seed)\n    inputs", "g = torch.Generator()\n    inputs", "the seed is ignored"),
+        "make_splits seed ignored": ("g = torch.Generator().manual_seed(seed)\n    seen", "g = torch.Generator()\n    seen", "the seed is ignored"),
         "repeated sequences": ("if tuple(row) not in seen:", "if True:", "repeated sequences"),
         "sorted by torch.unique": (
             "    inputs = torch.tensor(rows, dtype=torch.int64).reshape(total, T)\n",

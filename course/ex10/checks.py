@@ -722,6 +722,15 @@ def test_summary(sweep, reference):
             f"summarize for {k}: report the mean test accuracy over seeds at the chosen lr (diverged and failed runs count 0)",
             f"summarize 对 {k}：应报告所选学习率下各种子的平均测试准确率（发散与失败记 0）",
         )
+    val_means = _scores(rows)
+    val_carried = [_scores(rows, **options) for name, (_, options) in SUMMARY_MISTAKES.items() if name in carried]
+    for k in want:
+        val_acc = entries[k].get("val_acc")
+        if not (agrees(val_acc, k, val_means) or any(agrees(val_acc, k, scores) for scores in val_carried)):
+            raise Fail(
+                f"summarize for {k}: val_acc is the mean validation accuracy over seeds at the chosen lr (diverged and failed runs count 0)",
+                f"summarize 对 {k}：val_acc 应为所选学习率下各种子的平均验证准确率（发散与失败记 0）",
+            )
     for k, w in want.items():
         if any(entries[k].get(c) != w[c] for c in ("runs", "diverged", "failed")):
             raise Fail(

@@ -82,6 +82,11 @@ CODE_MUTANTS = bank(
             '"test_acc": max(_counted(r, "test_acc") for r in mine if r["lr"] == lr),',
             "the best seed instead of the mean over seeds",
         ),
+        "summary reports the best seed's validation accuracy": (
+            '"val_acc": val[(model, length)][lr],',
+            '"val_acc": max(_counted(r, "val_acc") for r in mine if r["lr"] == lr),',
+            "val_acc is the mean validation accuracy over seeds",
+        ),
         "ties to the larger lr": ("by_lr[lr] > by_lr[best]", "by_lr[lr] >= by_lr[best]", "tie went to the larger lr"),
         "ties by grid order": ("for lr in sorted(by_lr):", "for lr in by_lr:", "tie went to the larger lr"),
         "diverged accuracy counted": (
