@@ -165,6 +165,14 @@ LIBRARY_CELLS = {
         "[*torch.ao.quantization.get_default_custom_config_dict()['float_to_observed_custom_module_class'].values()][0]"
         "(x.shape[1], h.shape[1], dtype=x.dtype)(x[None])"
     ),
+    "torch._decomp's LSTM, named nowhere": (
+        "next(f for k, f in torch.export.default_decompositions().items() if str(k) == 'aten.lstm.input')"
+        "(x[None], [h[None], c[None]], [W, U], False, 1, 0.0, False, False, False)[1][0]"
+    ),
+    "torch._decomp's GRU, named nowhere": (
+        "next(f for k, f in torch.export.default_decompositions().items() if str(k) == 'aten.gru.input')"
+        "(x[None], h[None], [W[: 3 * h.shape[1]], U[: 3 * h.shape[1]]], False, 1, 0.0, False, False, False)[1][0]"
+    ),
 }
 
 

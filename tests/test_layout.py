@@ -53,3 +53,20 @@ def test_without_hidden_checks_a_course_is_a_student_bundle(tmp_path):
         (tmp_path / path.relative_to(ROOT)).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(path, tmp_path / path.relative_to(ROOT))
     assert not layout.has_hidden_checks(tmp_path) and layout.given(tmp_path, "ex07", hidden=True) == [tmp_path / "course/ex07/given.py"]
+
+
+def test_a_git_checkouts_history_is_guarded_as_the_references_are(tmp_path):
+    """Is a TA course's git history (a checkout's .git, or the repository a worktree's .git file names) among what no
+    student process may read – every version of solutions/ and the hidden checks is in it, so chmod 700 of solutions/
+    and course/ alone left them readable – and a student bundle's not?"""
+    repository, worktree = tmp_path / "course", tmp_path / "worktree"
+    for folder in (repository, worktree):
+        (folder / "course" / "ex05").mkdir(parents=True)
+        (folder / "course" / "ex05" / "checks.py").write_text("")
+    (repository / ".git" / "worktrees" / "worktree").mkdir(parents=True)
+    (repository / ".git" / "worktrees" / "worktree" / "commondir").write_text("../..\n")
+    (worktree / ".git").write_text(f"gitdir: {repository / '.git' / 'worktrees' / 'worktree'}\n")
+    assert layout.guarded(repository)[2:] == [repository / ".git"]
+    assert layout.guarded(worktree)[2:] == [repository / ".git"]
+    (repository / "course" / "ex05" / "checks.py").unlink()
+    assert layout.guarded(repository) == []

@@ -162,8 +162,9 @@ def test_torch_internals_and_the_grader_are_flagged(case):
     assert policy.library_cells(tree) | policy.indirect_access(tree)
 
 
-def test_ex06_with_torchs_decomposed_gru_loses_the_written_out_point(grade):
-    """Does a torch_gru_step built on torch._decomp's gru_impl lose the written-out point (the reviewer's 10/10)?"""
+def test_ex06_with_torchs_decomposed_gru_earns_no_gru_point(grade):
+    """Does a torch_gru_step built on torch._decomp's gru_impl (the reviewer's 10/10) lose the written-out point, naming
+    torch._decomp, and its values too – the step raises in ex06's process, as every library cell does?"""
     reference = (ROOT / "solutions" / "ex06_framework_parity" / "parity.py").read_text()
     source = (
         reference
@@ -183,8 +184,9 @@ def torch_gru_step(x, h, params):
     )
     result = grade("ex06", {"parity.py": source})
     written = [v for v in result.checks if "writes the GRU equations out" in v.name]
-    assert result.score == result.max_score - 1, [(v.name, v.earned) for v in result.checks]  # the values are torch's
     assert written and written[0].earned == 0 and "torch._decomp" in written[0].feedback.en
+    values = [v for v in result.checks if v.name.startswith("torch_gru_step(x, h, gru_params_from_torch(cell))")]
+    assert values and values[0].earned == 0 and "library recurrent cells are unavailable" in values[0].feedback.en, values[0].feedback.en
 
 
 def test_what_the_statements_allow_keeps_every_point(grade):

@@ -156,3 +156,25 @@ def test_a_call_that_hangs_in_a_batch_times_out_as_one_call(quick, tmp_path):
         assert probe.echo.many([call(1), call(2)]) == [1, 2]
     finally:
         process.close()
+
+
+@pytest.mark.slow
+def test_an_import_sent_ahead_that_hangs_is_charged_to_its_own_module(quick, tmp_path):
+    """An exercise of two code files whose first hangs at import: does a call of the second time out as that import
+    (the process never reached its own), and is the first module, not the second, the one not run again – the second's
+    functions still called in a later check's fresh process?"""
+    (tmp_path / "first.py").write_text("while True:\n    pass\n")
+    (tmp_path / "second.py").write_text("def g():\n    return 'second'\n")
+    process = ExerciseProcess(quick, tmp_path, given=[], missing=[])
+    second = StudentModule("second", process, torch.device("cpu"))
+    try:
+        process.prefetch(["first", "second"])
+        process.begin_check()
+        with pytest.raises(StudentTimeout, match=r"importing first\.py did not finish"):
+            second.g()
+        assert process.timed_out == {"first.py"}
+        process.end_check()
+        process.begin_check()
+        assert second.g() == "second"
+    finally:
+        process.close()

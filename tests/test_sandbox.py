@@ -172,11 +172,12 @@ def test_imports_are_sent_side_by_side(sandbox, tmp_path, monkeypatch):
         assert e.score == 0 or e.id in ("ex04", "ex07", "ex08", "ex10")  # their answer sheets still count
 
 
+@pytest.mark.parametrize("order", [("second", "first"), ("first", "second")])
 @pytest.mark.parametrize("first", ["def f():\n    return 'first'\n", "raise ImportError('first is broken')\n"])
-def test_two_imports_sent_ahead_each_get_their_own_reply_whichever_is_called_first(sandbox, tmp_path, first):
-    """An exercise of two code files has both imports sent ahead: is the second module's call answered with its own
-    import's reply and value (not the first import's, read as its own: "a malformed reply"), and the first module's
-    call afterwards with its own – its value, or its import error?"""
+def test_two_imports_sent_ahead_each_get_their_own_reply_whichever_is_called_first(sandbox, tmp_path, first, order):
+    """An exercise of two code files has both imports sent ahead: is each module's call answered with its own value
+    (not with the other import's reply, which the process sends before it, read as its own: "a malformed reply"), or
+    the first module's with its own import error – in either order of the calls?"""
     (tmp_path / "first.py").write_text(first)
     (tmp_path / "second.py").write_text("def g():\n    return 'second'\n")
     process = sandbox.open(tmp_path)
@@ -184,12 +185,14 @@ def test_two_imports_sent_ahead_each_get_their_own_reply_whichever_is_called_fir
         process.begin_check()
         process.start_import("first")
         process.start_import("second")
-        assert process.call("second", "g", [], {})["value"] == "second"
-        if "raise" in first:
-            with pytest.raises(StudentError, match="first is broken"):
-                process.call("first", "f", [], {})
-        else:
-            assert process.call("first", "f", [], {})["value"] == "first"
+        for module in order:
+            if module == "second":
+                assert process.call("second", "g", [], {})["value"] == "second"
+            elif "raise" in first:
+                with pytest.raises(StudentError, match="first is broken"):
+                    process.call("first", "f", [], {})
+            else:
+                assert process.call("first", "f", [], {})["value"] == "first"
     finally:
         process.close()
 

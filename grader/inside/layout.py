@@ -87,8 +87,16 @@ def secrets(root: Path) -> list[Path]:
 
 def guarded(root: Path) -> list[Path]:
     """The secrets a student process here must not read: none in a student bundle, whose course tree holds public files
-    alone (`grade release` keeps everything else out of it)."""
-    return secrets(root) if has_hidden_checks(root) else []
+    alone (`grade release` keeps everything else out of it); in a git checkout, its history too, which holds every
+    version of them (a worktree's `.git` is a file naming its repository's)."""
+    if not has_hidden_checks(root):
+        return []
+    history = root / ".git"
+    if history.is_file():  # "gitdir: <repository>/.git/worktrees/<name>", whose commondir is the repository's .git
+        worktree = root / history.read_text(encoding="utf-8", errors="replace").removeprefix("gitdir:").strip()
+        common = worktree / "commondir"
+        history = worktree / common.read_text(encoding="utf-8", errors="replace").strip() if common.is_file() else worktree
+    return [*secrets(root), *([history.resolve()] if history.is_dir() else [])]
 
 
 def for_developers(relative: Path) -> bool:

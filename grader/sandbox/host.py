@@ -78,9 +78,10 @@ class Arguments:
 
 
 class StudentTimeout(StudentError):
-    """The submission's function (or the import of its module, `importing`) did not finish within the check's time limit."""
+    """The submission's function (or the import of a module, `importing` – not always the called function's: an import
+    sent ahead of it that hung) did not finish within the check's time limit."""
 
-    def __init__(self, en: str, zh: str, *, importing: bool):
+    def __init__(self, en: str, zh: str, *, importing: str | None):
         super().__init__(en, zh, outcome=Outcome.TIMED_OUT)
         self.importing = importing
 
@@ -348,33 +349,28 @@ class StudentProcess:
                 f"未运行：提交的进程已结束（{self._status}）",
                 outcome=Outcome.NOT_RUN,
             )
-        if module in self._importing:  # sent ahead: its outcome, within its own limit
-            self._settle_imports_before(module)
-            deadline, first = self._importing.pop(module)
-            self._exchange(f"importing {module}.py", None, first, [()], importing=True, deadline=deadline)
-            self._imported.add(module)
-        elif module not in self._imported:  # on its own, so that an import that hangs is known as such
+        self._settle_imports(module)
+        if module not in self._imported:  # on its own, so that an import that hangs is known as such
             request = self._import_request(module)
-            self._exchange(f"importing {module}.py", request, request["id"], [()], importing=True)
+            self._exchange(f"importing {module}.py", request, request["id"], [()], importing=module)
             self._imported.add(module)
         first = self._ids + 1
         self._ids += len(calls)
         request = {"id": first, "module": module, "function": function, "calls": [[c.args, c.kwargs] for c in calls], "cotangent": cotangent}
-        return self._exchange(f"{module}.{function}", request, first, [c.services for c in calls], importing=False)
+        return self._exchange(f"{module}.{function}", request, first, [c.services for c in calls], importing=None)
 
-    def _settle_imports_before(self, module: str) -> None:
-        """Read the outcomes of the imports sent ahead of `module`'s, which the process answers first, in the order sent.
-        One that failed is imported again when its own module is first called (its error is that call's); one that hung
-        or broke the process stops it, and that is this call's error too, as the process never reached `module`."""
-        for earlier in list(self._importing):
-            if earlier == module:
-                return
-            deadline, first = self._importing.pop(earlier)
+    def _settle_imports(self, module: str) -> None:
+        """Read the outcomes of every import sent ahead, each within its own limit and in the order sent: the process
+        answers them before anything sent later, whichever module is called first. `module`'s failure is this call's
+        error; another's is its own module's, imported again when first called; one that hung or broke the process
+        stops it, and that is this call's error too, as the process never reached this call."""
+        for earlier, (deadline, first) in list(self._importing.items()):
+            del self._importing[earlier]
             try:
-                self._exchange(f"importing {earlier}.py", None, first, [()], importing=True, deadline=deadline)
+                self._exchange(f"importing {earlier}.py", None, first, [()], importing=earlier, deadline=deadline)
                 self._imported.add(earlier)
             except StudentError:
-                if self._status is not None:
+                if earlier == module or self._status is not None:
                     raise
 
     def _exchange(
@@ -384,12 +380,12 @@ class StudentProcess:
         first: int,
         services: Sequence[Sequence[Service]],
         *,
-        importing: bool,
+        importing: str | None,
         deadline: float | None = None,
     ) -> list[dict[str, Any]]:
-        """Send `request` (None: it was sent ahead) and read by `deadline` (default: the check's) the replies of its
-        calls, which carry the ids from `first` on, answering the calls of each one's `services` that come first; stop
-        at the first that failed and raise its StudentError."""
+        """Send `request` (None: it was sent ahead; `importing`: the module it imports) and read by `deadline` (default:
+        the check's) the replies of its calls, which carry the ids from `first` on, answering the calls of each one's
+        `services` that come first; stop at the first that failed and raise its StudentError."""
         deadline = self._deadline if deadline is None else deadline
         replies: list[dict[str, Any]] = []
         start = self._channel.received
@@ -415,12 +411,12 @@ class StudentProcess:
                 raise StudentTimeout(
                     f"{label} did not finish within its {limit:g} s limit (code at the top level of the file that never ends?)",
                     f"{label} 未在 {limit:g} 秒时限内结束（文件顶层有不会结束的代码？）",
-                    importing=True,
+                    importing=importing,
                 ) from None
             raise StudentTimeout(
                 f"{label} did not finish within the {limit:g} s limit for this check (an endless loop?)",
                 f"{label} 未在本项检查的 {limit:g} 秒时限内结束（死循环？）",
-                importing=False,
+                importing=None,
             ) from None
         except (EOFError, OSError):
             self._stop()

@@ -230,7 +230,7 @@ class ExerciseProcess:
         try:
             return self.get().many(module, function, calls, cotangent)
         except StudentTimeout as e:
-            self.timed_out.add(f"{module}.py" if e.importing else label)
+            self.timed_out.add(f"{e.importing}.py" if e.importing else label)
             raise
 
     def check_injects(self, injects: list[Inject]) -> None:

@@ -97,7 +97,7 @@ def build(inject: Inject, device: torch.device) -> object:
 
 def block_library_cells(exercise_id: str) -> None:
     """Make every library recurrent cell raise in this process: overridden at the dispatcher, below every Python name
-    (torch.ao.nn.quantizable's, which has no operator, at its class).
+    (torch.ao.nn.quantizable's and torch._decomp's, which are Python over other operators, at their steps).
 
     The registrations belong to a dispatcher handle that no Python object refers to: its one reference is
     leaked on purpose, and such handles are not tracked by gc, so student code cannot find it and reset it
@@ -126,3 +126,9 @@ def block_library_cells(exercise_id: str) -> None:
     from torch.ao.nn.quantizable.modules import rnn as quantizable
 
     quantizable.LSTMCell.forward = blocked
+    # So are torch._decomp's RNN/GRU/LSTM, Python over F.linear that torch.export.default_decompositions() hands out
+    # unnamed (its values for aten.lstm.input, aten.gru.input, ...): the steps they look up by name when called raise.
+    from torch._decomp import decompositions
+
+    for step in ("rnn_cell", "rnn_cell_data", "lstm_cell", "gru_cell", "gru_cell_data"):
+        setattr(decompositions, step, blocked)
