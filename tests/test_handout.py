@@ -55,6 +55,29 @@ def test_a_stub_that_earns_points_refuses_the_release(tmp_path):
     assert not (tmp_path / "bundle").exists()
 
 
+def test_without_a_sandbox_a_release_refuses_a_stub_that_is_its_references_copy(tmp_path, monkeypatch):
+    """Where no stub code may run (root without a uid of its own), does the release still refuse a reference copied
+    over ex05's stub, which only the answer sheets' grading would have missed?"""
+    from grader.errors import IsolationUnavailable
+    from grader.grading import pipeline
+
+    root = tmp_path / "course"
+    for part in (layout.EXERCISES, layout.SOLUTIONS, layout.TREE):
+        shutil.copytree(ROOT / part, root / part, ignore=shutil.ignore_patterns("__pycache__"))
+    (root / layout.COURSE_FILE).write_text(course_toml())
+    shutil.copy(root / layout.SOLUTIONS / "ex05_gated_steps" / "gated.py", root / layout.EXERCISES / "ex05_gated_steps" / "gated.py")
+    grader = pipeline.Grader
+
+    def no_code(course, exercises, *args, **kwargs):
+        if any(e.runs_code for e in exercises):
+            raise IsolationUnavailable("refused: student code would run as root here")
+        return grader(course, exercises, *args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "Grader", no_code)
+    with pytest.raises(SubmissionError, match="ex05: gated.py is its reference's copy"):
+        api.release(course=load_course(root), out=tmp_path / "bundle")
+
+
 def test_bundle_holds_the_student_material_only(bundle):
     """Does the bundle hold statements, stubs, public checks, the engine, the course tree's public files (the given code
     a student process receives) and a student README – no solutions, hidden checks, mutant banks, tests or examples?"""

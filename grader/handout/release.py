@@ -59,19 +59,33 @@ def _refuse_worked_stubs(course: Course) -> None:
     exercises = [e for e in course.exercises if e.available]
     if not course.has_hidden_checks or not exercises:
         return
+    copies: list[str] = []
     try:
         with Grader(course, exercises, "cpu") as grader:
             stubs = grader.grade(course.root / layout.EXERCISES, label=layout.EXERCISES)
-    except IsolationUnavailable:  # no stub code may run here (root without a uid of its own): the answer sheets alone
-        with Grader(course, [e for e in exercises if not e.runs_code], "cpu") as grader:
+    except IsolationUnavailable:  # no stub code may run here (root without a uid of its own): the answer sheets graded,
+        with Grader(course, [e for e in exercises if not e.runs_code], "cpu") as grader:  # code files compared
             stubs = grader.grade(course.root / layout.EXERCISES, label=layout.EXERCISES)
-    worked = [f"{e.id}: {e.score:g} of {e.max_score:g} points (from {', '.join(v.name for v in e.checks if v.earned)})" for e in stubs.exercises if e.score]
+        copies = [
+            f"{e.id}: {name} is its reference's copy"
+            for e in exercises
+            for name in e.code_files
+            if name.endswith(".py") and _same(e.stub_dir / name, course.root / layout.SOLUTIONS / e.folder / name)
+        ]
+    worked = copies + [
+        f"{e.id}: {e.score:g} of {e.max_score:g} points (from {', '.join(v.name for v in e.checks if v.earned)})" for e in stubs.exercises if e.score
+    ]
     if worked or stubs.internal_errors:
         found = worked or [f"the stubs could not be graded: {'; '.join(stubs.internal_errors)}"]
         raise SubmissionError(
-            "not released: stubs in exercises/ earn points on the hidden checks, so the bundle would hand students "
-            f"their answers – put the stubs back (git checkout -- exercises/): {'; '.join(found)}"
+            "not released: stubs in exercises/ hold answers (they earn points on the hidden checks, or copy a reference), "
+            f"which the bundle would hand every student – put the stubs back (git checkout -- exercises/): {'; '.join(found)}"
         )
+
+
+def _same(stub: Path, reference: Path) -> bool:
+    found = digest(stub)
+    return found is not None and found == digest(reference)
 
 
 def _base_only(pyproject: str) -> str:
