@@ -311,7 +311,7 @@ def test_a_batch_refused_before_it_grades_tells_the_dask_cluster_nothing(tmp_pat
         for thread in threading.enumerate():  # the connection under way when the batch ended: it ends by itself
             if thread.name == "dask-connect":
                 thread.join(timeout=60)
-        assert list(client.run(lambda dask_worker: PLUGIN in dask_worker.plugins).values()) == [False]
+        assert list(client.run(lambda dask_worker: [p for p in dask_worker.plugins if p.startswith(PLUGIN)]).values()) == [[]]
     assert not (tmp_path / "out" / "grades.csv").exists()
 
 
@@ -334,7 +334,7 @@ def test_a_cluster_whose_workers_refuse_the_batch_keeps_no_plugin(tmp_path, monk
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
         with pytest.raises(GraderError, match="--scheduler"):
             ada_on_dask(tmp_path, cluster.scheduler_address)
-        assert PLUGIN not in cluster.scheduler.worker_plugins
+        assert not [p for p in cluster.scheduler.worker_plugins if p.startswith(PLUGIN)]
         assert [c for c in cluster.scheduler.clients if c != "fire-and-forget"] == []
 
 
@@ -367,8 +367,43 @@ def test_a_refused_batch_ends_after_its_dask_connection(tmp_path, monkeypatch):
         with pytest.raises(IsolationUnavailable):
             ada_on_dask(tmp_path, cluster.scheduler_address)
         assert not [t for t in threading.enumerate() if t.name == "dask-connect" and t.is_alive()]
-        assert PLUGIN not in cluster.scheduler.worker_plugins
+        assert not [p for p in cluster.scheduler.worker_plugins if p.startswith(PLUGIN)]
         assert [c for c in cluster.scheduler.clients if c != "fire-and-forget"] == []
+
+
+def test_two_batches_on_one_scheduler_each_grade_on_their_own_warm_graders(tmp_path):
+    """With a second batch (other exercises) started on the scheduler while the first runs, are the first's students
+    still graded on its own exercises – never on the second's warm graders – and still graded once the second has
+    ended and removed its own?"""
+    from distributed import LocalCluster
+
+    from grader.batch.cluster import Cluster
+    from grader.batch.graders import setup
+    from grader.batch.roster import Student
+    from grader.results import StudentRow
+    from grader.text import Text
+
+    def failed(who: str, why: Text) -> StudentRow:
+        pytest.fail(f"{who}: {why.en}")
+
+    def graded(batch: Cluster, name: str) -> dict[str, float]:
+        (row,) = batch.grade([Student(name, student(tmp_path / name), key=name * 64)], failed)
+        assert row.result is not None, row
+        return {e.id: e.score for e in row.result.exercises}
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+        first = Cluster(cluster.scheduler_address, setup(ROOT, ["ex05"], "cpu", False, (5.0, 4096), dask=True))
+        second = Cluster(cluster.scheduler_address, setup(ROOT, ["ex01"], "cpu", False, (5.0, 4096), dask=True))
+        try:
+            assert graded(first, "a") == {"ex05": 14.0}
+            assert graded(second, "b") == {"ex01": 6.0}  # the second batch is set up on the worker the first uses
+            assert graded(first, "c") == {"ex05": 14.0}
+        finally:
+            second.close()
+        try:
+            assert graded(first, "d") == {"ex05": 14.0}
+        finally:
+            first.close()
 
 
 def test_an_unreachable_scheduler_is_an_error_message_not_a_traceback(tmp_path, monkeypatch):

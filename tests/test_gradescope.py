@@ -108,6 +108,15 @@ def test_a_correct_handin_scores_full_marks(tmp_path, autograder_zip):
     assert (root / "source" / "solutions").stat().st_mode & 0o777 == 0o700
 
 
+def test_the_zip_from_grade_pack_in_a_folder_of_its_own_is_graded(tmp_path, autograder_zip):
+    """Is grade pack's zip uploaded inside one folder graded as the zip, not refused as a file no exercise asks for?"""
+    root = autograder(tmp_path, autograder_zip)
+    (root / "submission" / "my-work").mkdir()
+    api.pack(course=load_course(ROOT), submission=ROOT / "solutions", out=root / "submission" / "my-work" / "handin.zip")
+    doc = gradescope.run(root)
+    assert doc["score"] == 100, doc.get("output")
+
+
 def test_a_buggy_ex05_loses_points_with_its_diagnosis(tmp_path, autograder_zip):
     """Does a folder hand-in with ex05's GRU convention swapped score less, with the diagnosis in ex05's outputs?"""
     root = autograder(tmp_path, autograder_zip)

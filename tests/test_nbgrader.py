@@ -263,6 +263,22 @@ def test_export_refuses_to_overwrite_a_config_of_the_tas_own(tmp_path):
     assert (tmp_path / "nbgrader_config.py").read_text() == "c = get_config()\n" and not (tmp_path / "source").exists()
 
 
+@pytest.mark.parametrize("inside", ["course", "exercises/nbgrader", "solutions"])
+def test_export_refuses_a_folder_that_grading_reads_or_a_bundle_ships(tmp_path, monkeypatch, inside):
+    """Is an nbgrader course inside the course tree (README's `--course-dir course/` run in the course folder), exercises/
+    or solutions/ refused, nothing written – its source notebooks hold the references, and exercises/ goes to every
+    student in `grade release`'s bundle, the course tree to Gradescope with the autograder?"""
+    course = tmp_path / "course"
+    for part in ("exercises", "solutions", "course", "grader"):
+        shutil.copytree(ROOT / part, course / part, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "course.toml", course / "course.toml")
+    before = sorted(p.relative_to(course) for p in course.rglob("*"))
+    monkeypatch.chdir(course)
+    result = CliRunner().invoke(main, ["nbgrader", "export", "--course-dir", inside])
+    assert result.exit_code == 2 and f"inside the course's {inside.split('/')[0]}/" in result.output, result.output
+    assert sorted(p.relative_to(course) for p in course.rglob("*")) == before
+
+
 def test_autograder_cell_fails_with_the_reason_when_grading_cannot_run(tmp_path, monkeypatch):
     """When `grade run` cannot grade (here: an exercise the course lacks), does the cell raise, saying why, rather than score?"""
     from grader.integrations.nbgrader.autograder import AutogradeError, autograde

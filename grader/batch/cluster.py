@@ -6,13 +6,15 @@ process, never in a task's thread. The worker plugin `WarmGraders` keeps such pr
 student for each job it reads. Each worker starts one as it learns of the batch (the plugin's setup); a task borrows
 an idle one (starting another when none is idle, so one per task running at once) and gives it back; they are killed
 when the batch ends (the plugin is removed: none has a student left) or end with the worker. `Cluster` is the batch's
-side: the local pool's shape (`grade`, `close`), each student a task.
+side: the local pool's shape (`grade`, `close`), each student a task. Each batch registers its plugin under a name of
+its own and its tasks name it, so that batches sharing a scheduler never take over each other's workers.
 """
 
 from __future__ import annotations
 
 import queue
 import threading
+import uuid
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +30,7 @@ from grader.text import Text
 if TYPE_CHECKING:
     from grader.batch.roster import Student
 
-PLUGIN = "grader-warm-graders"
+PLUGIN = "grader-warm-graders"  # what each batch's plugin name begins with (`Cluster.plugin`)
 CONNECTING_GRACE = 5.0  # seconds a batch refused before it graded waits for its connection to end
 
 
@@ -85,9 +87,9 @@ class WarmGraders(distributed.WorkerPlugin):
         return row
 
 
-def task(student: str, path: str) -> StudentRow:
-    """A Dask task: one student, on a warm grader of this worker."""
-    plugin: WarmGraders = distributed.get_worker().plugins[PLUGIN]  # type: ignore[assignment]
+def task(batch: str, student: str, path: str) -> StudentRow:
+    """A Dask task: one student, on a warm grader that this worker keeps for the batch whose plugin is named `batch`."""
+    plugin: WarmGraders = distributed.get_worker().plugins[batch]  # type: ignore[assignment]
     return plugin.grade(student, path)
 
 
@@ -99,6 +101,9 @@ class Cluster:
 
     def __init__(self, scheduler: str, setup: dict[str, Any], *, now: bool = True):
         self._scheduler, self._setup = scheduler, setup
+        # This batch's alone: a second batch on the scheduler under one name would tear this one's warm graders down
+        # and grade its students with the other's course and exercises; the first to end would remove the other's.
+        self.plugin = f"{PLUGIN}-{uuid.uuid4().hex}"
         self._client: distributed.Client | None = None
         self._lock = threading.Lock()
         self._closed = False
@@ -129,7 +134,7 @@ class Cluster:
                 # joins later would set it up) until `close` removes it.
                 self._client = client
                 try:
-                    client.register_plugin(WarmGraders(self._setup), name=PLUGIN)
+                    client.register_plugin(WarmGraders(self._setup), name=self.plugin)
                 except Exception as e:  # noqa: BLE001 – whatever a worker raised in setting the batch up
                     raise ClusterError(
                         f"--scheduler {self._scheduler}: a worker could not set the batch up ({type(e).__name__}: {e}); "
@@ -148,8 +153,9 @@ class Cluster:
             if self._failed is not None:
                 raise self._failed
         client = self._connect()
-        # One key per (student, content and course): a changed upload or a fixed check is never deduplicated away.
-        futures = {client.submit(task, s.id, str(s.path), key=f"grade-{s.id}-{s.key[:16]}", pure=False): s.id for s in todo}
+        # One key per (student, content and course) and batch: a changed upload or a fixed check is never deduplicated
+        # away, nor is a task of another batch's taken for this one's (it runs on that batch's warm graders).
+        futures = {client.submit(task, self.plugin, s.id, str(s.path), key=f"grade-{s.id}-{s.key[:16]}-{self.plugin[-12:]}", pure=False): s.id for s in todo}
         for future in distributed.as_completed(futures):  # type: ignore[no-untyped-call]
             try:
                 row = future.result()
@@ -169,6 +175,6 @@ class Cluster:
             self._connecting.join(timeout=CONNECTING_GRACE)
         if client is not None:
             try:
-                client.unregister_worker_plugin(PLUGIN)  # type: ignore[no-untyped-call]
+                client.unregister_worker_plugin(self.plugin)  # type: ignore[no-untyped-call]
             finally:
                 client.close()  # type: ignore[no-untyped-call]

@@ -25,8 +25,8 @@ class Refused(SubmissionError):
 def arranged(course: Course, upload: Path) -> Iterator[tuple[Path, list[Text]]]:
     """(what to grade, what to tell the student about it) for Gradescope's `upload` folder.
 
-    One .zip (from `grade pack`) is graded as it is, and so is a folder laid out like exercises/
-    or one holding a single such folder. A file uploaded loose goes into the one exercise folder
+    One .zip (from `grade pack`) is graded as it is, alone or alone in a single folder, and so is a folder laid out
+    like exercises/ or one holding a single such folder. A file uploaded loose goes into the one exercise folder
     whose files bear its name (gated.py into ex05_gated_steps/). Refused, saying what to upload:
     nothing uploaded, a zip beside other files, a loose file that several exercises have
     (answers.toml), a file uploaded both loose and in its folder, nothing any exercise asks for, and a
@@ -36,12 +36,12 @@ def arranged(course: Course, upload: Path) -> Iterator[tuple[Path, list[Text]]]:
     from grader.submissions.workspace import looks_like_submission
 
     entries = _uploaded(upload)
-    if zipped := _the_zip(entries):
-        yield zipped, []
-        return
     if len(entries) == 1 and entries[0].is_dir() and not looks_like_submission(upload, course):
         upload = entries[0]  # the exercises/ folder itself, or a zip's single top folder
         entries = _uploaded(upload, allow_empty=True)
+    if zipped := _the_zip(entries):  # alone, or alone in the one folder uploaded
+        yield zipped, []
+        return
     mapped, ignored = _placed(course, upload, entries)
     if not mapped and not looks_like_submission(upload, course):
         names = ", ".join(p.name for p in entries)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.course import Course, Exercise
-from grader.errors import CourseError, SubmissionError
+from grader.errors import CourseError, OutputError, SubmissionError
 from grader.inside import layout
 from grader.submissions.notebook import METADATA, SHEET
 
@@ -63,6 +63,12 @@ def export(*, course: Course, course_dir: Path) -> list[Path]:
     if not course.has_hidden_checks or not (course.root / layout.SOLUTIONS).is_dir():
         hidden = f"{layout.TREE}/<id>/{layout.CHECKS}"
         raise CourseError(f"{course.root} has no hidden checks ({hidden}) or {layout.SOLUTIONS}/: export from the TA's course, not from a student bundle")
+    inside = next((part for part in layout.GRADING if course_dir.resolve().is_relative_to((course.root / part).resolve())), None)
+    if inside is not None:  # the source notebooks hold the references: exercises/ and grader/ go to every student
+        raise OutputError(
+            f"--course-dir {course_dir}: inside the course's {inside}/, which `grade release` or `grade gradescope export` ships; "
+            "the source notebooks hold the references: export into a folder of its own, such as nbgrader/"
+        )
     config = course_dir / CONFIG
     if config.exists() and not config.read_text(encoding="utf-8").startswith(_CONFIG_MARK):
         raise SubmissionError(f"{config} exists and was not written by `grade nbgrader export`; export into a new folder, or move that file away")
