@@ -320,6 +320,15 @@ def test_a_groups_extension_is_the_earliest_due_date_of_its_members(tmp_path, em
     assert ex01["score"] == pytest.approx(6 * (1 - 0.1 * late_days)), ex01
 
 
+def test_two_extensions_of_one_student_in_other_capitals_stop_the_export(tmp_path):
+    """`Ada` and `ada` are one student on Gradescope (ids compared as the variants compare them): does an extensions
+    file that gives each an ex01 due date stop the export, naming both, rather than keep one of them silently?"""
+    (tmp_path / "extensions.csv").write_text("student,exercise,due\nAda,ex01,2026-12-12T23:59:00+08:00\nada,ex01,2026-12-20T23:59:00+08:00\n")
+    with pytest.raises(TermFileError, match="'Ada' and 'ada' are one student on Gradescope, each with an extension for ex01"):
+        api.autograder(course=load_course(ROOT), out=tmp_path / "autograder.zip", extensions=tmp_path / "extensions.csv")
+    assert not (tmp_path / "autograder.zip").exists()
+
+
 def test_a_malformed_extensions_file_stops_the_export_naming_its_line(tmp_path):
     """Is an extension for an exercise the course lacks refused at export, naming the file's line, no zip written?"""
     with pytest.raises(TermFileError, match=r"extensions.csv, line 2: unknown exercise 'ex99'"):
