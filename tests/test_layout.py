@@ -70,3 +70,25 @@ def test_a_git_checkouts_history_is_guarded_as_the_references_are(tmp_path):
     assert layout.guarded(worktree)[2:] == [repository / ".git"]
     (repository / "course" / "ex05" / "checks.py").unlink()
     assert layout.guarded(repository) == []
+
+
+def test_two_course_folders_graded_in_one_process_each_run_their_own_checks(tmp_path):
+    """pytest names a check by its path below the course folder (`course.ex01.checks`) and reuses a module of that name:
+    are a second course folder's checks (here, ones that fail to import) run in a process that graded the first, rather
+    than the first's under its name?"""
+    from grader.grading.pipeline import Grader
+
+    results = {}
+    for name in ("intact", "broken"):
+        root = tmp_path / name
+        for part in (layout.EXERCISES, layout.SOLUTIONS, layout.TREE):
+            shutil.copytree(ROOT / part, root / part, ignore=shutil.ignore_patterns("__pycache__"))
+        (root / layout.COURSE_FILE).write_text(course_toml())
+        if name == "broken":
+            checks = layout.checks(root, "ex01")
+            checks.write_text(checks.read_text() + "\nraise ImportError('the broken course')\n")
+        course = load_course(root)
+        with Grader(course, [course.exercise("ex01")], "cpu") as grader:
+            results[name] = grader.grade(ROOT / layout.SOLUTIONS)
+    assert results["intact"].exercises[0].score == 6 and not results["intact"].internal_errors
+    assert any("the broken course" in e for e in results["broken"].internal_errors), results["broken"].internal_errors

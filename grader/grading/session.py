@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import os
 import queue
+import sys
 import threading
+from pathlib import Path
 
 import pytest
 from _pytest.runner import runtestprotocol
@@ -62,7 +64,18 @@ class CheckSession:
             self._jobs.put(None)
             self._thread.join()
 
+    def _forget_other_courses(self) -> None:
+        """Drop from sys.modules another course folder's modules under the names this session's checks take: pytest's
+        importlib mode names a check by its path below the root (`course.ex01.checks`) and reuses a module already
+        imported under that name, so a second course graded in this process would be graded on the first one's checks."""
+        for path in map(os.path.realpath, self._paths):
+            name = ".".join(Path(os.path.relpath(path, os.path.realpath(self._root))).with_suffix("").parts)
+            module = sys.modules.get(name)
+            if module is not None and os.path.realpath(getattr(module, "__file__", None) or path) != path:
+                del sys.modules[name]
+
     def _run_pytest(self) -> None:
+        self._forget_other_courses()
         args = [
             *self._paths,
             "-c",
