@@ -37,6 +37,8 @@ DEVICE = click.option("--device", "-d", type=click.Choice(DEVICES), help="Where 
 SUBMISSION = partial(click.option, "--submission", "-s", type=click.Path(path_type=Path), help="Folder laid out like exercises/ (default: as for run).")
 SANDBOX = partial(click.option, "--sandbox", "sandbox_mode", type=click.Choice(["auto", "strict"]), show_default=True)
 OUT = partial(click.option, "--out", "-o", type=click.Path(path_type=Path))
+ZIP_OUT = partial(click.option, "--out", "-o", type=click.Path(dir_okay=False, path_type=Path))  # a file: an existing folder is refused
+DIR_OUT = partial(click.option, "--out", "-o", type=click.Path(file_okay=False, path_type=Path))  # a folder: an existing file is refused
 JSON = partial(click.option, "--json", "as_json", is_flag=True)
 BATCH_OUT = click.argument("out", type=click.Path(file_okay=False, path_type=Path))  # a batch's output folder, which holds its journal
 CSV_OUT = click.option("--out", "target", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The CSV to write.")  # an LMS import
@@ -254,7 +256,7 @@ def status(submission: Path | None) -> None:
 
 
 @main.command("pack", short_help="Zip the files you edit for hand-in.")
-@OUT(default=Path("handin.zip"), show_default=True, help="The zip to write.")
+@ZIP_OUT(default=Path("handin.zip"), show_default=True, help="The zip to write.")
 @SUBMISSION()
 @STUDENT
 def pack(out: Path, submission: Path | None, student: str | None) -> None:
@@ -288,7 +290,7 @@ def gradescope_commands() -> None:
 
 
 @gradescope_commands.command("export", short_help="Write the autograder zip for a Gradescope programming assignment.")
-@OUT(default=Path("autograder.zip"), show_default=True, help="The zip to write.")
+@ZIP_OUT(default=Path("autograder.zip"), show_default=True, help="The zip to write.")
 @click.option(
     "--extensions",
     type=click.Path(dir_okay=False, exists=True, path_type=Path),
@@ -328,7 +330,7 @@ def nbgrader_export(course_dir: Path) -> None:
 
 @main.command("batch", short_help="Grade a whole class: one folder or .zip per student.")
 @click.argument("submissions", type=click.Path(path_type=Path))
-@OUT(required=True, help="Folder for grades.csv, reports/, feedback/, summary and the journal (a rerun resumes).")
+@DIR_OUT(required=True, help="Folder for grades.csv, reports/, feedback/, summary and the journal (a rerun resumes).")
 @click.option("--workers", "-w", type=click.IntRange(1, 256), help="Students graded at once (default: the number of CPUs).")
 @EXERCISES
 @DEVICE
