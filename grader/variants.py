@@ -234,6 +234,10 @@ def settings_from(table: object, where: str = "[variants]") -> Settings:
         )
     if not isinstance(reseed, dict) or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in reseed.values()):
         raise CourseError(f"{where}.reseed: expected a table of student = variant number (a whole number ≥ 0)")
+    ids: dict[str, str] = {}
+    for who in reseed:  # `number` takes the first a student's id matches: two of one student would be chosen by order
+        if ids.setdefault(canonical(who), who) != who:
+            raise CourseError(f"{where}.reseed: {ids[canonical(who)]!r} and {who!r} are one student (ids in any capitals); keep one")
     return Settings(enabled, salt, dict(reseed), gradescope_id)
 
 

@@ -188,7 +188,8 @@ def test_checks_without_their_answers_are_a_course_error(monkeypatch):
 
 
 def test_variants_table_is_validated(tmp_path):
-    """Is an unknown key in [variants], or variants enabled without a salt, an error naming it?"""
+    """Is an unknown key in [variants], variants enabled without a salt, or one student reseeded twice in other capitals
+    (their variant number was whichever line came first), an error naming it?"""
     shutil.copytree(ROOT / "exercises", tmp_path / "exercises")
     text = course_toml()
     (tmp_path / "course.toml").write_text(text.replace("enabled = false", "enabled = false\nsalty = 1"))
@@ -196,6 +197,9 @@ def test_variants_table_is_validated(tmp_path):
         load_course(tmp_path)
     (tmp_path / "course.toml").write_text(text.replace("enabled = false", "enabled = true"))
     with pytest.raises(CourseError, match="salt"):
+        load_course(tmp_path)
+    (tmp_path / "course.toml").write_text(text + '\n[variants.reseed]\nalice = 1\n" ALICE" = 2\n')
+    with pytest.raises(CourseError, match=r"\[variants\]\.reseed: 'alice' and ' ALICE' are one student"):
         load_course(tmp_path)
 
 
