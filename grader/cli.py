@@ -99,7 +99,8 @@ def list_exercises() -> None:
 def run(
     exercise_ids: tuple[str, ...], submission: Path | None, device: str | None, as_json: bool, verbose: bool, sandbox_mode: str, student: str | None
 ) -> None:
-    """Grade EXERCISE... (all exercises when none is given). Exit 0 whenever grading ran."""
+    """Grade EXERCISE... (all exercises when none is given). Exit 0 whenever grading ran, whatever the score; 1 when the
+    grader itself failed (--json: extra_data.errors says why); 2 for a usage error (an unknown id, no submission)."""
     from grader.export import gradescope
     from grader.submissions.workspace import default_submission
 
@@ -362,7 +363,9 @@ def batch(
     submitted_at: Path | None,
     extensions: Path | None,
 ) -> None:
-    """Grade every student in SUBMISSIONS whose submission or the course changed since the last run into OUT."""
+    """Grade every student in SUBMISSIONS whose submission or the course changed since the last run into OUT. Exit 0
+    whenever each student was graded, whatever the scores; 1 when the grader itself failed for some student (their row
+    says so; the next run grades them again); 2 for a usage error or a malformed --submitted-at or --extensions file."""
     course = api.course()
     exercises = _selected(course, exercise_list)
     console = Console(stderr=True)
