@@ -37,6 +37,8 @@ DEVICE = click.option("--device", "-d", type=click.Choice(DEVICES), help="Where 
 SUBMISSION = partial(click.option, "--submission", "-s", type=click.Path(path_type=Path), help="Folder laid out like exercises/ (default: as for run).")
 SANDBOX = partial(click.option, "--sandbox", "sandbox_mode", type=click.Choice(["auto", "strict"]), show_default=True)
 OUT = partial(click.option, "--out", "-o", type=click.Path(path_type=Path))
+ZIP_OUT = partial(click.option, "--out", "-o", type=click.Path(dir_okay=False, path_type=Path))  # a file: an existing folder is refused
+DIR_OUT = partial(click.option, "--out", "-o", type=click.Path(file_okay=False, path_type=Path))  # a folder: an existing file is refused
 JSON = partial(click.option, "--json", "as_json", is_flag=True)
 BATCH_OUT = click.argument("out", type=click.Path(file_okay=False, path_type=Path))  # a batch's output folder, which holds its journal
 CSV_OUT = click.option("--out", "target", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The CSV to write.")  # an LMS import
@@ -97,7 +99,8 @@ def list_exercises() -> None:
 def run(
     exercise_ids: tuple[str, ...], submission: Path | None, device: str | None, as_json: bool, verbose: bool, sandbox_mode: str, student: str | None
 ) -> None:
-    """Grade EXERCISE... (all exercises when none is given). Exit 0 whenever grading ran."""
+    """Grade EXERCISE... (all exercises when none is given). Exit 0 whenever grading ran, whatever the score; 1 when the
+    grader itself failed (--json: extra_data.errors says why); 2 for a usage error (an unknown id, no submission)."""
     from grader.export import gradescope
     from grader.submissions.workspace import default_submission
 
@@ -254,7 +257,7 @@ def status(submission: Path | None) -> None:
 
 
 @main.command("pack", short_help="Zip the files you edit for hand-in.")
-@OUT(default=Path("handin.zip"), show_default=True, help="The zip to write.")
+@ZIP_OUT(default=Path("handin.zip"), show_default=True, help="The zip to write.")
 @SUBMISSION()
 @STUDENT
 def pack(out: Path, submission: Path | None, student: str | None) -> None:
@@ -288,7 +291,7 @@ def gradescope_commands() -> None:
 
 
 @gradescope_commands.command("export", short_help="Write the autograder zip for a Gradescope programming assignment.")
-@OUT(default=Path("autograder.zip"), show_default=True, help="The zip to write.")
+@ZIP_OUT(default=Path("autograder.zip"), show_default=True, help="The zip to write.")
 @click.option(
     "--extensions",
     type=click.Path(dir_okay=False, exists=True, path_type=Path),
@@ -328,7 +331,7 @@ def nbgrader_export(course_dir: Path) -> None:
 
 @main.command("batch", short_help="Grade a whole class: one folder or .zip per student.")
 @click.argument("submissions", type=click.Path(path_type=Path))
-@OUT(required=True, help="Folder for grades.csv, reports/, feedback/, summary and the journal (a rerun resumes).")
+@DIR_OUT(required=True, help="Folder for grades.csv, reports/, feedback/, summary and the journal (a rerun resumes).")
 @click.option("--workers", "-w", type=click.IntRange(1, 256), help="Students graded at once (default: the number of CPUs).")
 @EXERCISES
 @DEVICE
@@ -360,7 +363,9 @@ def batch(
     submitted_at: Path | None,
     extensions: Path | None,
 ) -> None:
-    """Grade every student in SUBMISSIONS whose submission or the course changed since the last run into OUT."""
+    """Grade every student in SUBMISSIONS whose submission or the course changed since the last run into OUT. Exit 0
+    whenever each student was graded, whatever the scores; 1 when the grader itself failed for some student (their row
+    says so; the next run grades them again); 2 for a usage error or a malformed --submitted-at or --extensions file."""
     course = api.course()
     exercises = _selected(course, exercise_list)
     console = Console(stderr=True)

@@ -215,7 +215,21 @@ def load_course(root: Path) -> Course:
         raise CourseError(f"{path}: not found; the grader needs the course description here") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise CourseError(f"{path}: not valid TOML: {e}") from None
+    try:
+        course = _course(data, path, root)
+    except CourseError as e:  # a key's message names the key; the file is named here, once
+        raise CourseError(str(e) if str(e).startswith(str(path)) else f"{path}: {e}") from None
+    for exercise in course.exercises:
+        _ = exercise.variant  # a declaration that cannot be read is the course's error, said now (naming its own file)
+        if exercise.rubric is not None and exercise.rubric.points > exercise.points:
+            raise CourseError(
+                f"{exercise.id}: {RUBRIC_FILE} gives the written answer {exercise.rubric.points:g} points, more than course.toml's {exercise.points:g}"
+            )
+    return course
 
+
+def _course(data: dict[str, Any], path: Path, root: Path) -> Course:
+    """The course `data` (course.toml's, as parsed) describes; CourseError naming the key of anything malformed."""
     no_unknown(data, set(_SCHEMA) | {"exercises", "variants", *TERM_TABLES}, str(path))
     tables: dict[str, dict[str, Any]] = {}
     for table, keys in _SCHEMA.items():
@@ -248,12 +262,6 @@ def load_course(root: Path) -> Course:
             seen.add(getattr(exercise, attr))
 
     variants = settings_from(data.get("variants"))
-    for exercise in exercises:
-        _ = exercise.variant  # a declaration that cannot be read is the course's error, said now
-        if exercise.rubric is not None and exercise.rubric.points > exercise.points:
-            raise CourseError(
-                f"{exercise.id}: {RUBRIC_FILE} gives the written answer {exercise.rubric.points:g} points, more than course.toml's {exercise.points:g}"
-            )
     return Course(**course, **limits, exercises=exercises, root=root, policy=load_policy(data, str(path)), variants=variants)
 
 

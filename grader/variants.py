@@ -124,7 +124,7 @@ def declaration(folder: Path, exercise: str) -> Declaration | None:
         raise CourseError(f"{where}: no [params.<name>] tables")
     parameters = tuple(_parameter(name, table, f"{where}, params.{name}") for name, table in tables.items())
     distinct = data.get("distinct", [])
-    if not (isinstance(distinct, list) and all(isinstance(g, list) and all(n in tables for n in g) for g in distinct)):
+    if not (isinstance(distinct, list) and all(isinstance(g, list) and all(isinstance(n, str) and n in tables for n in g) for g in distinct)):
         raise CourseError(f"{where}: distinct must be a list of lists of parameter names")
     exclude = data.get("exclude", [])
     if not (isinstance(exclude, list) and all(_values_of(t, tables) for t in exclude)):
@@ -153,14 +153,14 @@ def _parameter(name: str, table: object, where: str) -> Parameter:
         raise CourseError(f"{where}: missing {', '.join(missing)}")
     bounds, step = table["range"], table["step"]
     numbers = [*bounds, step, table["default"], table["example"]] if isinstance(bounds, list) else []
-    if len(numbers) != 5 or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in numbers):
-        raise CourseError(f"{where}: range = [low, high], step, default and example must be numbers")
+    if len(numbers) != 5 or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in numbers):
+        raise CourseError(f"{where}: range = [low, high], step, default and example must be finite numbers")
     low, high = bounds
     integer = isinstance(step, int)
     if integer and not all(isinstance(v, int) for v in (low, high, table["default"], table["example"])):
         raise CourseError(f"{where}: an integer step needs integer bounds, default and example")
-    if not (step > 0 and low < high):
-        raise CourseError(f"{where}: needs low < high and a positive step")
+    if not (step > 0 and low < high and math.isfinite((high - low) / step)):  # the number of steps, counted as an int
+        raise CourseError(f"{where}: needs low < high and a positive step that counts the range in a finite number of steps")
     what = table["what"]
     if not (isinstance(what, list) and len(what) == 2 and all(isinstance(w, str) for w in what)):
         raise CourseError(f"{where}: what = [English, Chinese]")
@@ -234,6 +234,10 @@ def settings_from(table: object, where: str = "[variants]") -> Settings:
         )
     if not isinstance(reseed, dict) or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in reseed.values()):
         raise CourseError(f"{where}.reseed: expected a table of student = variant number (a whole number ≥ 0)")
+    ids: dict[str, str] = {}
+    for who in reseed:  # `number` takes the first a student's id matches: two of one student would be chosen by order
+        if ids.setdefault(canonical(who), who) != who:
+            raise CourseError(f"{where}.reseed: {ids[canonical(who)]!r} and {who!r} are one student (ids in any capitals); keep one")
     return Settings(enabled, salt, dict(reseed), gradescope_id)
 
 

@@ -140,6 +140,36 @@ def test_release_prints_how_to_hand_the_bundle_to_students(tmp_path):
     assert f"cd {tmp_path / 'bundle'} && zip -r ../bundle.zip ." in said and "LMS" in said and "repository" in said and "grade pack" in said
 
 
+@pytest.mark.parametrize(
+    ("command", "message"),
+    [
+        (["pack", "--submission", str(ROOT / "solutions"), "--out", "{out}"], "is a directory"),
+        (["gradescope", "export", "--out", "{out}"], "is a directory"),
+        (["batch", "{tmp}", "--out", "{out}/grades.csv"], "is a file"),
+    ],
+)
+def test_an_output_of_the_wrong_kind_is_a_usage_error_leaving_nothing(command, message, tmp_path, monkeypatch):
+    """Is a zip's --out that is a folder, or a batch's --out that is a file, exit 2 naming it, no traceback and no
+    half-written `.NAME.tmp` beside it (the autograder's holds the references and hidden checks)?"""
+    monkeypatch.chdir(ROOT)
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "grades.csv").write_text("")
+    result = CliRunner().invoke(main, [part.format(tmp=tmp_path, out=tmp_path / "out") for part in command])
+    assert result.exit_code == 2 and message in result.output, result.output  # an exception the CLI let through exits 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"] and [p.name for p in (tmp_path / "out").iterdir()] == ["grades.csv"]
+
+
+def test_a_zip_that_cannot_take_its_place_leaves_no_temporary_file(tmp_path):
+    """Does `pack`, called as the API calls it, remove its temporary zip when the zip cannot be put at `out`?"""
+    from grader.course import load_course
+    from grader.handout.pack import pack
+
+    (tmp_path / "out").mkdir()
+    with pytest.raises(OSError):
+        pack(course=load_course(ROOT), submission=ROOT / "solutions", out=tmp_path / "out")
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]
+
+
 AUDITED = [
     ("2026-12-04T13:17:35.907827+00:00", "ta-li", "override", "bob", "ex01", 4.8, 5.5, "c_t was right", "c" * 64, "s" * 64),
     ("2026-12-04T14:00:00.000001+00:00", "root", "override cleared", "-alexandra", "ex10", 5.5, None, "=1+1 regraded", "", ""),

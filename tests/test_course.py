@@ -72,10 +72,12 @@ def test_malformed_toml_names_the_line(course_dir):
     ],
 )
 def test_bad_values_name_their_key(course_dir, old, new, message):
-    """Does each inconsistency raise a CourseError naming the offending key?"""
+    """Does each inconsistency raise a CourseError naming the file and the offending key (`limits.rtol` alone does not
+    say which course.toml: a student bundle's, or the one beside the installed grader)?"""
     edit(course_dir, old, new)
-    with pytest.raises(CourseError, match=message):
+    with pytest.raises(CourseError, match=message) as caught:
         load_course(course_dir)
+    assert str(caught.value).startswith(f"{course_dir.resolve() / 'course.toml'}: ")
 
 
 def test_missing_course_file(tmp_path):

@@ -55,6 +55,25 @@ def test_a_stub_that_earns_points_refuses_the_release(tmp_path):
     assert not (tmp_path / "bundle").exists()
 
 
+def test_a_hidden_check_that_does_not_import_refuses_the_release_naming_it(tmp_path):
+    """With ex01's hidden checks broken (a syntax error) and its stub as shipped, does `grade release` refuse (exit 1)
+    naming the check's file and its error, as the course's failure – not "stubs hold answers, put the stubs back", which
+    sent the TA to a git checkout that changes nothing? (In a process of its own: pytest's importlib mode keeps the
+    first course/ex01/checks.py a process imports under its name, whichever course folder asks again.)"""
+    root = tmp_path / "course"
+    for part in (layout.EXERCISES, layout.SOLUTIONS, layout.TREE):
+        shutil.copytree(ROOT / part, root / part, ignore=shutil.ignore_patterns("__pycache__"))
+    text = course_toml()
+    (root / layout.COURSE_FILE).write_text(text[: text.index("[[exercises]]", text.index('id = "ex01"'))])  # ex01 alone
+    with open(root / layout.TREE / "ex01" / "checks.py", "a") as f:
+        f.write("\ndef broken(:\n")
+    done = subprocess.run([sys.executable, "-m", "grader.cli", "release", "--out", str(tmp_path / "bundle")], cwd=root, capture_output=True, text=True)
+    said = " ".join(done.stderr.split())
+    assert done.returncode == 1 and "not released: the stubs could not be graded on the hidden checks" in said, done.stderr
+    assert "course/ex01/checks.py" in said and "SyntaxError" in said and "git checkout" not in said and "Traceback" not in said
+    assert not (tmp_path / "bundle").exists()
+
+
 def test_without_a_sandbox_a_release_refuses_a_stub_that_is_its_references_copy(tmp_path, monkeypatch):
     """Where no stub code may run (root without a uid of its own), does the release still refuse a reference copied
     over ex05's stub, which only the answer sheets' grading would have missed?"""

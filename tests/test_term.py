@@ -556,6 +556,38 @@ def test_a_malformed_term_file_is_a_clear_error(term, tmp_path, option, text, me
 
 
 @pytest.mark.parametrize(
+    ("read", "text", "message"),
+    [
+        ("submitted_at", "student,submitted_at,student\nbob,2026-12-12T10:00:00+08:00,alice\n", "line 1: the header names column student twice"),
+        ("extensions", "student,exercise,due,exercise\nbob,ex01,2026-12-20T00:00:00+08:00,ex05\n", "line 1: the header names column exercise twice"),
+        (
+            "submitted_at",
+            "student,submitted_at\nbob,2026-12-12T10:00:00+08:00\nBOB,2026-12-09T10:00:00+08:00\n",
+            "line 3: student BOB a second time (line 2 has bob: one student in any capitals)",
+        ),
+        (
+            "extensions",
+            "student,exercise,due\nBob@x.edu,*,2026-12-20T00:00:00+08:00\nbob@x.edu,*,2026-12-01T00:00:00+08:00\n",
+            "line 3: a second extension of bob@x.edu for * (line 2 has Bob@x.edu: one student in any capitals)",
+        ),
+    ],
+)
+def test_a_term_file_that_names_one_thing_twice_is_refused(tmp_path, read, text, message):
+    """Is a --submitted-at or --extensions file whose header names a column twice (each row's cell was the last such
+    column's: bob's time given to alice), or that gives one student two lines in other capitals (a batch's `bob/` and
+    `Bob.zip` are one student, and Gradescope read the last line's, an extension of bob@x.edu ending before the course's
+    due date), an error naming the file and line?"""
+    from grader.term import times
+    from grader.term.csvin import TermFileError
+
+    path = tmp_path / "term.csv"
+    path.write_text(text)
+    with pytest.raises(TermFileError) as error:
+        times.submitted_at(path) if read == "submitted_at" else times.extensions(path, ["ex01", "ex05"])
+    assert f"{path}, {message}" in str(error.value)
+
+
+@pytest.mark.parametrize(
     ("term_text", "message"),
     [
         ("\n[deadlines]\ndue = 2026-12-10T23:59:00\n", "deadlines.due: 2026-12-10T23:59:00 has no time zone"),

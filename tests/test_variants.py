@@ -116,6 +116,30 @@ def test_an_exclusion_naming_no_parameter_is_an_error(tmp_path):
         declaration(tmp_path, "ex04")
 
 
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("range = [0.70, 0.95]", "range = [0.70, inf]"),
+        ("range = [0.70, 0.95]", "range = [-1e308, 1e308]"),
+        ("step = 0.01", "step = 5e-324"),
+        ("step = 0.01", "step = inf"),
+        ("example = 0.8", "example = nan"),
+        ('distinct = [["f", "i", "o"]]', 'distinct = [[["f"], "i"]]'),
+    ],
+)
+def test_a_number_no_draw_can_use_is_an_error_naming_the_file(tmp_path, old, new):
+    """Is a declaration whose range, step or example is infinite or NaN, whose range no float counts in steps, or whose
+    distinct group holds something other than a name, a course error naming the file and parameter (not an
+    OverflowError or TypeError from every command that loads the course, or from the draw)?"""
+    from grader.variants import declaration
+
+    text = (COURSE.exercise("ex01").stub_dir / "variant.toml").read_text()
+    assert old in text
+    (tmp_path / "variant.toml").write_text(text.replace(old, new, 1))
+    with pytest.raises(CourseError, match=r"ex01: variant.toml(, params.f: .*finite|: distinct must be)"):
+        declaration(tmp_path, "ex01")
+
+
 @pytest.mark.parametrize("exercise", DECLARED, ids=lambda e: e.id)
 def test_two_students_have_different_numbers(exercise):
     """Do two students get different numbers, and a student without an id (or variants off) the statement's?"""
@@ -164,7 +188,8 @@ def test_checks_without_their_answers_are_a_course_error(monkeypatch):
 
 
 def test_variants_table_is_validated(tmp_path):
-    """Is an unknown key in [variants], or variants enabled without a salt, an error naming it?"""
+    """Is an unknown key in [variants], variants enabled without a salt, or one student reseeded twice in other capitals
+    (their variant number was whichever line came first), an error naming it?"""
     shutil.copytree(ROOT / "exercises", tmp_path / "exercises")
     text = course_toml()
     (tmp_path / "course.toml").write_text(text.replace("enabled = false", "enabled = false\nsalty = 1"))
@@ -172,6 +197,9 @@ def test_variants_table_is_validated(tmp_path):
         load_course(tmp_path)
     (tmp_path / "course.toml").write_text(text.replace("enabled = false", "enabled = true"))
     with pytest.raises(CourseError, match="salt"):
+        load_course(tmp_path)
+    (tmp_path / "course.toml").write_text(text + '\n[variants.reseed]\nalice = 1\n" ALICE" = 2\n')
+    with pytest.raises(CourseError, match=r"\[variants\]\.reseed: 'alice' and ' ALICE' are one student"):
         load_course(tmp_path)
 
 

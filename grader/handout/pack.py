@@ -50,10 +50,14 @@ def pack(*, course: Course, submission: Path, out: Path, student: str | None = N
         raise SubmissionError("--student: a student id is printable text of at most 200 bytes")
     out.parent.mkdir(parents=True, exist_ok=True)
     temp = out.with_name(f".{out.name}.tmp")
-    with zipfile.ZipFile(temp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        for name in names:
-            zf.write(submission / name, name)
-        if student:
-            zf.writestr(HANDIN_ID_FILE, student + "\n")
-    temp.replace(out)
+    try:
+        with zipfile.ZipFile(temp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+            for name in names:
+                zf.write(submission / name, name)
+            if student:
+                zf.writestr(HANDIN_ID_FILE, student + "\n")
+        temp.replace(out)
+    except BaseException:
+        temp.unlink(missing_ok=True)  # a zip half written, or one that could not take out's place (a folder there)
+        raise
     return names

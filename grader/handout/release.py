@@ -53,7 +53,7 @@ def _refuse_worked_stubs(course: Course) -> None:
     """SubmissionError, before anything is written, where a stub as exercises/ holds it earns points on the hidden
     checks: a reference or a worked answer was left in it (a TA who ran `grade run` in the course folder), which the
     bundle would hand every student."""
-    from grader.errors import IsolationUnavailable, SubmissionError
+    from grader.errors import CourseError, IsolationUnavailable, SubmissionError
     from grader.grading.pipeline import Grader
 
     exercises = [e for e in course.exercises if e.available]
@@ -75,11 +75,15 @@ def _refuse_worked_stubs(course: Course) -> None:
     worked = copies + [
         f"{e.id}: {e.score:g} of {e.max_score:g} points (from {', '.join(v.name for v in e.checks if v.earned)})" for e in stubs.exercises if e.score
     ]
-    if worked or stubs.internal_errors:
-        found = worked or [f"the stubs could not be graded: {'; '.join(stubs.internal_errors)}"]
+    if worked:
         raise SubmissionError(
             "not released: stubs in exercises/ hold answers (they earn points on the hidden checks, or copy a reference), "
-            f"which the bundle would hand every student – put the stubs back (git checkout -- exercises/): {'; '.join(found)}"
+            f"which the bundle would hand every student – put the stubs back (git checkout -- exercises/): {'; '.join(worked)}"
+        )
+    if stubs.internal_errors:  # the course's own failure (a hidden check that does not import, say): no stub to put back
+        raise CourseError(
+            "not released: the stubs could not be graded on the hidden checks, so whether they hold answers is unknown – "
+            f"fix the course (grade check names each problem), then release: {'; '.join(stubs.internal_errors)}"
         )
 
 

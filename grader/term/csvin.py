@@ -30,6 +30,9 @@ def read_rows(path: Path, required: tuple[str, ...], *, example: str) -> list[tu
         missing = [c for c in required if c not in header]
         if missing:
             raise TermFileError(f"{path}, line 1: no column {', '.join(missing)}; the header must name {', '.join(required)} (e.g. {example})")
+        twice = [c for c in required if header.count(c) > 1]  # a row's cell would be the last such column's, silently
+        if twice:
+            raise TermFileError(f"{path}, line 1: the header names column {', '.join(twice)} twice; keep one (e.g. {example})")
         rows = []
         for cells in reader:
             if not any(c.strip() for c in cells):

@@ -20,6 +20,7 @@ from pathlib import Path
 from grader.deadlines import offset_datetime, plausible
 from grader.errors import CourseError
 from grader.term.csvin import TermFileError, read_rows
+from grader.variants import canonical
 
 TIMESTAMP = "timestamp.txt"
 _MOST_BYTES = 1024  # of a timestamp.txt
@@ -37,9 +38,11 @@ class HandIn:
 def submitted_at(path: Path) -> dict[str, dt.datetime]:
     """`--submitted-at`: student -> the time of their hand-in (every exercise)."""
     times: dict[str, dt.datetime] = {}
+    seen: dict[str, tuple[int, str]] = {}  # canonical id -> its first line and id as written
     for line, row in read_rows(path, ("student", "submitted_at"), example="student,submitted_at"):
-        if row["student"] in times:
-            raise TermFileError(f"{path}, line {line}: student {row['student']} a second time; keep one line per student")
+        again = _again(seen, canonical(row["student"]), line, row["student"])
+        if again is not None:
+            raise TermFileError(f"{path}, line {line}: student {row['student']} a second time{again}; keep one line per student")
         times[row["student"]] = _when(row["submitted_at"], path, line, "submitted_at")
     return times
 
@@ -47,14 +50,27 @@ def submitted_at(path: Path) -> dict[str, dt.datetime]:
 def extensions(path: Path, exercise_ids: list[str]) -> dict[tuple[str, str], dt.datetime]:
     """`--extensions`: (student, exercise id or "*") -> that student's due date."""
     found: dict[tuple[str, str], dt.datetime] = {}
+    seen: dict[str, tuple[int, str]] = {}
     for line, row in read_rows(path, ("student", "exercise", "due"), example="student,exercise,due"):
         exercise = row["exercise"]
         if exercise != "*" and exercise not in exercise_ids:
             raise TermFileError(f"{path}, line {line}: unknown exercise {exercise!r}; write one of {', '.join(exercise_ids)}, or * for all")
-        if (row["student"], exercise) in found:
-            raise TermFileError(f"{path}, line {line}: a second extension of {row['student']} for {exercise}; keep one")
+        again = _again(seen, f"{canonical(row['student'])}\n{exercise}", line, row["student"])
+        if again is not None:
+            raise TermFileError(f"{path}, line {line}: a second extension of {row['student']} for {exercise}{again}; keep one")
         found[(row["student"], exercise)] = _when(row["due"], path, line, "due")
     return found
+
+
+def _again(seen: dict[str, tuple[int, str]], key: str, line: int, student: str) -> str | None:
+    """None for a student's first line (kept in `seen`); for a second one, "" or where the first wrote the id in other
+    capitals: a batch's entries `bob/` and `Bob.zip` are one student, Gradescope's `Bob@x.edu` is bob@x.edu, so which
+    line counts is the TA's to say, never the file's order."""
+    if key not in seen:
+        seen[key] = (line, student)
+        return None
+    first, written = seen[key]
+    return "" if written == student else f" (line {first} has {written}: one student in any capitals)"
 
 
 def extension_of(found: dict[tuple[str, str], dt.datetime], student: str, exercise: str) -> dt.datetime | None:

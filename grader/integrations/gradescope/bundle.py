@@ -87,14 +87,18 @@ def export(*, course: Course, out: Path, extensions: Path | None = None) -> list
     )  # a file left in the course is not this export's
     out.parent.mkdir(parents=True, exist_ok=True)
     temp = out.with_name(f".{out.name}.tmp")
-    with zipfile.ZipFile(temp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        for name, script in _SCRIPTS.items():
-            _add(zf, name, script.encode(), 0o755)
-        for rel in files:
-            _add(zf, rel, (root / rel).read_bytes(), 0o644)
-        for rel, data in extra.items():
-            _add(zf, rel, data, 0o644)
-    temp.replace(out)
+    try:
+        with zipfile.ZipFile(temp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+            for name, script in _SCRIPTS.items():
+                _add(zf, name, script.encode(), 0o755)
+            for rel in files:
+                _add(zf, rel, (root / rel).read_bytes(), 0o644)
+            for rel, data in extra.items():
+                _add(zf, rel, data, 0o644)
+        temp.replace(out)
+    except BaseException:
+        temp.unlink(missing_ok=True)  # it holds the references and hidden checks: never left beside `out`
+        raise
     return [*_SCRIPTS, *files, *extra]
 
 
