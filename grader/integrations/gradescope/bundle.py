@@ -8,7 +8,6 @@ course into /autograder/source.
 from __future__ import annotations
 
 import zipfile
-from datetime import datetime
 from pathlib import Path
 
 from grader.course import Course
@@ -51,19 +50,6 @@ EXTENSIONS = f"{layout.TREE}/gradescope_extensions.csv"
 _EPOCH = (1980, 1, 1, 0, 0, 0)  # fixed entry times: the same course gives the same zip
 
 
-def _one_per_student(path: Path, found: dict[tuple[str, str], datetime]) -> None:
-    """TermFileError where two rows extend one student's exercise under ids the runner takes as one (`Alice` and
-    `alice`: it compares them as the variants do), which would else keep one of them silently."""
-    from grader.term.csvin import TermFileError
-    from grader.variants import canonical
-
-    seen: dict[tuple[str, str], str] = {}
-    for who, exercise in found:
-        other = seen.setdefault((canonical(who), exercise), who)
-        if other != who:
-            raise TermFileError(f"{path}: {other!r} and {who!r} are one student on Gradescope, each with an extension for {exercise}; keep one")
-
-
 def export(*, course: Course, out: Path, extensions: Path | None = None) -> list[str]:
     """Write the autograder zip `out` (setup.sh, run_autograder, the course, and the `extensions` file, checked
     first: TermFileError naming its line); return its entries."""
@@ -72,7 +58,7 @@ def export(*, course: Course, out: Path, extensions: Path | None = None) -> list
     root = course.root
     extra = {}
     if extensions is not None:
-        _one_per_student(extensions, read_extensions(extensions, [e.id for e in course.exercises]))
+        read_extensions(extensions, [e.id for e in course.exercises])
         extra[EXTENSIONS] = extensions.read_bytes()
     missing = [p for p in COURSE_PATHS if not (root / p).exists()]
     if not layout.has_hidden_checks(root):
