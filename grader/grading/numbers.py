@@ -40,8 +40,8 @@ def copied_from(
 ) -> dict[str, str]:
     """{exercise id: classmate} for each sheet whose numeric answers (`answers`, as `answered` keeps them) hold more of
     that classmate's right answers than of the student's own (and at least two, or all of an exercise's fewer): answers
-    of another student's variant. "Right" is as the hidden checks judge it: within a key's own tolerance (ANSWERS'
-    rtol), else the course's rtol."""
+    of another student's variant. "Right" is as the hidden checks judge it: a count (a key whose answer is a whole
+    number) exactly, any other number within its key's own tolerance (ANSWERS' rtol), else the course's rtol."""
     if not course.variants.enabled or not classmates:
         return {}
     found: dict[str, str] = {}
@@ -49,8 +49,8 @@ def copied_from(
         if exercise.variant is None or not answers.get(exercise.id):
             continue
         given = dict(answers[exercise.id])
-        own_rtol = tolerances(exercise)
-        rtol = {key: own_rtol.get(key, course.rtol) for key in given}
+        own_rtol, whole = tolerances(exercise), _counts(exercise)
+        rtol = {key: 0.0 if key in whole else own_rtol.get(key, course.rtol) for key in given}
         # What the sheet's numbers are explained by without a classmate: the student's own numbers, the statement's
         # (a student who forgot their id) and the worked example's; a classmate must explain more keys than any.
         own = max(
@@ -76,6 +76,12 @@ def _matches(exercise: Exercise, answered: dict[str, float], rtol: dict[str, flo
     """How many of `answered` are right for the numbers `params`."""
     right = _expected_answers(exercise)(params)
     return sum(key in right and _within(got, right[key], rtol[key]) for key, got in answered.items())
+
+
+def _counts(exercise: Exercise) -> set[str]:
+    """The keys whose answers are whole numbers (ex04's and ex11's parameter counts), which the checks judge exactly."""
+    right = _expected_answers(exercise)(exercise.declared.default())
+    return {key for key, value in right.items() if isinstance(value, int) and not isinstance(value, bool)}
 
 
 def _within(got: float, target: float, rtol: float) -> bool:
