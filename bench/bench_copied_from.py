@@ -26,17 +26,20 @@ from grader.grading import numbers  # noqa: E402
 from grader.grading.answers import load_sheet  # noqa: E402
 
 
+def right(exercise, answered: dict[str, float], rtol: dict[str, float], params) -> int:
+    """How many of `answered` are right for the numbers `params`."""
+    expected = numbers.answers_of(exercise).expected(params)
+    return sum(key in expected and numbers._within(got, expected[key], rtol[key]) for key, got in answered.items())
+
+
 def scanned(course, exercises, sheets, student: str, classmates: tuple[str, ...]) -> dict[str, str]:
     """The baseline: each classmate's answers computed and compared with the sheet, for every student."""
     found = {}
     for exercise in exercises:
         answered = dict(sheets.get(exercise.id, {}))
-        rtol = {k: numbers.tolerances(exercise).get(k, course.rtol) for k in answered}
-        own = max(numbers._matches(exercise, answered, rtol, numbers._params(course, exercise, who)) for who in (student, None))
-        best = max(
-            ((numbers._matches(exercise, answered, rtol, numbers._params(course, exercise, who)), who) for who in classmates if who != student),
-            default=(0, ""),
-        )
+        rtol = {k: 0.0 if k in numbers._counts(exercise) else numbers.tolerances(exercise).get(k, course.rtol) for k in answered}
+        own = max(numbers._explained(exercise, answered, rtol, numbers._params(course, exercise, who)) for who in (student, None))
+        best = max(((right(exercise, answered, rtol, numbers._params(course, exercise, who)), who) for who in classmates if who != student), default=(0, ""))
         if best[0] >= 2 and best[0] > own:
             found[exercise.id] = best[1]
     return found

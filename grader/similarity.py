@@ -422,7 +422,7 @@ def _answer_pairs(
     unread: list[tuple[str, str]],
 ) -> list[SharedAnswers]:
     """Pairs who share at least MIN_SHARED_WRONG identical answers that the course's judge finds wrong, each student
-    judged against their own answers (`_expected`)."""
+    judged against their own answers (`_expected`); numbers are identical by value (`_valued`), the rest as typed."""
     forms, rtol = _forms(exercise), tolerances(exercise)
     if not forms:
         return []
@@ -441,10 +441,11 @@ def _answer_pairs(
             value = sheet.raw(key)
             if value is None or key not in expected:
                 continue
-            same = _compared(value)
-            if (key, same, repr(expected[key])) not in judged:
-                judged[key, same, repr(expected[key])] = _right(sheet, key, form, expected[key], rtol.get(key))
-            if not judged[key, same, repr(expected[key])]:
+            typed = _compared(value)
+            if (key, typed, repr(expected[key])) not in judged:
+                judged[key, typed, repr(expected[key])] = _right(sheet, key, form, expected[key], rtol.get(key))
+            if not judged[key, typed, repr(expected[key])]:
+                same = _valued(sheet, key, form) or typed
                 wrong.setdefault((key, same), one_line(str(value), limit=80))
                 given.setdefault(student, {})[key] = same
     pairs = []
@@ -511,6 +512,20 @@ def _sheet(course: Course, text: str, student: str, unread: list[tuple[str, str]
 def _compared(value: object) -> str:
     """An answer as two answers are compared: a string without its spaces, anything else as TOML gave it."""
     return "".join(value.split()) if isinstance(value, str) else repr(value)
+
+
+def _valued(sheet: AnswerSheet, key: str, form: Form) -> str | None:
+    """A number's answer as its value (12 significant digits), however it was typed: `0.52`, `"0.520"`, `5.2e-1` and
+    `"52/100"` are one wrong answer, not four; None for other forms, or where it reads as no number."""
+    from grader.failures import Fail
+    from grader.grading.answers import Integer, Number
+
+    if not isinstance(form, Number | Integer):
+        return None
+    try:
+        return f"{sheet.number_of(key):.12g}"
+    except Fail:
+        return None
 
 
 def _right(sheet: AnswerSheet, key: str, form: Form, expected: Any, rtol: float | None = None) -> bool:

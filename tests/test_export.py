@@ -110,3 +110,13 @@ def test_feedback_speaks_the_course_language():
     text = feedback.to_markdown(result)
     assert "总分：1/2 分" in text and "，通过" in text and "未通过" in text and "错" in text
     assert not any(word in text for word in ("Feedback for", "Total", "passed", "failed", "wrong"))
+
+
+def test_a_hand_in_packed_under_ones_own_id_in_other_capitals_is_no_other_students():
+    """Is a zip packed with `--student alice` by the student whose LMS folder is `Alice/` (one student to the numbers:
+    the same variant) kept out of the summary's hand-ins packed as another student, while one packed as bob is listed?"""
+    from dataclasses import replace
+
+    own, other = row("Alice", verdict("a")), row("carol", verdict("a"))
+    rows = [replace(own, result=replace(own.result, packed_as="alice")), replace(other, result=replace(other.result, packed_as="bob"))]
+    assert summary.summarize(rows, ["ex03"])["packed_as_another_student"] == [{"student": "carol", "packed_as": "bob"}]

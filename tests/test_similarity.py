@@ -552,3 +552,16 @@ def test_answers_the_hidden_check_accepts_within_its_own_tolerance_are_not_wrong
     course = api.course(root=ROOT)
     result = api.similarity(course=course, exercises=[ex02], submissions=tmp_path / "class", out=tmp_path / "o")
     assert result.shared == [], result.shared
+
+
+def test_the_same_wrong_numbers_typed_otherwise_are_still_shared(tmp_path):
+    """Do two students who hand in the same two wrong ex01 numbers – one as `c_t = 1.52` and `h_t = 0.5`, the other as
+    `"1.5200"` and `"1/2"`, a copy retyped – still share two identical wrong answers, shown as the first typed them?"""
+    course = api.course(root=ROOT)
+    ex01 = course.exercise("ex01")
+    typed = {"ann": ("1.52", "0.5"), "ben": ('"1.5200"', '"1/2"')}
+    for name, (c_t, h_t) in typed.items():
+        (tmp_path / "class" / name / ex01.folder).mkdir(parents=True)
+        (tmp_path / "class" / name / ex01.folder / "answers.toml").write_text(H_T.sub(f"h_t = {h_t}", C_T.sub(f"c_t = {c_t}", SHEET)))
+    result = api.similarity(course=course, exercises=[ex01], submissions=tmp_path / "class", out=tmp_path / "o")
+    assert [(s.student_a, s.student_b, s.answers) for s in result.shared] == [("ann", "ben", (("c_t", "1.52"), ("h_t", "0.5")))]

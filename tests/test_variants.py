@@ -663,3 +663,31 @@ def test_a_classmates_answers_are_found_as_a_scan_of_the_class_finds_them(tmp_pa
     whole, two_keys = named[0::2], named[1::2]
     assert sum(whole) >= len(whole) - 2, whole  # a classmate whose numbers give the same answers may take a few
     assert sum(two_keys) >= len(two_keys) / 2, two_keys  # two keys within 2 % fit several, or one's own numbers
+
+
+def test_a_count_near_a_classmates_is_no_copy_of_theirs():
+    """Is a parameter count judged exactly, as the hidden checks judge it (answers.integer), when copied_from looks for
+    a classmate's numbers: ex11's counts one more than a classmate's (within 1e-3 of theirs, but not theirs) name no
+    one, while the classmate's very counts name them?"""
+    course, exercise = VARIANTS_ON, COURSE.exercise("ex11")
+    module, klass = hidden(exercise), tuple(f"s{n:03}" for n in range(300))
+    theirs = module.expected(variant_of(ON, exercise.variant, "s001").params)
+    counts = {key: theirs[key] for key in ("q2_gru", "q2_lstm")}
+    assert all(isinstance(v, int) and v > 1000 for v in counts.values())  # one more is within 1e-3 of theirs
+    assert copied_from(course, [exercise], {"ex11": {k: float(v) for k, v in counts.items()}}, "s000", klass) == {"ex11": "s001"}
+    assert copied_from(course, [exercise], {"ex11": {k: float(v + 1) for k, v in counts.items()}}, "s000", klass) == {}
+
+
+def test_a_sheet_of_ones_own_named_mistakes_is_no_classmates():
+    """Is a sheet that the student's own numbers explain with a named mistake never named as a classmate's, even where
+    the mistake's value is that classmate's right answer: student s047 of a class of 300 leaves out ex11's biases (the
+    course's most common Q2 mistake), which gives exactly s188's counts – while s188's counts still name s188 for
+    another student?"""
+    course, exercise = VARIANTS_ON, COURSE.exercise("ex11")
+    module, klass = hidden(exercise), tuple(f"s{n:03}" for n in range(300))
+    mine, theirs = (variant_of(ON, exercise.variant, who).params for who in ("s047", "s188"))
+    no_bias = {key: next(v for v, (en, _) in module.mistakes(mine)[key].items() if en.startswith("the bias is missing")) for key in ("q2_gru", "q2_lstm")}
+    assert no_bias == {key: module.expected(theirs)[key] for key in no_bias}  # the coincidence this test is about
+    sheet = {"ex11": {k: float(v) for k, v in no_bias.items()}}
+    assert copied_from(course, [exercise], sheet, "s047", klass) == {}
+    assert copied_from(course, [exercise], sheet, "s000", klass) == {"ex11": "s188"}

@@ -16,6 +16,7 @@ from typing import Any
 from grader.export import items
 from grader.export.feedback import plain
 from grader.results import Outcome, Status, StudentRow
+from grader.variants import canonical
 
 
 def summarize(rows: list[StudentRow], exercise_ids: list[str], *, missing: Sequence[str] = ()) -> dict[str, Any]:
@@ -49,13 +50,16 @@ def summarize(rows: list[StudentRow], exercise_ids: list[str], *, missing: Seque
 
 
 def _variant_findings(rows: list[StudentRow]) -> dict[str, list[dict[str, str]]]:
-    """Sheets that hold another student's numbers' answers, and hand-ins packed under another student's id."""
+    """Sheets that hold another student's numbers' answers, and hand-ins packed under another student's id (an id
+    read as the numbers read it: `grade pack --student alice` is alice's `Alice/`)."""
     return {
         "answers_of_other_variants": [
             {"student": r.student, "exercise": e, "variant_of": who} for r in rows for e, who in sorted(r.result.copied_from.items())
         ],
         "packed_as_another_student": [
-            {"student": r.student, "packed_as": r.result.packed_as} for r in rows if r.result.packed_as and r.result.packed_as != r.student
+            {"student": r.student, "packed_as": r.result.packed_as}
+            for r in rows
+            if r.result.packed_as and canonical(r.result.packed_as) != canonical(r.student)
         ],
     }
 

@@ -39,9 +39,10 @@ def copied_from(
     course: Course, exercises: list[Exercise], answers: Mapping[str, Mapping[str, float]], student: str | None, classmates: tuple[str, ...]
 ) -> dict[str, str]:
     """{exercise id: classmate} for each sheet whose numeric answers (`answers`, as `answered` keeps them) hold more of
-    that classmate's right answers than of the student's own (and at least two, or all of an exercise's fewer): answers
-    of another student's variant. "Right" is as the hidden checks judge it: within a key's own tolerance (ANSWERS'
-    rtol), else the course's rtol."""
+    that classmate's right answers than the student's own numbers explain (right, or a named mistake's value: a
+    classmate's answer that is also the student's own known mistake is no sign of theirs), and at least two, or all of
+    an exercise's fewer: answers of another student's variant. "Right" is as the hidden checks judge it: a count (a key whose answer is a whole
+    number) exactly, any other number within its key's own tolerance (ANSWERS' rtol), else the course's rtol."""
     if not course.variants.enabled or not classmates:
         return {}
     found: dict[str, str] = {}
@@ -49,14 +50,13 @@ def copied_from(
         if exercise.variant is None or not answers.get(exercise.id):
             continue
         given = dict(answers[exercise.id])
-        own_rtol = tolerances(exercise)
-        rtol = {key: own_rtol.get(key, course.rtol) for key in given}
+        own_rtol, whole = tolerances(exercise), _counts(exercise)
+        rtol = {key: 0.0 if key in whole else own_rtol.get(key, course.rtol) for key in given}
         # What the sheet's numbers are explained by without a classmate: the student's own numbers, the statement's
-        # (a student who forgot their id) and the worked example's; a classmate must explain more keys than any.
+        # (a student who forgot their id) and the worked example's, each right or a named mistake; a classmate must
+        # explain more keys than any.
         own = max(
-            _matches(exercise, given, rtol, _params(course, exercise, student)),
-            _matches(exercise, given, rtol, exercise.variant.default()),
-            _matches(exercise, given, rtol, exercise.variant.example()),
+            _explained(exercise, given, rtol, params) for params in (_params(course, exercise, student), exercise.variant.default(), exercise.variant.example())
         )
         needed = min(2, len(_expected_answers(exercise)(exercise.variant.default())))
         me = canonical(student) if student else None
@@ -72,10 +72,17 @@ def _params(course: Course, exercise: Exercise, who: str | None) -> dict[str, Nu
     return variant_of(course.variants, exercise.declared, who).params
 
 
-def _matches(exercise: Exercise, answered: dict[str, float], rtol: dict[str, float], params: Mapping[str, Number]) -> int:
-    """How many of `answered` are right for the numbers `params`."""
-    right = _expected_answers(exercise)(params)
-    return sum(key in right and _within(got, right[key], rtol[key]) for key, got in answered.items())
+def _explained(exercise: Exercise, answered: dict[str, float], rtol: dict[str, float], params: Mapping[str, Number]) -> int:
+    """How many of `answered` are right for the numbers `params`, or the value one of the key's named mistakes gives."""
+    answers = answers_of(exercise)
+    right, wrong = answers.expected(params), answers.mistakes(params)
+    return sum(any(isinstance(v, int | float) and _within(got, v, rtol[key]) for v in [right.get(key), *wrong.get(key, {})]) for key, got in answered.items())
+
+
+def _counts(exercise: Exercise) -> set[str]:
+    """The keys whose answers are whole numbers (ex04's and ex11's parameter counts), which the checks judge exactly."""
+    right = _expected_answers(exercise)(exercise.declared.default())
+    return {key for key, value in right.items() if isinstance(value, int) and not isinstance(value, bool)}
 
 
 def _within(got: float, target: float, rtol: float) -> bool:
