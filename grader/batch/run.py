@@ -7,6 +7,8 @@ timing), feedback/<student>.md, summary.json and summary.md, report.html (the cl
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import sqlite3
 import time
@@ -19,7 +21,7 @@ from grader.batch import graders, preflight
 from grader.batch.keys import class_keys
 from grader.batch.roster import Student, discover, left_out
 from grader.course import Course, Exercise
-from grader.errors import SubmissionError
+from grader.errors import OutputError, SubmissionError
 from grader.export import CLASS_FILES, STUDENT_FILES, Class, StudentFile, changes, summary
 from grader.export.files import private_files, write_atomic
 from grader.results import Change, Status, StudentRow
@@ -81,8 +83,12 @@ def grade_batch(
         # does not hold this process's interpreter while a Dask client connects (that doubled the time to connect)
         report.prepare()
         with private_files():
-            out.mkdir(mode=0o700, parents=True, exist_ok=True)
-            result = _grade_into(out, course, exercises, submissions, device, only, progress, missing, files, pool)
+            try:
+                out.mkdir(mode=0o700, parents=True, exist_ok=True)
+            except OSError as e:
+                raise OutputError(f"--out {out}: cannot be made ({e.strerror or e})") from None
+            with _alone(out):
+                result = _grade_into(out, course, exercises, submissions, device, only, progress, missing, files, pool)
     finally:
         pool.close()
     result.seconds = time.monotonic() - started
@@ -123,7 +129,12 @@ def _grade_into(
         if skipped:
             term.problems.insert(0, f"{submissions}: not graded, no student's entry (one folder or .zip per student): {', '.join(skipped)}")
         last = published.read(journal)
-        todo = [s for s in keyed if s.id == only or (only is None and (journal.key_of(s.id) != s.key or not (out / "reports" / f"{s.id}.json").is_file()))]
+        readable = {r.student for r in journal.rows([s.id for s in keyed])}  # a row edited or cut short is graded again, never dropped
+        todo = [
+            s
+            for s in keyed
+            if s.id == only or (only is None and (journal.key_of(s.id) != s.key or s.id not in readable or not (out / "reports" / f"{s.id}.json").is_file()))
+        ]
         keys = {s.id: s.key for s in todo}
         done = 0
         written: dict[str, StudentRow] = {}  # each student's final row as this run wrote their files
@@ -150,15 +161,15 @@ def _grade_into(
         flags = finals.flagged(rows)
         whole = Class(course.language, course.title, rows, exercises, summary.summarize(rows, ids, missing=missing) | flags)
         for exporter in CLASS_FILES:
-            write_atomic(out / exporter.path(whole), exporter.render(whole))
+            _write(out / exporter.path(whole), exporter.render(whole))
         departed = _drop_departed(out, {s.id for s in keyed})
         if departed:
             term.problems.append(f"removed the reports and feedback of {len(departed)} student(s) no longer in {submissions}: {', '.join(departed)}")
         changed = finals.changes(last, rows, hashes)
         edited = marks.edits(course, journal)  # written answers whose points a rubric edit changed: audited as published
         if changed:
-            write_atomic(out / "changes.csv", changes.to_csv(changed))
-            write_atomic(out / "changes.md", changes.to_markdown(changed))
+            _write(out / "changes.csv", changes.to_csv(changed))
+            _write(out / "changes.md", changes.to_markdown(changed))
         try:  # last: a run killed (or locked out) before it lists the same changes again
             published.publish(journal, rows, hashes, also=lambda: finals.record_changes(journal, changed, rows, hashes, edited), rubrics=marks.rubrics(course))
         except sqlite3.Error as e:
@@ -166,6 +177,21 @@ def _grade_into(
     finally:
         journal.close()
     return BatchResult(len(todo), len(keyed) - len(todo), rows, 0.0, missing, flags=flags, changes=changed, problems=term.problems)
+
+
+@contextlib.contextmanager
+def _alone(out: Path) -> Iterator[None]:
+    """OUT held by this batch alone (an flock on the folder, which ends with the process, kill -9 too); OutputError
+    while another batch holds it: both would compare against what was last published and write its changes' audit rows twice."""
+    fd = os.open(out, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise OutputError(f"--out {out}: another grade batch is writing it; nothing changed: run this one again once it has ended") from None
+        yield
+    finally:
+        os.close(fd)
 
 
 def _drop_departed(out: Path, students: set[str]) -> list[str]:
@@ -201,7 +227,18 @@ def _write_student(out: Path, row: StudentRow) -> None:
                 continue
         except (OSError, UnicodeDecodeError):
             pass
+        _write(path, text)
+
+
+def _write(path: Path, text: str) -> None:
+    """One of OUT's files; OutputError naming it when it cannot be written (a full disk, a read-only OUT). The journal
+    has not yet taken anything as published: a rerun once it can be written lists the same changes, as after kill -9."""
+    try:
         write_atomic(path, text)
+    except OSError as e:
+        raise OutputError(
+            f"{path}: cannot be written ({e.strerror or e}); the journal takes nothing as published yet: run grade batch again once OUT can be written"
+        ) from None
 
 
 def _unjournaled(row: StudentRow, error: sqlite3.Error) -> StudentRow:

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from grader.errors import OutputError
 from grader.results import StudentRow
 
 Parameters = tuple[object, ...]  # an SQL statement's ? values
@@ -31,14 +32,27 @@ ATTEMPTS = 3
 
 class Journal:
     def __init__(self, folder: Path):
+        """OutputError, naming the file, when it cannot be opened and written (a full disk or a read-only OUT) or is no
+        journal SQLite can read (a truncated or corrupt file, or another file in its place)."""
         path = folder / FILE
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))  # SQLite gives -wal and -shm this file's mode
-        self._db = sqlite3.connect(path, isolation_level=None, timeout=BUSY_SECONDS)
-        self._run("PRAGMA journal_mode=WAL")
-        self._run("PRAGMA synchronous=FULL")
-        # One row per student: the whole result model (`StudentRow.to_json`). A journal of an earlier layout (its
-        # table `grades`) is left alone: its students are graded again into this table.
-        self._run("CREATE TABLE IF NOT EXISTS results (student TEXT PRIMARY KEY, key TEXT NOT NULL, row TEXT NOT NULL)")
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))  # SQLite gives -wal and -shm this file's mode
+            self._db = sqlite3.connect(path, isolation_level=None, timeout=BUSY_SECONDS)
+        except OSError as e:
+            raise OutputError(f"{path}: cannot open it ({e.strerror or e}); OUT must be writable, with room on its disk") from None
+        try:
+            self._run("PRAGMA journal_mode=WAL")
+            self._run("PRAGMA synchronous=FULL")
+            # One row per student: the whole result model (`StudentRow.to_json`). A journal of an earlier layout (its
+            # table `grades`) is left alone: its students are graded again into this table.
+            self._run("CREATE TABLE IF NOT EXISTS results (student TEXT PRIMARY KEY, key TEXT NOT NULL, row TEXT NOT NULL)")
+        except sqlite3.Error as e:
+            self._db.close()
+            raise OutputError(
+                f"{path}: the journal cannot be opened and written ({e}); nothing changed. A full disk or a read-only OUT: make room, "
+                "or make it writable; a corrupt journal: move it away (its grades, overrides, marks and audit trail go with it), "
+                "and the next grade batch into OUT grades the class again"
+            ) from None
 
     def key_of(self, student: str) -> str | None:
         row = self._run("SELECT key FROM results WHERE student = ?", (student,)).fetchone()
