@@ -359,8 +359,8 @@ class Change:
 
     student: str
     exercise: str
-    old: float | None  # None: a student new to the class
-    new: float
+    old: float | None  # None: a student new to the class, or an exercise shown again
+    new: float | None  # None: no longer shown (the entry left SUBMISSIONS, or a run with other --exercises)
     cause: str
 
 

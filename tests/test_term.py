@@ -866,6 +866,17 @@ def test_an_export_holds_the_students_and_exercises_grades_csv_holds(term, tmp_p
         assert (
             sorted(p.stem for p in (out / "feedback").iterdir()) == sorted(p.stem for p in (out / "reports").iterdir()) == ["ada", "bob", "cyd", "ddan", "eve"]
         )
+        # what left the grades is listed and audited as such, never dropped without a word
+        listed = {(r["student"], r["exercise"], r["cause"]) for r in csv.DictReader(io.StringIO((out / "changes.csv").read_text()))}
+        everyone = ("ada", "bob", "cyd", "ddan", "eve")
+        gone = {("dan", e, "no longer shown") for e in EXERCISES.split(",")} if exercises == EXERCISES else {(s, "ex03", "no longer shown") for s in everyone}
+        assert gone <= listed, listed
+    done = grade(term["course"], "batch", str(klass), "--out", str(out), "--exercises", EXERCISES)
+    assert done.returncode == 0, done.stderr
+    listed = {(r["student"], r["exercise"], r["cause"]) for r in csv.DictReader(io.StringIO((out / "changes.csv").read_text()))}
+    assert {(s, "ex03", "shown again") for s in everyone} <= listed, listed
+    trail = grade(ROOT, "audit", str(out), "--student", "bob").stdout
+    assert "no longer shown" in trail and "shown again" in trail, trail
 
 
 def sheets_only(course: Path) -> Path:

@@ -1,7 +1,8 @@
 """changes.csv and changes.md: the final points a rerun changed, and why – written only when something changed.
 
-`old` and `new` are final points (`old` empty for a student new to the class), except for the cause
-`regrade under override`, where they are the raw points under an override that stays.
+`old` and `new` are final points (`old` empty for a student new to the class or an exercise shown again, `new` empty
+for one no longer shown), except for the cause `regrade under override`, where they are the raw points under an
+override that stays.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ HEADER = ["student", "exercise", "old", "new", "cause"]
 
 
 def _cells(change: Change) -> list[str]:
-    old = "" if change.old is None else format_points(change.old, digits=4)
-    return [change.student, change.exercise, old, format_points(change.new, digits=4), change.cause]
+    old, new = ("" if points is None else format_points(points, digits=4) for points in (change.old, change.new))
+    return [change.student, change.exercise, old, new, change.cause]
 
 
 def to_csv(changes: list[Change]) -> str:

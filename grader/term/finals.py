@@ -147,13 +147,19 @@ def record_changes(
     journal: Journal, changed: list[Change], rows: list[StudentRow], hashes: dict[str, tuple[str, str]], edits: list[marks.Edit] | None = None
 ) -> None:
     """An audit row for each final score that the term's rules changed (a due date, the penalty, an extension, a hand-in
-    time: cause "late policy") and for each written answer whose points a rubric edit changed (`edits`: its old and new
-    points, and the items edited); regrades, overrides and marks have theirs already. Call it in the transaction that
+    time: cause "late policy"), for each written answer whose points a rubric edit changed (`edits`: its old and new
+    points, and the items edited) and for each score this publication stops or starts showing again ("no longer
+    shown", "shown again"); regrades, overrides and marks have theirs already. Call it in the transaction that
     publishes."""
     entries: list[tuple[str, str, str, float | None, float | None, str]] = [
         ("rubric edited", e.student, e.exercise, e.old, e.new, e.reason()) for e in edits or []
     ]
     exercises = {(r.student, e.id): e for r in rows for e in r.result.exercises}
+    shown = {
+        "no longer shown": "not in this run's grades.csv: the entry left SUBMISSIONS, or the run graded other --exercises",
+        "shown again": "in this run's grades.csv again, after a run that did not show it (other --exercises)",
+    }
+    entries += [(c.cause, c.student, c.exercise, c.old, c.new, shown[c.cause]) for c in changed if c.cause in shown]
     for c in (c for c in changed if c.cause == "late policy"):
         e = exercises[(c.student, c.exercise)]
         reason = describe(e.adjustment, e.score, staff=True).render("en") if e.adjustment else "no due date applies any more"
@@ -271,8 +277,7 @@ def changes(last: dict[tuple[str, str], Published], rows: list[StudentRow], hash
             a, was = e.adjustment, last.get((row.student, e.id))
             raw, override = (a.raw, a.override) if a else (e.score, None)
             if was is None:
-                if row.student not in known:
-                    found.append(Change(row.student, e.id, None, e.score, "new student"))
+                found.append(Change(row.student, e.id, None, e.score, "new student" if row.student not in known else "shown again"))
                 continue
             shown, written = Applied.from_json(was.written) or Applied(), e.written if e.written and e.written.counted else None
             graded, graded_was = raw - (written.earned if written else 0.0), was.raw - shown.earned  # what the checks gave
@@ -290,6 +295,10 @@ def changes(last: dict[tuple[str, str], Published], rows: list[StudentRow], hash
             else:
                 cause = "late policy"
             found.append(Change(row.student, e.id, was.final, e.score, cause))
+    # What the last publication showed and this one does not (published.publish drops it); a grader failure keeps its student's.
+    listed = {(row.student, e.id) for row in rows for e in row.result.exercises}
+    failed = {row.student for row in rows if row.status is Status.INTERNAL_ERROR}
+    found += [Change(s, e, was.final, None, "no longer shown") for (s, e), was in last.items() if (s, e) not in listed and s not in failed]
     return found
 
 
