@@ -310,6 +310,19 @@ def test_each_exercises_plot_draws_every_score_given():
     assert totals == ["5: 1", "6: 1"] and exercises == ["5.4: 1", "6: 1"], (totals, exercises)
 
 
+def test_half_point_totals_are_binned_up_each_to_its_own_bar():
+    """Do totals of 0.5, 1.5, 2.5, 3.5 and 4.5 (one student each) plot one student at each of 1 to 5 points – not two
+    at 2 and 4 and none at 1 and 3, as Python's round(), half to even, bins them?"""
+    pytest.importorskip("matplotlib")
+    from grader.export import summary
+    from grader.results import ExerciseResult, GradeResult, Status, StudentRow
+
+    rows = [StudentRow(f"s{n}", Status.GRADED, GradeResult(f"s{n}", "cpu", "en", [ExerciseResult("ex01", "t", n + 0.5, 6.0, [])])) for n in range(5)]
+    text = report.to_html(rows, api.select(api.course(root=ROOT), ["ex01"]), summary.summarize(rows, ["ex01"]), language="en", title="t")
+    totals = re.findall(r"<svg .*?</svg>", text, flags=re.DOTALL)[0]
+    assert re.findall(r'<g id="[^"]*"><title>([^<]*)</title>', totals) == ["1: 1", "2: 1", "3: 1", "4: 1", "5: 1"]
+
+
 def test_the_totals_table_gives_every_total_exactly():
     """Do totals of 5.4 and 5.5 stay two rows of the totals table, though the plot bins both to the point?"""
     from grader.export import summary

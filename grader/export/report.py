@@ -252,7 +252,8 @@ def _points(x: float) -> str:
 
 def _totals(rows: Sequence[StudentRow], exercises: Sequence[Graded], say: Say, plots: Figures) -> list[str]:
     most = sum(e.points for e in exercises)
-    binned = Counter(round(r.result.score) for r in rows)  # the plot's bars: one per whole point
+    # the plot's bars: one per whole point, a half up (round() takes a half to even: 1.5 and 2.5 both on 2, none on 3)
+    binned = Counter(math.floor(round(r.result.score, 4) + 0.5) for r in rows)
     panel = Panel("", {float(k): v for k, v in binned.items()}, -0.5, math.ceil(most) + 0.5, 0.8)
     exact = Counter(round(r.result.score, 4) for r in rows)  # the table: every total as given
     lines = [[_points(k), str(v)] for k, v in sorted(exact.items())]
