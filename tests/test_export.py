@@ -86,6 +86,15 @@ def test_the_distribution_shows_each_score_as_given():
     assert "| ex01 | 4.35 | 5.4 | 5.4 | 2.25: 1, 5.4: 2 |" in summary.to_markdown(figures)
 
 
+def test_the_max_is_given_to_the_same_places_as_the_mean():
+    """Is a score that is a float sum (2 × 2/3 + 1.5 = 2.833333333333333) the max of summary.json and summary.md to the
+    4 decimals of its mean, median and distribution – not 2.833333333333333 there and 2.83333 beside 2.8333?"""
+    result = GradeResult("ann", "cpu", "en", [ExerciseResult("ex03", "GRU arithmetic", 2 * (2 / 3) + 1.5, 6.0, [])])
+    figures = summary.summarize([StudentRow("ann", Status.GRADED, result)], ["ex03"])
+    assert figures["exercises"]["ex03"]["max"] == 2.8333
+    assert "| ex03 | 2.8333 | 2.8333 | 2.8333 | 2.8333: 1 |" in summary.to_markdown(figures)
+
+
 def test_summary_markdown_escapes_what_it_shows():
     """Is a check's or mistake's text shown inert in summary.md (no HTML, links or extra lines)?"""
     hostile = Text("a <b>bold</b> [link](http://x.invalid)\n# heading")
