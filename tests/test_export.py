@@ -36,6 +36,15 @@ def test_grades_csv_cells_are_never_formulas(student):
     assert ["'" + student.replace("\r", "?"), "2", "2", "2", "0"] in rows
 
 
+@pytest.mark.parametrize("student", ["x;=1+1;", "x;@SUM(1+1)", "a;b;-2+3"])
+def test_grades_csv_cells_are_never_formulas_where_lists_are_split_at_semicolons(student):
+    """Opened where the locale separates lists with ";" (German, French: a spreadsheet splits a .csv at them, not at
+    commas), does grades.csv still hold no cell that starts a formula – an id `x;=1+1;` no cell `=1+1`?"""
+    text = grades.to_csv([row(student, verdict("a", outcome=Outcome.PASSED))], ["ex03"])
+    cells = [cell for line in csv.reader(io.StringIO(text, newline=""), delimiter=";") for cell in line]
+    assert not any(cell.startswith(_FORMULA_STARTS) for cell in cells), cells
+
+
 def test_summary_counts_sheet_diagnoses_once_per_student():
     """Are mistakes named by the answer-sheet judge counted, once per student even when several checks name them?"""
     rows = [
