@@ -450,7 +450,13 @@ def _progress(console: Console) -> AbstractContextManager[Report]:
 
     @contextlib.contextmanager
     def bar() -> Iterator[Report]:
-        columns = (TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), TextColumn("{task.description}"))
+        columns = (
+            TextColumn("grading"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            TextColumn("{task.description}", markup=False),  # a student's id, shown as its characters: never rich markup
+        )
         with Progress(*columns, console=console, auto_refresh=False) as progress:  # drawn as each student finishes, not 10 times a second
             task = progress.add_task("", total=None)
 

@@ -98,9 +98,12 @@ _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def safe_cell(value: str) -> str:
-    """A CSV cell a spreadsheet shows as text: a leading formula character gets a quote mark before it, and
-    control characters (a carriage return would end the row: the writer quotes only "\\n") become "?"."""
-    return printable(("'" + value if value.startswith(_FORMULA_STARTS) else value).replace("\n", "\r"))
+    """A CSV cell a spreadsheet shows as text: a leading formula character gets a quote mark before it, and so does one
+    after a ";" (where the locale separates lists with ";", a spreadsheet splits a comma-separated file there, and
+    the writer quotes no ";"), and control characters (a carriage return would end the row: the writer quotes only
+    "\\n") become "?"."""
+    parts = ("'" + part if part.startswith(_FORMULA_STARTS) else part for part in value.split(";"))
+    return printable(";".join(parts).replace("\n", "\r"))
 
 
 def quoted(text: object, *, limit: int = 300) -> str:

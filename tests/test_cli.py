@@ -219,3 +219,19 @@ def test_audit_json_and_csv_hold_every_field(audited, tmp_path):
     assert (table[1]["student"], table[1]["reason"]) == ("'-alexandra", "'=1+1 regraded")
     both = CliRunner().invoke(main, ["audit", str(tmp_path), "--json", "--csv"])
     assert both.exit_code == 2 and "give --json or --csv, not both" in both.output
+
+
+def test_a_batch_on_a_terminal_shows_an_id_as_it_is_named():
+    """On a terminal, does grade batch's progress bar show a student id as its characters – never as rich markup: no
+    blinking "ada" for `[blink]ada`, no terminal hyperlink for `[link=…]`, no emoji for `:smile:`?"""
+    from rich.console import Console
+
+    from grader.cli import _progress
+    from grader.results import GradeResult, Status, StudentRow
+
+    student = "[link=mailto:x@evil.example][blink]ada :smile:"
+    console = Console(file=io.StringIO(), force_terminal=True, width=200)
+    with _progress(console) as report:
+        report(StudentRow(student, Status.GRADED, GradeResult(student, "cpu", "en", [])), 1, 1)
+    shown = console.file.getvalue()
+    assert student in shown and "\x1b]8;" not in shown and "\x1b[5m" not in shown, repr(shown)

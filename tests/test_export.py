@@ -36,6 +36,15 @@ def test_grades_csv_cells_are_never_formulas(student):
     assert ["'" + student.replace("\r", "?"), "2", "2", "2", "0"] in rows
 
 
+@pytest.mark.parametrize("student", ["x;=1+1;", "x;@SUM(1+1)", "a;b;-2+3"])
+def test_grades_csv_cells_are_never_formulas_where_lists_are_split_at_semicolons(student):
+    """Opened where the locale separates lists with ";" (German, French: a spreadsheet splits a .csv at them, not at
+    commas), does grades.csv still hold no cell that starts a formula – an id `x;=1+1;` no cell `=1+1`?"""
+    text = grades.to_csv([row(student, verdict("a", outcome=Outcome.PASSED))], ["ex03"])
+    cells = [cell for line in csv.reader(io.StringIO(text, newline=""), delimiter=";") for cell in line]
+    assert not any(cell.startswith(_FORMULA_STARTS) for cell in cells), cells
+
+
 def test_summary_counts_sheet_diagnoses_once_per_student():
     """Are mistakes named by the answer-sheet judge counted, once per student even when several checks name them?"""
     rows = [
@@ -84,6 +93,15 @@ def test_the_distribution_shows_each_score_as_given():
     figures = summary.summarize([scored("ann", 5.4), scored("bob", 2.25), scored("cyd", 5.4)], ["ex01"])
     assert figures["exercises"]["ex01"]["distribution"] == {"2.25": 1, "5.4": 2}
     assert "| ex01 | 4.35 | 5.4 | 5.4 | 2.25: 1, 5.4: 2 |" in summary.to_markdown(figures)
+
+
+def test_the_max_is_given_to_the_same_places_as_the_mean():
+    """Is a score that is a float sum (2 × 2/3 + 1.5 = 2.833333333333333) the max of summary.json and summary.md to the
+    4 decimals of its mean, median and distribution – not 2.833333333333333 there and 2.83333 beside 2.8333?"""
+    result = GradeResult("ann", "cpu", "en", [ExerciseResult("ex03", "GRU arithmetic", 2 * (2 / 3) + 1.5, 6.0, [])])
+    figures = summary.summarize([StudentRow("ann", Status.GRADED, result)], ["ex03"])
+    assert figures["exercises"]["ex03"]["max"] == 2.8333
+    assert "| ex03 | 2.8333 | 2.8333 | 2.8333 | 2.8333: 1 |" in summary.to_markdown(figures)
 
 
 def test_summary_markdown_escapes_what_it_shows():

@@ -88,6 +88,18 @@ def test_a_discriminating_check_of_middling_difficulty_is_not_flagged():
     assert x.p == 0.5 and x.discrimination is not None and x.discrimination > 0.5 and x.flags == ()
 
 
+def test_a_rest_that_differs_only_in_rounding_has_no_spread():
+    """When every student earns the same on every other check (3 × 2/3, 0.5 × 5/6, 1.5 × 5/6 points), and half pass
+    "x", is x's D left out as of no spread – not drawn from the last bits of the float sums (rest 3.666666666666666 for
+    those who passed, 3.6666666666666665 for the others: D -0.71, "strong students fail it")?"""
+    rows = [
+        student(f"s{i:02}", check("x", 1, float(i % 2)), check("b", 3, 3 * (2 / 3)), check("c", 0.5, 0.5 * 5 / 6), check("d", 1.5, 1.5 * 5 / 6))
+        for i in range(20)
+    ]
+    x = by_name(items.analyse(rows, ["ex03"]))["x"]
+    assert (x.p, x.discrimination, x.flags) == (0.5, None, ())
+
+
 def penalised(row: StudentRow, final: float, **adjustment) -> StudentRow:
     """`row` as the term's rules publish it: each exercise `final` points, its raw points kept in the adjustment."""
     exercises = [dataclasses.replace(e, score=final, adjustment=Adjustment(raw=e.score, **adjustment)) for e in row.result.exercises]

@@ -190,6 +190,23 @@ def test_a_batch_report_lists_late_work_with_its_penalty(late_class):
     assert float(dan[4]) == round(float(dan[1]) - float(dan[3]), 4) and len(rows) == 2
 
 
+def test_the_hand_in_time_is_the_latest_shown_in_the_due_dates_zone():
+    """With a due date at 23:59+08:00 and hand-ins at 16:30 UTC (00:30 there, the next day: a day late) and 20:00+05:00
+    (15:00 UTC), does the class table say 2026-12-11 00:30+08:00, as the student's feedback does – not the later-looking
+    text 2026-12-10 20:00 with no zone, which reads as on time?"""
+    from grader.export import summary
+    from grader.results import Adjustment, ExerciseResult, GradeResult, Status, StudentRow
+
+    due = "2026-12-10T23:59:00+08:00"
+    exercises = [
+        ExerciseResult(e, "t", 1.0, 6.0, [], adjustment=Adjustment(raw=1.0, days_late=days, due=due, submitted_at=at))
+        for e, days, at in (("ex01", 1, "2026-12-10T16:30:00+00:00"), ("ex02", 0, "2026-12-10T20:00:00+05:00"))
+    ]
+    rows = [StudentRow("ann", Status.GRADED, GradeResult("ann", "cpu", "en", exercises))]
+    text = report.to_html(rows, api.select(api.course(root=ROOT), ["ex01", "ex02"]), summary.summarize(rows, ["ex01", "ex02"]), language="en", title="t")
+    assert "<td>2026-12-11 00:30+08:00</td>" in text and "2026-12-10 20:00" not in text
+
+
 def test_an_override_shows_its_points_and_reason_escaped_in_the_course_language(late_class):
     """Does an override appear with the staff's points and reason, the reason escaped, every fixed word in Chinese for
     a zh course?"""
@@ -308,6 +325,19 @@ def test_each_exercises_plot_draws_every_score_given():
     bar = r'<g id="[^"]*"><title>([^<]*)</title>\s*<path d="[^"]*"[^>]*style="fill: #4a7ab0"'  # the tooltip, then the bar
     totals, exercises = (re.findall(bar, svg) for svg in re.findall(r"<svg .*?</svg>", text, flags=re.DOTALL))
     assert totals == ["5: 1", "6: 1"] and exercises == ["5.4: 1", "6: 1"], (totals, exercises)
+
+
+def test_half_point_totals_are_binned_up_each_to_its_own_bar():
+    """Do totals of 0.5, 1.5, 2.5, 3.5 and 4.5 (one student each) plot one student at each of 1 to 5 points – not two
+    at 2 and 4 and none at 1 and 3, as Python's round(), half to even, bins them?"""
+    pytest.importorskip("matplotlib")
+    from grader.export import summary
+    from grader.results import ExerciseResult, GradeResult, Status, StudentRow
+
+    rows = [StudentRow(f"s{n}", Status.GRADED, GradeResult(f"s{n}", "cpu", "en", [ExerciseResult("ex01", "t", n + 0.5, 6.0, [])])) for n in range(5)]
+    text = report.to_html(rows, api.select(api.course(root=ROOT), ["ex01"]), summary.summarize(rows, ["ex01"]), language="en", title="t")
+    totals = re.findall(r"<svg .*?</svg>", text, flags=re.DOTALL)[0]
+    assert re.findall(r'<g id="[^"]*"><title>([^<]*)</title>', totals) == ["1: 1", "2: 1", "3: 1", "4: 1", "5: 1"]
 
 
 def test_the_totals_table_gives_every_total_exactly():

@@ -30,6 +30,9 @@ TOO_EASY, TOO_HARD, LOW_D = 0.95, 0.10, 0.10
 EXTREME = 0.27  # the share of the class, by total, in each of the top and bottom groups (Kelley's 27 %)
 _APART = (Outcome.TIMED_OUT, Outcome.CRASHED, Outcome.UNREADABLE, Outcome.INTERNAL_ERROR)
 _FULL = 1e-9  # a share this close to 1 is full points (sums of floats)
+# Totals and the rest of a total are compared as points are shown (to 4 decimals): the last bits of a float sum are
+# no spread, and a correlation drawn from them (D of ±1 from 1e-16) would flag a check for nothing.
+_DIGITS = 4
 
 # Each flag, as summary.json names it (English) and as a person reads it.
 FLAGS = {
@@ -151,7 +154,7 @@ def analyse(rows: Sequence[StudentRow], exercise_ids: Sequence[str]) -> Analysis
     """Every check worth points, in the course's order, and every named mistake, most common first; each student's
     total in raw points, the checks' own."""
     kept = [r for r in rows if not left_out(r)]
-    totals = {r.student: sum(raw_points(e) for e in r.result.exercises) for r in kept}
+    totals = {r.student: round(sum(raw_points(e) for e in r.result.exercises), _DIGITS) for r in kept}
     graded: dict[tuple[str, str], list[tuple[str, Verdict]]] = {}
     for exercise_id in exercise_ids:
         for row in kept:
@@ -196,7 +199,7 @@ def _item(exercise: str, check: str, taken: list[tuple[str, Verdict]], totals: d
     shares = [share(v) for _, v in taken]
     full = [s >= 1 - _FULL for s in shares]
     p, mean_share = _rate(full), _round(statistics.fmean(shares))
-    rest = [totals[student] - v.earned for student, v in taken]  # the rest of the total: the check does not judge itself
+    rest = [round(totals[student] - v.earned, _DIGITS) for student, v in taken]  # the rest of the total: the check does not judge itself
     try:
         discrimination: float | None = _round(statistics.correlation(shares, rest))
     except statistics.StatisticsError:  # fewer than two students, or no spread in the check or in the rest

@@ -12,6 +12,7 @@ each exercise's `adjustment` into `Adjusted` rows; with none, their section is n
 
 from __future__ import annotations
 
+import datetime as dt
 import html
 import io
 import math
@@ -24,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from grader.export import items
 from grader.results import Graded, Outcome, Status, StudentRow
+from grader.term.finals import local_time
 from grader.text import Text, format_points, printable
 
 if TYPE_CHECKING:
@@ -252,7 +254,8 @@ def _points(x: float) -> str:
 
 def _totals(rows: Sequence[StudentRow], exercises: Sequence[Graded], say: Say, plots: Figures) -> list[str]:
     most = sum(e.points for e in exercises)
-    binned = Counter(round(r.result.score) for r in rows)  # the plot's bars: one per whole point
+    # the plot's bars: one per whole point, a half up (round() takes a half to even: 1.5 and 2.5 both on 2, none on 3)
+    binned = Counter(math.floor(round(r.result.score, 4) + 0.5) for r in rows)
     panel = Panel("", {float(k): v for k, v in binned.items()}, -0.5, math.ceil(most) + 0.5, 0.8)
     exact = Counter(round(r.result.score, 4) for r in rows)  # the table: every total as given
     lines = [[_points(k), str(v)] for k, v in sorted(exact.items())]
@@ -279,7 +282,7 @@ def _class(rows: Sequence[StudentRow], exercises: Sequence[Graded], say: Say) ->
             line.append(_handed_in(r, say))
         lines.append(line)
     numeric = set(range(1, len(exercises) + 2))
-    columns = f"minmax(8em,1fr) repeat({len(exercises)},3.6em) 5em" + (" 12em" if timed else "")
+    columns = f"minmax(8em,1fr) repeat({len(exercises)},3.6em) 5em" + (" 14em" if timed else "")  # 2026-12-11 00:30+08:00 on one line
     orders = {"by total": _ranks([(-r.result.score, n) for n, r in enumerate(rows)])}
     table = _sortable("class", columns, header + ([say("handed in")] if timed else []), lines, numeric, orders, say, given="by student")
     return [f"<h2>{say('class')}</h2>", f"<p>{say('class intro')}</p>", table]
@@ -316,11 +319,15 @@ def _written(rows: Sequence[StudentRow], analysis: items.Analysis, say: Say) -> 
 
 
 def _handed_in(row: StudentRow, say: Say) -> str:
-    """When the student handed in (the latest time of their exercises with a due date), or that no time is known."""
+    """When the student handed in (the latest time of their exercises with a due date), in its due date's time zone as
+    the student's feedback says it, or that no time is known."""
     dated = [a for e in row.result.exercises if (a := e.adjustment) is not None and a.due]
     if any(a.no_time for a in dated):
         return f'<span class="flag">{say("no time")}</span>'
-    return _e(max((a.submitted_at for a in dated), default="")[:16].replace("T", " "))
+    if not dated:
+        return ""
+    last = max(dated, key=lambda a: dt.datetime.fromisoformat(a.submitted_at))  # by the time, not its text: offsets differ
+    return _e(local_time(last.submitted_at, last.due))
 
 
 def _exercises(exercises: Sequence[Graded], figures: dict[str, Any], say: Say, plots: Figures) -> list[str]:

@@ -27,7 +27,7 @@ def summarize(rows: list[StudentRow], exercise_ids: list[str], *, missing: Seque
         per_exercise[exercise_id] = {
             "mean": round(statistics.fmean(scores), 4) if scores else 0.0,
             "median": round(statistics.median(scores), 4) if scores else 0.0,
-            "max": max(scores, default=0.0),
+            "max": round(max(scores, default=0.0), 4),
             "distribution": {f"{k:g}": v for k, v in sorted(Counter(round(s, 4) for s in scores).items())},  # exact points
         }
     failed: Counter[str] = Counter()

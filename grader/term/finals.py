@@ -203,11 +203,11 @@ def describe(a: Adjustment, final: float, *, staff: bool = False) -> Text:
     raw, penalty, shown = format_points(a.raw), format_points(a.penalty), format_points(final)
     parts = []
     if a.due:
-        due = _shown(a.due, a.due)
+        due = local_time(a.due, a.due)
         extension = Text(" (the student's extension)", "（该学生的延期）") if staff else Text(" (your extension)", "（你的延期）")
         parts.append(Text(f"Due {due}", f"截止时间 {due}") + (extension if a.extended else ""))
         if a.submitted_at:
-            when = _shown(a.submitted_at, a.due)
+            when = local_time(a.submitted_at, a.due)
             days = Text("on time", "按时提交") if not a.days_late else Text(f"{a.days_late} day{'s' * (a.days_late != 1)} late", f"迟交 {a.days_late} 天")
             parts.append(Text(f"; handed in {when}: ", f"；提交时间 {when}：") + days + Text(".", "。"))
         else:
@@ -225,7 +225,7 @@ def describe(a: Adjustment, final: float, *, staff: bool = False) -> Text:
     return Text.join("", parts)
 
 
-def _shown(iso: str, zone_of: str) -> str:
+def local_time(iso: str, zone_of: str) -> str:
     """A time as people read it, in the due date's time zone: 2026-12-10 23:59+08:00."""
     when = dt.datetime.fromisoformat(iso).astimezone(dt.datetime.fromisoformat(zone_of).tzinfo)
     return when.isoformat(sep=" ", timespec="minutes")
