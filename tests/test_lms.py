@@ -45,6 +45,33 @@ def test_canvas_refuses_one_assignment_id_for_many_columns(tmp_path):
     assert refused.value.exit_code == USAGE
 
 
+def test_canvas_refuses_a_title_it_would_read_as_an_assignment_id(tmp_path):
+    """Canvas reads a column `TITLE (ID)` as the assignment with that id: is a title ending in "(2)" without
+    --assignment-id refused as a usage error, before the roster is read, rather than imported into assignment 2?"""
+    from grader.course import load_course
+    from grader.errors import USAGE
+    from grader.export import canvas
+    from grader.export.lms import Finals, MisusedOptions
+    from grader.term.csvin import TermFileError
+
+    finals = Finals(load_course(ROOT), {"ada": {"ex01": 3.0}}, ["ex01"])
+    with pytest.raises(MisusedOptions, match="'Homework \\(2\\)' ends like `TITLE \\(ID\\)`") as refused:
+        canvas.render(finals, roster=tmp_path / "absent.csv", assignment="Homework (2)", assignment_id=None, per_exercise=False, match=None, missing="empty")
+    assert refused.value.exit_code == USAGE
+    # with its id, or one column per exercise (each ends in the exercise's title), the title is the TA's to choose
+    for assignment_id, per_exercise in (("4242", False), (None, True)):
+        with pytest.raises(TermFileError, match="absent.csv: no such file"):  # past the title, at the roster
+            canvas.render(
+                finals,
+                roster=tmp_path / "absent.csv",
+                assignment="Homework (2)",
+                assignment_id=assignment_id,
+                per_exercise=per_exercise,
+                match=None,
+                missing="empty",
+            )
+
+
 @pytest.mark.parametrize("separator", ["\u2028", "\x85", "\x1e", "\x0c"])
 def test_a_students_name_holding_a_line_separator_stays_one_roster_row(tmp_path, separator):
     """Is a roster row whose student name (the student's own text in the LMS) holds a character Python ends lines at,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -46,22 +47,33 @@ def render(
     if per_exercise and assignment_id:
         raise MisusedOptions("--assignment-id names one assignment; with --per-exercise each exercise is its own column")
     course, scores, ids = finals.course, finals.scores, finals.ids
+    title = assignment or course.title
+    if per_exercise:
+        columns = [(f"{title}: {i} {course.exercise(i).title}", course.exercise(i).points) for i in ids]
+    else:
+        columns = [(header(title, assignment_id), sum(course.exercise(i).points for i in ids))]
+    misread = [name for name, _ in columns if not assignment_id and _ID_AT_END.search(name)]
+    if misread:
+        raise MisusedOptions(
+            f"the column {misread[0]!r} ends like `TITLE (ID)`, which Canvas reads as the id of the assignment to import into; "
+            "give --assignment-id, or an --assignment title that does not end in a number in parentheses"
+        )
     rows = [r for _, r in read_rows(roster, STUDENT_COLUMNS, example=", ".join(STUDENT_COLUMNS)) if not is_points_row(r)]
     if match is not None and rows and match not in rows[0]:
         raise TermFileError(f"--match {match}: {roster} has no such column; its columns: {', '.join(rows[0])}")
     where = matched(scores, rows, [match] if match else list(MATCH_ORDER), roster)
-    title = assignment or course.title
     if per_exercise:
-        columns = [(f"{title}: {i} {course.exercise(i).title}", course.exercise(i).points) for i in ids]
         grades = {n: [scores[s].get(i, 0.0) for i in ids] for s, n in where.items()}
     else:
-        columns = [(header(title, assignment_id), sum(course.exercise(i).points for i in ids))]
         grades = {n: [sum(scores[s].values())] for s, n in where.items()}
     return to_csv(rows, columns, grades, zero_missing=missing == "zero"), len(rows)
 
 
 def points(x: float) -> str:
     return format_points(round(x, 2), digits=2)
+
+
+_ID_AT_END = re.compile(r"\(\s*\d+\s*\)\s*$")  # "Homework (2)": Canvas takes the 2 for an assignment id
 
 
 def header(title: str, assignment_id: str | None) -> str:
