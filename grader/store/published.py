@@ -4,7 +4,7 @@ those files are: a run killed before it compares against the same state again an
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from grader.results import Status, StudentRow, Written
@@ -75,6 +75,14 @@ def _has_written(journal: Journal) -> bool:
     return any(c[1] == "written" for c in journal.select("published", "PRAGMA table_info(published)"))
 
 
+def withdrawn(last: Iterable[tuple[str, str]], rows: list[StudentRow]) -> list[tuple[str, str]]:
+    """The (student, exercise) pairs of `last` (what was published) that `rows` no longer show: a student whose entry left
+    SUBMISSIONS, an exercise a run with other --exercises did not grade; a grader failure keeps its student's."""
+    shown = {(row.student, e.id) for row in rows for e in row.result.exercises}
+    failed = {row.student for row in rows if row.status is Status.INTERNAL_ERROR}
+    return [(student, exercise) for student, exercise in last if (student, exercise) not in shown and student not in failed]
+
+
 def publish(
     journal: Journal,
     rows: list[StudentRow],
@@ -85,20 +93,17 @@ def publish(
     """Keep these final points as what OUT's files now show (after they are written; all in one transaction, with
     `also`: the audit rows of what changed); `rubrics`: exercise id -> its rubric, for its written answers' items.
 
-    What they no longer show goes: a student whose entry left SUBMISSIONS (renamed to match the roster, say), an
-    exercise a run with other --exercises did not grade; a grader failure keeps what was last shown of its student."""
+    What they no longer show goes (`withdrawn`: a student whose entry left SUBMISSIONS, renamed to match the roster,
+    say; an exercise a run with other --exercises did not grade)."""
     journal.execute(_TABLE)
     if not _has_written(journal):
         journal.execute("ALTER TABLE published ADD COLUMN written TEXT")
     rubrics = rubrics or {}
-    shown = {(row.student, e.id) for row in rows if row.status is not Status.INTERNAL_ERROR for e in row.result.exercises}
-    failed = {row.student for row in rows if row.status is Status.INTERNAL_ERROR}
     with journal.transaction():
         if also is not None:
             also()
-        for student, exercise in read(journal):
-            if (student, exercise) not in shown and student not in failed:
-                journal.execute("DELETE FROM published WHERE student = ? AND exercise = ?", (student, exercise))
+        for student, exercise in withdrawn(read(journal), rows):
+            journal.execute("DELETE FROM published WHERE student = ? AND exercise = ?", (student, exercise))
         for row in rows:
             if row.status is Status.INTERNAL_ERROR:
                 continue

@@ -21,7 +21,7 @@ from grader.results import Adjustment, Change, ExerciseResult, GradeResult, Outc
 from grader.rubric import Rubric
 from grader.store import audit
 from grader.store.journal import Journal
-from grader.store.published import Applied, Published
+from grader.store.published import Applied, Published, withdrawn
 from grader.term import marks, overrides, times
 from grader.text import Text, format_points, shown_path
 
@@ -295,10 +295,7 @@ def changes(last: dict[tuple[str, str], Published], rows: list[StudentRow], hash
             else:
                 cause = "late policy"
             found.append(Change(row.student, e.id, was.final, e.score, cause))
-    # What the last publication showed and this one does not (published.publish drops it); a grader failure keeps its student's.
-    listed = {(row.student, e.id) for row in rows for e in row.result.exercises}
-    failed = {row.student for row in rows if row.status is Status.INTERNAL_ERROR}
-    found += [Change(s, e, was.final, None, "no longer shown") for (s, e), was in last.items() if (s, e) not in listed and s not in failed]
+    found += [Change(s, e, last[s, e].final, None, "no longer shown") for s, e in withdrawn(last, rows)]  # publish drops them
     return found
 
 
