@@ -599,23 +599,20 @@ def test_splits(protocol):
                 if {tuple(r) for r in data[a][0].tolist()} & {tuple(r) for r in data[b][0].tolist()}:
                     raise Fail(f"overlapping splits: a sequence is in both {a} and {b}", f"划分重叠：同一序列同时出现在 {a} 与 {b} 中")
 
-    def seeded():
-        again = protocol.make_splits(sizes, t, delay, vocab, 4)
-        if not isinstance(again, dict) or set(again) != set(sizes):
+    def split_with(seed, called, called_zh, shown):
+        got = protocol.make_splits(sizes, t, delay, vocab, seed)
+        if not isinstance(got, dict) or set(got) != set(sizes):
             raise Fail(
-                "make_splits called again with the same seed did not return a dict with keys train, val, test",
-                "以相同种子再次调用 make_splits 没有返回键为 train、val、test 的 dict",
+                f"make_splits called {called} did not return a dict with keys train, val, test",
+                f"{called_zh}调用 make_splits 没有返回键为 train、val、test 的 dict",
             )
-        again = {k: pair(again[k], f"make_splits()[{k!r}] (same seed again)", (n, t)) for k, n in sizes.items()}
+        return {k: pair(got[k], f"make_splits()[{k!r}] ({shown})", (n, t)) for k, n in sizes.items()}
+
+    def seeded():
+        again = split_with(4, "again with the same seed", "以相同种子再次", "same seed again")
         if not all(torch.equal(again[k][0], data[k][0]) for k in sizes):
             raise Fail("the same seed gave different splits", "相同种子得到了不同的划分")
-        other = protocol.make_splits(sizes, t, delay, vocab, 5)
-        if not isinstance(other, dict) or set(other) != set(sizes):
-            raise Fail(
-                "make_splits called with another seed did not return a dict with keys train, val, test",
-                "以另一个种子调用 make_splits 没有返回键为 train、val、test 的 dict",
-            )
-        other = {k: pair(other[k], f"make_splits()[{k!r}] (another seed)", (n, t)) for k, n in sizes.items()}
+        other = split_with(5, "with another seed", "以另一个种子", "another seed")
         if all(torch.equal(other[k][0], data[k][0]) for k in sizes):
             raise Fail("a different seed gave the same splits: the seed is ignored", "不同种子得到了相同的划分：种子没有被使用")
 
